@@ -1,0 +1,80 @@
+"""Adaboost.OLM: Jung, Goetz & Tewari 2017, Algorithm 2 (online multiclass boosting, logistic loss)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boostbench.boosters.base import OnlineBooster
+from boostbench.core.cost_matrix import cost_matrix_logistic, cost_row_logistic
+from boostbench.core.hedge import Hedge
+from boostbench.core.ogd import ogd_step, olm_step_size
+from boostbench.core.ties import argmax_random_tie, argmin_random_tie
+
+
+class AdaboostOLM(OnlineBooster):
+    """Adaboost.OLM (Algorithm 2).
+
+    For learner i: cost matrix ``C^i`` from the votes ``s^{i-1}`` of learners before it
+    (eq. 9); the learner's label is the argmin of its expected cost ``p_i^T C^i`` (``p_i`` its
+    class distribution; the reference code's rule); ``s^i = s^{i-1} + alpha_i e_{l_i}``;
+    expert i predicts ``argmax s^i``. The final label is expert ``i_t`` drawn by Hedge.
+    After ``y`` is revealed: ``alpha_i`` takes a projected OGD step on the logistic loss with
+    ``eta_t = 2 sqrt 2 / ((k-1) sqrt t)`` and gradient eq. (10), learner i trains with weight
+    ``-C^i[y, y] / (k-1)`` (line 14), and Hedge charges each expert its 0-1 loss (line 15).
+
+    Args:
+        pool, n_classes, rng, classes, features: see :class:`OnlineBooster`.
+        alpha_bound: the feasible set ``[-alpha_bound, alpha_bound]`` of OGD (paper: 2).
+        hedge_eta: Hedge's step size (paper: 1).
+    """
+
+    def __init__(self, pool, n_classes, rng, classes=None, features=None,
+                 alpha_bound: float = 2.0, hedge_eta: float = 1.0):
+        super().__init__(pool, n_classes, rng, classes, features)
+        self.alpha_bound = float(alpha_bound)
+        self.hedge_eta = float(hedge_eta)
+        n = pool.n_learners
+        self.alpha = np.zeros(n)
+        self.hedge = Hedge(n, hedge_eta)
+        self.t = 0
+        self._state = None
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        """Distribution of the Hedge-drawn expert's label, ``(k,)``."""
+        k, n = self.n_classes, self.pool.n_learners
+        xp = self.pool.prepare(x)
+        P = self.pool.predict_proba(xp)
+        s = np.zeros(k)
+        s_before = np.empty((n, k))
+        labels = np.empty(n, dtype=np.int64)
+        experts = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            s_before[i] = s
+            labels[i] = argmin_random_tie(P[i] @ cost_matrix_logistic(s), self.rng)
+            s[labels[i]] += self.alpha[i]
+            experts[i] = argmax_random_tie(s, self.rng)
+        self._state = (xp, s_before, labels, experts)
+        return np.bincount(experts, weights=self.hedge.probabilities(), minlength=k)
+
+    def predict(self, x: np.ndarray) -> int:
+        """Algorithm 2 lines 10-11: the label of an expert drawn with probability ∝ its weight."""
+        self.predict_proba(x)
+        return int(self._state[3][self.hedge.draw(self.rng)])
+
+    def update(self, y: int) -> None:
+        xp, s_before, labels, experts = self._state
+        k, n = self.n_classes, self.pool.n_learners
+        self.t += 1
+        eta = olm_step_size(self.t, k)
+        weights = np.empty(n)
+        for i in range(n):
+            s = s_before[i]
+            weights[i] = -cost_row_logistic(s, y)[y] / (k - 1)
+            # eq. (10): d/d alpha of L_y(s + alpha e_l) is the l-th entry of grad L_y there.
+            s_moved = s.copy()
+            s_moved[labels[i]] += self.alpha[i]
+            gradient = cost_row_logistic(s_moved, y)[labels[i]]
+            self.alpha[i] = ogd_step(self.alpha[i], gradient, eta, self.alpha_bound)
+        self.hedge.update((experts != y).astype(np.float64))
+        self.pool.learn(xp, y, weights)
+        self._state = None

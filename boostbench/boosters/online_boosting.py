@@ -1,0 +1,67 @@
+"""Oza's online boosting (Oza & Russell 2001; Oza 2005), the online AdaBoost.M1 of the Sun paper."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boostbench.boosters.base import OnlineBooster
+from boostbench.core.ties import argmax_random_tie, argmax_rows_random_tie
+
+
+class OnlineBoosting(OnlineBooster):
+    """Oza's online boosting with Poisson(lambda) presentations.
+
+    Each example starts with ``lambda = 1``. Member m trains ``K ~ Poisson(lambda)`` times
+    (as one update of importance weight K), is then asked for its label; a correct member adds
+    lambda to ``lambda_sc[m]`` and scales ``lambda *= 1 / (2 (1 - eps_m))``, a wrong one adds to
+    ``lambda_sw[m]`` and scales ``lambda *= 1 / (2 eps_m)``, with
+    ``eps_m = lambda_sw / (lambda_sc + lambda_sw)``. Prediction:
+    ``argmax_c sum_{m: h_m(x) = c} log((1 - eps_m) / eps_m)`` over members with
+    ``eps_m < 1/2`` (AdaBoost.M1 keeps no member worse than chance).
+
+    Args:
+        pool, n_classes, rng, classes, features: see :class:`OnlineBooster`.
+        eps_floor: ``eps_m`` is clipped to at least this in the vote weight, so a member with
+            no error yet gets a large finite weight instead of an infinite one.
+    """
+
+    def __init__(self, pool, n_classes, rng, classes=None, features=None, eps_floor: float = 1e-6):
+        super().__init__(pool, n_classes, rng, classes, features)
+        self.eps_floor = float(eps_floor)
+        self.lambda_sc = np.zeros(pool.n_learners)
+        self.lambda_sw = np.zeros(pool.n_learners)
+        self._state = None
+
+    def vote_weights(self) -> np.ndarray:
+        """``log((1 - eps_m) / eps_m)`` for members with ``0 <= eps_m < 1/2``, else 0: ``(N,)``."""
+        seen = self.lambda_sc + self.lambda_sw
+        eps = np.divide(self.lambda_sw, seen, out=np.ones_like(seen), where=seen > 0)
+        clipped = np.maximum(eps, self.eps_floor)
+        return np.where(eps < 0.5, np.log((1.0 - clipped) / clipped), 0.0)
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        """Normalised weighted votes, ``(k,)`` (uniform while no member may vote)."""
+        xp = self.pool.prepare(x)
+        P = self.pool.predict_proba(xp)
+        labels = argmax_rows_random_tie(P, self.rng)
+        votes = np.bincount(labels, weights=self.vote_weights(), minlength=self.n_classes)
+        self._state = (xp, P)
+        total = votes.sum()
+        return votes / total if total > 0 else np.full(self.n_classes, 1.0 / self.n_classes)
+
+    def update(self, y: int) -> None:
+        xp, P = self._state
+        lam = 1.0
+        for m in range(self.pool.n_learners):
+            presentations = self.rng.poisson(lam)
+            proba = P[m]
+            if presentations > 0:
+                self.pool.learn_one(m, xp, y, float(presentations))
+                proba = self.pool.predict_proba_one(m, xp)  # Oza checks the member after training
+            if argmax_random_tie(proba, self.rng) == y:
+                self.lambda_sc[m] += lam
+                lam *= (self.lambda_sc[m] + self.lambda_sw[m]) / (2.0 * self.lambda_sc[m])
+            else:
+                self.lambda_sw[m] += lam
+                lam *= (self.lambda_sc[m] + self.lambda_sw[m]) / (2.0 * self.lambda_sw[m])
+        self._state = None

@@ -1,0 +1,117 @@
+"""The ``boostbench`` command line: thin wrappers that parse, call and print.
+
+A user mistake (bad override, unknown name, bad data file) prints one line on stderr and
+exits with code 2, leaving no result file.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from boostbench.errors import BoostbenchError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Reproducible experiments for online boosting.")
+console = Console()
+errors = Console(stderr=True)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+class _RateColumn(ProgressColumn):
+    """Examples per second."""
+
+    def render(self, task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.0f} ex/s" if speed else "- ex/s", style="cyan")
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overrides, e.g. dataset=car seed=3")):
+    """Run one experiment and write its record under results/runs/."""
+    from boostbench.config import compose_config
+    from boostbench.experiment import run_experiment, save
+
+    try:
+        cfg = compose_config(overrides or [])
+        show = bool(cfg.progress) and console.is_terminal
+        progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            _RateColumn(), TextColumn("acc {task.fields[accuracy]:.3f}"),
+                            TimeElapsedColumn(), console=console, disable=not show)
+        task = None
+
+        def on_start(dataset, n):
+            nonlocal task
+            task = progress.add_task(f"{cfg.algorithm.name} on {dataset.name}", total=n, accuracy=0.0)
+
+        def on_progress(done, hits):
+            progress.update(task, completed=done, accuracy=hits / max(done, 1))
+
+        with progress:
+            record = run_experiment(cfg, on_start=on_start, on_progress=on_progress)
+        path = save(record, str(cfg.results_dir))
+    except BoostbenchError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        _fail("interrupted; no result written", code=130)
+    _print_summary(record, path)
+
+
+def _print_summary(record: dict, path) -> None:
+    m, c = record["metrics"], record["config"]
+    table = Table(title=f"{c['algorithm']['name']} on {c['dataset']['name']} (seed {c['seed']})")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    rows = [
+        ("final accuracy (last {:.0%})".format(c["protocol"]["final_fraction"]), f"{m['final_accuracy']:.4f}"),
+        ("cumulative accuracy", f"{m['cumulative_accuracy']:.4f}"),
+        ("examples", f"{m['n_examples']:,}"),
+        ("weak learners", str(c["n_learners"]) if c["algorithm"]["name"] != "vfdt" else "1"),
+        ("runtime (s)", f"{m['runtime_s']:.2f}"),
+        ("µs per example", f"{m['us_per_example']:,.0f}"),
+        ("peak RSS (MiB)", f"{m['peak_rss_bytes'] / 2**20:,.0f}"),
+    ]
+    if "final_accuracy_member_mean" in m:
+        rows.insert(1, ("mean tree accuracy (final)", f"{m['final_accuracy_member_mean']:.4f}"))
+    for name, value in rows:
+        table.add_row(name, value)
+    console.print(table)
+    console.print(f"record: {path}")
+
+
+@app.command()
+def datasets(data_dir: Optional[str] = typer.Option(None, help="extra data directory to search")):
+    """List the data-set registry and whether each data set is available here."""
+    from boostbench.data import available_datasets
+
+    table = Table(title="boostbench data sets")
+    for column in ("name", "task", "OpenML id", "available", "description"):
+        table.add_column(column)
+    for info in available_datasets(data_dir):
+        if info.file is None:
+            status = "[dim]template[/]"
+        elif info.location is not None:
+            status = f"[green]{info.location}[/]"
+        else:
+            status = "[yellow]not here[/]" + (" (OpenML)" if info.openml_id else "")
+        table.add_row(info.name, info.task, str(info.openml_id or "-"), status, info.description)
+    console.print(table)
+
+
+def main() -> None:  # pragma: no cover - console entry for `python -m boostbench`
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,107 @@
+"""Compose a run configuration with Hydra, validate it, and hash it.
+
+Hydra's compose API does the composition (``configs/config.yaml`` and its groups) and parses
+command-line overrides; its errors become one-line :class:`ConfigError` messages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from boostbench.errors import ConfigError
+from boostbench.paths import CONFIG_DIR
+
+# Keys that say where things go or how they are shown, not what is computed.
+NON_SEMANTIC_KEYS = ("data_dir", "results_dir", "progress")
+
+
+def _group_options(group: str) -> list[str]:
+    return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
+
+
+def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
+    """Compose ``configs/config.yaml`` with Hydra ``overrides`` (``key=value`` strings).
+
+    Raises:
+        ConfigError: an override does not parse, names an unknown group option (the message
+            lists the available ones) or an unknown key.
+    """
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import HydraException, MissingConfigException
+    from omegaconf.errors import OmegaConfBaseException
+
+    for item in overrides:
+        key = item.split("=", 1)[0].lstrip("+~")
+        if "=" in item and key in ("dataset", "algorithm", "learner", "protocol"):
+            value = item.split("=", 1)[1]
+            if value not in _group_options(key):
+                raise ConfigError(
+                    f"unknown {key} {value!r} (available: {', '.join(_group_options(key))})"
+                )
+    try:
+        with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+            cfg = compose(config_name="config", overrides=list(overrides))
+    except MissingConfigException as exc:
+        raise ConfigError(str(exc).splitlines()[0]) from None
+    except (HydraException, OmegaConfBaseException, ValueError) as exc:
+        message = " ".join(str(exc).split())
+        raise ConfigError(f"bad override: {message}") from None
+    return cfg
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ConfigError(message)
+
+
+def validate(cfg: DictConfig) -> None:
+    """Check the values a run depends on.
+
+    Raises:
+        ConfigError: n_learners < 1, a negative or non-integer seed, gamma outside (0, 1),
+            final_fraction outside (0, 1], an unknown algorithm, or a task the algorithm does
+            not handle.
+    """
+    from boostbench.boosters import algorithm_spec
+
+    try:
+        resolved = OmegaConf.to_container(cfg, resolve=True)
+    except Exception as exc:  # interpolation errors
+        raise ConfigError(f"cannot resolve configuration: {' '.join(str(exc).split())}") from None
+    n_learners = resolved.get("n_learners")
+    _require(isinstance(n_learners, int) and not isinstance(n_learners, bool) and n_learners >= 1,
+             f"n_learners must be an integer >= 1, got {n_learners!r}")
+    seed = resolved.get("seed")
+    _require(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0,
+             f"seed must be an integer >= 0, got {seed!r}")
+    gamma = resolved.get("gamma")
+    _require(isinstance(gamma, (int, float)) and not isinstance(gamma, bool) and 0.0 < gamma < 1.0,
+             f"gamma must be in (0, 1), got {gamma!r}")
+    fraction = resolved["protocol"].get("final_fraction", 0.2)
+    _require(isinstance(fraction, (int, float)) and 0.0 < fraction <= 1.0,
+             f"protocol.final_fraction must be in (0, 1], got {fraction!r}")
+    algorithm_spec(str(resolved["algorithm"]["name"]))
+    task = resolved["dataset"].get("task", "multiclass")
+    _require(task == "multiclass", f"dataset {resolved['dataset'].get('name')!r} is a {task} "
+             "task; the multiclass boosters need task=multiclass")
+
+
+def resolved_dict(cfg: DictConfig) -> dict[str, Any]:
+    """The configuration as plain JSON-able data, interpolations resolved."""
+    return OmegaConf.to_container(cfg, resolve=True)
+
+
+def config_hash(cfg: DictConfig | dict) -> str:
+    """SHA-256 (hex, first 16 chars) of the resolved config without non-semantic keys.
+
+    Two runs with the same hash compute the same numbers (up to timing).
+    """
+    data = resolved_dict(cfg) if isinstance(cfg, DictConfig) else dict(cfg)
+    semantic = {k: v for k, v in data.items() if k not in NON_SEMANTIC_KEYS}
+    text = json.dumps(semantic, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -1,0 +1,59 @@
+"""Hedge(beta) over experts (Freund & Schapire 1997), as used by Adaboost.OLM and Ada.OLMR.
+
+Expert weights are kept in log space, so long streams cannot underflow them to zero.
+With step size ``eta``, ``beta = exp(-eta)``: ``v_i <- v_i * beta ** loss_i``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def hedge_update(log_v: np.ndarray, losses: np.ndarray, eta: float) -> np.ndarray:
+    """One Hedge step on log-weights: ``log v_i - eta * loss_i``, renormalised (max 0).
+
+    Args:
+        log_v: ``(N,)`` float64 log-weights.
+        losses: ``(N,)`` float64 losses of the experts this round (e.g. 0-1 loss or rank loss).
+        eta: step size > 0 (Jung et al. 2017, Algorithm 2 line 15, uses 1).
+
+    Returns:
+        New ``(N,)`` log-weights with maximum 0.
+    """
+    out = log_v - eta * losses
+    return out - out.max()
+
+
+def hedge_probabilities(log_v: np.ndarray) -> np.ndarray:
+    """The distribution over experts, ``(N,)`` float64 summing to 1."""
+    p = np.exp(log_v - log_v.max())
+    return p / p.sum()
+
+
+class Hedge:
+    """Stateful Hedge over ``n_experts`` experts with step size ``eta``.
+
+    Attributes:
+        log_v: ``(N,)`` current log-weights (all 0 at the start: uniform).
+    """
+
+    def __init__(self, n_experts: int, eta: float = 1.0):
+        if n_experts < 1:
+            raise ValueError(f"Hedge needs at least one expert, got {n_experts}")
+        if not eta > 0:
+            raise ValueError(f"Hedge step size must be > 0, got {eta}")
+        self.eta = float(eta)
+        self.log_v = np.zeros(int(n_experts))
+
+    def probabilities(self) -> np.ndarray:
+        """Current distribution over experts, ``(N,)``."""
+        return hedge_probabilities(self.log_v)
+
+    def draw(self, rng: np.random.Generator) -> int:
+        """Draw an expert index with probability proportional to its weight."""
+        p = self.probabilities()
+        return int(rng.choice(len(p), p=p))
+
+    def update(self, losses: np.ndarray) -> None:
+        """Apply the round's ``(N,)`` losses."""
+        self.log_v = hedge_update(self.log_v, np.asarray(losses, dtype=np.float64), self.eta)

@@ -1,0 +1,24 @@
+"""Projected online gradient descent on a learner's vote weight alpha (Zinkevich 2003)."""
+
+from __future__ import annotations
+
+import math
+
+
+def project(alpha: float, bound: float = 2.0) -> float:
+    """Projection onto the feasible set ``F = [-bound, bound]`` (Jung et al. 2017: [-2, 2])."""
+    return max(-bound, min(bound, alpha))
+
+
+def ogd_step(alpha: float, gradient: float, eta: float, bound: float = 2.0) -> float:
+    """``Pi(alpha - eta * gradient)``: one projected gradient step."""
+    return project(alpha - eta * gradient, bound)
+
+
+def olm_step_size(t: int, k: int) -> float:
+    """Adaboost.OLM's step size ``eta_t = 2 sqrt(2) / ((k - 1) sqrt(t))`` (Algorithm 2, line 13).
+
+    Args:
+        t: 1-based round; k: number of labels (>= 2).
+    """
+    return 2.0 * math.sqrt(2.0) / ((k - 1) * math.sqrt(t))

@@ -1,0 +1,47 @@
+"""The encoded data set every protocol and booster consumes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A classification data set encoded once into numpy arrays.
+
+    Attributes:
+        name: registry name, e.g. ``"car"``.
+        X: ``(n, d)`` float64. Numeric attributes as values, nominal attributes as category
+            codes ``0..m-1`` (see ``categories``); NaN marks a missing value.
+        y: ``(n,)`` int64 class codes in ``0..k-1``.
+        feature_names: ``d`` attribute names.
+        nominal: ``(d,)`` bool, True where the attribute is nominal.
+        categories: per attribute, the category names for the codes (None for numeric).
+        class_names: ``k`` class names; ``y == c`` means class ``class_names[c]``.
+    """
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: tuple[str, ...]
+    nominal: np.ndarray
+    categories: tuple[tuple[str, ...] | None, ...]
+    class_names: tuple[str, ...]
+
+    @property
+    def n_examples(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.class_names)
+
+    @property
+    def nominal_indices(self) -> list[int]:
+        return [int(j) for j in np.flatnonzero(self.nominal)]

@@ -1,0 +1,151 @@
+"""Encode a raw table into a :class:`Dataset`: numeric -> float64, nominal -> codes, labels -> 0..k-1."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from boostbench.data.dataset import Dataset
+from boostbench.data.loaders import RawTable
+from boostbench.errors import DataError
+
+
+def _where(raw: RawTable, row: int) -> str:
+    line = int(raw.lines[row]) if row < len(raw.lines) else 0
+    return f"{raw.source}: line {line}" if line > 0 else f"{raw.source}: row {row + 1}"
+
+
+def _resolve_column(raw: RawTable, column: str | int, role: str) -> str:
+    names = list(raw.frame.columns)
+    if isinstance(column, int) or (isinstance(column, str) and column.lstrip("-").isdigit()
+                                   and column not in names):
+        index = int(column)
+        if -len(names) <= index < len(names):
+            return names[index]
+    elif column in names:
+        return column
+    raise DataError(
+        f"{raw.source}: {role} {column!r} does not exist (columns: {', '.join(map(str, names[:12]))}"
+        f"{', ...' if len(names) > 12 else ''})"
+    )
+
+
+def _missing_mask(values: pd.Series, missing: Sequence[str]) -> np.ndarray:
+    mask = values.isna().to_numpy().copy()  # pandas 3 returns read-only views
+    if values.dtype == object or pd.api.types.is_string_dtype(values):
+        stripped = values.astype(str).str.strip()
+        mask |= stripped.isin(list(missing)).to_numpy()
+    return mask
+
+
+def encode(
+    raw: RawTable,
+    *,
+    name: str,
+    class_column: str | int,
+    nominal: str | Sequence[str] = "auto",
+    drop_columns: Sequence[str] = (),
+    missing: Sequence[str] = ("?", ""),
+    class_names: Sequence[str] | None = None,
+    drop_classes: Sequence[str] = (),
+) -> Dataset:
+    """Encode ``raw`` into arrays.
+
+    Args:
+        raw: the table read by a loader.
+        name: data set name for the result.
+        class_column: name (or integer position, negative from the end) of the class column.
+        nominal: ``"all"`` attributes nominal, ``"auto"`` (nominal where a value is not a
+            number, or the file declares the attribute nominal), or a list of attribute names.
+        drop_columns: attributes that are not features (ids, leaks).
+        missing: cell values that mean "missing" (become NaN).
+        class_names: the classes in code order; ``None`` sorts the values found.
+        drop_classes: classes whose rows are removed (e.g. a class with 2 examples).
+
+    Raises:
+        DataError: a named column does not exist, a numeric attribute holds a non-number (file,
+            line, column and value named), a class value is missing or not in ``class_names``,
+            or fewer than two classes remain.
+    """
+    frame = raw.frame
+    target = _resolve_column(raw, class_column, "class column")
+    dropped = {_resolve_column(raw, column, "dropped column") for column in drop_columns}
+    features = [c for c in frame.columns if c != target and c not in dropped]
+    if not features:
+        raise DataError(f"{raw.source}: no feature columns left after dropping {sorted(dropped)}")
+    missing = [str(m) for m in missing]
+
+    labels = frame[target]
+    label_missing = _missing_mask(labels, missing)
+    if label_missing.any():
+        row = int(np.flatnonzero(label_missing)[0])
+        raise DataError(f"{_where(raw, row)}, column {target!r}: class value is missing")
+    labels = labels.astype(str).str.strip().to_numpy()
+    keep = ~np.isin(labels, [str(c) for c in drop_classes])
+    if class_names is None:
+        class_names = sorted(set(labels[keep].tolist()))
+    class_names = [str(c) for c in class_names]
+    code_of = {c: i for i, c in enumerate(class_names)}
+    unknown = [i for i in np.flatnonzero(keep) if labels[i] not in code_of]
+    if unknown:
+        row = int(unknown[0])
+        raise DataError(
+            f"{_where(raw, row)}, column {target!r}: class value {labels[row]!r} is not one of "
+            f"{class_names}"
+        )
+    rows = np.flatnonzero(keep)
+    y = np.fromiter((code_of[labels[i]] for i in rows), dtype=np.int64, count=len(rows))
+    present = np.unique(y)
+    if len(present) < 2:
+        raise DataError(
+            f"{raw.source}: data set {name!r} has {len(present)} class(es) "
+            f"({[class_names[c] for c in present]}); classification needs at least two"
+        )
+
+    if isinstance(nominal, str) and nominal not in ("all", "auto"):
+        raise DataError(f"dataset.nominal must be 'all', 'auto' or a list of columns, not {nominal!r}")
+    if not isinstance(nominal, str):
+        nominal_set = {_resolve_column(raw, column, "nominal column") for column in nominal}
+
+    X = np.empty((len(rows), len(features)), dtype=np.float64)
+    is_nominal = np.zeros(len(features), dtype=bool)
+    categories: list[tuple[str, ...] | None] = []
+    for j, column in enumerate(features):
+        values = frame[column].iloc[rows].reset_index(drop=True)
+        absent = _missing_mask(values, missing)
+        numeric = pd.to_numeric(values.where(~absent), errors="coerce").to_numpy(dtype=np.float64)
+        bad = np.isnan(numeric) & ~absent
+        if nominal == "all":
+            treat_nominal = True
+        elif nominal == "auto":
+            treat_nominal = column in raw.categories or bool(bad.any())
+        else:
+            treat_nominal = column in nominal_set
+        if treat_nominal:
+            text = values.astype(str).str.strip().to_numpy()
+            declared = raw.categories.get(column)
+            cats = list(declared) if declared else sorted(set(text[~absent].tolist()))
+            index = {c: i for i, c in enumerate(cats)}
+            X[:, j] = [np.nan if a else index.get(v, np.nan) for v, a in zip(text, absent)]
+            is_nominal[j] = True
+            categories.append(tuple(cats))
+        else:
+            if bad.any():
+                row = int(rows[np.flatnonzero(bad)[0]])
+                raise DataError(
+                    f"{_where(raw, row)}, column {column!r}: value "
+                    f"{frame[column].iloc[row]!r} is not a number"
+                )
+            X[:, j] = numeric
+            categories.append(None)
+    return Dataset(
+        name=name,
+        X=X,
+        y=y,
+        feature_names=tuple(str(f) for f in features),
+        nominal=is_nominal,
+        categories=tuple(categories),
+        class_names=tuple(class_names),
+    )

@@ -1,0 +1,178 @@
+"""Readers that turn a file (CSV, ARFF) or an OpenML data set into a raw table.
+
+A raw table is a pandas DataFrame of the file's cells plus, for every row, the line of the
+file it came from, so that the encoder can name the line of a bad value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from boostbench.errors import DataError
+
+
+@dataclass(frozen=True)
+class RawTable:
+    """Cells of a data file before encoding.
+
+    Attributes:
+        frame: one column per attribute; CSV cells are ``str`` (missing marker still in place),
+            ARFF/OpenML numeric columns are float64 with NaN for missing.
+        lines: ``(n_rows,)`` int64, the 1-based line of the file each row was read from
+            (0 where there is no file line, as for OpenML).
+        source: the file path or ``openml:<id>``, for messages.
+        categories: for attributes the file declares nominal (ARFF), their declared values.
+    """
+
+    frame: pd.DataFrame
+    lines: np.ndarray
+    source: str
+    categories: dict[str, list[str]]
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _data_lines(path: Path, skip_rows: int, comment: str | None) -> np.ndarray:
+    """1-based line numbers of the rows pandas will read (it skips blank and comment lines)."""
+    with open(path, "rb") as handle:
+        raw = handle.read().splitlines()
+    keep = []
+    for number, line in enumerate(raw[skip_rows:], start=skip_rows + 1):
+        text = line.strip()
+        if not text or (comment and text.startswith(comment.encode())):
+            continue
+        keep.append(number)
+    return np.asarray(keep, dtype=np.int64)
+
+
+def read_csv_table(
+    path: Path,
+    *,
+    sep: str = ",",
+    header: bool = False,
+    columns: list[str] | None = None,
+    skip_rows: int = 0,
+    comment: str | None = None,
+) -> RawTable:
+    """Read a delimited text file as strings, checking every row has every field.
+
+    Args:
+        path: the file; CRLF line endings and blank lines are accepted.
+        sep: field separator; ``"whitespace"`` splits on runs of blanks.
+        header: the first (non-skipped) line holds the column names.
+        columns: column names for a file without header (defaults to ``"0".."d-1"``).
+        skip_rows: lines to drop before the header or data (e.g. a line a copy added).
+        comment: lines starting with this string are skipped.
+
+    Raises:
+        DataError: the file is missing, unreadable, or a row has the wrong number of fields
+            (the message names the file and line).
+    """
+    if not path.is_file():
+        raise DataError(f"{path}: file not found")
+    lines = _data_lines(path, skip_rows, comment)
+    if header:
+        lines = lines[1:]
+    try:
+        frame = pd.read_csv(
+            path,
+            sep=r"\s+" if sep == "whitespace" else sep,
+            header=0 if header else None,
+            names=None if header else columns,
+            skiprows=skip_rows,
+            comment=comment,
+            dtype=str,
+            na_filter=False,
+            skipinitialspace=True,
+            engine="c",
+        )
+    except pd.errors.ParserError as exc:
+        raise DataError(f"{path}: malformed file: {str(exc).strip()}") from None
+    except (UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
+        raise DataError(f"{path}: cannot read as text table: {exc}") from None
+    if frame.empty:
+        raise DataError(f"{path}: no data rows")
+    frame.columns = [str(c).strip() for c in frame.columns]
+    # With na_filter off, pandas leaves a cell NaN only where the row had too few fields.
+    short = frame.isna().any(axis=1).to_numpy()
+    if short.any():
+        row = int(np.flatnonzero(short)[0])
+        got = int(frame.iloc[row].notna().sum())
+        raise DataError(
+            f"{path}: line {lines[row] if row < len(lines) else '?'}: "
+            f"{got} fields, expected {frame.shape[1]}"
+        )
+    if len(lines) != len(frame):  # quoting spanning lines: fall back to row numbers
+        lines = np.arange(1, len(frame) + 1, dtype=np.int64) + skip_rows + int(header)
+    return RawTable(frame=frame, lines=lines, source=str(path), categories={})
+
+
+def read_arff_table(path: Path) -> RawTable:
+    """Read a dense ARFF file with liac-arff; nominal attributes keep their declared values.
+
+    Raises:
+        DataError: missing file or an ARFF syntax error (liac-arff's message names the line).
+    """
+    import arff  # liac-arff
+
+    if not path.is_file():
+        raise DataError(f"{path}: file not found")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            content = arff.load(handle)
+    except arff.ArffException as exc:
+        raise DataError(f"{path}: malformed ARFF: {exc}") from None
+    names = [name for name, _ in content["attributes"]]
+    frame = pd.DataFrame(content["data"], columns=names)
+    categories = {name: list(kind) for name, kind in content["attributes"] if isinstance(kind, list)}
+    for name in names:
+        if name in categories:
+            frame[name] = frame[name].astype(object)
+    lines = np.zeros(len(frame), dtype=np.int64)  # liac-arff does not report row lines
+    return RawTable(frame=frame, lines=lines, source=str(path), categories=categories)
+
+
+def fetch_openml_table(openml_id: int, cache_dir: Path) -> RawTable:
+    """Download (or read from the openml cache) data set ``openml_id`` with openml-python.
+
+    Works offline when ``cache_dir`` already holds the data set (openml needs the integer id
+    for that). The target attribute stays a column of the frame.
+
+    Raises:
+        DataError: the data set is neither cached nor downloadable (no network).
+    """
+    try:
+        import openml
+
+        openml.config.set_root_cache_directory(str(cache_dir))
+        dataset = openml.datasets.get_dataset(
+            int(openml_id),
+            download_data=True,
+            download_qualities=False,
+            download_features_meta_data=False,
+        )
+        frame, _, categorical, names = dataset.get_data(dataset_format="dataframe")
+    except Exception as exc:  # network, server and cache errors all mean "not available"
+        raise DataError(
+            f"OpenML data set {openml_id} is not cached in {cache_dir} and could not be "
+            f"downloaded ({type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''})"
+        ) from None
+    categories = {}
+    for name, is_cat in zip(names, categorical):
+        if is_cat:
+            categories[name] = [str(c) for c in frame[name].cat.categories]
+            frame[name] = frame[name].astype(object)
+    lines = np.zeros(len(frame), dtype=np.int64)
+    return RawTable(frame=frame, lines=lines, source=f"openml:{openml_id}", categories=categories)

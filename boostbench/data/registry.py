@@ -1,0 +1,164 @@
+"""The data-set registry: one Hydra config per data set under ``configs/dataset/``.
+
+A data set is found, in order: as an absolute ``file``; under the data directory
+(``data_dir`` in the config, or ``$BOOSTBENCH_DATA_DIR``); under the repository's vendored
+``datasets/``; and, failing all, through OpenML by its integer id (which works offline only
+from a filled openml cache under ``<data_dir>/openml``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from omegaconf import DictConfig, OmegaConf
+
+from boostbench.data.dataset import Dataset
+from boostbench.data.encoding import encode
+from boostbench.data.loaders import RawTable, fetch_openml_table, read_arff_table, read_csv_table, sha256_of
+from boostbench.errors import ConfigError, DataError
+from boostbench.paths import CONFIG_DIR, VENDORED_DATA_DIR
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """One registry entry and whether its file can be read here."""
+
+    name: str
+    task: str
+    openml_id: int | None
+    file: str | None
+    location: Path | None  # the local file found, None if absent
+    description: str
+
+
+def data_dirs(data_dir: str | os.PathLike | None) -> list[Path]:
+    """Directories searched for relative data files, most specific first."""
+    dirs = []
+    for candidate in (data_dir, os.environ.get("BOOSTBENCH_DATA_DIR")):
+        if candidate:
+            dirs.append(Path(candidate).expanduser())
+    dirs.append(VENDORED_DATA_DIR)
+    return dirs
+
+
+def locate(file: str, data_dir: str | os.PathLike | None) -> Path | None:
+    """The first existing path for ``file`` (absolute, or relative to a data directory)."""
+    path = Path(file).expanduser()
+    if path.is_absolute():
+        return path if path.is_file() else None
+    for directory in data_dirs(data_dir):
+        if (directory / path).is_file():
+            return directory / path
+    return None
+
+
+def registry_specs() -> dict[str, DictConfig]:
+    """Every ``configs/dataset/*.yaml``, by file stem (templates such as ``csv`` included)."""
+    specs = {}
+    for path in sorted((CONFIG_DIR / "dataset").glob("*.yaml")):
+        specs[path.stem] = OmegaConf.load(path)
+    return specs
+
+
+def available_datasets(data_dir: str | None = None) -> list[DatasetInfo]:
+    """The registry with, for each entry, the local file found (if any)."""
+    infos = []
+    for stem, spec in registry_specs().items():
+        file = spec.get("file")
+        location = locate(file, data_dir) if file and file != "???" and "${" not in str(file) else None
+        infos.append(
+            DatasetInfo(
+                name=stem,
+                task=str(spec.get("task", "multiclass")),
+                openml_id=spec.get("openml_id"),
+                file=None if file in (None, "???") else str(file),
+                location=location,
+                description=str(spec.get("description", "")),
+            )
+        )
+    return infos
+
+
+def _read_local(path: Path, spec: DictConfig) -> RawTable:
+    expected = spec.get("sha256")
+    if expected and sha256_of(path) != expected:
+        raise DataError(
+            f"{path}: sha256 does not match the registry ({expected[:12]}...): "
+            "the file is not the one the configuration describes"
+        )
+    kind = str(spec.get("format") or "auto")
+    if kind == "auto":
+        kind = "arff" if path.suffix.lower() == ".arff" else "csv"
+    if kind == "arff":
+        return read_arff_table(path)
+    if kind != "csv":
+        raise ConfigError(f"dataset.format must be csv, arff or auto, not {kind!r}")
+    columns = spec.get("columns")
+    return read_csv_table(
+        path,
+        sep=str(spec.get("sep", ",")),
+        header=bool(spec.get("header", False)),
+        columns=list(columns) if columns else None,
+        skip_rows=int(spec.get("skip_rows", 0)),
+        comment=spec.get("comment"),
+    )
+
+
+def load_raw(spec: DictConfig, data_dir: str | None = None) -> RawTable:
+    """Read the data set's cells from its local file, or else from OpenML.
+
+    Raises:
+        DataError: not found locally and not obtainable from OpenML (the message says where it
+            looked and why the download failed), or the file is malformed.
+    """
+    name = spec.get("name", "?")
+    file = spec.get("file")
+    if file in (None, "???") and spec.get("openml_id") is None:
+        raise ConfigError(f"data set {name!r} needs dataset.file=<path> (or an openml_id)")
+    path = locate(str(file), data_dir) if file not in (None, "???") else None
+    if path is not None:
+        return _read_local(path, spec)
+    if file not in (None, "???") and Path(str(file)).is_absolute():
+        raise DataError(f"{file}: file not found")
+    openml_id = spec.get("openml_id")
+    looked = ", ".join(str(d) for d in data_dirs(data_dir))
+    if openml_id is None:
+        raise DataError(f"data set {name!r}: file {file!r} not found under {looked}, and it has no OpenML id")
+    cache = data_dirs(data_dir)[0] / "openml"
+    try:
+        return fetch_openml_table(int(openml_id), cache)
+    except DataError as exc:
+        raise DataError(
+            f"data set {name!r} is not available here: file {file!r} not found under {looked}; {exc}"
+        ) from None
+
+
+def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset:
+    """Load and encode the data set a ``configs/dataset`` entry describes.
+
+    Returns:
+        The encoded :class:`Dataset`.
+
+    Raises:
+        DataError / ConfigError: see :func:`load_raw` and :func:`boostbench.data.encoding.encode`.
+    """
+    raw = load_raw(spec, data_dir)
+    class_column = spec.get("class_column")
+    if raw.source.startswith("openml:") and spec.get("openml_target"):
+        class_column = spec.get("openml_target")
+    if class_column in (None, "???"):
+        raise ConfigError(f"data set {spec.get('name')!r} needs dataset.class_column")
+    class_names = spec.get("class_names")
+    return encode(
+        raw,
+        name=str(spec.get("name")),
+        class_column=class_column,
+        nominal=spec.get("nominal", "auto") if isinstance(spec.get("nominal", "auto"), str)
+        else list(spec.get("nominal")),
+        drop_columns=list(spec.get("drop_columns") or []),
+        missing=list(spec.get("missing") or ["?", ""]),
+        class_names=list(class_names) if class_names else None,
+        drop_classes=list(spec.get("drop_classes") or []),
+    )

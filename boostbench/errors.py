@@ -1,0 +1,13 @@
+"""Exceptions for user mistakes: the CLI prints their message on one line and exits with code 2."""
+
+
+class BoostbenchError(Exception):
+    """A user-facing error (bad config, bad data file, data set unavailable)."""
+
+
+class ConfigError(BoostbenchError):
+    """The resolved configuration is invalid (unknown name, value out of range)."""
+
+
+class DataError(BoostbenchError):
+    """A data file is missing, malformed or unusable; the message names file, line, column, value."""

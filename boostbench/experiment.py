@@ -1,0 +1,127 @@
+"""One run: data set -> stream -> pool + booster -> prequential protocol -> result record."""
+
+from __future__ import annotations
+
+import datetime as dt
+import platform
+import resource
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from omegaconf import DictConfig
+
+import boostbench
+from boostbench.boosters import algorithm_spec, build_booster
+from boostbench.config import config_hash, resolved_dict, validate
+from boostbench.data import load_dataset, stream_order
+from boostbench.data.dataset import Dataset
+from boostbench.learners import make_pool
+from boostbench.paths import REPO_ROOT
+from boostbench.protocols import prequential
+from boostbench.seeding import run_generators
+from boostbench.store import record_path, write_record
+
+
+def _git_commit() -> str | None:
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True,
+                                text=True, timeout=5, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+        return commit + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def provenance(seed: int, started: dt.datetime, finished: dt.datetime) -> dict[str, Any]:
+    """Versions, commit, host and times of a run."""
+    import river
+
+    return {
+        "boostbench_version": boostbench.__version__,
+        "git_commit": _git_commit(),
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "river": river.__version__,
+        "host": platform.node(),
+        "seed": seed,
+        "started_utc": started.isoformat(),
+        "finished_utc": finished.isoformat(),
+    }
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident set size of this process so far, in bytes (Linux reports KiB)."""
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+
+
+def run_experiment(cfg: DictConfig, dataset: Dataset | None = None,
+                   on_start: Callable[[Dataset, int], None] | None = None,
+                   on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Run the experiment ``cfg`` describes and return its result record (not yet written).
+
+    Args:
+        cfg: a composed configuration (see :func:`boostbench.config.compose_config`).
+        dataset: the encoded data set, if already loaded (else loaded from ``cfg.dataset``).
+        on_start: called with ``(dataset, stream length)`` before the pass.
+        on_progress: called with ``(examples done, correct so far)`` during the pass.
+
+    Raises:
+        ConfigError, DataError: invalid configuration or data.
+    """
+    validate(cfg)
+    started = dt.datetime.now(dt.timezone.utc)
+    if dataset is None:
+        dataset = load_dataset(cfg.dataset, cfg.get("data_dir"))
+    generators = run_generators(int(cfg.seed))
+    order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle))
+    spec = algorithm_spec(str(cfg.algorithm.name))
+    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), dataset.n_classes,
+                     dataset.nominal_indices, generators.learners)
+    booster = build_booster(cfg.algorithm, pool, dataset.n_classes, generators.booster)
+    if on_start is not None:
+        on_start(dataset, len(order))
+    result = prequential(booster, dataset.X, dataset.y, order,
+                         float(cfg.protocol.final_fraction), on_progress)
+    finished = dt.datetime.now(dt.timezone.utc)
+
+    metrics: dict[str, Any] = {
+        "final_accuracy": result.final_accuracy,
+        "cumulative_accuracy": result.cumulative_accuracy,
+        "runtime_s": result.runtime_s,
+        "us_per_example": 1e6 * result.runtime_s / result.n_examples,
+        "peak_rss_bytes": peak_rss_bytes(),
+        "n_examples": result.n_examples,
+        "final_window_examples": result.n_examples - result.final_start,
+    }
+    if result.member_correct_final is not None:
+        member_accuracy = result.member_correct_final / (result.n_examples - result.final_start)
+        metrics.update({
+            # Table 1's "Best decision tree": the best member in hindsight.
+            "final_accuracy": float(member_accuracy.max()),
+            "final_accuracy_online_choice": result.final_accuracy,
+            "final_accuracy_member_mean": float(member_accuracy.mean()),
+            "final_accuracy_member_std": float(member_accuracy.std()),
+            "best_member": int(member_accuracy.argmax()),
+        })
+    seen, accuracy = result.curve(int(cfg.protocol.get("curve_points", 100)))
+    config = resolved_dict(cfg)
+    return {
+        "config": config,
+        "config_hash": config_hash(config),
+        "dataset": {"name": dataset.name, "n_examples": dataset.n_examples,
+                    "n_features": dataset.n_features, "n_classes": dataset.n_classes,
+                    "class_names": list(dataset.class_names)},
+        "metrics": metrics,
+        "curve": {"examples_seen": seen.tolist(), "cumulative_accuracy": accuracy.tolist()},
+        "provenance": provenance(int(cfg.seed), started, finished),
+    }
+
+
+def save(record: dict[str, Any], results_dir: str) -> Path:
+    """Write ``record`` atomically under ``results_dir``; returns its path."""
+    return write_record(record, record_path(results_dir, record["config_hash"]))

@@ -1,0 +1,43 @@
+"""The result store: one JSON record per run, written atomically, keyed by config hash."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def record_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
+    """Where the record of the run with ``config_hash`` lives: ``<results_dir>/runs/<hash>.json``."""
+    return Path(results_dir) / "runs" / f"{config_hash}.json"
+
+
+def write_record(record: dict[str, Any], path: Path) -> Path:
+    """Write ``record`` as JSON to ``path`` atomically.
+
+    The JSON goes to a temporary file in the same directory, is flushed and fsynced, then
+    renamed over ``path`` (``os.replace`` is atomic on POSIX): a reader sees the old record or
+    the new one, never a partial file; an interrupted write leaves no file behind.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp",
+                                         delete=False, encoding="utf-8")
+    try:
+        with handle:
+            json.dump(record, handle, indent=1, sort_keys=True, allow_nan=False)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_record(path: str | os.PathLike) -> dict[str, Any]:
+    """Load one record."""
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
