@@ -14,20 +14,19 @@ def record_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
     return Path(results_dir) / "runs" / f"{config_hash}.json"
 
 
-def write_record(record: dict[str, Any], path: Path) -> Path:
-    """Write ``record`` as JSON to ``path`` atomically.
+def atomic_write_text(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically.
 
-    The JSON goes to a temporary file in the same directory, is flushed and fsynced, then
-    renamed over ``path`` (``os.replace`` is atomic on POSIX): a reader sees the old record or
-    the new one, never a partial file; an interrupted write leaves no file behind.
+    The text goes to a temporary file in the same directory, is flushed and fsynced, then
+    renamed over ``path`` (``os.replace`` is atomic on POSIX): a reader sees the old file or the
+    new one, never a partial file; an interrupted write leaves no file behind.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp",
                                          delete=False, encoding="utf-8")
     try:
         with handle:
-            json.dump(record, handle, indent=1, sort_keys=True, allow_nan=False)
-            handle.write("\n")
+            handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(handle.name, path)
@@ -35,6 +34,11 @@ def write_record(record: dict[str, Any], path: Path) -> Path:
         Path(handle.name).unlink(missing_ok=True)
         raise
     return path
+
+
+def write_record(record: dict[str, Any], path: Path) -> Path:
+    """Write one run record as JSON to ``path`` atomically (NaN and infinity are refused)."""
+    return atomic_write_text(path, json.dumps(record, indent=1, sort_keys=True, allow_nan=False) + "\n")
 
 
 def read_record(path: str | os.PathLike) -> dict[str, Any]:

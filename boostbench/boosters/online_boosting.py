@@ -36,7 +36,7 @@ class OnlineBoosting(OnlineBooster):
         """``log((1 - eps_m) / eps_m)`` for members with ``0 <= eps_m < 1/2``, else 0: ``(N,)``."""
         seen = self.lambda_sc + self.lambda_sw
         eps = np.divide(self.lambda_sw, seen, out=np.ones_like(seen), where=seen > 0)
-        clipped = np.maximum(eps, self.eps_floor)
+        clipped = np.clip(eps, self.eps_floor, 0.5)
         return np.where(eps < 0.5, np.log((1.0 - clipped) / clipped), 0.0)
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:

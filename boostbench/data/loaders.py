@@ -6,6 +6,7 @@ file it came from, so that the encoder can name the line of a bad value.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,17 +45,25 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _data_lines(path: Path, skip_rows: int, comment: str | None) -> np.ndarray:
-    """1-based line numbers of the rows pandas will read (it skips blank and comment lines)."""
-    with open(path, "rb") as handle:
+def _data_lines(path: Path, skip_rows: int, comment: str | None, sep: str) -> tuple[np.ndarray, np.ndarray]:
+    """Line numbers (1-based) and field counts of the rows pandas will read.
+
+    pandas skips blank and comment lines and silently pads a short row, so the rows and their
+    field counts are found here, with the csv module, to name a bad line.
+    """
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
         raw = handle.read().splitlines()
-    keep = []
+    numbers, counts = [], []
     for number, line in enumerate(raw[skip_rows:], start=skip_rows + 1):
         text = line.strip()
-        if not text or (comment and text.startswith(comment.encode())):
+        if not text or (comment and text.startswith(comment)):
             continue
-        keep.append(number)
-    return np.asarray(keep, dtype=np.int64)
+        numbers.append(number)
+        if sep == "whitespace":
+            counts.append(len(text.split()))
+        else:
+            counts.append(len(next(csv.reader([line], delimiter=sep, skipinitialspace=True))))
+    return np.asarray(numbers, dtype=np.int64), np.asarray(counts, dtype=np.int64)
 
 
 def read_csv_table(
@@ -82,7 +91,14 @@ def read_csv_table(
     """
     if not path.is_file():
         raise DataError(f"{path}: file not found")
-    lines = _data_lines(path, skip_rows, comment)
+    lines, counts = _data_lines(path, skip_rows, comment, sep)
+    if len(lines) == 0:
+        raise DataError(f"{path}: no data rows")
+    expected = int(counts[0]) if header or not columns else len(columns)
+    wrong = np.flatnonzero(counts != expected)
+    if len(wrong):
+        row = int(wrong[0])
+        raise DataError(f"{path}: line {lines[row]}: {counts[row]} fields, expected {expected}")
     if header:
         lines = lines[1:]
     try:
@@ -105,15 +121,6 @@ def read_csv_table(
     if frame.empty:
         raise DataError(f"{path}: no data rows")
     frame.columns = [str(c).strip() for c in frame.columns]
-    # With na_filter off, pandas leaves a cell NaN only where the row had too few fields.
-    short = frame.isna().any(axis=1).to_numpy()
-    if short.any():
-        row = int(np.flatnonzero(short)[0])
-        got = int(frame.iloc[row].notna().sum())
-        raise DataError(
-            f"{path}: line {lines[row] if row < len(lines) else '?'}: "
-            f"{got} fields, expected {frame.shape[1]}"
-        )
     if len(lines) != len(frame):  # quoting spanning lines: fall back to row numbers
         lines = np.arange(1, len(frame) + 1, dtype=np.int64) + skip_rows + int(header)
     return RawTable(frame=frame, lines=lines, source=str(path), categories={})

@@ -1,0 +1,41 @@
+"""Shared fixtures: a scripted weak-learner pool and small data sets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from boostbench.learners.pool import WeakLearnerPool
+
+
+class ScriptedPool(WeakLearnerPool):
+    """Weak learners whose class distributions are given; records every training call.
+
+    Args:
+        proba: ``(N, k)`` class distribution each learner returns for every example.
+    """
+
+    def __init__(self, proba):
+        self.proba = np.asarray(proba, dtype=np.float64)
+        self.n_learners, self.n_classes = self.proba.shape
+        self.calls: list[tuple[int, int, float]] = []  # (learner, y, weight)
+
+    def prepare(self, x):
+        return x
+
+    def predict_proba_one(self, i, xp):
+        return self.proba[i].copy()
+
+    def learn_one(self, i, xp, y, weight):
+        self.calls.append((i, int(y), float(weight)))
+
+    def weights_for(self, n_learners):
+        out = np.zeros(n_learners)
+        for i, _, w in self.calls:
+            out[i] += w
+        return out
+
+
+@pytest.fixture
+def scripted_pool():
+    return ScriptedPool

@@ -1,0 +1,145 @@
+"""Boosters: hand-computed steps on scripted weak learners, and one conformance suite for all."""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+from omegaconf import OmegaConf
+
+from boostbench.boosters import ALGORITHMS, AdaboostOLM, OnlineBoosting, OnlineMBBM, build_booster
+from boostbench.core.potentials import Potential01
+from boostbench.data import load_dataset
+from boostbench.data.registry import registry_specs
+from boostbench.learners import make_pool
+from conftest import ScriptedPool
+
+X0 = np.zeros(2)
+
+
+def test_adaboost_olm_first_round_by_hand():
+    """k=3, alpha=0: C = 0.5 off the diagonal, -1 on it; eta_1 = sqrt(2)."""
+    pool = ScriptedPool([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1]])
+    booster = AdaboostOLM(pool, 3, np.random.default_rng(0))
+    booster.predict(X0)
+    assert booster._state[2].tolist() == [0, 1]  # each learner's argmin of expected cost
+    booster.update(0)
+    # learner 0 was right: f' = -sum_{j != y} 1/(1+e^0) = -1; learner 1 wrong: f' = 1/2
+    assert booster.alpha[0] == pytest.approx(math.sqrt(2))
+    assert booster.alpha[1] == pytest.approx(-math.sqrt(2) / 2)
+    assert pool.calls == [(0, 0, 0.5), (1, 0, 0.5)]  # -C[y, y] / (k - 1) = 1 / 2
+
+
+def test_adaboost_olm_negative_alpha_turns_a_wrong_learner_around():
+    pool = ScriptedPool([[0.1, 0.9], [0.1, 0.9]])  # both learners always say 1; the truth is 0
+    booster = AdaboostOLM(pool, 2, np.random.default_rng(0))
+    for _ in range(30):
+        booster.predict(X0)
+        booster.update(0)
+    assert booster.alpha[0] < 0 and booster.alpha[1] < 0  # votes against label 1 mean label 0
+    assert booster.predict_proba(X0)[0] == pytest.approx(1.0)
+
+
+def test_adaboost_olm_hedge_drops_a_random_expert():
+    # learner 0 is uninformative (random label); learners 1, 2 are always right
+    pool = ScriptedPool([[1 / 3, 1 / 3, 1 / 3], [0.9, 0.05, 0.05], [0.9, 0.05, 0.05]])
+    booster = AdaboostOLM(pool, 3, np.random.default_rng(0))
+    for _ in range(60):
+        booster.predict(X0)
+        booster.update(0)
+    p = booster.hedge.probabilities()
+    assert p[0] < 1e-3 and p[1:].sum() > 0.999
+    assert booster.predict_proba(X0)[0] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_online_mbbm_weights_from_potentials():
+    k, n = 3, 3
+    pool = ScriptedPool([[1.0, 0.0, 0.0]] * n)
+    booster = OnlineMBBM(pool, k, np.random.default_rng(0), gamma=0.1, weight_factor=0.1)
+    assert booster.predict(X0) == 0
+    booster.update(0)
+    potential = Potential01(k, 0.1)
+    e = np.eye(k, dtype=np.int64)
+    expected = []
+    for i, s in enumerate([np.zeros(k, np.int64), e[0], 2 * e[0]]):
+        left = n - 1 - i
+        w = sum(potential.phi(left, s + e[l], 0) - potential.phi(left, s + e[0], 0) for l in range(k))
+        expected.append(0.1 * w / (k - 1))
+    assert expected[2] == 0.0  # the last learner cannot change a 2-vote lead: it is not trained
+    assert [i for i, _, _ in pool.calls] == [0, 1]
+    assert [w for _, _, w in pool.calls] == pytest.approx(expected[:2])
+    assert all(y == 0 for _, y, _ in pool.calls)
+
+
+def test_online_boosting_lambda_by_hand():
+    pool = ScriptedPool([[1.0, 0.0], [0.0, 1.0]])
+    booster = OnlineBoosting(pool, 2, np.random.default_rng(0))
+    booster.predict(X0)
+    booster.update(0)
+    # member 0 right with lambda 1 -> lambda *= 1/(2(1 - 0)) = 1/2; member 1 wrong with 1/2
+    assert booster.lambda_sc.tolist() == [1.0, 0.0]
+    assert booster.lambda_sw.tolist() == [0.0, 0.5]
+    assert booster.vote_weights()[1] == 0.0 and booster.vote_weights()[0] > 10
+    assert booster.predict(X0) == 0
+    assert all(w == int(w) and w >= 1 for _, _, w in pool.calls)  # Poisson presentation counts
+
+
+@pytest.fixture(scope="module")
+def car():
+    data = load_dataset(registry_specs()["car"])
+    return data, np.random.default_rng(0).permutation(data.n_examples)[:150]
+
+
+def make(name, data, seed, n_learners=4, **river_args):
+    learner = OmegaConf.load("configs/learner/hoeffding_tree.yaml")
+    spec = ALGORITHMS[name]
+    rngs = np.random.SeedSequence(seed).spawn(2)
+    pool = make_pool(learner, spec.pool_size(n_learners), data.n_classes, data.nominal_indices,
+                     np.random.default_rng(rngs[0]))
+    cfg = {"name": name, "gamma": 0.05}
+    return build_booster(cfg, pool, data.n_classes, np.random.default_rng(rngs[1]), **river_args)
+
+
+def run_stream(booster, data, order):
+    predictions, probas = [], []
+    for i in order:
+        probas.append(booster.predict_proba(data.X[i]))
+        predictions.append(booster.predict(data.X[i]))
+        booster.update(int(data.y[i]))
+    return np.array(predictions), np.array(probas)
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_conformance(name, car):
+    data, order = car
+    first, probas = run_stream(make(name, data, seed=1), data, order)
+    again, _ = run_stream(make(name, data, seed=1), data, order)
+    assert np.array_equal(first, again), "same seed, same predictions"
+    assert first.min() >= 0 and first.max() < data.n_classes
+    np.testing.assert_allclose(probas.sum(axis=1), 1.0)
+    assert (first == data.y[order]).mean() > 0.5  # car's majority class alone gives 0.70
+    booster = make(name, data, seed=1)
+    x = data.X[order[0]].copy()
+    booster.predict(x)
+    assert np.array_equal(x, data.X[order[0]], equal_nan=True), "inputs are not modified"
+    clone = pickle.loads(pickle.dumps(booster))
+    clone.update(int(data.y[order[0]]))
+
+
+@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+def test_river_api(name, car):
+    from river import evaluate, metrics
+
+    data, order = car
+    features = list(data.feature_names)
+    booster = make(name, data, seed=2, classes=list(data.class_names), features=features)
+    stream = (({f: v for f, v in zip(features, data.X[i])}, data.class_names[data.y[i]]) for i in order)
+    accuracy = evaluate.progressive_val_score(stream, booster, metrics.Accuracy())
+    assert accuracy.get() > 0.5
+    x = {f: v for f, v in zip(features, data.X[order[0]])}
+    proba = booster.predict_proba_one(x)
+    assert set(proba) == set(data.class_names) and sum(proba.values()) == pytest.approx(1.0)
+    assert booster.predict_one(x) in data.class_names
+    booster.learn_one(x, data.class_names[0])
+    with pytest.raises(ValueError, match="not one of"):
+        booster.learn_one(x, "no-such-class")

@@ -1,0 +1,78 @@
+"""Hedge(beta) and projected OGD (Jung et al. 2017, Algorithm 2; Freund & Schapire 1997)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from boostbench.core.cost_matrix import cost_row_logistic
+from boostbench.core.hedge import Hedge, hedge_probabilities, hedge_update
+from boostbench.core.ogd import ogd_step, olm_step_size, project
+
+
+@pytest.mark.parametrize("eta", [0.1, 0.5, 1.0])
+def test_hedge_loss_bound_on_adversarial_losses(eta):
+    """Freund & Schapire: sum_t p_t . l_t <= (eta L_i + ln N) / (1 - e^-eta) for every expert i."""
+    n, rounds = 10, 500
+    rng = np.random.default_rng(3)
+    hedge = Hedge(n, eta)
+    total = 0.0
+    cumulative = np.zeros(n)
+    for t in range(rounds):
+        p = hedge.probabilities()
+        losses = (p > 1.0 / n).astype(float)  # the adversary punishes the experts Hedge favours
+        losses[t % n] = rng.uniform()
+        total += p @ losses
+        cumulative += losses
+        hedge.update(losses)
+    bound = (eta * cumulative.min() + math.log(n)) / (1 - math.exp(-eta))
+    assert total <= bound
+    assert total > 0.3 * rounds  # the adversary did hurt
+
+
+def test_hedge_update_is_multiplicative():
+    log_v = np.log(np.array([0.5, 0.25, 0.25]))
+    p = hedge_probabilities(hedge_update(log_v, np.array([1.0, 0.0, 1.0]), eta=1.0))
+    expected = np.array([0.5 / math.e, 0.25, 0.25 / math.e])
+    np.testing.assert_allclose(p, expected / expected.sum())
+
+
+def test_hedge_survives_long_streams():
+    hedge = Hedge(3, 1.0)
+    for _ in range(100_000):
+        hedge.update(np.array([1.0, 1.0, 0.0]))
+    hedge.update(np.array([0.0, 0.0, 1.0]))
+    p = hedge.probabilities()
+    assert np.isfinite(p).all() and p.sum() == pytest.approx(1.0) and p[2] > 0.99
+
+
+def test_hedge_draw_follows_weights():
+    hedge = Hedge(3, 1.0)
+    hedge.log_v = np.log(np.array([0.7, 0.2, 0.1]))
+    rng = np.random.default_rng(0)
+    counts = np.bincount([hedge.draw(rng) for _ in range(20_000)], minlength=3) / 20_000
+    np.testing.assert_allclose(counts, [0.7, 0.2, 0.1], atol=0.015)
+
+
+def test_projection_and_step():
+    assert project(3.1) == 2.0 and project(-7.0) == -2.0 and project(0.4) == 0.4
+    assert ogd_step(1.9, -1.0, 0.5) == 2.0
+    assert ogd_step(0.0, 0.5, 0.2) == pytest.approx(-0.1)
+    assert olm_step_size(1, 3) == pytest.approx(math.sqrt(2))
+    assert olm_step_size(4, 5) == pytest.approx(2 * math.sqrt(2) / 8)
+
+
+def eq10(alpha, s, label, y):
+    """Jung et al. 2017 eq. (10), written out."""
+    if label != y:
+        return 1 / (1 + math.exp(s[y] - s[label] - alpha))
+    return -sum(1 / (1 + math.exp(s[y] + alpha - s[j])) for j in range(len(s)) if j != y)
+
+
+@pytest.mark.parametrize("label,y", [(0, 0), (1, 0), (2, 1), (2, 2)])
+def test_alpha_gradient_is_eq_10(label, y):
+    s = np.array([0.3, -1.2, 0.8])
+    for alpha in (-2.0, -0.5, 0.0, 1.3, 2.0):
+        moved = s.copy()
+        moved[label] += alpha
+        assert cost_row_logistic(moved, y)[label] == pytest.approx(eq10(alpha, s, label, y), abs=1e-12)

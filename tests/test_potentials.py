@@ -1,0 +1,89 @@
+"""0-1 potentials of OnlineMBBM (Jung et al. 2017, eq. 3): exact vs Monte Carlo, recursion, properness."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from boostbench.core.potentials import Potential01, potential_01_exact, potential_01_monte_carlo
+
+
+def exact(n, s, r, gamma):
+    s = np.asarray(s)
+    return potential_01_exact(n, (s[r] - np.delete(s, r)).astype(np.int64), len(s), gamma)
+
+
+def zero_one_loss(s, r):
+    return float(np.delete(s, r).max() >= s[r])
+
+
+@pytest.mark.parametrize("n,s,r,gamma", [
+    (5, [0, 0, 0], 0, 0.1), (10, [2, 1, 0, 0], 0, 0.05), (40, [3, 5, 1], 1, 0.2),
+    (30, [0, 4], 1, 0.01), (25, [1, 0, 2, 0, 1, 0, 0, 3], 7, 0.1),
+])
+def test_exact_matches_monte_carlo(n, s, r, gamma):
+    draws = 100_000
+    estimate = potential_01_monte_carlo(n, np.array(s), r, gamma, draws, np.random.default_rng(1))
+    value = exact(n, s, r, gamma)
+    assert abs(value - estimate) < 5 * np.sqrt(max(value * (1 - value), 1e-4) / draws)
+
+
+@pytest.mark.parametrize("s", [[0, 0, 0], [2, 1, 0], [1, 1, 0], [0, 3, 3], [5, 0, 0]])
+@pytest.mark.parametrize("r", [0, 1, 2])
+def test_no_votes_left_is_the_zero_one_loss(s, r):
+    assert exact(0, s, r, 0.1) == zero_one_loss(np.array(s), r)
+
+
+@pytest.mark.parametrize("k,gamma", [(2, 0.1), (3, 0.05), (4, 0.2), (6, 0.01)])
+def test_recursion_of_eq_3(k, gamma):
+    potential = Potential01(k, gamma)
+    rng = np.random.default_rng(k)
+    for _ in range(20):
+        s = rng.integers(0, 6, size=k)
+        r = int(rng.integers(k))
+        n = int(rng.integers(0, 15))
+        u = np.full(k, (1 - gamma) / k)
+        u[r] += gamma
+        expected = sum(u[l] * potential.phi(n, s + np.eye(k, dtype=np.int64)[l], r) for l in range(k))
+        assert potential.phi(n + 1, s, r) == pytest.approx(expected, abs=1e-12)
+
+
+def test_potential_is_proper():
+    """Decreasing in the true label's votes, increasing in every other label's."""
+    k, gamma, n = 4, 0.1, 12
+    potential = Potential01(k, gamma)
+    for s in itertools.product(range(4), repeat=k):
+        s = np.array(s)
+        for r in range(k):
+            base = potential.phi(n, s, r)
+            for l in range(k):
+                moved = potential.phi(n, s + np.eye(k, dtype=np.int64)[l], r)
+                if l == r:
+                    assert moved <= base + 1e-12
+                else:
+                    assert moved >= base - 1e-12
+
+
+def test_more_edge_means_lower_potential():
+    s = np.array([1, 1, 0])
+    values = [exact(20, s, 0, g) for g in (0.01, 0.05, 0.1, 0.3)]
+    assert values == sorted(values, reverse=True)
+
+
+def test_cost_matrix_from_potentials():
+    k, n = 3, 9
+    potential = Potential01(k, 0.1)
+    s = np.array([2, 0, 1])
+    D, w = potential.cost_matrix(n, s)
+    raw = np.array([[potential.phi(n, s + np.eye(k, dtype=np.int64)[l], r) for l in range(k)] for r in range(k)])
+    np.testing.assert_allclose(w, (raw - np.diag(raw)[:, None]).sum(axis=1))
+    np.testing.assert_allclose(np.diag(D), 0.0)
+    assert np.all(D >= 0)
+    np.testing.assert_allclose(D.sum(axis=1)[w > 0], 1.0)
+    assert np.array_equal(s, [2, 0, 1])  # the caller's votes are not modified
+
+
+def test_far_deficits_share_a_cache_entry():
+    """Deficits beyond [-n, n+1] cannot change the outcome: the clipped key is exact."""
+    assert exact(5, [20, 0, 0], 0, 0.1) == pytest.approx(exact(5, [6, 0, 0], 0, 0.1))
+    assert exact(5, [0, 9, 0], 0, 0.1) == 1.0
