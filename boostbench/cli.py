@@ -47,16 +47,17 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
         cfg = compose_config(overrides or [])
         show = bool(cfg.progress) and console.is_terminal
         progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            _RateColumn(), TextColumn("acc {task.fields[accuracy]:.3f}"),
+                            _RateColumn(), TextColumn("{task.fields[metric]} {task.fields[value]:.3f}"),
                             TimeElapsedColumn(), console=console, disable=not show)
         task = None
 
         def on_start(dataset, n):
             nonlocal task
-            task = progress.add_task(f"{cfg.algorithm.name} on {dataset.name}", total=n, accuracy=0.0)
+            metric = "rank loss" if hasattr(dataset, "label_names") else "acc"
+            task = progress.add_task(f"{cfg.algorithm.name} on {dataset.name}", total=n, metric=metric, value=0.0)
 
-        def on_progress(done, hits):
-            progress.update(task, completed=done, accuracy=hits / max(done, 1))
+        def on_progress(done, value):
+            progress.update(task, completed=done, value=value)
 
         with progress:
             record = run_experiment(cfg, on_start=on_start, on_progress=on_progress)
@@ -73,10 +74,13 @@ def _print_summary(record: dict, path) -> None:
     table = Table(title=f"{c['algorithm']['name']} on {c['dataset']['name']} (seed {c['seed']})")
     table.add_column("metric")
     table.add_column("value", justify="right")
-    rows = [
-        ("final accuracy (last {:.0%})".format(c["protocol"]["final_fraction"]), f"{m['final_accuracy']:.4f}"),
-        ("cumulative accuracy", f"{m['cumulative_accuracy']:.4f}"),
-        ("examples", f"{m['n_examples']:,}"),
+    if record["dataset"]["task"] == "multilabel":
+        rows = [("test rank loss", f"{m['test_rank_loss']:.4f}"), ("train rank loss", f"{m['train_rank_loss']:.4f}"),
+                ("examples (train + test)", f"{m['n_train']:,} + {m['n_test']:,}")]
+    else:
+        rows = [("final accuracy (last {:.0%})".format(c["protocol"]["final_fraction"]), f"{m['final_accuracy']:.4f}"),
+                ("cumulative accuracy", f"{m['cumulative_accuracy']:.4f}"), ("examples", f"{m['n_examples']:,}")]
+    rows += [
         ("weak learners", str(c["n_learners"]) if c["algorithm"]["name"] != "vfdt" else "1"),
         ("runtime (s)", f"{m['runtime_s']:.2f}"),
         ("µs per example", f"{m['us_per_example']:,.0f}"),

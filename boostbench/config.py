@@ -64,8 +64,8 @@ def validate(cfg: DictConfig) -> None:
 
     Raises:
         ConfigError: n_learners < 1, a negative or non-integer seed, gamma outside (0, 1),
-            final_fraction outside (0, 1], an unknown algorithm, or a task the algorithm does
-            not handle.
+            final_fraction outside (0, 1], an unknown algorithm, or a data set whose task
+            (multiclass / multilabel) the algorithm does not handle.
     """
     from boostbench.boosters import algorithm_spec
 
@@ -85,10 +85,10 @@ def validate(cfg: DictConfig) -> None:
     fraction = resolved["protocol"].get("final_fraction", 0.2)
     _require(isinstance(fraction, (int, float)) and 0.0 < fraction <= 1.0,
              f"protocol.final_fraction must be in (0, 1], got {fraction!r}")
-    algorithm_spec(str(resolved["algorithm"]["name"]))
+    spec = algorithm_spec(str(resolved["algorithm"]["name"]))
     task = resolved["dataset"].get("task", "multiclass")
-    _require(task == "multiclass", f"dataset {resolved['dataset'].get('name')!r} is a {task} "
-             "task; the multiclass boosters need task=multiclass")
+    _require(task == spec.task, f"algorithm {resolved['algorithm']['name']!r} is for {spec.task} data; "
+             f"dataset {resolved['dataset'].get('name')!r} is {task}")
 
 
 def resolved_dict(cfg: DictConfig) -> dict[str, Any]:

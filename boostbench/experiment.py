@@ -19,9 +19,10 @@ from boostbench.boosters import algorithm_spec, build_booster
 from boostbench.config import config_hash, resolved_dict, validate
 from boostbench.data import load_dataset, stream_order
 from boostbench.data.dataset import Dataset
+from boostbench.data.mulan import MultilabelDataset
 from boostbench.learners import make_pool
 from boostbench.paths import REPO_ROOT
-from boostbench.protocols import prequential
+from boostbench.protocols import prequential, train_then_test
 from boostbench.seeding import run_generators
 from boostbench.store import record_path, write_record
 
@@ -59,42 +60,14 @@ def peak_rss_bytes() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
 
 
-def run_experiment(cfg: DictConfig, dataset: Dataset | None = None,
-                   on_start: Callable[[Dataset, int], None] | None = None,
-                   on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Run the experiment ``cfg`` describes and return its result record (not yet written).
-
-    Args:
-        cfg: a composed configuration (see :func:`boostbench.config.compose_config`).
-        dataset: the encoded data set, if already loaded (else loaded from ``cfg.dataset``).
-        on_start: called with ``(dataset, stream length)`` before the pass.
-        on_progress: called with ``(examples done, correct so far)`` during the pass.
-
-    Raises:
-        ConfigError, DataError: invalid configuration or data.
-    """
-    validate(cfg)
-    started = dt.datetime.now(dt.timezone.utc)
-    if dataset is None:
-        dataset = load_dataset(cfg.dataset, cfg.get("data_dir"))
-    generators = run_generators(int(cfg.seed))
-    order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle))
-    spec = algorithm_spec(str(cfg.algorithm.name))
-    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), dataset.n_classes,
-                     dataset.nominal_indices, generators.learners)
-    booster = build_booster(cfg.algorithm, pool, dataset.n_classes, generators.booster)
-    if on_start is not None:
-        on_start(dataset, len(order))
-    result = prequential(booster, dataset.X, dataset.y, order,
-                         float(cfg.protocol.final_fraction), on_progress)
-    finished = dt.datetime.now(dt.timezone.utc)
-
+def _multiclass_pass(cfg: DictConfig, dataset: Dataset, booster, order: np.ndarray,
+                     on_progress) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Prequential pass (Jung et al. 2017): metrics and curve."""
+    result = prequential(booster, dataset.X, dataset.y, order, float(cfg.protocol.final_fraction), on_progress)
     metrics: dict[str, Any] = {
         "final_accuracy": result.final_accuracy,
         "cumulative_accuracy": result.cumulative_accuracy,
         "runtime_s": result.runtime_s,
-        "us_per_example": 1e6 * result.runtime_s / result.n_examples,
-        "peak_rss_bytes": peak_rss_bytes(),
         "n_examples": result.n_examples,
         "final_window_examples": result.n_examples - result.final_start,
     }
@@ -109,15 +82,70 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | None = None,
             "best_member": int(member_accuracy.argmax()),
         })
     seen, accuracy = result.curve(int(cfg.protocol.get("curve_points", 100)))
+    return metrics, {"examples_seen": seen.tolist(), "cumulative_accuracy": accuracy.tolist()}
+
+
+def _multilabel_pass(cfg: DictConfig, dataset: MultilabelDataset, booster, order: np.ndarray,
+                     on_progress) -> tuple[dict[str, Any], dict[str, Any]]:
+    """MULAN train -> test pass (Jung & Tewari 2018): metrics and test rank-loss curve."""
+    train = order[order < dataset.n_train]  # the seeded order, kept within each part
+    test = order[order >= dataset.n_train]
+    result = train_then_test(booster, dataset.X, dataset.Y, train, test, on_progress)
+    metrics = {
+        "test_rank_loss": float(result.test_loss.mean()),
+        "train_rank_loss": float(result.train_loss.mean()),
+        "runtime_s": result.runtime_s,
+        "n_examples": result.n_examples,
+        "n_train": len(train),
+        "n_test": len(test),
+    }
+    seen, loss = result.curve(int(cfg.protocol.get("curve_points", 100)))
+    return metrics, {"test_examples_seen": seen.tolist(), "test_rank_loss": loss.tolist()}
+
+
+def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None = None,
+                   on_start: Callable[[Any, int], None] | None = None,
+                   on_progress: Callable[[int, float], None] | None = None) -> dict[str, Any]:
+    """Run the experiment ``cfg`` describes and return its result record (not yet written).
+
+    Args:
+        cfg: a composed configuration (see :func:`boostbench.config.compose_config`).
+        dataset: the encoded data set, if already loaded (else loaded from ``cfg.dataset``).
+        on_start: called with ``(dataset, stream length)`` before the pass.
+        on_progress: called with ``(examples done, running accuracy or rank loss)``.
+
+    Raises:
+        ConfigError, DataError: invalid configuration or data.
+    """
+    validate(cfg)
+    started = dt.datetime.now(dt.timezone.utc)
+    if dataset is None:
+        dataset = load_dataset(cfg.dataset, cfg.get("data_dir"))
+    multilabel = isinstance(dataset, MultilabelDataset)
+    k = dataset.n_labels if multilabel else dataset.n_classes
+    generators = run_generators(int(cfg.seed))
+    order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle))
+    spec = algorithm_spec(str(cfg.algorithm.name))
+    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.nominal_indices,
+                     generators.learners, n_features=dataset.n_features)
+    booster = build_booster(cfg.algorithm, pool, k, generators.booster)
+    if on_start is not None:
+        on_start(dataset, len(order))
+    run_pass = _multilabel_pass if multilabel else _multiclass_pass
+    metrics, curve = run_pass(cfg, dataset, booster, order, on_progress)
+    metrics["us_per_example"] = 1e6 * metrics["runtime_s"] / metrics["n_examples"]
+    metrics["peak_rss_bytes"] = peak_rss_bytes()
+    finished = dt.datetime.now(dt.timezone.utc)
     config = resolved_dict(cfg)
+    names = dataset.label_names if multilabel else dataset.class_names
     return {
         "config": config,
         "config_hash": config_hash(config),
-        "dataset": {"name": dataset.name, "n_examples": dataset.n_examples,
-                    "n_features": dataset.n_features, "n_classes": dataset.n_classes,
-                    "class_names": list(dataset.class_names)},
+        "dataset": {"name": dataset.name, "task": "multilabel" if multilabel else "multiclass",
+                    "n_examples": dataset.n_examples, "n_features": dataset.n_features,
+                    "n_classes": k, "class_names": list(names)},
         "metrics": metrics,
-        "curve": {"examples_seen": seen.tolist(), "cumulative_accuracy": accuracy.tolist()},
+        "curve": curve,
         "provenance": provenance(int(cfg.seed), started, finished),
     }
 

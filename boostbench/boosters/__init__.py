@@ -7,8 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from boostbench.boosters.ada_olmr import AdaOLMR
 from boostbench.boosters.adaboost_olm import AdaboostOLM
-from boostbench.boosters.base import OnlineBooster
+from boostbench.boosters.base import OnlineBooster, OnlineRanker
+from boostbench.boosters.online_bmr import OnlineBMR
 from boostbench.boosters.online_boosting import OnlineBoosting
 from boostbench.boosters.online_mbbm import OnlineMBBM
 from boostbench.boosters.vfdt import VFDT, BestVFDT
@@ -18,11 +20,12 @@ from boostbench.learners.pool import WeakLearnerPool
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
-    """How to build an algorithm: its class, its config keys, and its pool size."""
+    """How to build an algorithm: its class, its config keys, its task and its pool size."""
 
-    cls: type[OnlineBooster]
+    cls: type[OnlineBooster] | type[OnlineRanker]
     params: tuple[str, ...]
     single_learner: bool = False
+    task: str = "multiclass"
 
     def pool_size(self, n_learners: int) -> int:
         return 1 if self.single_learner else n_learners
@@ -34,6 +37,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "online_boosting": AlgorithmSpec(OnlineBoosting, ("eps_floor",)),
     "vfdt": AlgorithmSpec(VFDT, (), single_learner=True),
     "best_vfdt": AlgorithmSpec(BestVFDT, ()),
+    "ada_olmr": AlgorithmSpec(AdaOLMR, ("alpha_bound", "hedge_eta", "weak_prediction"), task="multilabel"),
+    "online_bmr": AlgorithmSpec(OnlineBMR, ("gamma", "weak_prediction", "potential_loss"), task="multilabel"),
 }
 
 
@@ -49,7 +54,7 @@ def algorithm_spec(name: str) -> AlgorithmSpec:
 
 
 def build_booster(cfg: Any, pool: WeakLearnerPool, n_classes: int, rng: np.random.Generator,
-                  **river_args: Any) -> OnlineBooster:
+                  **river_args: Any) -> OnlineBooster | OnlineRanker:
     """Build the booster an ``algorithm`` config names over ``pool``."""
     spec = algorithm_spec(str(cfg["name"]))
     params = {key: cfg[key] for key in spec.params if key in cfg}
@@ -59,5 +64,5 @@ def build_booster(cfg: Any, pool: WeakLearnerPool, n_classes: int, rng: np.rando
         raise ConfigError(f"algorithm {cfg['name']}: {exc}") from None
 
 
-__all__ = ["ALGORITHMS", "AdaboostOLM", "BestVFDT", "OnlineBooster", "OnlineBoosting",
-           "OnlineMBBM", "VFDT", "algorithm_spec", "build_booster"]
+__all__ = ["ALGORITHMS", "AdaOLMR", "AdaboostOLM", "BestVFDT", "OnlineBMR", "OnlineBooster",
+           "OnlineBoosting", "OnlineMBBM", "OnlineRanker", "VFDT", "algorithm_spec", "build_booster"]

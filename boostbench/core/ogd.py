@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 
-def project(alpha: float, bound: float = 2.0) -> float:
-    """Projection onto the feasible set ``F = [-bound, bound]`` (Jung et al. 2017: [-2, 2])."""
+
+def project(alpha, bound: float = 2.0):
+    """Projection onto the feasible set ``F = [-bound, bound]`` (Jung et al.: [-2, 2]).
+
+    ``alpha`` is a float or an ``(N,)`` array (every learner at once).
+    """
+    if isinstance(alpha, np.ndarray):
+        return np.clip(alpha, -bound, bound)
     return max(-bound, min(bound, alpha))
 
 

@@ -104,11 +104,36 @@ def encode(
             f"({[class_names[c] for c in present]}); classification needs at least two"
         )
 
+    X, is_nominal, categories = encode_features(raw, features, rows, nominal, missing)
+    return Dataset(
+        name=name,
+        X=X,
+        y=y,
+        feature_names=tuple(str(f) for f in features),
+        nominal=is_nominal,
+        categories=categories,
+        class_names=tuple(class_names),
+    )
+
+
+def encode_features(raw: RawTable, features: Sequence[str], rows: np.ndarray,
+                    nominal: str | Sequence[str] = "auto", missing: Sequence[str] = ("?", ""),
+                    ) -> tuple[np.ndarray, np.ndarray, tuple[tuple[str, ...] | None, ...]]:
+    """Encode the ``features`` columns of ``raw`` at ``rows``.
+
+    Returns:
+        ``(X, nominal_mask, categories)``: ``X`` ``(len(rows), d)`` float64 (codes for nominal
+        attributes, NaN for missing), ``nominal_mask`` ``(d,)`` bool, per-attribute categories.
+
+    Raises:
+        DataError: a numeric attribute holds a non-number (file, line, column, value named).
+    """
+    frame = raw.frame
+    missing = [str(m) for m in missing]
     if isinstance(nominal, str) and nominal not in ("all", "auto"):
         raise DataError(f"dataset.nominal must be 'all', 'auto' or a list of columns, not {nominal!r}")
     if not isinstance(nominal, str):
         nominal_set = {_resolve_column(raw, column, "nominal column") for column in nominal}
-
     X = np.empty((len(rows), len(features)), dtype=np.float64)
     is_nominal = np.zeros(len(features), dtype=bool)
     categories: list[tuple[str, ...] | None] = []
@@ -140,12 +165,4 @@ def encode(
                 )
             X[:, j] = numeric
             categories.append(None)
-    return Dataset(
-        name=name,
-        X=X,
-        y=y,
-        feature_names=tuple(str(f) for f in features),
-        nominal=is_nominal,
-        categories=tuple(categories),
-        class_names=tuple(class_names),
-    )
+    return X, is_nominal, tuple(categories)

@@ -16,6 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from boostbench.data.dataset import Dataset
 from boostbench.data.encoding import encode
+from boostbench.data.mulan import MultilabelDataset, load_mulan
 from boostbench.data.loaders import RawTable, fetch_openml_table, read_arff_table, read_csv_table, sha256_of
 from boostbench.errors import ConfigError, DataError
 from boostbench.paths import CONFIG_DIR, VENDORED_DATA_DIR
@@ -62,32 +63,43 @@ def registry_specs() -> dict[str, DictConfig]:
     return specs
 
 
+def spec_files(spec: DictConfig) -> dict[str, str]:
+    """The files an entry reads, by role: ``{"data": file}``, or MULAN's train/test/labels."""
+    if spec.get("files"):
+        return {str(role): str(path) for role, path in spec.files.items()}
+    file = spec.get("file")
+    return {} if file in (None, "???") else {"data": str(file)}
+
+
 def available_datasets(data_dir: str | None = None) -> list[DatasetInfo]:
     """The registry with, for each entry, the local file found (if any)."""
     infos = []
     for stem, spec in registry_specs().items():
-        file = spec.get("file")
-        location = locate(file, data_dir) if file and file != "???" and "${" not in str(file) else None
+        files = spec_files(spec)
+        found = {role: locate(path, data_dir) for role, path in files.items()}
         infos.append(
             DatasetInfo(
                 name=stem,
                 task=str(spec.get("task", "multiclass")),
                 openml_id=spec.get("openml_id"),
-                file=None if file in (None, "???") else str(file),
-                location=location,
+                file=next(iter(files.values()), None),
+                location=next(iter(found.values())) if files and all(found.values()) else None,
                 description=str(spec.get("description", "")),
             )
         )
     return infos
 
 
-def _read_local(path: Path, spec: DictConfig) -> RawTable:
-    expected = spec.get("sha256")
+def _check_sha256(path: Path, expected: str | None) -> None:
     if expected and sha256_of(path) != expected:
         raise DataError(
             f"{path}: sha256 does not match the registry ({expected[:12]}...): "
             "the file is not the one the configuration describes"
         )
+
+
+def _read_local(path: Path, spec: DictConfig) -> RawTable:
+    _check_sha256(path, spec.get("sha256"))
     kind = str(spec.get("format") or "auto")
     if kind == "auto":
         kind = "arff" if path.suffix.lower() == ".arff" else "csv"
@@ -135,15 +147,39 @@ def load_raw(spec: DictConfig, data_dir: str | None = None) -> RawTable:
         ) from None
 
 
-def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset:
+def load_multilabel(spec: DictConfig, data_dir: str | None = None) -> MultilabelDataset:
+    """Load a MULAN entry (``files: {train, test, labels}``, optional ``sha256`` per role).
+
+    Raises:
+        DataError: a file is absent here (the message says where it looked), fails its sha256,
+            or is malformed.
+    """
+    files = spec_files(spec)
+    if set(files) != {"train", "test", "labels"}:
+        raise ConfigError(f"multilabel data set {spec.get('name')!r} needs files: {{train, test, labels}}")
+    paths = {}
+    for role, file in files.items():
+        path = locate(file, data_dir)
+        if path is None:
+            looked = ", ".join(str(d) for d in data_dirs(data_dir))
+            raise DataError(f"data set {spec.get('name')!r} is not available here: {role} file {file!r} "
+                            f"not found under {looked} (put MULAN's files there, or set data_dir=)")
+        _check_sha256(path, (spec.get("sha256") or {}).get(role))
+        paths[role] = path
+    return load_mulan(str(spec.get("name")), paths["train"], paths["test"], paths["labels"])
+
+
+def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | MultilabelDataset:
     """Load and encode the data set a ``configs/dataset`` entry describes.
 
     Returns:
-        The encoded :class:`Dataset`.
+        A :class:`Dataset` (``task: multiclass``) or a :class:`MultilabelDataset` (``multilabel``).
 
     Raises:
         DataError / ConfigError: see :func:`load_raw` and :func:`boostbench.data.encoding.encode`.
     """
+    if spec.get("task", "multiclass") == "multilabel":
+        return load_multilabel(spec, data_dir)
     raw = load_raw(spec, data_dir)
     class_column = spec.get("class_column")
     if raw.source.startswith("openml:") and spec.get("openml_target"):

@@ -102,20 +102,43 @@ class WeakLearnerPool(ABC):
             self.learn_one(int(i), xp, y, float(weights[i]))
 
 
+def draw_feature_subsets(n_learners: int, n_features: int, size: int | None,
+                         rng: np.random.Generator) -> np.ndarray | None:
+    """Each learner's own random subset of ``size`` attributes, fixed for the run.
+
+    Returns:
+        ``(N, size)`` int64 sorted attribute indices, or None (every learner sees every
+        attribute) when ``size`` is None or ``n_features <= size``.
+    """
+    if size is None or n_features <= size:
+        return None
+    return np.sort(np.stack([rng.choice(n_features, size=size, replace=False) for _ in range(n_learners)]), axis=1)
+
+
 def make_pool(cfg: Any, n_learners: int, n_classes: int, nominal: list[int],
-              rng: np.random.Generator) -> WeakLearnerPool:
+              rng: np.random.Generator, n_features: int | None = None) -> WeakLearnerPool:
     """Build the pool the ``learner`` config names.
 
+    Args:
+        cfg: the ``learner`` config (ranges, backend, ``feature_subset_size``).
+        n_learners: N; n_classes: k; nominal: indices of nominal attributes.
+        rng: the run's learner generator (parameters, then feature subsets).
+        n_features: d, needed when ``feature_subset_size`` is set.
+
     Raises:
-        ConfigError: unknown backend or learner name, or n_learners < 1.
+        ConfigError: unknown backend or learner name, n_learners < 1, bad subset size.
     """
     if n_learners < 1:
         raise ConfigError(f"n_learners must be >= 1, got {n_learners}")
     if cfg.name != "hoeffding_tree":
         raise ConfigError(f"unknown learner {cfg.name!r} (available: hoeffding_tree)")
     params = HoeffdingTreeParams.draw(n_learners, rng, cfg)
+    size = cfg.get("feature_subset_size")
+    if size is not None and (not isinstance(size, int) or size < 1):
+        raise ConfigError(f"learner.feature_subset_size must be a positive integer or null, got {size!r}")
+    subsets = draw_feature_subsets(n_learners, n_features or 0, size, rng)
     if cfg.backend == "river":
         from boostbench.learners.river_pool import RiverHoeffdingTreePool
 
-        return RiverHoeffdingTreePool(params, n_classes, nominal, str(cfg.leaf_prediction))
+        return RiverHoeffdingTreePool(params, n_classes, nominal, str(cfg.leaf_prediction), subsets)
     raise ConfigError(f"unknown learner.backend {cfg.backend!r} (available: river)")

@@ -28,10 +28,11 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
         n_classes: k; labels are ints ``0..k-1``.
         nominal: indices of nominal attributes (their codes are split multiway).
         leaf_prediction: river's ``'mc'``, ``'nb'`` or ``'nba'``.
+        feature_subsets: ``(N, m)`` attribute indices each tree may see, or None for all.
     """
 
     def __init__(self, params: HoeffdingTreeParams, n_classes: int, nominal: list[int],
-                 leaf_prediction: str = "mc"):
+                 leaf_prediction: str = "mc", feature_subsets: np.ndarray | None = None):
         self.params = params
         self.n_learners = len(params.delta)
         self.n_classes = int(n_classes)
@@ -47,12 +48,20 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
             for i in range(self.n_learners)
         ]
         self._uniform = np.full(self.n_classes, 1.0 / self.n_classes)
+        self.feature_subsets = None if feature_subsets is None else [s.tolist() for s in feature_subsets]
 
-    def prepare(self, x: np.ndarray) -> dict[int, float]:
-        return {j: float(v) for j, v in enumerate(x.tolist()) if v == v}
+    def prepare(self, x: np.ndarray) -> dict[int, float] | list[dict[int, float]]:
+        """The example as river's dict (missing values left out); one dict per tree with subsets."""
+        values = x.tolist()
+        if self.feature_subsets is None:
+            return {j: v for j, v in enumerate(values) if v == v}
+        return [{j: values[j] for j in subset if values[j] == values[j]} for subset in self.feature_subsets]
 
-    def predict_proba_one(self, i: int, xp: dict[int, float]) -> np.ndarray:
-        dist = self.trees[i].predict_proba_one(xp)
+    def _view(self, i: int, xp) -> dict[int, float]:
+        return xp if self.feature_subsets is None else xp[i]
+
+    def predict_proba_one(self, i: int, xp) -> np.ndarray:
+        dist = self.trees[i].predict_proba_one(self._view(i, xp))
         if not dist:
             return self._uniform.copy()
         proba = np.zeros(self.n_classes)
@@ -61,5 +70,5 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
         total = proba.sum()
         return proba / total if total > 0 else self._uniform.copy()
 
-    def learn_one(self, i: int, xp: dict[int, float], y: int, weight: float) -> None:
-        self.trees[i].learn_one(xp, int(y), w=float(weight) * self.weight_scale[i])
+    def learn_one(self, i: int, xp, y: int, weight: float) -> None:
+        self.trees[i].learn_one(self._view(i, xp), int(y), w=float(weight) * self.weight_scale[i])

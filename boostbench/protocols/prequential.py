@@ -11,7 +11,7 @@ import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
 
-ProgressCallback = Callable[[int, int], None]  # (examples done, correct so far)
+ProgressCallback = Callable[[int, float], None]  # (examples done, running accuracy)
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.
         order: ``(n,)`` int64 indices into X, the stream.
         final_fraction: the final window's share of the stream, in (0, 1].
         on_progress: called every ``progress_every`` examples and at the end with
-            ``(examples done, correct so far)``.
+            ``(examples done, running accuracy)``.
 
     Returns:
         A :class:`PrequentialResult`.
@@ -92,8 +92,8 @@ def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.
             member_correct += booster.member_predictions == label
         booster.update(label)
         if on_progress is not None and (t + 1) % progress_every == 0:
-            on_progress(t + 1, hits)
+            on_progress(t + 1, hits / (t + 1))
     runtime = time.perf_counter() - began
     if on_progress is not None:
-        on_progress(n, hits)
+        on_progress(n, hits / max(n, 1))
     return PrequentialResult(correct, start, member_correct, runtime)
