@@ -126,8 +126,8 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     generators = run_generators(int(cfg.seed))
     order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle))
     spec = algorithm_spec(str(cfg.algorithm.name))
-    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.nominal_indices,
-                     generators.learners, n_features=dataset.n_features)
+    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories,
+                     generators.learners)
     booster = build_booster(cfg.algorithm, pool, k, generators.booster)
     if on_start is not None:
         on_start(dataset, len(order))

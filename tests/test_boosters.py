@@ -95,7 +95,7 @@ def make(name, data, seed, n_learners=4, **river_args):
     learner = OmegaConf.load("configs/learner/hoeffding_tree.yaml")
     spec = ALGORITHMS[name]
     rngs = np.random.SeedSequence(seed).spawn(2)
-    pool = make_pool(learner, spec.pool_size(n_learners), data.n_classes, data.nominal_indices,
+    pool = make_pool(learner, spec.pool_size(n_learners), data.n_classes, data.n_categories,
                      np.random.default_rng(rngs[0]))
     cfg = {"name": name, "gamma": 0.05}
     return build_booster(cfg, pool, data.n_classes, np.random.default_rng(rngs[1]), **river_args)

@@ -45,3 +45,8 @@ class Dataset:
     @property
     def nominal_indices(self) -> list[int]:
         return [int(j) for j in np.flatnonzero(self.nominal)]
+
+    @property
+    def n_categories(self) -> list[int]:
+        """Category count of each attribute (0 for numeric ones)."""
+        return [len(c) if c is not None else 0 for c in self.categories]

@@ -58,6 +58,11 @@ class MultilabelDataset:
     def nominal_indices(self) -> list[int]:
         return [int(j) for j in np.flatnonzero(self.nominal)]
 
+    @property
+    def n_categories(self) -> list[int]:
+        """Category count of each attribute (0 for numeric ones)."""
+        return [len(c) if c is not None else 0 for c in self.categories]
+
 
 def read_label_names(path: Path) -> list[str]:
     """The label names of a MULAN XML file, in file order.

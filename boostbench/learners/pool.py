@@ -115,15 +115,15 @@ def draw_feature_subsets(n_learners: int, n_features: int, size: int | None,
     return np.sort(np.stack([rng.choice(n_features, size=size, replace=False) for _ in range(n_learners)]), axis=1)
 
 
-def make_pool(cfg: Any, n_learners: int, n_classes: int, nominal: list[int],
-              rng: np.random.Generator, n_features: int | None = None) -> WeakLearnerPool:
+def make_pool(cfg: Any, n_learners: int, n_classes: int, n_categories: list[int],
+              rng: np.random.Generator) -> WeakLearnerPool:
     """Build the pool the ``learner`` config names.
 
     Args:
-        cfg: the ``learner`` config (ranges, backend, ``feature_subset_size``).
-        n_learners: N; n_classes: k; nominal: indices of nominal attributes.
+        cfg: the ``learner`` config (ranges, ``backend``: river or compiled, ``feature_subset_size``).
+        n_learners: N; n_classes: k.
+        n_categories: ``(d,)`` category count of each attribute, 0 for numeric ones.
         rng: the run's learner generator (parameters, then feature subsets).
-        n_features: d, needed when ``feature_subset_size`` is set.
 
     Raises:
         ConfigError: unknown backend or learner name, n_learners < 1, bad subset size.
@@ -136,9 +136,16 @@ def make_pool(cfg: Any, n_learners: int, n_classes: int, nominal: list[int],
     size = cfg.get("feature_subset_size")
     if size is not None and (not isinstance(size, int) or size < 1):
         raise ConfigError(f"learner.feature_subset_size must be a positive integer or null, got {size!r}")
-    subsets = draw_feature_subsets(n_learners, n_features or 0, size, rng)
+    subsets = draw_feature_subsets(n_learners, len(n_categories), size, rng)
     if cfg.backend == "river":
         from boostbench.learners.river_pool import RiverHoeffdingTreePool
 
+        nominal = [j for j, m in enumerate(n_categories) if m > 0]
         return RiverHoeffdingTreePool(params, n_classes, nominal, str(cfg.leaf_prediction), subsets)
-    raise ConfigError(f"unknown learner.backend {cfg.backend!r} (available: river)")
+    if cfg.backend == "compiled":
+        from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
+
+        if cfg.leaf_prediction != "mc":
+            raise ConfigError("the compiled pool has majority-class leaves only (learner.leaf_prediction=mc)")
+        return CompiledHoeffdingTreePool(params, n_classes, n_categories, subsets)
+    raise ConfigError(f"unknown learner.backend {cfg.backend!r} (available: river, compiled)")

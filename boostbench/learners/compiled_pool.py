@@ -1,0 +1,131 @@
+"""The compiled pool: N Hoeffding trees in flat numpy arrays, trained by numba kernels.
+
+Same interface and semantics as :class:`~boostbench.learners.river_pool.RiverHoeffdingTreePool`
+(the reference it is tested against, see ``tests/test_compiled_pool.py``), without a Python-level
+loop over trees: one kernel call predicts or trains all N trees on an example.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boostbench.learners import vfdt_kernels as K
+from boostbench.learners.pool import HoeffdingTreeParams, WeakLearnerPool
+
+
+class CompiledHoeffdingTreePool(WeakLearnerPool):
+    """N VFDTs with per-tree delta, tau, grace period and weight scale c_i, in numba.
+
+    Args:
+        params: the drawn parameters, arrays ``(N,)``.
+        n_classes: k; labels are ints ``0..k-1``.
+        n_categories: ``(d,)`` number of categories of each attribute (0 = numeric).
+        feature_subsets: ``(N, m)`` attribute indices each tree sees, or None for all.
+        capacity: initial number of nodes (arrays double when full).
+    """
+
+    def __init__(self, params: HoeffdingTreeParams, n_classes: int, n_categories,
+                 feature_subsets: np.ndarray | None = None, capacity: int = 1024):
+        n = len(params.delta)
+        n_categories = np.asarray(n_categories, dtype=np.int64)
+        d = len(n_categories)
+        self.n_learners, self.n_classes = n, int(n_classes)
+        self.feat_map = (np.tile(np.arange(d, dtype=np.int64), (n, 1)) if feature_subsets is None
+                         else np.ascontiguousarray(feature_subsets, dtype=np.int64))
+        self.feat_nominal = n_categories[self.feat_map] > 0
+        d_local = self.feat_map.shape[1]
+        self.width = max(2, int(n_categories.max(initial=0)))  # children per node (multiway)
+        self.grace = params.grace_period.astype(np.float64)
+        self.delta = params.delta.astype(np.float64)
+        self.tau = params.tau.astype(np.float64)
+        self.weight_scale = params.weight_scale.astype(np.float64)
+        k = self.n_classes
+        # statistics shapes: nominal (slots, d_local, values, k); numeric (slots, d_local, k, 5)
+        self._nominal_shape = (d_local if self.feat_nominal.any() else 1, max(1, int(n_categories.max(initial=0))), k)
+        self._numeric_shape = (d_local if (~self.feat_nominal).any() else 1, k, 5)
+        self.counters = np.zeros(3, dtype=np.int64)  # nodes used, slots used, free slots
+        self._allocate_nodes(max(capacity, 4 * n))
+        self._allocate_slots(max(capacity, 4 * n))
+        self.root = np.empty(n, dtype=np.int64)
+        for tree in range(n):
+            self.root[tree] = K._new_node(self.counters, 0, self.node_leaf, self.node_active, self.node_depth,
+                                          self.node_children, self.node_stats, self.node_slot,
+                                          self.node_last, self.free_slots)
+
+    # -- storage --------------------------------------------------------------------------
+    def _allocate_nodes(self, size: int) -> None:
+        old = getattr(self, "node_leaf", None)
+        fields = {
+            "node_leaf": (np.bool_, ()), "node_active": (np.bool_, ()), "node_kind": (np.int64, ()),
+            "node_feature": (np.int64, ()), "node_value": (np.float64, ()),
+            "node_children": (np.int64, (self.width,)), "node_stats": (np.float64, (self.n_classes,)),
+            "node_slot": (np.int64, ()), "node_last": (np.float64, ()), "node_depth": (np.int64, ()),
+        }
+        for name, (dtype, tail) in fields.items():
+            fresh = np.zeros((size, *tail), dtype=dtype)
+            if old is not None:
+                current = getattr(self, name)
+                fresh[: len(current)] = current
+            setattr(self, name, fresh)
+
+    def _allocate_slots(self, size: int) -> None:
+        nominal = np.zeros((size, *self._nominal_shape))
+        numeric = np.zeros((size, *self._numeric_shape))
+        free = np.zeros(size, dtype=np.int64)
+        if hasattr(self, "nominal_counts"):
+            used = len(self.nominal_counts)
+            nominal[:used] = self.nominal_counts
+            numeric[:used] = self.numeric_stats
+            free[:used] = self.free_slots
+        self.nominal_counts, self.numeric_stats, self.free_slots = nominal, numeric, free
+
+    def _ensure(self, trees: int) -> None:
+        """Room for ``trees`` trees each to split once and add a leaf in this call."""
+        extra = trees * (self.width + 1)
+        if self.counters[0] + extra > len(self.node_leaf):
+            self._allocate_nodes(2 * (len(self.node_leaf) + extra))
+        if self.counters[1] + extra > len(self.nominal_counts):
+            self._allocate_slots(2 * (len(self.nominal_counts) + extra))
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.counters[0])
+
+    def memory_bytes(self) -> int:
+        """Bytes held by the pool's arrays."""
+        return sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
+
+    # -- the pool interface -----------------------------------------------------------------
+    def _tree_arrays(self):
+        return (self.root, self.node_leaf, self.node_kind, self.node_feature, self.node_value,
+                self.node_children, self.node_stats, self.feat_map)
+
+    def prepare(self, x: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(x, dtype=np.float64)
+
+    def predict_proba(self, xp: np.ndarray) -> np.ndarray:
+        out = np.empty((self.n_learners, self.n_classes))
+        K.predict_all(xp, out, *self._tree_arrays())
+        return out
+
+    def predict_proba_one(self, i: int, xp: np.ndarray) -> np.ndarray:
+        out = np.empty(self.n_classes)
+        K.predict_tree(i, xp, out, *self._tree_arrays())
+        return out
+
+    def _learn_arrays(self):
+        return (self.root, self.node_leaf, self.node_active, self.node_kind, self.node_feature,
+                self.node_value, self.node_children, self.node_stats, self.node_slot, self.node_last,
+                self.node_depth, self.counters, self.free_slots, self.nominal_counts,
+                self.numeric_stats, self.feat_map, self.feat_nominal, self.grace, self.delta, self.tau)
+
+    def learn(self, xp: np.ndarray, y: int, weights: np.ndarray) -> None:
+        self._ensure(self.n_learners)
+        K.learn_all(xp, int(y), np.ascontiguousarray(weights, dtype=np.float64), *self._learn_arrays(),
+                    self.weight_scale)
+
+    def learn_one(self, i: int, xp: np.ndarray, y: int, weight: float) -> None:
+        if weight <= 0:
+            return
+        self._ensure(1)
+        K.learn_tree(i, xp, int(y), float(weight) * self.weight_scale[i], *self._learn_arrays())

@@ -1,0 +1,389 @@
+"""Compiled Hoeffding-tree (VFDT) kernels for N trees held in flat arrays.
+
+The semantics follow river's ``HoeffdingTreeClassifier`` (river 0.26, the reference pool):
+
+- a leaf keeps class weights; while active it also keeps, per attribute it sees, a nominal
+  count table or per-class Gaussian estimators (weighted mean/variance, min, max);
+- when an active, impure leaf has gained ``grace_period`` weight since its last attempt it
+  tries to split: each attribute proposes its best split by information gain (nominal: the
+  multiway split and every one-vs-rest binary split; numeric: 10 evenly spaced thresholds
+  between the observed min and max, class weights on each side from the Gaussian CDFs); a split
+  needs two branches with more than 1% of the weight, else its merit is -inf;
+- with ``eps = sqrt(R^2 ln(1/delta) / (2 W))``, ``R = log2(max(classes seen, 2))``, the best
+  split is taken when ``best - second > eps`` or ``eps < tau``; if the best merit is -inf (the
+  null split wins) or a class holds more than 99% of the weight, the leaf is deactivated;
+- children start from the split's class distributions; a missing value follows the child with
+  the most weight; an unseen nominal value gets a new leaf under a multiway branch;
+- leaves predict their normalised class weights (majority-class leaves, ``'mc'``).
+
+Left out: river's memory manager (``max_size``), which deactivates leaves past 100 MB.
+
+Layout: nodes of all trees share arrays indexed by node id; active leaves own a "slot" in the
+statistics arrays (released when they split or are deactivated). The Python side
+(:mod:`boostbench.learners.compiled_pool`) grows the arrays before each call.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+NUMERIC, NOMINAL_BINARY, MULTIWAY = 0, 1, 2
+MIN_BRANCH_FRACTION = 0.01
+MAX_SHARE_TO_SPLIT = 0.99
+N_SPLIT_POINTS = 10
+
+
+@njit(cache=True)
+def _entropy(dist):  # pragma: no cover - compiled
+    total = 0.0
+    h = 0.0
+    for value in dist:
+        if value > 0.0:
+            h -= value * math.log2(value)
+            total += value
+    if total <= 0.0:
+        return 0.0, 0.0
+    return (h + total * math.log2(total)) / total, total
+
+
+@njit(cache=True)
+def _merit(pre_entropy, post):  # pragma: no cover - compiled
+    """Information gain of a split with branch class weights ``post`` (B, k); -inf if degenerate."""
+    n_branches = post.shape[0]
+    weights = np.empty(n_branches)
+    total = 0.0
+    for b in range(n_branches):
+        weights[b] = post[b].sum()
+        total += weights[b]
+    if total <= 0.0:
+        return -np.inf
+    big = 0
+    for b in range(n_branches):
+        if weights[b] / total > MIN_BRANCH_FRACTION:
+            big += 1
+    if big < 2:
+        return -np.inf
+    h = 0.0
+    for b in range(n_branches):
+        hb, wb = _entropy(post[b])
+        h += wb * hb
+    return pre_entropy - h / total
+
+
+@njit(cache=True)
+def _norm_cdf(z):  # pragma: no cover - compiled
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
+@njit(cache=True)
+def _gaussian_cdf(stats, value):  # pragma: no cover - compiled
+    """CDF at ``value`` of a Gaussian estimator ``[weight, mean, S, min, max]`` (variance ddof 1)."""
+    n, mean, s = stats[0], stats[1], stats[2]
+    var = s / (n - 1.0) if n > 1.0 else 0.0
+    if var <= 0.0:
+        return 1.0 if value > mean else 0.0
+    return _norm_cdf((value - mean) / math.sqrt(var))
+
+
+@njit(cache=True)
+def find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value, node_children,
+              node_stats, feat_map):  # pragma: no cover - compiled
+    """The leaf ``x`` reaches in ``tree`` (missing or unseen values follow the heaviest child).
+
+    Returns ``(leaf, parent, branch)``; ``leaf = -1`` when a multiway branch has no child for
+    the value, with ``parent`` that branch and ``branch`` the value's code.
+    """
+    node = root[tree]
+    parent = -1
+    while not node_leaf[node]:
+        value = x[feat_map[tree, node_feature[node]]]
+        child = -1
+        branch = -1
+        if value == value:
+            kind = node_kind[node]
+            if kind == NUMERIC:
+                branch = 0 if value <= node_value[node] else 1
+            elif kind == NOMINAL_BINARY:
+                branch = 0 if value == node_value[node] else 1
+            else:
+                branch = int(value)
+                if branch >= node_children.shape[1]:
+                    branch = -1
+            if branch >= 0:
+                child = node_children[node, branch]
+            if child < 0 and kind == MULTIWAY and branch >= 0:
+                return -1, node, branch
+        if child < 0:  # missing value: the most traversed path
+            best = -1.0
+            for b in range(node_children.shape[1]):
+                c = node_children[node, b]
+                if c >= 0:
+                    w = node_stats[c].sum()
+                    if w > best:
+                        best = w
+                        child = c
+        parent = node
+        node = child
+    return node, parent, -1
+
+
+@njit(cache=True)
+def predict_tree(tree, x, out, root, node_leaf, node_kind, node_feature, node_value,
+                 node_children, node_stats, feat_map):  # pragma: no cover - compiled
+    """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty)."""
+    leaf, parent, _ = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
+                                node_children, node_stats, feat_map)
+    source = leaf if leaf >= 0 else parent
+    total = node_stats[source].sum()
+    k = out.shape[0]
+    if total > 0.0:
+        for c in range(k):
+            out[c] = node_stats[source, c] / total
+    else:
+        for c in range(k):
+            out[c] = 1.0 / k
+
+
+@njit(cache=True)
+def predict_all(x, out, root, node_leaf, node_kind, node_feature, node_value, node_children,
+                node_stats, feat_map):  # pragma: no cover - compiled
+    """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``."""
+    for tree in range(out.shape[0]):
+        predict_tree(tree, x, out[tree], root, node_leaf, node_kind, node_feature, node_value,
+                     node_children, node_stats, feat_map)
+
+
+@njit(cache=True)
+def _new_node(counters, depth, node_leaf, node_active, node_depth, node_children, node_stats,
+              node_slot, node_last, free_slots):  # pragma: no cover - compiled
+    node = counters[0]
+    counters[0] += 1
+    node_leaf[node] = True
+    node_active[node] = True
+    node_depth[node] = depth
+    node_children[node, :] = -1
+    node_stats[node, :] = 0.0
+    node_last[node] = 0.0
+    # take a free statistics slot, or a new one
+    if counters[2] > 0:
+        counters[2] -= 1
+        slot = free_slots[counters[2]]
+    else:
+        slot = counters[1]
+        counters[1] += 1
+    node_slot[node] = slot
+    return node
+
+
+@njit(cache=True)
+def _release(node, counters, node_slot, free_slots, nominal_counts, numeric_stats):  # pragma: no cover
+    slot = node_slot[node]
+    if slot >= 0:
+        nominal_counts[slot] = 0.0
+        numeric_stats[slot] = 0.0
+        free_slots[counters[2]] = slot
+        counters[2] += 1
+        node_slot[node] = -1
+
+
+@njit(cache=True)
+def learn_tree(tree, x, y, w, root, node_leaf, node_active, node_kind, node_feature, node_value,
+               node_children, node_stats, node_slot, node_last, node_depth, counters, free_slots,
+               nominal_counts, numeric_stats, feat_map, feat_nominal, grace, delta, tau):  # pragma: no cover
+    """Train tree ``tree`` on ``(x, y)`` with importance weight ``w`` (already scaled by c_i)."""
+    leaf, parent, branch = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
+                                     node_children, node_stats, feat_map)
+    if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
+        leaf = _new_node(counters, node_depth[parent] + 1, node_leaf, node_active, node_depth,
+                         node_children, node_stats, node_slot, node_last, free_slots)
+        node_children[parent, branch] = leaf
+    node_stats[leaf, y] += w
+    if not node_active[leaf]:
+        return
+    slot = node_slot[leaf]
+    n_local = feat_map.shape[1]
+    for j in range(n_local):
+        value = x[feat_map[tree, j]]
+        if value != value:
+            continue
+        if feat_nominal[tree, j]:
+            code = int(value)
+            if code < nominal_counts.shape[2]:
+                nominal_counts[slot, j, code, y] += w
+        else:
+            st = numeric_stats[slot, j, y]
+            if st[0] == 0.0:
+                st[3] = value
+                st[4] = value
+            else:
+                if value < st[3]:
+                    st[3] = value
+                if value > st[4]:
+                    st[4] = value
+            old_mean = st[1]
+            st[0] += w
+            st[1] += w / st[0] * (value - old_mean)
+            st[2] += w * (value - old_mean) * (value - st[1])
+    total = node_stats[leaf].sum()
+    if total - node_last[leaf] < grace[tree]:
+        return
+    node_last[leaf] = total
+    _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_feature, node_value,
+                   node_children, node_stats, node_slot, node_last, node_depth, counters, free_slots,
+                   nominal_counts, numeric_stats, feat_nominal, delta, tau)
+
+
+@njit(cache=True)
+def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_feature, node_value,
+                   node_children, node_stats, node_slot, node_last, node_depth, counters, free_slots,
+                   nominal_counts, numeric_stats, feat_nominal, delta, tau):  # pragma: no cover
+    stats = node_stats[leaf]
+    k = stats.shape[0]
+    n_seen = 0
+    majority = 0.0
+    for c in range(k):
+        if stats[c] > 0.0:
+            n_seen += 1
+        if stats[c] > majority:
+            majority = stats[c]
+    if n_seen <= 1:  # pure: river does not try
+        return
+    if majority / total > MAX_SHARE_TO_SPLIT:  # only the null split is proposed, and it wins
+        node_active[leaf] = False
+        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats)
+        return
+    slot = node_slot[leaf]
+    pre_entropy, _ = _entropy(stats)
+    n_local = feat_nominal.shape[1]
+    n_values = nominal_counts.shape[2]
+    best, second = -np.inf, -np.inf
+    best_feature, best_kind, best_value = -1, -1, 0.0
+    binary = np.empty((2, k))
+    for j in range(n_local):
+        feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
+        if feat_nominal[tree, j]:
+            table = nominal_counts[slot, j]  # (values, k)
+            observed = 0
+            for v in range(n_values):
+                if table[v].sum() > 0.0:
+                    observed += 1
+            if observed == 0:
+                continue
+            multi = np.empty((observed, k))
+            b = 0
+            for v in range(n_values):
+                if table[v].sum() > 0.0:
+                    multi[b] = table[v]
+                    b += 1
+            feature_best = _merit(pre_entropy, multi)
+            feature_kind = MULTIWAY
+            column_total = multi.sum(axis=0)
+            for v in range(n_values):
+                if table[v].sum() > 0.0:
+                    binary[0] = table[v]
+                    binary[1] = column_total - table[v]
+                    m = _merit(pre_entropy, binary)
+                    if m > feature_best:
+                        feature_best, feature_kind, feature_value = m, NOMINAL_BINARY, float(v)
+        else:
+            lo, hi = np.inf, -np.inf
+            for c in range(k):
+                st = numeric_stats[slot, j, c]
+                if st[0] > 0.0:
+                    lo = min(lo, st[3])
+                    hi = max(hi, st[4])
+            if not lo < hi:
+                continue
+            step = (hi - lo) / (N_SPLIT_POINTS + 1.0)
+            for i in range(N_SPLIT_POINTS):
+                point = lo + step * (i + 1)
+                if not (lo < point < hi):
+                    continue
+                binary[:] = 0.0
+                for c in range(k):
+                    st = numeric_stats[slot, j, c]
+                    if st[0] <= 0.0:
+                        continue
+                    if point < st[3]:
+                        binary[1, c] = st[0]
+                    elif point >= st[4]:
+                        binary[0, c] = st[0]
+                    else:
+                        left = _gaussian_cdf(st, point) * st[0]
+                        binary[0, c] = left
+                        binary[1, c] = st[0] - left
+                m = _merit(pre_entropy, binary)
+                if m > feature_best:
+                    feature_best, feature_kind, feature_value = m, NUMERIC, point
+        if feature_best > best:
+            second = best
+            best, best_feature, best_kind, best_value = feature_best, j, feature_kind, feature_value
+        elif feature_best > second:
+            second = feature_best
+    bound = math.sqrt(math.log2(max(n_seen, 2)) ** 2 * math.log(1.0 / delta[tree]) / (2.0 * total))
+    if not (best - second > bound or bound < tau[tree]):
+        return
+    if best == -np.inf:  # the null split wins: pre-pruning
+        node_active[leaf] = False
+        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats)
+        return
+    # split: post-split class distributions become the children's statistics
+    depth = node_depth[leaf] + 1
+    if best_kind == MULTIWAY:
+        table = nominal_counts[slot, best_feature].copy()
+        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats)
+        for v in range(n_values):
+            if table[v].sum() > 0.0:
+                child = _new_node(counters, depth, node_leaf, node_active, node_depth, node_children,
+                                  node_stats, node_slot, node_last, free_slots)
+                node_stats[child] = table[v]
+                node_last[child] = table[v].sum()
+                node_children[leaf, v] = child
+    else:
+        post = np.zeros((2, k))
+        if best_kind == NOMINAL_BINARY:
+            table = nominal_counts[slot, best_feature]
+            post[0] = table[int(best_value)]
+            post[1] = table.sum(axis=0) - table[int(best_value)]
+        else:
+            for c in range(k):
+                st = numeric_stats[slot, best_feature, c]
+                if st[0] <= 0.0:
+                    continue
+                if best_value < st[3]:
+                    post[1, c] = st[0]
+                elif best_value >= st[4]:
+                    post[0, c] = st[0]
+                else:
+                    left = _gaussian_cdf(st, best_value) * st[0]
+                    post[0, c] = left
+                    post[1, c] = st[0] - left
+        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats)
+        for b in range(2):
+            child = _new_node(counters, depth, node_leaf, node_active, node_depth, node_children,
+                              node_stats, node_slot, node_last, free_slots)
+            node_stats[child] = post[b]
+            node_last[child] = post[b].sum()
+            node_children[leaf, b] = child
+    node_leaf[leaf] = False
+    node_active[leaf] = False
+    node_kind[leaf] = best_kind
+    node_feature[leaf] = best_feature
+    node_value[leaf] = best_value
+
+
+@njit(cache=True)
+def learn_all(x, y, weights, root, node_leaf, node_active, node_kind, node_feature, node_value,
+              node_children, node_stats, node_slot, node_last, node_depth, counters, free_slots,
+              nominal_counts, numeric_stats, feat_map, feat_nominal, grace, delta, tau,
+              weight_scale):  # pragma: no cover - compiled
+    """Train every tree with ``weights[i] > 0`` on ``(x, y)`` with weight ``weights[i] * c_i``."""
+    for tree in range(weights.shape[0]):
+        if weights[tree] > 0.0:
+            learn_tree(tree, x, y, weights[tree] * weight_scale[tree], root, node_leaf, node_active,
+                       node_kind, node_feature, node_value, node_children, node_stats, node_slot,
+                       node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats,
+                       feat_map, feat_nominal, grace, delta, tau)

@@ -1,0 +1,79 @@
+"""The compiled VFDT pool against the river pool (the reference) and against known trees."""
+
+import numpy as np
+import pytest
+from omegaconf import OmegaConf
+
+from boostbench.config import compose_config
+from boostbench.experiment import run_experiment
+from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
+from boostbench.learners.pool import HoeffdingTreeParams
+
+
+def params(n, delta=0.1, tau=0.05, grace=10, scale=1.0):
+    return HoeffdingTreeParams(delta=np.full(n, delta), tau=np.full(n, tau),
+                               grace_period=np.full(n, grace), weight_scale=np.full(n, scale))
+
+
+def test_numeric_threshold_is_learned():
+    rng = np.random.default_rng(0)
+    pool = CompiledHoeffdingTreePool(params(3), 2, [0, 0])
+    for _ in range(400):
+        x = rng.uniform(-1, 1, size=2)
+        pool.learn(pool.prepare(x), int(x[0] > 0.2), np.ones(3))
+    X = rng.uniform(-1, 1, size=(500, 2))
+    predicted = np.array([pool.predict_proba(pool.prepare(x)).argmax(axis=1) for x in X])
+    assert (predicted == (X[:, [0]] > 0.2)).mean() > 0.95
+    assert pool.n_nodes > 3  # the roots split
+
+
+def test_nominal_multiway_split_and_unseen_and_missing_values():
+    pool = CompiledHoeffdingTreePool(params(1, tau=0.5, grace=5), 3, [3, 0])
+    for t in range(300):
+        value = t % 3
+        pool.learn(pool.prepare(np.array([value, 0.5])), value, np.ones(1))
+    for value in range(3):
+        assert pool.predict_proba_one(0, np.array([value, 0.5])).argmax() == value
+    # a missing value follows the heaviest child; the distribution stays a distribution
+    proba = pool.predict_proba_one(0, np.array([np.nan, 0.5]))
+    assert proba.sum() == pytest.approx(1.0)
+
+
+def test_untrained_tree_is_uniform_and_weights_scale():
+    pool = CompiledHoeffdingTreePool(params(2, scale=4.0), 4, [0])
+    np.testing.assert_allclose(pool.predict_proba(pool.prepare(np.array([1.0]))), 0.25)
+    pool.learn_one(1, pool.prepare(np.array([1.0])), 2, 0.5)
+    assert pool.node_stats[pool.root[1], 2] == pytest.approx(2.0)  # 0.5 * c_i
+    assert pool.node_stats[pool.root[0]].sum() == 0.0
+
+
+def test_arrays_grow_past_their_capacity():
+    rng = np.random.default_rng(1)
+    pool = CompiledHoeffdingTreePool(params(4, tau=0.9, grace=2, delta=0.5), 2, [0, 0, 0], capacity=4)
+    for _ in range(2000):
+        x = rng.normal(size=3)
+        pool.learn(pool.prepare(x), int(x.sum() > 0), np.ones(4))
+    assert pool.n_nodes > len(pool.root) * 3 and len(pool.node_leaf) >= pool.n_nodes
+
+
+@pytest.mark.parametrize("dataset,algorithm,tolerance", [
+    ("car", "adaboost_olm", 0.04), ("car", "online_boosting", 0.04), ("car", "best_vfdt", 0.04),
+    ("balance", "online_mbbm", 0.05),
+])
+def test_compiled_pool_matches_river_pool(dataset, algorithm, tolerance):
+    """Mean final accuracy over seeds agrees with the river reference (small N for speed)."""
+    def mean_accuracy(backend):
+        return np.mean([
+            run_experiment(compose_config([f"dataset={dataset}", f"algorithm={algorithm}", "n_learners=10",
+                                           "gamma=0.05", f"seed={seed}", f"learner.backend={backend}"]))
+            ["metrics"]["final_accuracy"] for seed in range(3)])
+
+    assert abs(mean_accuracy("compiled") - mean_accuracy("river")) < tolerance
+
+
+def test_compiled_pool_on_multilabel_data():
+    river = run_experiment(compose_config(["dataset=emotions", "algorithm=ada_olmr", "n_learners=10",
+                                           "learner.backend=river"]))["metrics"]["test_rank_loss"]
+    compiled = run_experiment(compose_config(["dataset=emotions", "algorithm=ada_olmr", "n_learners=10",
+                                              "learner.backend=compiled"]))["metrics"]["test_rank_loss"]
+    assert abs(river - compiled) < 0.04
