@@ -115,46 +115,52 @@ def datasets(data_dir: Optional[str] = typer.Option(None, help="extra data direc
 
 @app.command()
 def report(
-    table: str = typer.Argument(..., help="jung2017_table1"),
+    table: str = typer.Argument(..., help="jung2017_table1 or jung_tewari2018_table3"),
     results_dir: str = typer.Option("results", help="the store to read (<dir>/runs/*.json)"),
     out_dir: Optional[str] = typer.Option(None, help="where to write tables (default <results-dir>/tables)"),
     n_learners: int = typer.Option(100, help="only runs with this many weak learners"),
+    backend: Optional[str] = typer.Option(None, help="only runs with this learner backend (river, compiled)"),
 ):
     """Rebuild a paper table from the result store, next to the paper's numbers."""
     from pathlib import Path
 
     from boostbench.reporting.records import load_runs
-    from boostbench.reporting.tables import jung2017_table1, to_markdown
+    from boostbench.reporting.tables import TABLES, rebuild, to_markdown
     from boostbench.store import atomic_write_text
 
-    builders = {"jung2017_table1": jung2017_table1}
-    if table not in builders:
-        _fail(f"unknown table {table!r} (available: {', '.join(builders)})")
+    if table not in TABLES:
+        _fail(f"unknown table {table!r} (available: {', '.join(TABLES)})")
     try:
         runs = load_runs(results_dir)
     except BoostbenchError as exc:
         _fail(str(exc))
+    if backend is not None:
+        runs = runs[runs["backend"] == backend]
     if runs.empty:
-        _fail(f"no run records under {Path(results_dir) / 'runs'}")
-    frame = builders[table](runs, n_learners=n_learners)
+        _fail(f"no run records under {Path(results_dir) / 'runs'}" + (f" with backend {backend}" if backend else ""))
+    frame = rebuild(table, runs, n_learners=n_learners)
+    spec = TABLES[table]
+    digits = 3 if spec.higher_is_better else 4
     shown = Table(title=f"{table}: ours ± std over seeds (paper), runtime s (paper's)")
     shown.add_column("data set")
-    for column in frame["column"].unique():
+    for column in spec.columns:
         shown.add_column(column, justify="right")
     for dataset, group in frame.groupby("dataset", sort=False):
         cells = []
         for row in group.itertuples():
+            paper = "—" if row.paper != row.paper else f"{row.paper:.{digits}f}"
             if row.n_seeds == 0:
-                cells.append(f"[dim]- ({row.paper:.3f})\n{row.note}[/]")
+                cells.append(f"[dim]- ({paper})\n{row.note}[/]")
                 continue
-            colour = "red" if row.diff < -0.03 else "green" if row.diff > 0.03 else "white"
-            cells.append(f"[{colour}]{row.ours:.3f}[/]±{row.std:.3f} ({row.paper:.3f})\n"
-                         f"{row.runtime_s:.0f} s ({row.paper_runtime_s} s)"
+            worse = -row.diff if spec.higher_is_better else row.diff
+            colour = "white" if row.diff != row.diff or abs(worse) <= 0.01 else "red" if worse > 0 else "green"
+            cells.append(f"[{colour}]{row.ours:.{digits}f}[/]±{row.std:.{digits}f} ({paper})\n"
+                         f"{row.runtime_s:.1f} s ({row.paper_runtime_s} s)"
                          + (f"\n[dim]{row.note}[/]" if row.note else ""))
         shown.add_row(dataset, *cells)
     console.print(shown)
     target = Path(out_dir) if out_dir else Path(results_dir) / "tables"
-    md = atomic_write_text(target / f"{table}.md", to_markdown(frame))
+    md = atomic_write_text(target / f"{table}.md", to_markdown(table, frame))
     csv = atomic_write_text(target / f"{table}.csv", frame.to_csv(index=False))
     console.print(f"wrote {md} and {csv}")
 

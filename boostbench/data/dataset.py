@@ -7,8 +7,33 @@ from dataclasses import dataclass
 import numpy as np
 
 
+class EncodedFeatures:
+    """Properties shared by the encoded data sets (they hold ``X``, ``nominal``, ``categories``)."""
+
+    X: np.ndarray
+    nominal: np.ndarray
+    categories: tuple[tuple[str, ...] | None, ...]
+
+    @property
+    def n_examples(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def nominal_indices(self) -> list[int]:
+        return [int(j) for j in np.flatnonzero(self.nominal)]
+
+    @property
+    def n_categories(self) -> list[int]:
+        """Category count of each attribute (0 for numeric ones)."""
+        return [len(c) if c is not None else 0 for c in self.categories]
+
+
 @dataclass(frozen=True)
-class Dataset:
+class Dataset(EncodedFeatures):
     """A classification data set encoded once into numpy arrays.
 
     Attributes:
@@ -31,22 +56,5 @@ class Dataset:
     class_names: tuple[str, ...]
 
     @property
-    def n_examples(self) -> int:
-        return int(self.X.shape[0])
-
-    @property
-    def n_features(self) -> int:
-        return int(self.X.shape[1])
-
-    @property
     def n_classes(self) -> int:
         return len(self.class_names)
-
-    @property
-    def nominal_indices(self) -> list[int]:
-        return [int(j) for j in np.flatnonzero(self.nominal)]
-
-    @property
-    def n_categories(self) -> list[int]:
-        """Category count of each attribute (0 for numeric ones)."""
-        return [len(c) if c is not None else 0 for c in self.categories]

@@ -14,13 +14,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from boostbench.data.dataset import EncodedFeatures
 from boostbench.data.encoding import encode_features
 from boostbench.data.loaders import RawTable, read_arff_table
 from boostbench.errors import DataError
 
 
 @dataclass(frozen=True)
-class MultilabelDataset:
+class MultilabelDataset(EncodedFeatures):
     """A multi-label data set encoded into numpy arrays.
 
     Attributes:
@@ -43,25 +44,8 @@ class MultilabelDataset:
     n_train: int
 
     @property
-    def n_examples(self) -> int:
-        return int(self.X.shape[0])
-
-    @property
-    def n_features(self) -> int:
-        return int(self.X.shape[1])
-
-    @property
     def n_labels(self) -> int:
         return len(self.label_names)
-
-    @property
-    def nominal_indices(self) -> list[int]:
-        return [int(j) for j in np.flatnonzero(self.nominal)]
-
-    @property
-    def n_categories(self) -> list[int]:
-        """Category count of each attribute (0 for numeric ones)."""
-        return [len(c) if c is not None else 0 for c in self.categories]
 
 
 def read_label_names(path: Path) -> list[str]:

@@ -89,6 +89,27 @@ def _gaussian_cdf(stats, value):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _numeric_split(stats, point, post):  # pragma: no cover - compiled
+    """Class weights left (``x <= point``) and right of a threshold, from per-class Gaussians.
+
+    ``stats`` is ``(k, 5)`` ``[weight, mean, S, min, max]``; ``post`` ``(2, k)`` is overwritten.
+    """
+    post[:] = 0.0
+    for c in range(stats.shape[0]):
+        st = stats[c]
+        if st[0] <= 0.0:
+            continue
+        if point < st[3]:
+            post[1, c] = st[0]
+        elif point >= st[4]:
+            post[0, c] = st[0]
+        else:
+            left = _gaussian_cdf(st, point) * st[0]
+            post[0, c] = left
+            post[1, c] = st[0] - left
+
+
+@njit(cache=True)
 def find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value, node_children,
               node_stats, feat_map):  # pragma: no cover - compiled
     """The leaf ``x`` reaches in ``tree`` (missing or unseen values follow the heaviest child).
@@ -302,19 +323,7 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
                 point = lo + step * (i + 1)
                 if not (lo < point < hi):
                     continue
-                binary[:] = 0.0
-                for c in range(k):
-                    st = numeric_stats[slot, j, c]
-                    if st[0] <= 0.0:
-                        continue
-                    if point < st[3]:
-                        binary[1, c] = st[0]
-                    elif point >= st[4]:
-                        binary[0, c] = st[0]
-                    else:
-                        left = _gaussian_cdf(st, point) * st[0]
-                        binary[0, c] = left
-                        binary[1, c] = st[0] - left
+                _numeric_split(numeric_stats[slot, j], point, binary)
                 m = _merit(pre_entropy, binary)
                 if m > feature_best:
                     feature_best, feature_kind, feature_value = m, NUMERIC, point
@@ -349,18 +358,7 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
             post[0] = table[int(best_value)]
             post[1] = table.sum(axis=0) - table[int(best_value)]
         else:
-            for c in range(k):
-                st = numeric_stats[slot, best_feature, c]
-                if st[0] <= 0.0:
-                    continue
-                if best_value < st[3]:
-                    post[1, c] = st[0]
-                elif best_value >= st[4]:
-                    post[0, c] = st[0]
-                else:
-                    left = _gaussian_cdf(st, best_value) * st[0]
-                    post[0, c] = left
-                    post[1, c] = st[0] - left
+            _numeric_split(numeric_stats[slot, best_feature], best_value, post)
         _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats)
         for b in range(2):
             child = _new_node(counters, depth, node_leaf, node_active, node_depth, node_children,

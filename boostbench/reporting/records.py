@@ -9,15 +9,17 @@ import pandas as pd
 
 from boostbench.errors import DataError
 
-COLUMNS = ["config_hash", "dataset", "algorithm", "seed", "n_learners", "gamma", "final_accuracy",
-           "final_accuracy_member_mean", "cumulative_accuracy", "runtime_s", "us_per_example",
-           "peak_rss_bytes", "n_examples"]
+COLUMNS = ["config_hash", "dataset", "algorithm", "backend", "seed", "n_learners", "gamma",
+           "final_accuracy", "final_accuracy_member_mean", "cumulative_accuracy", "test_rank_loss",
+           "runtime_s", "us_per_example", "peak_rss_bytes", "n_examples"]
+METRICS = COLUMNS[7:]
 
 
 def load_runs(results_dir: str | Path) -> pd.DataFrame:
     """Every record under ``<results_dir>/runs/`` as one row (columns: :data:`COLUMNS`).
 
-    ``gamma`` is filled only for algorithms that use it (NaN otherwise).
+    ``gamma`` is filled only for algorithms that use it, and each metric only for the task that
+    has it (NaN otherwise).
 
     Raises:
         DataError: a record is not valid JSON (its path is named).
@@ -36,7 +38,8 @@ def load_runs(results_dir: str | Path) -> pd.DataFrame:
             "algorithm": algorithm["name"],
             "seed": config["seed"],
             "n_learners": config["n_learners"],
+            "backend": config["learner"]["backend"],
             "gamma": algorithm.get("gamma", float("nan")),
-            **{key: metrics.get(key, float("nan")) for key in COLUMNS[6:]},
+            **{key: metrics.get(key, float("nan")) for key in METRICS},
         })
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -1,13 +1,17 @@
 """Paper tables rebuilt from the result store, next to the papers' own numbers.
 
 The papers' values come from ``paper_tables.yaml`` (a copy of ``shared/spec/paper_tables.yaml``,
-transcribed from the seed papers).
+transcribed from the seed papers). A cell is the mean ± std over seeds of one metric; a column
+tuned over an edge gamma ("Best MBBM", "best BMR") takes, per data set, the gamma whose mean is
+best.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from omegaconf import OmegaConf
 
@@ -15,11 +19,43 @@ from boostbench.data.registry import available_datasets
 
 PAPER_TABLES = Path(__file__).with_name("paper_tables.yaml")
 
-# Table 1's row names -> our registry names; its columns -> our algorithms.
-TABLE1_DATASETS = {"balance": "balance", "mice": "mice", "cars": "car", "mushroom": "mushroom",
-                   "nursery": "nursery", "isolet": "isolet", "movement": "movement"}
-TABLE1_COLUMNS = {"best_decision_tree": "best_vfdt", "online_boosting": "online_boosting",
-                  "adaboost_olm": "adaboost_olm", "best_mbbm": "online_mbbm"}
+
+@dataclass(frozen=True)
+class TableSpec:
+    """How a paper table maps onto our runs.
+
+    Attributes:
+        key: the table's key in ``paper_tables.yaml``.
+        datasets: paper row name -> our registry name.
+        columns: paper column -> our algorithm (None: a column we do not reproduce).
+        metric: the run metric shown (``final_accuracy`` or ``test_rank_loss``).
+        paper_value: the key of the paper's values in a row (``accuracy`` or ``rank_loss``).
+        higher_is_better: direction of the metric (chooses the best gamma).
+    """
+
+    key: str
+    datasets: dict[str, str]
+    columns: dict[str, str | None]
+    metric: str
+    paper_value: str
+    higher_is_better: bool
+
+
+TABLES = {
+    "jung2017_table1": TableSpec(
+        key="jung2017_table1",
+        datasets={"balance": "balance", "mice": "mice", "cars": "car", "mushroom": "mushroom",
+                  "nursery": "nursery", "isolet": "isolet", "movement": "movement"},
+        columns={"best_decision_tree": "best_vfdt", "online_boosting": "online_boosting",
+                 "adaboost_olm": "adaboost_olm", "best_mbbm": "online_mbbm"},
+        metric="final_accuracy", paper_value="accuracy", higher_is_better=True),
+    "jung_tewari2018_table3": TableSpec(
+        key="jung_tewari2018_table3",
+        datasets={"emotions": "emotions", "scene": "scene", "yeast": "yeast", "mediamill": "mediamill",
+                  "m_reduced": "mediamill_reduced"},
+        columns={"batch": None, "ada_olmr": "ada_olmr", "best_bmr": "online_bmr"},
+        metric="test_rank_loss", paper_value="rank_loss", higher_is_better=False),
+}
 
 
 def paper_tables() -> dict:
@@ -27,69 +63,74 @@ def paper_tables() -> dict:
     return OmegaConf.to_container(OmegaConf.load(PAPER_TABLES))
 
 
-def _summarise(runs: pd.DataFrame) -> tuple[float, float, int, float]:
-    acc = runs["final_accuracy"].to_numpy(dtype=float)
-    return float(acc.mean()), float(acc.std(ddof=1)) if len(acc) > 1 else 0.0, len(acc), float(runs["runtime_s"].mean())
+def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100) -> pd.DataFrame:
+    """Rebuild paper table ``name`` from ``runs`` (see :func:`records.load_runs`).
 
+    Only runs with ``n_learners`` learners count. Returns one row per (data set, column): ours
+    (mean, std with ddof 1, n seeds, mean runtime in seconds), the paper's value and runtime, the
+    difference ours − paper, and a note (the chosen gamma, or why a cell is empty).
 
-def jung2017_table1(runs: pd.DataFrame, n_learners: int = 100) -> pd.DataFrame:
-    """Table 1 of Jung et al. 2017 from ``runs`` (see :func:`records.load_runs`).
-
-    "Best MBBM" is the gamma with the best mean over seeds; "Best decision tree" is each run's
-    best tree in hindsight, averaged over seeds. Only runs with ``n_learners`` learners count.
-
-    Returns:
-        One row per (data set, column): ours (mean, std, n seeds, runtime in seconds), the
-        paper's accuracy and runtime, the difference, and a note (chosen gamma, or why empty).
+    Raises:
+        KeyError: unknown table name.
     """
-    spec = paper_tables()["jung2017_table1"]
+    spec = TABLES[name]
+    paper = paper_tables()[spec.key]
     here = {info.name: info.location is not None for info in available_datasets()}
     runs = runs[runs["n_learners"] == n_learners]
     rows = []
-    for paper_name, dataset in TABLE1_DATASETS.items():
-        paper_row = spec["rows"][paper_name]
-        for j, (column, algorithm) in enumerate(TABLE1_COLUMNS.items()):
+    for paper_name, dataset in spec.datasets.items():
+        paper_row = paper["rows"][paper_name]
+        for j, (column, algorithm) in enumerate(spec.columns.items()):
             subset = runs[(runs["dataset"] == dataset) & (runs["algorithm"] == algorithm)]
             note = ""
-            if subset.empty:
-                mean = std = runtime = float("nan")
-                n = 0
+            if algorithm is None:
+                note = "paper only (not an online algorithm)"
+            elif subset.empty:
                 note = "not run" if here.get(dataset, False) else "data set not available offline"
-            elif algorithm == "online_mbbm":
-                by_gamma = subset.groupby("gamma")["final_accuracy"].mean()
-                gamma = float(by_gamma.idxmax())
-                mean, std, n, runtime = _summarise(subset[subset["gamma"] == gamma])
+            elif subset["gamma"].notna().any():
+                by_gamma = subset.groupby("gamma")[spec.metric].mean()
+                gamma = float(by_gamma.idxmax() if spec.higher_is_better else by_gamma.idxmin())
                 note = f"gamma={gamma:g} (best of {len(by_gamma)})"
-            else:
-                mean, std, n, runtime = _summarise(subset)
+                subset = subset[subset["gamma"] == gamma]
+            values = subset[spec.metric].to_numpy(dtype=float) if algorithm else np.array([])
+            n = len(values)
+            mean = float(values.mean()) if n else float("nan")
+            paper_value = paper_row[spec.paper_value][j]
             rows.append({
-                "dataset": paper_name, "k": paper_row["k"], "column": column,
-                "ours": mean, "std": std, "n_seeds": n, "paper": paper_row["accuracy"][j],
-                "diff": mean - paper_row["accuracy"][j] if n else float("nan"),
-                "runtime_s": runtime, "paper_runtime_s": paper_row["runtime_s"][j], "note": note,
+                "dataset": paper_name, "column": column, "ours": mean,
+                "std": float(values.std(ddof=1)) if n > 1 else 0.0, "n_seeds": n,
+                "paper": float("nan") if paper_value is None else float(paper_value),
+                "diff": mean - paper_value if n and paper_value is not None else float("nan"),
+                "runtime_s": float(subset["runtime_s"].mean()) if n else float("nan"),
+                "paper_runtime_s": paper_row["runtime_s"][j], "note": note,
             })
     return pd.DataFrame(rows)
 
 
-def to_markdown(table: pd.DataFrame) -> str:
-    """Table 1 as Markdown: one row per data set, 'ours ± std (n) / paper' per column."""
-    columns = list(TABLE1_COLUMNS)
-    lines = ["| data set | k | " + " | ".join(columns) + " |",
-             "|---|---|" + "---|" * len(columns)]
+def _fmt(value: float, digits: int) -> str:
+    return "—" if value != value else f"{value:.{digits}f}"
+
+
+def to_markdown(name: str, table: pd.DataFrame) -> str:
+    """The rebuilt table as Markdown: one row per data set, ``ours ± std (n) / paper [diff]; runtimes``."""
+    spec = TABLES[name]
+    digits = 3 if spec.higher_is_better else 4
+    columns = list(spec.columns)
+    lines = ["| data set | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
     for dataset, group in table.groupby("dataset", sort=False):
         cells = []
         for column in columns:
             row = group[group["column"] == column].iloc[0]
+            paper = _fmt(row["paper"], digits)
             if row["n_seeds"] == 0:
-                cells.append(f"— ({row['note']}) / {row['paper']:.3f}")
-            else:
-                extra = f", {row['note']}" if row["note"] else ""
-                cells.append(
-                    f"{row['ours']:.3f} ± {row['std']:.3f} (n={row['n_seeds']}{extra}) / {row['paper']:.3f} "
-                    f"[{row['diff']:+.3f}]; {row['runtime_s']:.0f} s / {row['paper_runtime_s']} s"
-                )
-        lines.append(f"| {dataset} | {group['k'].iloc[0]} | " + " | ".join(cells) + " |")
-    lines.append("")
-    lines.append("Cells: ours mean ± std over seeds (n seeds) / paper [ours − paper]; our runtime / the "
-                 "paper's, in seconds. Accuracy on the final 20% of one prequential pass, N = 100 VFDTs.")
+                cells.append(f"— ({row['note']}) / {paper}")
+                continue
+            extra = f", {row['note']}" if row["note"] else ""
+            diff = "" if row["diff"] != row["diff"] else f" [{row['diff']:+.{digits}f}]"
+            paper_time = "—" if row["paper_runtime_s"] is None else f"{row['paper_runtime_s']}"
+            cells.append(f"{_fmt(row['ours'], digits)} ± {_fmt(row['std'], digits)} (n={row['n_seeds']}{extra}) / "
+                         f"{paper}{diff}; {row['runtime_s']:.1f} s / {paper_time} s")
+        lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
+    lines += ["", f"Cells: ours, mean ± std over seeds of `{spec.metric}` (n seeds) / the paper's value "
+              "[ours − paper]; our mean runtime / the paper's, in seconds (different machines)."]
     return "\n".join(lines) + "\n"
