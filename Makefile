@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: setup run test datasets table1 table3 lock clean
+.PHONY: setup run test smoke datasets reproduce-tables lock clean
 
 setup: $(STAMP)
 
@@ -22,31 +22,30 @@ run: setup
 
 test: setup
 	$(BIN)/python -m pytest -q
+	$(MAKE) --no-print-directory smoke
 
 datasets: setup
 	$(BIN)/boostbench datasets
 
-# Paper tables. BACKEND=compiled (numba pool, minutes) or river (the reference pool, hours).
+# Paper tables through Hydra sweeps (resumable: interrupt and rerun). BACKEND=compiled (numba
+# pool, about 40 min on 2 cores) or BACKEND=river (the reference pool, many hours).
 BACKEND ?= compiled
-TABLES_DIR ?= results/tables-$(BACKEND)
-RUN := $(BIN)/boostbench run n_learners=100 progress=false learner.backend=$(BACKEND) results_dir=$(TABLES_DIR)
+REPRO_DIR ?= results/reproduce-$(BACKEND)
+SWEEP := $(BIN)/boostbench sweep learner.backend=$(BACKEND) results_dir=$(REPRO_DIR)
 
-# Jung et al. 2017 Table 1 on the vendored data sets: N = 100, 3 seeds, Best MBBM over five gammas.
-table1: setup
-	@for s in 0 1 2; do for d in balance car mice mushroom nursery; do \
-	  for a in best_vfdt online_boosting adaboost_olm; do echo "dataset=$$d algorithm=$$a seed=$$s"; done; \
-	  for g in 0.1 0.05 0.01 0.005 0.001; do echo "dataset=$$d algorithm=online_mbbm gamma=$$g seed=$$s"; done; \
-	done; done | xargs -P 2 -I{} sh -c '$(RUN) {} > /dev/null && echo "done {}"'
-	$(BIN)/boostbench report jung2017_table1 --results-dir $(TABLES_DIR)
+reproduce-tables: setup
+	@start=$$(date +%s); \
+	$(SWEEP) +experiment=jung2017_table1 && \
+	$(SWEEP) +experiment=jung_tewari2018_table3 && \
+	$(SWEEP) +experiment=jung_tewari2018_table3_large_k && \
+	$(BIN)/boostbench report all --results-dir $(REPRO_DIR) && \
+	echo "reproduce-tables: $$(( $$(date +%s) - start )) s; tables and figures under $(REPRO_DIR)"
 
-# Jung & Tewari 2018 Table 3 on the vendored MULAN sets: N = 100, 5 seeds, best BMR over four gammas.
-table3: setup
-	@for s in 0 1 2 3 4; do for d in emotions scene yeast mediamill_reduced; do \
-	  echo "dataset=$$d algorithm=ada_olmr seed=$$s"; \
-	  if [ $$d = mediamill_reduced ]; then G="0.05 0.01 0.005 0.001"; else G="0.2 0.1 0.01 0.001"; fi; \
-	  for g in $$G; do echo "dataset=$$d algorithm=online_bmr gamma=$$g seed=$$s"; done; \
-	done; done | xargs -P 2 -I{} sh -c '$(RUN) {} > /dev/null && echo "done {}"'
-	$(BIN)/boostbench report jung_tewari2018_table3 --results-dir $(TABLES_DIR)
+# The same pipeline on tiny settings (part of `make test`).
+smoke: setup
+	@rm -rf results/smoke
+	$(BIN)/boostbench sweep +experiment=smoke results_dir=results/smoke
+	$(BIN)/boostbench report all --results-dir results/smoke --n-learners 3
 
 lock:
 	uv pip compile pyproject.toml --extra dev -o requirements.lock --python-version 3.11

@@ -69,6 +69,36 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
     _print_summary(record, path)
 
 
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def sweep(
+    overrides: Optional[list[str]] = typer.Argument(None, help="Hydra sweep overrides, e.g. dataset=balance,car seed='range(0,5)'"),
+    n_jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="parallel jobs (default: all cores)"),
+):
+    """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
+    from boostbench.sweep import run_sweep, stale_temporaries, summarize
+
+    began = time.perf_counter()
+    try:
+        outcomes = run_sweep(overrides or [], n_jobs)
+    except BoostbenchError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        _fail("interrupted; finished runs are kept, run the same sweep again to resume", code=130)
+    table = Table(title="sweep")
+    for column in ("status", "run", "seconds", "note"):
+        table.add_column(column)
+    for outcome in outcomes:
+        if outcome.status in ("done", "error", "busy"):
+            table.add_row(outcome.status, outcome.label, f"{outcome.seconds:.1f}", outcome.message)
+    if table.row_count:
+        console.print(table)
+    counts = summarize(outcomes)
+    console.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+                  + f" in {time.perf_counter() - began:.0f} s")
+    if counts.get("error"):
+        raise typer.Exit(2)
+
+
 def _print_summary(record: dict, path) -> None:
     m, c = record["metrics"], record["config"]
     table = Table(title=f"{c['algorithm']['name']} on {c['dataset']['name']} (seed {c['seed']})")
@@ -115,21 +145,22 @@ def datasets(data_dir: Optional[str] = typer.Option(None, help="extra data direc
 
 @app.command()
 def report(
-    table: str = typer.Argument(..., help="jung2017_table1 or jung_tewari2018_table3"),
+    table: str = typer.Argument(..., help="jung2017_table1, jung_tewari2018_table3, or all"),
     results_dir: str = typer.Option("results", help="the store to read (<dir>/runs/*.json)"),
-    out_dir: Optional[str] = typer.Option(None, help="where to write tables (default <results-dir>/tables)"),
+    out_dir: Optional[str] = typer.Option(None, help="where tables and figures go (default: the results dir)"),
     n_learners: int = typer.Option(100, help="only runs with this many weak learners"),
     backend: Optional[str] = typer.Option(None, help="only runs with this learner backend (river, compiled)"),
 ):
-    """Rebuild a paper table from the result store, next to the paper's numbers."""
+    """Rebuild paper tables from the result store, next to the papers' numbers, with figures."""
     from pathlib import Path
 
     from boostbench.reporting.records import load_runs
-    from boostbench.reporting.tables import TABLES, rebuild, to_markdown
-    from boostbench.store import atomic_write_text
+    from boostbench.reporting.report import export_tidy, write_report
+    from boostbench.reporting.tables import TABLES
 
-    if table not in TABLES:
-        _fail(f"unknown table {table!r} (available: {', '.join(TABLES)})")
+    names = list(TABLES) if table == "all" else [table]
+    if any(name not in TABLES for name in names):
+        _fail(f"unknown table {table!r} (available: {', '.join(TABLES)}, all)")
     try:
         runs = load_runs(results_dir)
     except BoostbenchError as exc:
@@ -138,10 +169,20 @@ def report(
         runs = runs[runs["backend"] == backend]
     if runs.empty:
         _fail(f"no run records under {Path(results_dir) / 'runs'}" + (f" with backend {backend}" if backend else ""))
-    frame = rebuild(table, runs, n_learners=n_learners)
-    spec = TABLES[table]
+    target = Path(out_dir or results_dir)
+    for name in names:
+        frame, written = write_report(name, results_dir, target, runs, n_learners)
+        _print_table(name, frame)
+        console.print(f"wrote {len(written)} files under {target} ({name})")
+    export_tidy(results_dir, runs, target)
+
+
+def _print_table(name, frame) -> None:
+    from boostbench.reporting.tables import TABLES
+
+    spec = TABLES[name]
     digits = 3 if spec.higher_is_better else 4
-    shown = Table(title=f"{table}: ours ± std over seeds (paper), runtime s (paper's)")
+    shown = Table(title=f"{name}: ours ± std over seeds (paper), runtime s (paper's)")
     shown.add_column("data set")
     for column in spec.columns:
         shown.add_column(column, justify="right")
@@ -159,10 +200,6 @@ def report(
                          + (f"\n[dim]{row.note}[/]" if row.note else ""))
         shown.add_row(dataset, *cells)
     console.print(shown)
-    target = Path(out_dir) if out_dir else Path(results_dir) / "tables"
-    md = atomic_write_text(target / f"{table}.md", to_markdown(table, frame))
-    csv = atomic_write_text(target / f"{table}.csv", frame.to_csv(index=False))
-    console.print(f"wrote {md} and {csv}")
 
 
 def main() -> None:  # pragma: no cover - console entry for `python -m boostbench`

@@ -16,12 +16,33 @@ from omegaconf import DictConfig, OmegaConf
 from boostbench.errors import ConfigError
 from boostbench.paths import CONFIG_DIR
 
-# Keys that say where things go or how they are shown, not what is computed.
-NON_SEMANTIC_KEYS = ("data_dir", "results_dir", "progress")
+# Keys that say where things go or how they are shown, not what is computed. The top-level
+# gamma is only a default: an algorithm that uses it holds the resolved value itself, so a gamma
+# grid swept over an algorithm without gamma maps onto one record.
+NON_SEMANTIC_KEYS = ("data_dir", "results_dir", "progress", "gamma")
 
 
 def _group_options(group: str) -> list[str]:
     return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
+
+
+GROUPS = ("dataset", "algorithm", "learner", "protocol", "experiment")
+
+
+def check_group_overrides(overrides: Sequence[str]) -> None:
+    """Check that every config-group choice (``dataset=car``, ``dataset=car,nursery``) exists.
+
+    Raises:
+        ConfigError: an unknown option; the message lists the available ones.
+    """
+    for item in overrides:
+        key, _, value = item.partition("=")
+        key = key.lstrip("+~")
+        if not _ or key not in GROUPS or "(" in value:  # sweep functions are left to Hydra
+            continue
+        for choice in value.split(","):
+            if choice.strip() not in _group_options(key):
+                raise ConfigError(f"unknown {key} {choice.strip()!r} (available: {', '.join(_group_options(key))})")
 
 
 def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
@@ -35,14 +56,7 @@ def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
     from hydra.errors import HydraException, MissingConfigException
     from omegaconf.errors import OmegaConfBaseException
 
-    for item in overrides:
-        key = item.split("=", 1)[0].lstrip("+~")
-        if "=" in item and key in ("dataset", "algorithm", "learner", "protocol"):
-            value = item.split("=", 1)[1]
-            if value not in _group_options(key):
-                raise ConfigError(
-                    f"unknown {key} {value!r} (available: {', '.join(_group_options(key))})"
-                )
+    check_group_overrides(overrides)
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
             cfg = compose(config_name="config", overrides=list(overrides))

@@ -14,19 +14,21 @@ def record_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
     return Path(results_dir) / "runs" / f"{config_hash}.json"
 
 
-def atomic_write_text(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically.
+def atomic_write_bytes(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically.
 
-    The text goes to a temporary file in the same directory, is flushed and fsynced, then
+    The bytes go to a temporary file in the same directory, are flushed and fsynced, then
     renamed over ``path`` (``os.replace`` is atomic on POSIX): a reader sees the old file or the
-    new one, never a partial file; an interrupted write leaves no file behind.
+    new one, never a partial file; an interrupted write leaves no file behind (at most a hidden
+    ``.*.tmp`` file after a SIGKILL, never read as a result).
     """
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp",
-                                         delete=False, encoding="utf-8")
+    handle = tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp",
+                                         delete=False)
     try:
         with handle:
-            handle.write(text)
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(handle.name, path)
@@ -34,6 +36,11 @@ def atomic_write_text(path: Path, text: str) -> Path:
         Path(handle.name).unlink(missing_ok=True)
         raise
     return path
+
+
+def atomic_write_text(path: Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (see :func:`atomic_write_bytes`)."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def write_record(record: dict[str, Any], path: Path) -> Path:

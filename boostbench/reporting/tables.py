@@ -134,3 +134,22 @@ def to_markdown(name: str, table: pd.DataFrame) -> str:
     lines += ["", f"Cells: ours, mean ± std over seeds of `{spec.metric}` (n seeds) / the paper's value "
               "[ours − paper]; our mean runtime / the paper's, in seconds (different machines)."]
     return "\n".join(lines) + "\n"
+
+
+def to_latex(name: str, table: pd.DataFrame) -> str:
+    """The rebuilt table as a LaTeX ``tabular``: ours ± std (paper) per cell."""
+    spec = TABLES[name]
+    digits = 3 if spec.higher_is_better else 4
+    columns = list(spec.columns)
+    lines = [r"\begin{tabular}{l" + "c" * len(columns) + "}", r"\hline",
+             "data set & " + " & ".join(c.replace("_", r"\_") for c in columns) + r" \\", r"\hline"]
+    for dataset, group in table.groupby("dataset", sort=False):
+        cells = []
+        for column in columns:
+            row = group[group["column"] == column].iloc[0]
+            paper = _fmt(row["paper"], digits)
+            ours = "--" if row["n_seeds"] == 0 else f"{row['ours']:.{digits}f} $\\pm$ {row['std']:.{digits}f}"
+            cells.append(f"{ours} ({paper})")
+        lines.append(dataset.replace("_", r"\_") + " & " + " & ".join(cells) + r" \\")
+    lines += [r"\hline", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,53 @@
+"""Write everything a paper table needs: tables (Markdown, LaTeX, CSV), curves, significance."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from boostbench.reporting import figures, significance, tables
+from boostbench.reporting.records import load_runs
+from boostbench.store import atomic_write_bytes, atomic_write_text
+
+
+def export_tidy(results_dir: str | Path, runs: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """``runs.parquet`` (one row per run) and ``curves.parquet`` (one row per checkpoint)."""
+    written = []
+    for name, frame in (("runs", runs), ("curves", figures.curves(results_dir, runs))):
+        written.append(atomic_write_bytes(out_dir / f"{name}.parquet", frame.to_parquet(index=False)))
+    return written
+
+
+def write_report(name: str, results_dir: str | Path, out_dir: str | Path, runs: pd.DataFrame | None = None,
+                 n_learners: int = 100) -> tuple[pd.DataFrame, list[Path]]:
+    """Rebuild table ``name`` and write its files under ``out_dir``.
+
+    Writes ``tables/<name>.{md,tex,csv}``, ``figures/<name>/<dataset>.png`` (learning curves),
+    ``tables/<name>_significance.md`` and ``figures/<name>/critical_difference.png``.
+
+    Returns:
+        The rebuilt table and the paths written.
+    """
+    out = Path(out_dir)
+    spec = tables.TABLES[name]
+    runs = load_runs(results_dir) if runs is None else runs
+    frame = tables.rebuild(name, runs, n_learners=n_learners)
+    written = [
+        atomic_write_text(out / "tables" / f"{name}.md", tables.to_markdown(name, frame)),
+        atomic_write_text(out / "tables" / f"{name}.tex", tables.to_latex(name, frame)),
+        atomic_write_text(out / "tables" / f"{name}.csv", frame.to_csv(index=False)),
+    ]
+    mine = runs[runs["dataset"].isin(spec.datasets.values()) & runs["algorithm"].isin(
+        [a for a in spec.columns.values() if a]) & (runs["n_learners"] == n_learners)]
+    if not mine.empty:
+        written += figures.learning_curves(results_dir, mine, out / "figures" / name,
+                                           {"cumulative_accuracy": True, "test_rank_loss": False})
+    scores = significance.score_matrix(frame)
+    result = significance.friedman(scores, spec.higher_is_better)
+    written.append(atomic_write_text(out / "tables" / f"{name}_significance.md", significance.to_markdown(name, result)))
+    diagram = significance.cd_diagram(scores, spec.higher_is_better, out / "figures" / name / "critical_difference.png",
+                                      f"{name}: average ranks")
+    if diagram is not None:
+        written.append(diagram)
+    return frame, written
