@@ -6,7 +6,6 @@ exits with code 2, leaving no result file.
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import Optional
 
@@ -75,7 +74,7 @@ def sweep(
     n_jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="parallel jobs (default: all cores)"),
 ):
     """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
-    from boostbench.sweep import run_sweep, stale_temporaries, summarize
+    from boostbench.sweep import run_sweep, summarize
 
     began = time.perf_counter()
     try:

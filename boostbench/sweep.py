@@ -17,7 +17,6 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
@@ -133,8 +132,3 @@ def summarize(outcomes: Sequence[JobOutcome]) -> dict[str, Any]:
     for outcome in outcomes:
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
     return counts
-
-
-def stale_temporaries(results_dir: str | Path) -> list[Path]:
-    """Temporary files a killed writer left in the store (never read as records)."""
-    return sorted(Path(results_dir, "runs").glob(".*.tmp"))

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from omegaconf import OmegaConf
 
 from boostbench.config import compose_config
 from boostbench.experiment import run_experiment

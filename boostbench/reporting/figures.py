@@ -9,7 +9,6 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from boostbench.store import atomic_write_bytes  # noqa: E402
@@ -60,12 +59,13 @@ def learning_curves(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
         ax.legend(fontsize=8)
         fig.tight_layout()
         path = Path(out_dir) / f"{dataset}.png"
-        written.append(atomic_write_bytes(path, _png(fig)))
+        written.append(atomic_write_bytes(path, png_bytes(fig)))
         plt.close(fig)
     return written
 
 
-def _png(fig) -> bytes:
+def png_bytes(fig) -> bytes:
+    """A matplotlib figure as PNG bytes (110 dpi), for an atomic write."""
     import io
 
     buffer = io.BytesIO()

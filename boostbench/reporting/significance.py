@@ -6,7 +6,6 @@ Demšar (2006)'s procedure with maintained libraries: ``scipy.stats.friedmanchis
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import matplotlib
@@ -17,6 +16,7 @@ import pandas as pd  # noqa: E402
 import scikit_posthocs as sp  # noqa: E402
 from scipy.stats import friedmanchisquare  # noqa: E402
 
+from boostbench.reporting.figures import png_bytes  # noqa: E402
 from boostbench.store import atomic_write_bytes  # noqa: E402
 
 
@@ -52,10 +52,9 @@ def cd_diagram(scores: pd.DataFrame, higher_is_better: bool, path: Path, title: 
     sp.critical_difference_diagram(ranks, pvalues, ax=ax)
     ax.set_title(title)
     fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
+    data = png_bytes(fig)
     plt.close(fig)
-    return atomic_write_bytes(path, buffer.getvalue())
+    return atomic_write_bytes(path, data)
 
 
 def to_markdown(name: str, result: dict) -> str:
