@@ -51,25 +51,24 @@ def _entropy(dist):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _merit(pre_entropy, post):  # pragma: no cover - compiled
-    """Information gain of a split with branch class weights ``post`` (B, k); -inf if degenerate."""
-    n_branches = post.shape[0]
-    weights = np.empty(n_branches)
+    """Information gain of a split with branch class weights ``post`` (B, k); -inf if degenerate.
+
+    Branches of zero weight count for nothing, so a nominal count table can be passed as it is.
+    """
     total = 0.0
-    for b in range(n_branches):
-        weights[b] = post[b].sum()
-        total += weights[b]
+    for b in range(post.shape[0]):
+        total += post[b].sum()
     if total <= 0.0:
         return -np.inf
     big = 0
-    for b in range(n_branches):
-        if weights[b] / total > MIN_BRANCH_FRACTION:
+    h = 0.0
+    for b in range(post.shape[0]):
+        hb, wb = _entropy(post[b])
+        if wb / total > MIN_BRANCH_FRACTION:
             big += 1
+        h += wb * hb
     if big < 2:
         return -np.inf
-    h = 0.0
-    for b in range(n_branches):
-        hb, wb = _entropy(post[b])
-        h += wb * hb
     return pre_entropy - h / total
 
 
@@ -283,25 +282,18 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
     best, second = -np.inf, -np.inf
     best_feature, best_kind, best_value = -1, -1, 0.0
     binary = np.empty((2, k))
+    column_total = np.empty(k)
     for j in range(n_local):
         feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
         if feat_nominal[tree, j]:
-            table = nominal_counts[slot, j]  # (values, k)
-            observed = 0
+            table = nominal_counts[slot, j]  # (values, k); unseen values are zero rows
+            column_total[:] = 0.0
             for v in range(n_values):
-                if table[v].sum() > 0.0:
-                    observed += 1
-            if observed == 0:
+                column_total += table[v]
+            if column_total.sum() <= 0.0:
                 continue
-            multi = np.empty((observed, k))
-            b = 0
-            for v in range(n_values):
-                if table[v].sum() > 0.0:
-                    multi[b] = table[v]
-                    b += 1
-            feature_best = _merit(pre_entropy, multi)
+            feature_best = _merit(pre_entropy, table)
             feature_kind = MULTIWAY
-            column_total = multi.sum(axis=0)
             for v in range(n_values):
                 if table[v].sum() > 0.0:
                     binary[0] = table[v]
