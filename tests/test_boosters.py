@@ -144,3 +144,42 @@ def test_river_api(name, car):
     booster.learn_one(x, data.class_names[0])
     with pytest.raises(ValueError, match="not one of"):
         booster.learn_one(x, "no-such-class")
+
+
+def test_adaboost_olm_kernels_match_the_reference():
+    from boostbench.boosters import adaboost_olm_kernels as kernels
+    from boostbench.boosters.adaboost_olm import backward_reference, forward_reference
+
+    rng = np.random.default_rng(4)
+    for k in (2, 3, 8):
+        n = 12
+        P = rng.dirichlet(np.ones(k), size=n)
+        P[0] = 1.0 / k  # a uniform learner: its expected costs tie
+        alpha = rng.uniform(-2, 2, size=n)
+        alpha[:3] = 0.0  # zero votes leave experts tied
+        u = rng.random(2 * n)
+        reference = forward_reference(P, alpha, u)
+        compiled = kernels.forward(P, alpha, u)
+        np.testing.assert_allclose(compiled[0], reference[0], atol=1e-12)
+        assert np.array_equal(compiled[1], reference[1]) and np.array_equal(compiled[2], reference[2])
+        for y in range(k):
+            ref_alpha, ref_w = backward_reference(reference[0], reference[1], alpha, y, 0.3, 2.0)
+            new_alpha, weights = kernels.backward(reference[0], reference[1], alpha, y, 0.3, 2.0)
+            np.testing.assert_allclose(new_alpha, ref_alpha, atol=1e-12)
+            np.testing.assert_allclose(weights, ref_w, atol=1e-12)
+
+
+def test_adaboost_olm_compiled_and_reference_runs_agree(car):
+    data, order = car
+    runs = []
+    for compiled in (True, False):
+        pool = ScriptedPool(np.random.default_rng(0).dirichlet(np.ones(4), size=6))
+        booster = AdaboostOLM(pool, 4, np.random.default_rng(9), compiled=compiled)
+        predictions = []
+        for i in order[:60]:
+            predictions.append(booster.predict(data.X[i]))
+            booster.update(int(data.y[i]))
+        runs.append((predictions, booster.alpha.copy(), booster.hedge.log_v.copy()))
+    assert runs[0][0] == runs[1][0]
+    np.testing.assert_allclose(runs[0][1], runs[1][1], atol=1e-10)
+    np.testing.assert_allclose(runs[0][2], runs[1][2], atol=1e-10)

@@ -55,19 +55,28 @@ def test_arrays_grow_past_their_capacity():
     assert pool.n_nodes > len(pool.root) * 3 and len(pool.node_leaf) >= pool.n_nodes
 
 
-@pytest.mark.parametrize("dataset,algorithm,tolerance", [
-    ("car", "adaboost_olm", 0.04), ("car", "online_boosting", 0.04), ("car", "best_vfdt", 0.04),
-    ("balance", "online_mbbm", 0.05),
+@pytest.mark.parametrize("dataset,tolerance", [("balance", 0.01), ("car", 0.02), ("mushroom", 0.01)])
+def test_trees_match_river_trees(dataset, tolerance):
+    """Paired: the same seed draws the same tree parameters and stream for both backends."""
+    def accuracy(backend, seed):
+        return run_experiment(compose_config([f"dataset={dataset}", "algorithm=best_vfdt", "n_learners=6",
+                                              f"seed={seed}", f"learner.backend={backend}"]))["metrics"]["cumulative_accuracy"]
+
+    for seed in (0, 1):
+        assert abs(accuracy("compiled", seed) - accuracy("river", seed)) < tolerance
+
+
+@pytest.mark.parametrize("dataset,algorithm", [
+    ("car", "adaboost_olm"), ("car", "online_boosting"), ("balance", "online_mbbm"),
 ])
-def test_compiled_pool_matches_river_pool(dataset, algorithm, tolerance):
-    """Mean final accuracy over seeds agrees with the river reference (small N for speed)."""
+def test_boosters_on_the_compiled_pool_match_the_river_pool(dataset, algorithm):
     def mean_accuracy(backend):
         return np.mean([
             run_experiment(compose_config([f"dataset={dataset}", f"algorithm={algorithm}", "n_learners=10",
                                            "gamma=0.05", f"seed={seed}", f"learner.backend={backend}"]))
-            ["metrics"]["final_accuracy"] for seed in range(3)])
+            ["metrics"]["cumulative_accuracy"] for seed in range(4)])
 
-    assert abs(mean_accuracy("compiled") - mean_accuracy("river")) < tolerance
+    assert abs(mean_accuracy("compiled") - mean_accuracy("river")) < 0.03
 
 
 def test_compiled_pool_on_multilabel_data():

@@ -32,7 +32,7 @@ class AlgorithmSpec:
 
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
-    "adaboost_olm": AlgorithmSpec(AdaboostOLM, ("alpha_bound", "hedge_eta")),
+    "adaboost_olm": AlgorithmSpec(AdaboostOLM, ("alpha_bound", "hedge_eta", "compiled")),
     "online_mbbm": AlgorithmSpec(OnlineMBBM, ("gamma", "weight_factor")),
     "online_boosting": AlgorithmSpec(OnlineBoosting, ("eps_floor",)),
     "vfdt": AlgorithmSpec(VFDT, (), single_learner=True),

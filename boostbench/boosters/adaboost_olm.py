@@ -4,11 +4,56 @@ from __future__ import annotations
 
 import numpy as np
 
+from boostbench.boosters import adaboost_olm_kernels
 from boostbench.boosters.base import OnlineBooster
 from boostbench.core.cost_matrix import cost_matrix_logistic, cost_row_logistic
 from boostbench.core.hedge import Hedge
 from boostbench.core.ogd import ogd_step, olm_step_size
-from boostbench.core.ties import argmax_random_tie, argmin_random_tie
+from boostbench.core.ties import argmax_tie_u, argmin_tie_u
+
+
+def forward_reference(P: np.ndarray, alpha: np.ndarray, u: np.ndarray):
+    """Algorithm 2, lines 5-9, for one example (the reference the compiled kernel is tested against).
+
+    Args:
+        P: ``(N, k)`` learners' class distributions; alpha: ``(N,)``; u: ``(2N,)`` uniforms that
+            break the argmin (``2i``) and argmax (``2i + 1``) ties.
+
+    Returns:
+        ``(s_before (N, k), labels (N,), experts (N,))``: the votes before learner i, learner i's
+        label (argmin of its expected cost ``p_i^T C^i``, eq. 9) and expert i's prediction.
+    """
+    n, k = P.shape
+    s = np.zeros(k)
+    s_before = np.empty((n, k))
+    labels = np.empty(n, dtype=np.int64)
+    experts = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        s_before[i] = s
+        labels[i] = argmin_tie_u(P[i] @ cost_matrix_logistic(s), u[2 * i])
+        s[labels[i]] += alpha[i]
+        experts[i] = argmax_tie_u(s, u[2 * i + 1])
+    return s_before, labels, experts
+
+
+def backward_reference(s_before: np.ndarray, labels: np.ndarray, alpha: np.ndarray, y: int,
+                       eta: float, bound: float):
+    """Algorithm 2, lines 13-14: OGD on each alpha (gradient eq. 10) and the training weights.
+
+    Returns:
+        ``(new_alpha (N,), weights (N,))`` with ``weights[i] = -C^i[y, y] / (k - 1)``.
+    """
+    n, k = s_before.shape
+    new_alpha = np.empty(n)
+    weights = np.empty(n)
+    for i in range(n):
+        s = s_before[i]
+        weights[i] = -cost_row_logistic(s, y)[y] / (k - 1)
+        # eq. (10): d/d alpha of L_y(s + alpha e_l) is the l-th entry of grad L_y there.
+        s_moved = s.copy()
+        s_moved[labels[i]] += alpha[i]
+        new_alpha[i] = ogd_step(alpha[i], cost_row_logistic(s_moved, y)[labels[i]], eta, bound)
+    return new_alpha, weights
 
 
 class AdaboostOLM(OnlineBooster):
@@ -26,13 +71,17 @@ class AdaboostOLM(OnlineBooster):
         pool, n_classes, rng, classes, features: see :class:`OnlineBooster`.
         alpha_bound: the feasible set ``[-alpha_bound, alpha_bound]`` of OGD (paper: 2).
         hedge_eta: Hedge's step size (paper: 1).
+        compiled: run the per-example loops as numba kernels (same results as the reference).
     """
 
     def __init__(self, pool, n_classes, rng, classes=None, features=None,
-                 alpha_bound: float = 2.0, hedge_eta: float = 1.0):
+                 alpha_bound: float = 2.0, hedge_eta: float = 1.0, compiled: bool = True):
         super().__init__(pool, n_classes, rng, classes, features)
         self.alpha_bound = float(alpha_bound)
         self.hedge_eta = float(hedge_eta)
+        self.compiled = bool(compiled)
+        self._forward = adaboost_olm_kernels.forward if compiled else forward_reference
+        self._backward = adaboost_olm_kernels.backward if compiled else backward_reference
         n = pool.n_learners
         self.alpha = np.zeros(n)
         self.hedge = Hedge(n, hedge_eta)
@@ -41,20 +90,11 @@ class AdaboostOLM(OnlineBooster):
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         """Distribution of the Hedge-drawn expert's label, ``(k,)``."""
-        k, n = self.n_classes, self.pool.n_learners
         xp = self.pool.prepare(x)
         P = self.pool.predict_proba(xp)
-        s = np.zeros(k)
-        s_before = np.empty((n, k))
-        labels = np.empty(n, dtype=np.int64)
-        experts = np.empty(n, dtype=np.int64)
-        for i in range(n):
-            s_before[i] = s
-            labels[i] = argmin_random_tie(P[i] @ cost_matrix_logistic(s), self.rng)
-            s[labels[i]] += self.alpha[i]
-            experts[i] = argmax_random_tie(s, self.rng)
+        s_before, labels, experts = self._forward(P, self.alpha, self.rng.random(2 * self.pool.n_learners))
         self._state = (xp, s_before, labels, experts)
-        return np.bincount(experts, weights=self.hedge.probabilities(), minlength=k)
+        return np.bincount(experts, weights=self.hedge.probabilities(), minlength=self.n_classes)
 
     def predict(self, x: np.ndarray) -> int:
         """Algorithm 2 lines 10-11: the label of an expert drawn with probability ∝ its weight."""
@@ -63,18 +103,9 @@ class AdaboostOLM(OnlineBooster):
 
     def update(self, y: int) -> None:
         xp, s_before, labels, experts = self._state
-        k, n = self.n_classes, self.pool.n_learners
         self.t += 1
-        eta = olm_step_size(self.t, k)
-        weights = np.empty(n)
-        for i in range(n):
-            s = s_before[i]
-            weights[i] = -cost_row_logistic(s, y)[y] / (k - 1)
-            # eq. (10): d/d alpha of L_y(s + alpha e_l) is the l-th entry of grad L_y there.
-            s_moved = s.copy()
-            s_moved[labels[i]] += self.alpha[i]
-            gradient = cost_row_logistic(s_moved, y)[labels[i]]
-            self.alpha[i] = ogd_step(self.alpha[i], gradient, eta, self.alpha_bound)
+        eta = olm_step_size(self.t, self.n_classes)
+        self.alpha, weights = self._backward(s_before, labels, self.alpha, int(y), eta, self.alpha_bound)
         self.hedge.update((experts != y).astype(np.float64))
         self.pool.learn(xp, y, weights)
         self._state = None

@@ -129,3 +129,16 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             return
         self._ensure(1)
         K.learn_tree(i, xp, int(y), float(weight) * self.weight_scale[i], *self._learn_arrays())
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's disk cache) every pool kernel on a throwaway pool."""
+    params = HoeffdingTreeParams(delta=np.full(2, 0.5), tau=np.full(2, 0.5),
+                                 grace_period=np.full(2, 1), weight_scale=np.ones(2))
+    pool = CompiledHoeffdingTreePool(params, 2, [0, 2], capacity=8)
+    x = pool.prepare(np.array([0.5, 1.0]))
+    for y in (0, 1, 0, 1):
+        pool.learn(x, y, np.ones(2))
+        pool.learn_one(0, x, y, 1.0)
+    pool.predict_proba(x)
+    pool.predict_proba_one(1, x)

@@ -11,12 +11,15 @@ The semantics follow river's ``HoeffdingTreeClassifier`` (river 0.26, the refere
   needs two branches with more than 1% of the weight, else its merit is -inf;
 - with ``eps = sqrt(R^2 ln(1/delta) / (2 W))``, ``R = log2(max(classes seen, 2))``, the best
   split is taken when ``best - second > eps`` or ``eps < tau``; if the best merit is -inf (the
-  null split wins) or a class holds more than 99% of the weight, the leaf is deactivated;
+  null split wins) or a class holds more than 99% of the weight, the leaf's attribute
+  statistics are discarded and it starts gathering them afresh. (river deactivates the leaf, and
+  its memory manager, called right after, reactivates every inactive leaf with empty splitters
+  while the tree is under its size limit: the net effect is this reset);
 - children start from the split's class distributions; a missing value follows the child with
   the most weight; an unseen nominal value gets a new leaf under a multiway branch;
 - leaves predict their normalised class weights (majority-class leaves, ``'mc'``).
 
-Left out: river's memory manager (``max_size``), which deactivates leaves past 100 MB.
+Left out: the rest of river's memory manager (``max_size``), which deactivates leaves past 100 MB.
 
 Layout: nodes of all trees share arrays indexed by node id; active leaves own a "slot" in the
 statistics arrays (released when they split or are deactivated). The Python side
@@ -271,14 +274,18 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
             majority = stats[c]
     if n_seen <= 1:  # pure: river does not try
         return
-    if majority / total > MAX_SHARE_TO_SPLIT:  # only the null split is proposed, and it wins
-        node_active[leaf] = False
-        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats)
-        return
     slot = node_slot[leaf]
+    if majority / total > MAX_SHARE_TO_SPLIT:  # only the null split is proposed, and it wins
+        nominal_counts[slot] = 0.0
+        numeric_stats[slot] = 0.0
+        return
     pre_entropy, _ = _entropy(stats)
     n_local = feat_nominal.shape[1]
     n_values = nominal_counts.shape[2]
+    # River ranks [null split, attribute 1, attribute 2, ...] by merit with a stable sort: among
+    # equal merits the later attribute ranks higher. A nominal attribute always proposes its
+    # multiway split (even at -inf merit); a numeric one without a finite candidate proposes the
+    # null split.
     best, second = -np.inf, -np.inf
     best_feature, best_kind, best_value = -1, -1, 0.0
     binary = np.empty((2, k))
@@ -290,7 +297,7 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
             column_total[:] = 0.0
             for v in range(n_values):
                 column_total += table[v]
-            if column_total.sum() <= 0.0:
+            if column_total.sum() <= 0.0:  # never seen here: no splitter
                 continue
             feature_best = _merit(pre_entropy, table)
             feature_kind = MULTIWAY
@@ -308,7 +315,7 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
                 if st[0] > 0.0:
                     lo = min(lo, st[3])
                     hi = max(hi, st[4])
-            if not lo < hi:
+            if lo == np.inf:  # never seen here: no splitter
                 continue
             step = (hi - lo) / (N_SPLIT_POINTS + 1.0)
             for i in range(N_SPLIT_POINTS):
@@ -319,17 +326,18 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
                 m = _merit(pre_entropy, binary)
                 if m > feature_best:
                     feature_best, feature_kind, feature_value = m, NUMERIC, point
-        if feature_best > best:
+        if feature_best >= best:
             second = best
-            best, best_feature, best_kind, best_value = feature_best, j, feature_kind, feature_value
+            best, best_kind, best_value = feature_best, feature_kind, feature_value
+            best_feature = j if feature_kind >= 0 else -1
         elif feature_best > second:
             second = feature_best
     bound = math.sqrt(math.log2(max(n_seen, 2)) ** 2 * math.log(1.0 / delta[tree]) / (2.0 * total))
-    if not (best - second > bound or bound < tau[tree]):
+    if not (best - second > bound or bound < tau[tree]):  # -inf - -inf is nan: no
         return
-    if best == -np.inf:  # the null split wins: pre-pruning
-        node_active[leaf] = False
-        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats)
+    if best_feature < 0:  # the null split wins: start the attribute statistics afresh
+        nominal_counts[slot] = 0.0
+        numeric_stats[slot] = 0.0
         return
     # split: post-split class distributions become the children's statistics
     depth = node_depth[leaf] + 1
