@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: setup run test smoke datasets reproduce-tables lock clean
+.PHONY: setup run test smoke datasets reproduce-tables bench bench-moa-setup scaling lock clean
 
 setup: $(STAMP)
 
@@ -47,8 +47,22 @@ smoke: setup
 	$(BIN)/boostbench sweep +experiment=smoke results_dir=results/smoke
 	$(BIN)/boostbench report all --results-dir results/smoke --n-learners 3
 
+# Speed (issue 6): boostbench vs river's AdaBoostClassifier and, when .venv-moa exists, MOA.
+bench: setup
+	$(BIN)/python benchmarks/bench.py --dataset car --n-learners 100 --repeats 3
+	$(BIN)/python benchmarks/bench.py --dataset balance --n-learners 100 --repeats 3
+	$(BIN)/python benchmarks/bench.py --dataset mediamill_reduced --n-learners 100 --repeats 1 --skip-river-pool
+
+# MOA through capymoa needs Java and pins older pandas/scikit-learn: its own venv.
+bench-moa-setup:
+	$(PYTHON) -m venv .venv-moa
+	.venv-moa/bin/python -m pip install --quiet --disable-pip-version-check capymoa
+
+scaling: setup
+	$(BIN)/python benchmarks/scaling.py --lengths 10000 100000 --learners 10 100 1000
+
 lock:
 	uv pip compile pyproject.toml --extra dev -o requirements.lock --python-version 3.11
 
 clean:
-	rm -rf $(VENV) results .pytest_cache
+	rm -rf $(VENV) .venv-moa results .pytest_cache

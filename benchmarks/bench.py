@@ -1,0 +1,140 @@
+"""Speed benchmark: boostbench's boosters against river's and MOA's online boosting.
+
+Every candidate runs in its own fresh process (so its peak RSS is its own) on the same seeded
+stream, test-then-train; the pass is timed after loading data and compiling kernels. Several
+repetitions, median reported.
+
+    python benchmarks/bench.py --dataset car --n-learners 100 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import resource
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def _stream(dataset_name: str, seed: int):
+    from boostbench.data.registry import load_dataset, registry_specs
+
+    data = load_dataset(registry_specs()[dataset_name])
+    order = np.random.default_rng(seed).permutation(data.n_examples)
+    return data, order
+
+
+def _boostbench(dataset_name, algorithm, backend, n_learners, seed):
+    from boostbench.config import compose_config
+    from boostbench.experiment import run_experiment
+
+    cfg = compose_config([f"dataset={dataset_name}", f"algorithm={algorithm}", f"learner.backend={backend}",
+                          f"n_learners={n_learners}", f"seed={seed}", "gamma=0.1"])
+    m = run_experiment(cfg)["metrics"]
+    quality = m.get("final_accuracy", m.get("test_rank_loss"))
+    return {"us_per_example": m["us_per_example"], "quality": quality, "compile_s": m["compile_s"]}
+
+
+def _river_adaboost(dataset_name, n_learners, seed):
+    from river import ensemble, tree
+
+    data, order = _stream(dataset_name, seed)
+    model = ensemble.AdaBoostClassifier(
+        model=tree.HoeffdingTreeClassifier(nominal_attributes=data.nominal_indices or None),
+        n_models=n_learners, seed=seed)
+    rows = [{j: v for j, v in enumerate(data.X[i]) if v == v} for i in order]
+    labels = [int(data.y[i]) for i in order]
+    start = len(order) - int(np.ceil(0.2 * len(order)))
+    hits = 0
+    began = time.perf_counter()
+    for t, (x, y) in enumerate(zip(rows, labels)):
+        hit = model.predict_one(x) == y
+        hits += hit if t >= start else 0
+        model.learn_one(x, y)
+    seconds = time.perf_counter() - began
+    return {"us_per_example": 1e6 * seconds / len(order), "quality": hits / (len(order) - start), "compile_s": 0.0}
+
+
+MOA_PYTHON = Path(__file__).resolve().parent.parent / ".venv-moa" / "bin" / "python"
+
+
+def _capymoa_ozaboost(dataset_name, n_learners, seed):
+    """MOA's OzaBoost in the separate .venv-moa (``make bench-moa-setup``), on the same stream."""
+    data, order = _stream(dataset_name, seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "stream.npz"
+        np.savez(path, X=data.X[order], y=data.y[order])
+        out = subprocess.run([str(MOA_PYTHON), str(Path(__file__).with_name("moa_ozaboost.py")), "--data", str(path),
+                              "--n-learners", str(n_learners), "--seed", str(seed)],
+                             capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _worker(queue, kind, args):
+    try:
+        result = {"boostbench": _boostbench, "river": _river_adaboost, "capymoa": _capymoa_ozaboost}[kind](*args)
+        result.setdefault("peak_rss_mib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        queue.put(result)
+    except Exception as exc:  # report, do not crash the benchmark
+        queue.put({"error": f"{type(exc).__name__}: {exc}"})
+
+
+def measure(kind: str, args: tuple, repeats: int) -> dict:
+    """Median over ``repeats`` fresh processes."""
+    context = mp.get_context("spawn")
+    results = []
+    for _ in range(repeats):
+        queue = context.Queue()
+        process = context.Process(target=_worker, args=(queue, kind, args))
+        process.start()
+        results.append(queue.get())
+        process.join()
+        if "error" in results[-1]:
+            return results[-1]
+    return {key: statistics.median(r[key] for r in results) for key in results[0]}
+
+
+def main() -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", default="car")
+    parser.add_argument("--n-learners", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip-river-pool", action="store_true", help="skip boostbench on the river pool (slow)")
+    args = parser.parse_args()
+    n, seed, ds = args.n_learners, args.seed, args.dataset
+    multilabel = ds in ("emotions", "scene", "yeast", "mediamill_reduced")
+    algorithms = ["ada_olmr", "online_bmr"] if multilabel else ["adaboost_olm", "online_boosting", "online_mbbm"]
+    candidates = [(f"boostbench {a} (compiled pool)", "boostbench", (ds, a, "compiled", n, seed)) for a in algorithms]
+    if not args.skip_river_pool:
+        candidates.append((f"boostbench {algorithms[0]} (river pool)", "boostbench", (ds, algorithms[0], "river", n, seed)))
+    if not multilabel:
+        candidates.append((f"river AdaBoostClassifier(HoeffdingTree, {n})", "river", (ds, n, seed)))
+        if MOA_PYTHON.exists():
+            candidates.append((f"MOA OzaBoost({n}) via capymoa (Java)", "capymoa", (ds, n, seed)))
+    rows = [(name, measure(kind, margs, args.repeats)) for name, kind, margs in candidates]
+    reference = rows[0][1]["us_per_example"]
+    table = Table(title=f"{ds}, N = {n}, one core, median of {args.repeats} runs")
+    for column in ("candidate", "µs / example", "× boostbench", "peak RSS MiB",
+                   "final-20% accuracy" if not multilabel else "test rank loss", "compile s"):
+        table.add_column(column, justify="right" if column != "candidate" else "left")
+    for name, r in rows:
+        if "error" in r:
+            table.add_row(name, r["error"], "", "", "", "")
+            continue
+        table.add_row(name, f"{r['us_per_example']:,.0f}", f"{r['us_per_example'] / reference:.1f}",
+                      f"{r['peak_rss_mib']:,.0f}", f"{r['quality']:.4f}", f"{r['compile_s']:.1f}")
+    Console(width=160).print(table)
+
+
+if __name__ == "__main__":
+    main()
