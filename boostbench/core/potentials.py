@@ -124,12 +124,15 @@ class Potential01:
 
     def phi(self, n: int, s: np.ndarray, r: int) -> float:
         """``phi^r_n(s)`` for integer votes ``s`` (``(k,)``)."""
-        deficits = s[r] - np.delete(s, r)
-        # Deficits beyond [-n, n+1] cannot change the outcome: clip them to share cache entries.
-        key = (n, tuple(sorted(np.clip(deficits, -n, n + 1).tolist())))
+        return self._phi_of_deficits(n, np.sort(np.clip(s[r] - np.delete(s, r), -n, n + 1)))
+
+    def _phi_of_deficits(self, n: int, deficits: np.ndarray) -> float:
+        # Deficits beyond [-n, n+1] cannot change the outcome and the other labels are
+        # exchangeable: sorted, clipped deficits key the cache.
+        key = (n, deficits.astype(np.int64).tobytes())
         value = self._phi.get(key)
         if value is None:
-            value = potential_01_exact(int(n), np.asarray(key[1], dtype=np.int64), self.k, self.gamma)
+            value = potential_01_exact(int(n), deficits.astype(np.int64), self.k, self.gamma)
             self._phi[key] = value
         return value
 
@@ -149,13 +152,15 @@ class Potential01:
         key = (n, s.tobytes())
         entry = self._matrices.get(key)
         if entry is None:
-            raw = np.empty((self.k, self.k))
-            moved = s.copy()
-            for l in range(self.k):
-                moved[l] += 1
-                for r in range(self.k):
-                    raw[r, l] = self.phi(n, moved, r)
-                moved[l] -= 1
+            k = self.k
+            moved = s[None, :] + np.eye(k, dtype=np.int64)          # row l: s + e_l
+            gaps = moved[:, :, None] - moved[:, None, :]             # [l, r, m] = moved_l[r] - moved_l[m]
+            deficits = gaps[:, ~np.eye(k, dtype=bool)].reshape(k, k, k - 1)
+            deficits = np.sort(np.clip(deficits, -n, n + 1), axis=2)
+            raw = np.empty((k, k))
+            for l in range(k):
+                for r in range(k):
+                    raw[r, l] = self._phi_of_deficits(n, deficits[l, r])
             entry = normalized_cost_matrix(raw)
             self._matrices[key] = entry
         return entry
