@@ -16,7 +16,8 @@ The semantics follow river's ``HoeffdingTreeClassifier`` (river 0.26, the refere
   its memory manager, called right after, reactivates every inactive leaf with empty splitters
   while the tree is under its size limit: the net effect is this reset);
 - children start from the split's class distributions; a missing value follows the child with
-  the most weight; an unseen nominal value gets a new leaf under a multiway branch;
+  the most weight; an unseen nominal value gets a new leaf under a multiway branch; a leaf
+  reached either way learns from the example but does not try to split on it (as in river);
 - leaves predict their normalised class weights (majority-class leaves, ``'mc'``).
 
 Left out: the rest of river's memory manager (``max_size``), which deactivates leaves past 100 MB.
@@ -117,10 +118,12 @@ def find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value, nod
     """The leaf ``x`` reaches in ``tree`` (missing or unseen values follow the heaviest child).
 
     Returns ``(leaf, parent, branch)``; ``leaf = -1`` when a multiway branch has no child for
-    the value, with ``parent`` that branch and ``branch`` the value's code.
+    the value, with ``parent`` that branch and ``branch`` the value's code; ``branch = -2`` when
+    the path took a missing value's detour.
     """
     node = root[tree]
     parent = -1
+    detour = False
     while not node_leaf[node]:
         value = x[feat_map[tree, node_feature[node]]]
         child = -1
@@ -140,6 +143,7 @@ def find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value, nod
             if child < 0 and kind == MULTIWAY and branch >= 0:
                 return -1, node, branch
         if child < 0:  # missing value: the most traversed path
+            detour = True
             best = -1.0
             for b in range(node_children.shape[1]):
                 c = node_children[node, b]
@@ -150,7 +154,7 @@ def find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value, nod
                         child = c
         parent = node
         node = child
-    return node, parent, -1
+    return node, parent, -2 if detour else -1
 
 
 @njit(cache=True)
@@ -219,10 +223,12 @@ def learn_tree(tree, x, y, w, root, node_leaf, node_active, node_kind, node_feat
     """Train tree ``tree`` on ``(x, y)`` with importance weight ``w`` (already scaled by c_i)."""
     leaf, parent, branch = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
                                      node_children, node_stats, feat_map)
+    may_split = branch == -1  # river tries splits only at a leaf reached directly
     if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
         leaf = _new_node(counters, node_depth[parent] + 1, node_leaf, node_active, node_depth,
                          node_children, node_stats, node_slot, node_last, free_slots)
         node_children[parent, branch] = leaf
+        may_split = False
     node_stats[leaf, y] += w
     if not node_active[leaf]:
         return
@@ -251,7 +257,7 @@ def learn_tree(tree, x, y, w, root, node_leaf, node_active, node_kind, node_feat
             st[1] += w / st[0] * (value - old_mean)
             st[2] += w * (value - old_mean) * (value - st[1])
     total = node_stats[leaf].sum()
-    if total - node_last[leaf] < grace[tree]:
+    if not may_split or total - node_last[leaf] < grace[tree]:
         return
     node_last[leaf] = total
     _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_feature, node_value,
