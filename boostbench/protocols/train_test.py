@@ -58,12 +58,14 @@ def train_then_test(ranker: OnlineRanker, X: np.ndarray, Y: np.ndarray, train_or
     """
     order = np.concatenate([train_order, test_order])
     losses = np.empty(len(order))
+    total = 0.0
     began = time.perf_counter()
     for t, index in enumerate(order):
         losses[t] = rank_loss(ranker.predict_scores(X[index]), Y[index])
+        total += losses[t]
         ranker.update(Y[index])
         if on_progress is not None and (t + 1) % progress_every == 0:
-            on_progress(t + 1, float(losses[: t + 1].mean()))
+            on_progress(t + 1, total / (t + 1))
     runtime = time.perf_counter() - began
     if on_progress is not None:
         on_progress(len(order), float(losses.mean()) if len(order) else 0.0)
