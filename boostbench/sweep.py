@@ -91,7 +91,8 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOu
     Args:
         overrides: Hydra overrides; ``+experiment=<name>`` adds a paper grid from
             ``configs/experiment/``. A ``hydra/launcher=...`` override replaces the joblib launcher.
-        n_jobs: parallel jobs for the joblib launcher (default: the number of cores).
+        n_jobs: parallel jobs for the joblib launcher (default: an ``hydra.launcher.n_jobs=``
+            override if given, else the number of cores).
 
     Raises:
         ConfigError: an override does not parse or names an unknown option.
@@ -110,7 +111,9 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOu
     }
     extra = ["hydra/hydra_logging=disabled", "hydra/job_logging=disabled"]
     if not any(o.startswith("hydra/launcher=") for o in overrides):
-        extra += ["hydra/launcher=joblib", f"hydra.launcher.n_jobs={n_jobs or os.cpu_count() or 1}"]
+        extra.append("hydra/launcher=joblib")
+        if not any(o.startswith("hydra.launcher.n_jobs=") for o in overrides):  # the user's wins
+            extra.append(f"hydra.launcher.n_jobs={n_jobs or os.cpu_count() or 1}")
     try:
         jobs = launch(primary, sweep_job, overrides=[*overrides, *extra], multirun=True, version_base="1.3")
     except (HydraException, OmegaConfBaseException, ValueError) as exc:

@@ -58,3 +58,9 @@ def test_sigkilled_sweep_resumes_without_loss_or_duplicates(tmp_path):
     assert resumed.get("done") == 6 - before and resumed.get("skipped") == before
     runs = records(tmp_path)  # every file parses: nothing half-written
     assert sorted(r["config"]["seed"] for r in runs) == list(range(6))
+
+
+def test_launcher_jobs_come_from_the_overrides(tmp_path):
+    outcome = summarize(run_sweep(["dataset=balance", "algorithm=vfdt", "seed=0,1", "n_learners=1",
+                                   "hydra.launcher.n_jobs=1", f"results_dir={tmp_path}"]))
+    assert outcome == {"done": 2}
