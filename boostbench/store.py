@@ -46,9 +46,3 @@ def atomic_write_text(path: Path, text: str) -> Path:
 def write_record(record: dict[str, Any], path: Path) -> Path:
     """Write one run record as JSON to ``path`` atomically (NaN and infinity are refused)."""
     return atomic_write_text(path, json.dumps(record, indent=1, sort_keys=True, allow_nan=False) + "\n")
-
-
-def read_record(path: str | os.PathLike) -> dict[str, Any]:
-    """Load one record."""
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)

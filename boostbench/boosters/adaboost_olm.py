@@ -93,16 +93,17 @@ class AdaboostOLM(OnlineBooster):
         xp = self.pool.prepare(x)
         P = self.pool.predict_proba(xp)
         s_before, labels, experts = self._forward(P, self.alpha, self.rng.random(2 * self.pool.n_learners))
-        self._state = (xp, s_before, labels, experts)
-        return np.bincount(experts, weights=self.hedge.probabilities(), minlength=self.n_classes)
+        p = self.hedge.probabilities()
+        self._state = (xp, s_before, labels, experts, p)
+        return np.bincount(experts, weights=p, minlength=self.n_classes)
 
     def predict(self, x: np.ndarray) -> int:
         """Algorithm 2 lines 10-11: the label of an expert drawn with probability ∝ its weight."""
         self.predict_proba(x)
-        return int(self._state[3][self.hedge.draw(self.rng)])
+        return int(self._state[3][self.hedge.draw(self.rng, self._state[4])])
 
     def update(self, y: int) -> None:
-        xp, s_before, labels, experts = self._state
+        xp, s_before, labels, experts, _ = self._state
         self.t += 1
         eta = olm_step_size(self.t, self.n_classes)
         self.alpha, weights = self._backward(s_before, labels, self.alpha, int(y), eta, self.alpha_bound)

@@ -49,9 +49,12 @@ class Hedge:
         """Current distribution over experts, ``(N,)``."""
         return hedge_probabilities(self.log_v)
 
-    def draw(self, rng: np.random.Generator) -> int:
-        """Draw an expert index with probability proportional to its weight."""
-        p = self.probabilities()
+    def draw(self, rng: np.random.Generator, probabilities: np.ndarray | None = None) -> int:
+        """Draw an expert index with probability proportional to its weight.
+
+        ``probabilities`` (``(N,)``), when the caller already has them, saves recomputing them.
+        """
+        p = self.probabilities() if probabilities is None else probabilities
         return int(rng.choice(len(p), p=p))
 
     def update(self, losses: np.ndarray) -> None:

@@ -91,10 +91,6 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     def n_nodes(self) -> int:
         return int(self.counters[0])
 
-    def memory_bytes(self) -> int:
-        """Bytes held by the pool's arrays."""
-        return sum(v.nbytes for v in vars(self).values() if isinstance(v, np.ndarray))
-
     # -- the pool interface -----------------------------------------------------------------
     def _tree_arrays(self):
         return (self.root, self.node_leaf, self.node_kind, self.node_feature, self.node_value,
