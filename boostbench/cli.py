@@ -103,14 +103,23 @@ def _print_summary(record: dict, path) -> None:
     table = Table(title=f"{c['algorithm']['name']} on {c['dataset']['name']} (seed {c['seed']})")
     table.add_column("metric")
     table.add_column("value", justify="right")
-    if record["dataset"]["task"] == "multilabel":
+    split = "test_error" in m
+    if split:
+        rounds = sorted(set(m["n_rounds_fitted"]))
+        rows = [("test error", f"{m['test_error']:.4f} ± {m['test_error_std']:.4f} ({m['n_folds']} "
+                 f"{'folds' if m['n_folds'] > 1 else 'split'})"), ("train error", f"{m['train_error']:.4f}"),
+                ("training examples (all parts)", f"{m['n_examples']:,}")]
+        if c["learner"]["name"] == "tree":
+            rows.insert(2, ("rounds kept", ", ".join(map(str, rounds))))
+    elif record["dataset"]["task"] == "multilabel":
         rows = [("test rank loss", f"{m['test_rank_loss']:.4f}"), ("train rank loss", f"{m['train_rank_loss']:.4f}"),
                 ("examples (train + test)", f"{m['n_train']:,} + {m['n_test']:,}")]
     else:
         rows = [("final accuracy (last {:.0%})".format(c["protocol"]["final_fraction"]), f"{m['final_accuracy']:.4f}"),
                 ("cumulative accuracy", f"{m['cumulative_accuracy']:.4f}"), ("examples", f"{m['n_examples']:,}")]
+    if not split or c["learner"]["name"] != "tree":
+        rows.append(("weak learners", str(c["n_learners"]) if c["algorithm"]["name"] != "vfdt" else "1"))
     rows += [
-        ("weak learners", str(c["n_learners"]) if c["algorithm"]["name"] != "vfdt" else "1"),
         ("runtime (s)", f"{m['runtime_s']:.2f}"),
         ("µs per example", f"{m['us_per_example']:,.0f}"),
         ("peak RSS (MiB)", f"{m['peak_rss_bytes'] / 2**20:,.0f}"),

@@ -19,7 +19,8 @@ from boostbench.paths import CONFIG_DIR
 # Keys that say where things go or how they are shown, not what is computed. The top-level
 # gamma is only a default: an algorithm that uses it holds the resolved value itself, so a gamma
 # grid swept over an algorithm without gamma maps onto one record.
-NON_SEMANTIC_KEYS = ("data_dir", "results_dir", "progress", "gamma")
+NON_SEMANTIC_KEYS = ("data_dir", "results_dir", "progress", "gamma", "n_rounds")  # n_rounds: as gamma
+SPLIT_PROTOCOLS = ("kfold", "holdout")
 
 
 def _group_options(group: str) -> list[str]:
@@ -99,10 +100,24 @@ def validate(cfg: DictConfig) -> None:
     fraction = resolved["protocol"].get("final_fraction", 0.2)
     _require(isinstance(fraction, (int, float)) and 0.0 < fraction <= 1.0,
              f"protocol.final_fraction must be in (0, 1], got {fraction!r}")
-    spec = algorithm_spec(str(resolved["algorithm"]["name"]))
+    name = str(resolved["algorithm"]["name"])
+    spec = algorithm_spec(name)
     task = resolved["dataset"].get("task", "multiclass")
-    _require(task == spec.task, f"algorithm {resolved['algorithm']['name']!r} is for {spec.task} data; "
+    _require(task == spec.task, f"algorithm {name!r} is for {spec.task} data; "
              f"dataset {resolved['dataset'].get('name')!r} is {task}")
+    protocol, learner = resolved["protocol"]["name"], resolved["learner"]["name"]
+    if spec.family == "batch":
+        _require(protocol in SPLIT_PROTOCOLS, f"algorithm {name!r} is a batch algorithm: use protocol=kfold "
+                 f"or protocol=holdout, not {protocol!r}")
+        _require(learner == "tree", f"algorithm {name!r} needs learner=tree (scikit-learn trees), not {learner!r}")
+        rounds = resolved["algorithm"].get("n_rounds")
+        _require(isinstance(rounds, int) and not isinstance(rounds, bool) and rounds >= 1,
+                 f"n_rounds must be an integer >= 1, got {rounds!r}")
+    else:
+        _require(learner != "tree", f"algorithm {name!r} is online: it needs Hoeffding-tree weak learners "
+                 "(learner=hoeffding_tree), not learner=tree")
+        _require(protocol not in SPLIT_PROTOCOLS or task == "multiclass",
+                 f"protocol {protocol!r} is for multiclass data; multi-label algorithms use protocol=train_test")
 
 
 def resolved_dict(cfg: DictConfig) -> dict[str, Any]:

@@ -1,4 +1,8 @@
-"""One run: data set -> stream -> pool + booster -> prequential protocol -> result record."""
+"""One run: data set -> stream -> pool + booster -> protocol -> result record.
+
+Protocols: prequential (multiclass online), train_test (MULAN multi-label), and the split
+protocols kfold / holdout (batch boosters, and online learners with one pass per training part).
+"""
 
 from __future__ import annotations
 
@@ -16,14 +20,15 @@ import numpy as np
 from omegaconf import DictConfig
 
 import boostbench
-from boostbench.boosters import algorithm_spec, build_booster
-from boostbench.config import config_hash, resolved_dict, validate
+from boostbench.boosters import AlgorithmSpec, algorithm_spec, build_batch_booster, build_booster
+from boostbench.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, validate
 from boostbench.data import load_dataset, stream_order
 from boostbench.data.dataset import Dataset
 from boostbench.data.mulan import MultilabelDataset
 from boostbench.learners import make_pool
 from boostbench.paths import REPO_ROOT
-from boostbench.protocols import prequential, train_then_test
+from boostbench.protocols import (FoldResult, fit_batch, fit_online, holdout_split, kfold_splits, prequential,
+                                  train_then_test)
 from boostbench.seeding import run_generators
 from boostbench.store import record_path, write_record
 
@@ -104,6 +109,59 @@ def _multilabel_pass(cfg: DictConfig, dataset: MultilabelDataset, booster, order
     return metrics, {"test_examples_seen": seen.tolist(), "test_rank_loss": loss.tolist()}
 
 
+def _fit_one_split(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, train: np.ndarray,
+                   test: np.ndarray, learners_rng: np.random.Generator, booster_rng: np.random.Generator,
+                   stream_rng: np.random.Generator) -> FoldResult:
+    k = dataset.n_classes
+    if spec.family == "batch":
+        booster = build_batch_booster(cfg.algorithm, cfg.learner, k, booster_rng)
+        return fit_batch(booster, dataset.X, dataset.y, train, test)
+    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories, learners_rng)
+    booster = build_booster(cfg.algorithm, pool, k, booster_rng)
+    order = stream_rng.permutation(train) if bool(cfg.protocol.get("shuffle", True)) else train
+    return fit_online(booster, dataset.X, dataset.y, order, test)
+
+
+def _split_pass(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, generators, on_start,
+                on_progress) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """k-fold cross-validation or one holdout split: metrics, error-vs-rounds curve, extras."""
+    if cfg.protocol.name == "kfold":
+        splits = kfold_splits(dataset.y, int(cfg.protocol.n_splits), generators.stream)
+    else:
+        splits = holdout_split(dataset.y, float(cfg.protocol.test_fraction), generators.stream)
+    if on_start is not None:
+        on_start(dataset, len(splits))
+    learner_rngs = generators.learners.spawn(len(splits))
+    booster_rngs = generators.booster.spawn(len(splits))
+    folds: list[FoldResult] = []
+    for f, (train, test) in enumerate(splits):
+        folds.append(_fit_one_split(cfg, dataset, spec, train, test, learner_rngs[f], booster_rngs[f],
+                                    generators.stream))
+        if on_progress is not None:
+            on_progress(f + 1, 1.0 - float(np.mean([r.test_error[-1] for r in folds])))
+    test_final = np.array([r.test_error[-1] for r in folds])
+    train_final = np.array([r.train_error[-1] for r in folds])
+    metrics = {
+        "test_error": float(test_final.mean()),
+        "test_error_std": float(test_final.std(ddof=1)) if len(folds) > 1 else 0.0,
+        "test_accuracy": float(1.0 - test_final.mean()),
+        "train_error": float(train_final.mean()),
+        "fold_test_error": test_final.tolist(),
+        "n_rounds_fitted": [r.n_rounds_fitted for r in folds],
+        "n_folds": len(folds),
+        "runtime_s": float(sum(r.runtime_s for r in folds)),
+        "n_examples": int(sum(len(train) for train, _ in splits)),
+    }
+    curve = {"rounds": list(range(1, len(folds[0].test_error) + 1)),
+             "train_error": np.mean([r.train_error for r in folds], axis=0).tolist(),
+             "test_error": np.mean([r.test_error for r in folds], axis=0).tolist()}
+    extras = {}
+    if bool(cfg.protocol.get("keep_weights", False)) and folds[0].weights is not None:
+        extras["weights"] = {"fold": 1, "train_index": splits[0][0].tolist(),
+                             "values": np.round(folds[0].weights, 10).tolist()}
+    return metrics, curve, extras
+
+
 def warm_up_kernels(cfg: DictConfig) -> float:
     """Compile the numba kernels this run uses before its timed pass; returns the seconds taken.
 
@@ -146,16 +204,20 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     multilabel = isinstance(dataset, MultilabelDataset)
     k = dataset.n_labels if multilabel else dataset.n_classes
     generators = run_generators(int(cfg.seed))
-    order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle))
     spec = algorithm_spec(str(cfg.algorithm.name))
-    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories,
-                     generators.learners)
-    booster = build_booster(cfg.algorithm, pool, k, generators.booster)
+    extras: dict[str, Any] = {}
     compile_s = warm_up_kernels(cfg)
-    if on_start is not None:
-        on_start(dataset, len(order))
-    run_pass = _multilabel_pass if multilabel else _multiclass_pass
-    metrics, curve = run_pass(cfg, dataset, booster, order, on_progress)
+    if cfg.protocol.name in SPLIT_PROTOCOLS:
+        metrics, curve, extras = _split_pass(cfg, dataset, spec, generators, on_start, on_progress)
+    else:
+        order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle))
+        pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories,
+                         generators.learners)
+        booster = build_booster(cfg.algorithm, pool, k, generators.booster)
+        if on_start is not None:
+            on_start(dataset, len(order))
+        run_pass = _multilabel_pass if multilabel else _multiclass_pass
+        metrics, curve = run_pass(cfg, dataset, booster, order, on_progress)
     metrics["us_per_example"] = 1e6 * metrics["runtime_s"] / metrics["n_examples"]
     metrics["peak_rss_bytes"] = peak_rss_bytes()
     metrics["compile_s"] = compile_s  # numba compilation before the timed pass (0 when cached)
@@ -170,6 +232,7 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
                     "n_classes": k, "class_names": list(names)},
         "metrics": metrics,
         "curve": curve,
+        **extras,
         "provenance": provenance(int(cfg.seed), started, finished),
     }
 

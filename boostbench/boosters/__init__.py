@@ -1,4 +1,8 @@
-"""Online boosters, one module per algorithm, and the registry the runner builds them from."""
+"""Online boosters, one module per algorithm, and the registry the runner builds every algorithm from.
+
+The registry also holds the batch boosters of :mod:`boostbench.batch` (``family="batch"``): they
+run under the split protocols (``kfold``, ``holdout``) with scikit-learn trees as weak learners.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,9 @@ import numpy as np
 
 from boostbench.boosters.ada_olmr import AdaOLMR
 from boostbench.boosters.adaboost_olm import AdaboostOLM
+from boostbench.batch import BATCH_ALGORITHMS, BatchBooster, TreeParams
 from boostbench.boosters.base import OnlineBooster, OnlineRanker
+from boostbench.boosters.hedge import HedgeExperts
 from boostbench.boosters.online_bmr import OnlineBMR
 from boostbench.boosters.online_boosting import OnlineBoosting
 from boostbench.boosters.online_mbbm import OnlineMBBM
@@ -20,12 +26,13 @@ from boostbench.learners.pool import WeakLearnerPool
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
-    """How to build an algorithm: its class, its config keys, its task and its pool size."""
+    """How to build an algorithm: its class, its config keys, its task, family and pool size."""
 
-    cls: type[OnlineBooster] | type[OnlineRanker]
+    cls: type[OnlineBooster] | type[OnlineRanker] | type[BatchBooster]
     params: tuple[str, ...]
     single_learner: bool = False
     task: str = "multiclass"
+    family: str = "online"  # or "batch": fitted once on a training part (kfold / holdout only)
 
     def pool_size(self, n_learners: int) -> int:
         return 1 if self.single_learner else n_learners
@@ -39,6 +46,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "best_vfdt": AlgorithmSpec(BestVFDT, ()),
     "ada_olmr": AlgorithmSpec(AdaOLMR, ("alpha_bound", "hedge_eta", "weak_prediction"), task="multilabel"),
     "online_bmr": AlgorithmSpec(OnlineBMR, ("gamma", "weak_prediction", "potential_loss"), task="multilabel"),
+    "hedge": AlgorithmSpec(HedgeExperts, ("beta",)),
+    **{name: AlgorithmSpec(cls, (), family="batch") for name, cls in BATCH_ALGORITHMS.items()},
 }
 
 
@@ -64,5 +73,22 @@ def build_booster(cfg: Any, pool: WeakLearnerPool, n_classes: int, rng: np.rando
         raise ConfigError(f"algorithm {cfg['name']}: {exc}") from None
 
 
-__all__ = ["ALGORITHMS", "AdaOLMR", "AdaboostOLM", "BestVFDT", "OnlineBMR", "OnlineBooster",
-           "OnlineBoosting", "OnlineMBBM", "OnlineRanker", "VFDT", "algorithm_spec", "build_booster"]
+def build_batch_booster(cfg: Any, learner: Any, n_classes: int, rng: np.random.Generator) -> BatchBooster:
+    """Build the batch booster an ``algorithm`` config names, with ``learner=tree`` weak learners.
+
+    Raises:
+        ConfigError: not a batch algorithm, bad tree bounds, ``n_rounds`` < 1, or a class count
+            the algorithm does not handle (binary ``adaboost`` on k > 2).
+    """
+    spec = algorithm_spec(str(cfg["name"]))
+    if spec.family != "batch":
+        raise ConfigError(f"algorithm {cfg['name']} is not a batch algorithm")
+    try:
+        return spec.cls(n_classes, int(cfg["n_rounds"]), TreeParams.from_config(learner), rng)
+    except ValueError as exc:
+        raise ConfigError(f"algorithm {cfg['name']}: {exc}") from None
+
+
+__all__ = ["ALGORITHMS", "AdaOLMR", "AdaboostOLM", "BestVFDT", "HedgeExperts", "OnlineBMR", "OnlineBooster",
+           "OnlineBoosting", "OnlineMBBM", "OnlineRanker", "VFDT", "algorithm_spec", "build_batch_booster",
+           "build_booster"]

@@ -1,7 +1,9 @@
-"""Hedge(beta) over experts (Freund & Schapire 1997), as used by Adaboost.OLM and Ada.OLMR.
+"""Hedge(beta) over experts (Freund & Schapire 1997; Combessie & Machraoui, "Hedge(beta)").
 
-Expert weights are kept in log space, so long streams cannot underflow them to zero.
-With step size ``eta``, ``beta = exp(-eta)``: ``v_i <- v_i * beta ** loss_i``.
+The one implementation of Hedge in boostbench: Adaboost.OLM and Ada.OLMR choose their expert
+with it, and the ``hedge`` algorithm runs it over the weak learners. Expert weights are kept in
+log space, so long streams cannot underflow them to zero. With step size ``eta``,
+``beta = exp(-eta)``: ``w_i <- w_i * beta ** loss_i``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,28 @@ def hedge_probabilities(log_v: np.ndarray) -> np.ndarray:
     return p / p.sum()
 
 
+def hedge_loss_bound(losses: np.ndarray, beta: float) -> float:
+    """Freund & Schapire's (1997, Theorem 2) bound on Hedge(beta)'s cumulative loss.
+
+    ``L_Hedge <= (ln(1/beta) min_i L_i + ln N) / (1 - beta)`` for losses in [0, 1], uniform
+    initial weights, ``beta`` in (0, 1).
+
+    Args:
+        losses: ``(T, N)`` float64 loss of each expert in each round.
+    """
+    return float((np.log(1.0 / beta) * losses.sum(axis=0).min() + np.log(losses.shape[1])) / (1.0 - beta))
+
+
+def hedge_run(losses: np.ndarray, beta: float) -> np.ndarray:
+    """Hedge(beta)'s loss ``p_t . l_t`` in each round of a fixed loss sequence: ``(T,)`` float64."""
+    hedge = Hedge.from_beta(losses.shape[1], beta)
+    incurred = np.empty(len(losses))
+    for t, row in enumerate(losses):
+        incurred[t] = hedge.probabilities() @ row
+        hedge.update(row)
+    return incurred
+
+
 class Hedge:
     """Stateful Hedge over ``n_experts`` experts with step size ``eta``.
 
@@ -44,6 +68,17 @@ class Hedge:
             raise ValueError(f"Hedge step size must be > 0, got {eta}")
         self.eta = float(eta)
         self.log_v = np.zeros(int(n_experts))
+
+    @classmethod
+    def from_beta(cls, n_experts: int, beta: float) -> "Hedge":
+        """Hedge(beta) in Freund & Schapire's parametrisation, ``beta`` in (0, 1).
+
+        Raises:
+            ValueError: ``beta`` outside (0, 1).
+        """
+        if not 0.0 < beta < 1.0:
+            raise ValueError(f"Hedge's beta must be in (0, 1), got {beta}")
+        return cls(n_experts, eta=-np.log(beta))
 
     def probabilities(self) -> np.ndarray:
         """Current distribution over experts, ``(N,)``."""

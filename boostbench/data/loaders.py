@@ -126,6 +126,30 @@ def read_csv_table(
     return RawTable(frame=frame, lines=lines, source=str(path), categories={})
 
 
+def expand_characters(raw: RawTable, column: str, prefix: str) -> RawTable:
+    """Replace a string column by one column per character (``<prefix>1 .. <prefix>L``).
+
+    For sequence data such as promoters' 57-base DNA strings; surrounding blanks are dropped.
+
+    Raises:
+        DataError: the column is absent, or a row's string has another length than the first
+            (the message names the file, line and both lengths).
+    """
+    if column not in raw.frame.columns:
+        raise DataError(f"{raw.source}: column {column!r} to expand into characters does not exist")
+    text = raw.frame[column].astype(str).str.strip().to_numpy()
+    length = len(text[0])
+    for row, value in enumerate(text):
+        if len(value) != length:
+            raise DataError(f"{raw.source}: line {raw.lines[row]}, column {column!r}: sequence of "
+                            f"{len(value)} characters, expected {length}")
+    chars = pd.DataFrame([list(v) for v in text], columns=[f"{prefix}{j + 1}" for j in range(length)],
+                         index=raw.frame.index)
+    position = list(raw.frame.columns).index(column)
+    frame = pd.concat([raw.frame.iloc[:, :position], chars, raw.frame.iloc[:, position + 1:]], axis=1)
+    return RawTable(frame=frame, lines=raw.lines, source=raw.source, categories=raw.categories)
+
+
 def read_arff_table(path: Path) -> RawTable:
     """Read a dense ARFF file with liac-arff; nominal attributes keep their declared values.
 

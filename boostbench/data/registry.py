@@ -17,7 +17,8 @@ from omegaconf import DictConfig, OmegaConf
 from boostbench.data.dataset import Dataset
 from boostbench.data.encoding import encode
 from boostbench.data.mulan import MultilabelDataset, load_mulan
-from boostbench.data.loaders import RawTable, fetch_openml_table, read_arff_table, read_csv_table, sha256_of
+from boostbench.data.loaders import (RawTable, expand_characters, fetch_openml_table, read_arff_table,
+                                     read_csv_table, sha256_of)
 from boostbench.errors import ConfigError, DataError
 from boostbench.paths import CONFIG_DIR, VENDORED_DATA_DIR
 
@@ -108,7 +109,7 @@ def _read_local(path: Path, spec: DictConfig) -> RawTable:
     if kind != "csv":
         raise ConfigError(f"dataset.format must be csv, arff or auto, not {kind!r}")
     columns = spec.get("columns")
-    return read_csv_table(
+    raw = read_csv_table(
         path,
         sep=str(spec.get("sep", ",")),
         header=bool(spec.get("header", False)),
@@ -116,6 +117,9 @@ def _read_local(path: Path, spec: DictConfig) -> RawTable:
         skip_rows=int(spec.get("skip_rows", 0)),
         comment=spec.get("comment"),
     )
+    for column, prefix in (spec.get("expand_characters") or {}).items():
+        raw = expand_characters(raw, str(column), str(prefix))
+    return raw
 
 
 def load_raw(spec: DictConfig, data_dir: str | None = None) -> RawTable:

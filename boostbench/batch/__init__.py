@@ -1,0 +1,18 @@
+"""Batch multiclass boosting (Mukherjee & Schapire; Combessie & Machraoui), one module per algorithm."""
+
+from boostbench.batch.adaboost import AdaBoost
+from boostbench.batch.adaboost_m1 import AdaBoostM1
+from boostbench.batch.adaboost_m2 import AdaBoostM2
+from boostbench.batch.adaboost_mh import AdaBoostMH
+from boostbench.batch.adaboost_mm import AdaBoostMM
+from boostbench.batch.base import BatchBooster
+from boostbench.batch.one_vs_all import OneVsAll
+from boostbench.batch.samme import SAMME
+from boostbench.batch.weak_learners import TreeParams
+
+BATCH_ALGORITHMS: dict[str, type[BatchBooster]] = {
+    cls.name: cls for cls in (AdaBoost, AdaBoostM1, AdaBoostM2, SAMME, AdaBoostMH, AdaBoostMM, OneVsAll)
+}
+
+__all__ = ["BATCH_ALGORITHMS", "AdaBoost", "AdaBoostM1", "AdaBoostM2", "AdaBoostMH", "AdaBoostMM",
+           "BatchBooster", "OneVsAll", "SAMME", "TreeParams"]
