@@ -153,7 +153,8 @@ def datasets(data_dir: Optional[str] = typer.Option(None, help="extra data direc
 
 @app.command()
 def report(
-    table: str = typer.Argument(..., help="jung2017_table1, jung_tewari2018_table3, or all"),
+    table: str = typer.Argument(..., help="jung2017_table1, jung_tewari2018_table3, combessie_heart, "
+                                "mukherjee_schapire, or all"),
     results_dir: str = typer.Option("results", help="the store to read (<dir>/runs/*.json)"),
     out_dir: Optional[str] = typer.Option(None, help="where tables and figures go (default: the results dir)"),
     n_learners: int = typer.Option(100, help="only runs with this many weak learners"),
@@ -163,12 +164,12 @@ def report(
     from pathlib import Path
 
     from boostbench.reporting.records import load_runs
-    from boostbench.reporting.report import export_tidy, write_report
+    from boostbench.reporting.report import REPORTS, export_tidy, write_report, write_study_report
     from boostbench.reporting.tables import TABLES
 
-    names = list(TABLES) if table == "all" else [table]
-    if any(name not in TABLES for name in names):
-        _fail(f"unknown table {table!r} (available: {', '.join(TABLES)}, all)")
+    names = list(TABLES) + list(REPORTS) if table == "all" else [table]
+    if any(name not in TABLES and name not in REPORTS for name in names):
+        _fail(f"unknown table {table!r} (available: {', '.join([*TABLES, *REPORTS])}, all)")
     try:
         runs = load_runs(results_dir)
     except BoostbenchError as exc:
@@ -179,8 +180,17 @@ def report(
         _fail(f"no run records under {Path(results_dir) / 'runs'}" + (f" with backend {backend}" if backend else ""))
     target = Path(out_dir or results_dir)
     for name in names:
-        frame, written = write_report(name, results_dir, target, runs, n_learners)
-        _print_table(name, frame)
+        if name in REPORTS:
+            frame, written = write_study_report(name, results_dir, target, runs)
+            if frame.empty:
+                console.print(f"[dim]{name}: no runs for it in {results_dir}[/]")
+                continue
+            for path in written:
+                if path.suffix == ".md":
+                    console.print(path.read_text(encoding="utf-8"), markup=False, highlight=False)
+        else:
+            frame, written = write_report(name, results_dir, target, runs, n_learners)
+            _print_table(name, frame)
         console.print(f"wrote {len(written)} files under {target} ({name})")
     export_tidy(results_dir, runs, target)
 

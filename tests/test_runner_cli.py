@@ -12,7 +12,7 @@ from boostbench.config import compose_config, config_hash
 from boostbench.experiment import run_experiment
 
 runner = CliRunner()
-MULTICLASS = sorted(name for name, spec in ALGORITHMS.items() if spec.task == "multiclass")
+MULTICLASS = sorted(name for name, spec in ALGORITHMS.items() if spec.task == "multiclass" and spec.family == "online")
 
 
 @pytest.mark.parametrize("name", MULTICLASS)

@@ -44,7 +44,7 @@ class AdaBoost(BatchBooster):
             if eps >= 0.5:
                 break
             alpha = 0.5 * np.log((1.0 - max(eps, ERROR_FLOOR)) / max(eps, ERROR_FLOOR))
-            self._keep(tree, alpha, D)
+            self._keep(tree, alpha, D, eps)
             if eps < ERROR_FLOOR:
                 break
             D = D * np.exp(-alpha * s * h)

@@ -42,7 +42,7 @@ class AdaBoostM1(BatchBooster):
                 self.stopped_error_ = eps
                 break
             beta = max(eps, ERROR_FLOOR) / (1.0 - max(eps, ERROR_FLOOR))
-            self._keep(tree, np.log(1.0 / beta), D)
+            self._keep(tree, np.log(1.0 / beta), D, eps)
             if eps < ERROR_FLOOR:
                 break
             D = np.where(correct, D * beta, D)

@@ -44,7 +44,7 @@ class AdaBoostM2(BatchBooster):
             if eps >= 0.5:
                 break
             beta = max(eps, ERROR_FLOOR) / (1.0 - max(eps, ERROR_FLOOR))
-            self._keep(h, np.log(1.0 / beta), D)
+            self._keep(h, np.log(1.0 / beta), D, eps)
             if eps < ERROR_FLOOR:
                 break
             w = w * beta ** (0.5 * (1.0 + values[rows, y][:, None] - values))

@@ -37,7 +37,7 @@ class AdaBoostMH(BatchBooster):
                 break
             r = min(r, EDGE_CEILING)
             alpha = 0.5 * np.log((1.0 + r) / (1.0 - r))
-            self._keep(h, alpha, D.sum(axis=1))
+            self._keep(h, alpha, D.sum(axis=1), r)
             D = D * np.exp(-alpha * Y * values)
             D /= D.sum()
 

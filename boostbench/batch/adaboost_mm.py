@@ -61,7 +61,7 @@ class AdaBoostMM(BatchBooster):
                 break
             delta = min(delta, EDGE_CEILING)
             alpha = 0.5 * np.log((1.0 + delta) / (1.0 - delta))
-            self._keep(h, alpha, row_weight)
+            self._keep(h, alpha, row_weight, delta)
             f[rows, labels] += alpha
 
     def _votes(self, h, X: np.ndarray) -> np.ndarray:

@@ -29,6 +29,9 @@ class BatchBooster(ABC):
 
     Attributes (after :meth:`fit`):
         alphas_: ``(T_fit,)`` float64 hypothesis weights (T_fit <= n_rounds).
+        round_stats_: ``(T_fit,)`` float64, the quantity each kept round's weight was computed
+            from: the weighted error (AdaBoost, M1, SAMME), the pseudo-loss (M2) or the edge
+            (MH's ``r_t``, MM's ``delta_t``).
         weight_history_: ``(T_fit, n)`` float64, the distribution over training examples used in
             each round (rows sum to 1).
         majority_: the most frequent training label, predicted when no round was kept.
@@ -61,10 +64,12 @@ class BatchBooster(ABC):
             raise ValueError(f"labels must be in 0..{self.n_classes - 1}")
         self.majority_ = int(np.bincount(y, minlength=self.n_classes).argmax())
         self.alphas_: list[float] = []
+        self.round_stats_: list[float] = []
         self._hypotheses: list[Any] = []
         self._weights: list[np.ndarray] = []
         self._boost(X, y)
         self.alphas_ = np.asarray(self.alphas_, dtype=np.float64)
+        self.round_stats_ = np.asarray(self.round_stats_, dtype=np.float64)
         self.weight_history_ = (np.vstack(self._weights) if self._weights else np.zeros((0, len(y))))
         return self
 
@@ -76,9 +81,10 @@ class BatchBooster(ABC):
     def _votes(self, hypothesis: Any, X: np.ndarray) -> np.ndarray:
         """``(n, k)`` float64 votes of one kept hypothesis."""
 
-    def _keep(self, hypothesis: Any, alpha: float, distribution: np.ndarray) -> None:
+    def _keep(self, hypothesis: Any, alpha: float, distribution: np.ndarray, statistic: float) -> None:
         self._hypotheses.append(hypothesis)
         self.alphas_.append(float(alpha))
+        self.round_stats_.append(float(statistic))
         self._weights.append(np.asarray(distribution, dtype=np.float64) / float(np.sum(distribution)))
 
     @property

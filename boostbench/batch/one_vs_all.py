@@ -35,6 +35,7 @@ class OneVsAll(BatchBooster):
             self._weights = list(mean_weights)
             self._hypotheses = list(range(T))
             self.alphas_ = [1.0] * T
+            self.round_stats_ = [float("nan")] * T
 
     def _votes(self, hypothesis, X: np.ndarray) -> np.ndarray:  # staged_scores is overridden
         raise NotImplementedError

@@ -29,13 +29,14 @@ class SAMME(BatchBooster):
             incorrect = predict_labels(tree, X) != y
             err = float(np.average(incorrect, weights=w))
             if err <= 0:
-                self._keep(tree, 1.0, w)
+                self._keep(tree, 1.0, w, err)
                 break
             if err >= 1.0 - 1.0 / k:
                 break
             alpha = np.log((1.0 - err) / err) + np.log(k - 1.0)
-            self._keep(tree, alpha, w)
-            w = w * np.exp(alpha * incorrect)
+            self._keep(tree, alpha, w, err)
+            # in log space, as scikit-learn, so both see bit-identical weights (and trees)
+            w = np.exp(np.log(w) + alpha * incorrect * (w > 0))
             w /= w.sum()
 
     def _votes(self, tree, X: np.ndarray) -> np.ndarray:

@@ -15,11 +15,17 @@ from boostbench.store import atomic_write_bytes  # noqa: E402
 
 
 def curves(results_dir: str | Path, runs: pd.DataFrame) -> pd.DataFrame:
-    """The runs' curves in long form: ``config_hash, x, value, metric`` (one row per checkpoint)."""
+    """The runs' curves in long form: ``config_hash, x, value, metric`` (one row per checkpoint;
+    ``x`` is examples seen, or the boosting round for ``train_error`` / ``test_error``)."""
     rows = []
     for key in runs["config_hash"]:
         record = json.loads((Path(results_dir) / "runs" / f"{key}.json").read_text(encoding="utf-8"))
         curve = record["curve"]
+        if "rounds" in curve:  # split protocols: errors against boosting rounds
+            for metric in ("train_error", "test_error"):
+                rows.append(pd.DataFrame({"config_hash": key, "x": curve["rounds"], "value": curve[metric],
+                                          "metric": metric}))
+            continue
         if "cumulative_accuracy" in curve:
             x, y, metric = curve["examples_seen"], curve["cumulative_accuracy"], "cumulative_accuracy"
         else:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from boostbench.reporting import figures, significance, tables
+from boostbench.reporting import batch_reports, figures, significance, tables
 from boostbench.reporting.records import load_runs
 from boostbench.store import atomic_write_bytes, atomic_write_text
 
@@ -39,7 +39,7 @@ def write_report(name: str, results_dir: str | Path, out_dir: str | Path, runs: 
         atomic_write_text(out / "tables" / f"{name}.csv", frame.to_csv(index=False)),
     ]
     mine = runs[runs["dataset"].isin(spec.datasets.values()) & runs["algorithm"].isin(
-        [a for a in spec.columns.values() if a]) & (runs["n_learners"] == n_learners)]
+        [a for a in spec.columns.values() if a]) & (runs["n_learners"] == n_learners) & (runs["protocol"] == spec.protocol)]
     if not mine.empty:
         written += figures.learning_curves(results_dir, mine, out / "figures" / name,
                                            {"cumulative_accuracy": True, "test_rank_loss": False})
@@ -51,3 +51,18 @@ def write_report(name: str, results_dir: str | Path, out_dir: str | Path, runs: 
     if diagram is not None:
         written.append(diagram)
     return frame, written
+
+
+# Reports of studies that print no table of numbers to compare with (their own layouts).
+REPORTS = {"combessie_heart": "Combessie & Machraoui, Heart Disease curves",
+           "mukherjee_schapire": "Mukherjee & Schapire, AdaBoost.MM vs M1 vs MH (k-fold CV)"}
+
+
+def write_study_report(name: str, results_dir: str | Path, out_dir: str | Path,
+                       runs: pd.DataFrame) -> tuple[pd.DataFrame, list[Path]]:
+    """Write report ``name`` of :data:`REPORTS`; returns its summary frame (empty: no runs) and paths."""
+    if name == "combessie_heart":
+        return batch_reports.combessie_heart(results_dir, runs, out_dir)
+    if name == "mukherjee_schapire":
+        return batch_reports.mukherjee_schapire(runs, out_dir)
+    raise KeyError(name)

@@ -31,6 +31,8 @@ class TableSpec:
         metric: the run metric shown (``final_accuracy`` or ``test_rank_loss``).
         paper_value: the key of the paper's values in a row (``accuracy`` or ``rank_loss``).
         higher_is_better: direction of the metric (chooses the best gamma).
+        protocol: the protocol of the runs that count (the same algorithm may also have been run
+            under another protocol, e.g. k-fold cross-validation).
     """
 
     key: str
@@ -39,6 +41,7 @@ class TableSpec:
     metric: str
     paper_value: str
     higher_is_better: bool
+    protocol: str
 
 
 TABLES = {
@@ -48,13 +51,15 @@ TABLES = {
                   "nursery": "nursery", "isolet": "isolet", "movement": "movement"},
         columns={"best_decision_tree": "best_vfdt", "online_boosting": "online_boosting",
                  "adaboost_olm": "adaboost_olm", "best_mbbm": "online_mbbm"},
-        metric="final_accuracy", paper_value="accuracy", higher_is_better=True),
+        metric="final_accuracy", paper_value="accuracy", higher_is_better=True,
+        protocol="prequential"),
     "jung_tewari2018_table3": TableSpec(
         key="jung_tewari2018_table3",
         datasets={"emotions": "emotions", "scene": "scene", "yeast": "yeast", "mediamill": "mediamill",
                   "m_reduced": "mediamill_reduced"},
         columns={"batch": None, "ada_olmr": "ada_olmr", "best_bmr": "online_bmr"},
-        metric="test_rank_loss", paper_value="rank_loss", higher_is_better=False),
+        metric="test_rank_loss", paper_value="rank_loss", higher_is_better=False,
+        protocol="train_test"),
 }
 
 
@@ -76,7 +81,7 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100) -> pd.DataFram
     spec = TABLES[name]
     paper = paper_tables()[spec.key]
     here = {info.name: info.location is not None for info in available_datasets()}
-    runs = runs[runs["n_learners"] == n_learners]
+    runs = runs[(runs["n_learners"] == n_learners) & (runs["protocol"] == spec.protocol)]
     rows = []
     for paper_name, dataset in spec.datasets.items():
         paper_row = paper["rows"][paper_name]
