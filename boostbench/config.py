@@ -21,6 +21,8 @@ from boostbench.paths import CONFIG_DIR
 # grid swept over an algorithm without gamma maps onto one record.
 NON_SEMANTIC_KEYS = ("data_dir", "results_dir", "progress", "gamma", "n_rounds")  # n_rounds: as gamma
 SPLIT_PROTOCOLS = ("kfold", "holdout")
+BATCH_LEARNERS = ("tree", "naive_bayes", "tan", "ban")
+TREE_ONLY = ("adaboost_m2", "adaboost_mh", "adaboost_mm")  # their hypotheses are fitted to gains
 
 
 def _group_options(group: str) -> list[str]:
@@ -109,13 +111,16 @@ def validate(cfg: DictConfig) -> None:
     if spec.family == "batch":
         _require(protocol in SPLIT_PROTOCOLS, f"algorithm {name!r} is a batch algorithm: use protocol=kfold "
                  f"or protocol=holdout, not {protocol!r}")
-        _require(learner == "tree", f"algorithm {name!r} needs learner=tree (scikit-learn trees), not {learner!r}")
-        rounds = resolved["algorithm"].get("n_rounds")
+        _require(learner in BATCH_LEARNERS, f"algorithm {name!r} is a batch algorithm: it needs learner="
+                 f"{', '.join(BATCH_LEARNERS)}, not {learner!r}")
+        _require(learner == "tree" or name not in TREE_ONLY,
+                 f"algorithm {name!r} fits per-label tree hypotheses: it needs learner=tree, not {learner!r}")
+        rounds = resolved["algorithm"].get("n_rounds", 1)  # base: a single model
         _require(isinstance(rounds, int) and not isinstance(rounds, bool) and rounds >= 1,
                  f"n_rounds must be an integer >= 1, got {rounds!r}")
     else:
-        _require(learner != "tree", f"algorithm {name!r} is online: it needs Hoeffding-tree weak learners "
-                 "(learner=hoeffding_tree), not learner=tree")
+        _require(learner != "tree", f"algorithm {name!r} is online: it needs online weak learners "
+                 "(learner=hoeffding_tree, naive_bayes, tan or ban), not learner=tree")
         _require(protocol not in SPLIT_PROTOCOLS or task == "multiclass",
                  f"protocol {protocol!r} is for multiclass data; multi-label algorithms use protocol=train_test")
 

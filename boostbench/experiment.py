@@ -20,6 +20,7 @@ import numpy as np
 from omegaconf import DictConfig
 
 import boostbench
+from boostbench.batch.weak_learners import make_batch_learner
 from boostbench.boosters import AlgorithmSpec, algorithm_spec, build_batch_booster, build_booster
 from boostbench.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, validate
 from boostbench.data import load_dataset, stream_order
@@ -114,9 +115,11 @@ def _fit_one_split(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, train
                    stream_rng: np.random.Generator) -> FoldResult:
     k = dataset.n_classes
     if spec.family == "batch":
-        booster = build_batch_booster(cfg.algorithm, cfg.learner, k, booster_rng)
+        learner = make_batch_learner(cfg.learner, dataset.X[train], np.asarray(dataset.n_categories), learners_rng)
+        booster = build_batch_booster(cfg.algorithm, learner, k, booster_rng)
         return fit_batch(booster, dataset.X, dataset.y, train, test)
-    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories, learners_rng)
+    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories, learners_rng,
+                     X_train=dataset.X[train])
     booster = build_booster(cfg.algorithm, pool, k, booster_rng)
     order = stream_rng.permutation(train) if bool(cfg.protocol.get("shuffle", True)) else train
     return fit_online(booster, dataset.X, dataset.y, order, test)

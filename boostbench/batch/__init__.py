@@ -6,13 +6,14 @@ from boostbench.batch.adaboost_m2 import AdaBoostM2
 from boostbench.batch.adaboost_mh import AdaBoostMH
 from boostbench.batch.adaboost_mm import AdaBoostMM
 from boostbench.batch.base import BatchBooster
+from boostbench.batch.base_model import BaseModel
 from boostbench.batch.one_vs_all import OneVsAll
 from boostbench.batch.samme import SAMME
 from boostbench.batch.weak_learners import TreeParams
 
 BATCH_ALGORITHMS: dict[str, type[BatchBooster]] = {
-    cls.name: cls for cls in (AdaBoost, AdaBoostM1, AdaBoostM2, SAMME, AdaBoostMH, AdaBoostMM, OneVsAll)
+    cls.name: cls for cls in (AdaBoost, AdaBoostM1, AdaBoostM2, SAMME, AdaBoostMH, AdaBoostMM, OneVsAll, BaseModel)
 }
 
 __all__ = ["BATCH_ALGORITHMS", "AdaBoost", "AdaBoostM1", "AdaBoostM2", "AdaBoostMH", "AdaBoostMM",
-           "BatchBooster", "OneVsAll", "SAMME", "TreeParams"]
+           "BaseModel", "BatchBooster", "OneVsAll", "SAMME", "TreeParams"]

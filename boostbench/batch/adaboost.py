@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.batch.base import BatchBooster
-from boostbench.batch.weak_learners import fit_label_tree, predict_labels
+from boostbench.batch.weak_learners import predict_labels
 
 # A weighted error below this counts as 0: the hypothesis is perfect on the training set, gets
 # the (large, finite) weight of this error and ends the run, as the distribution would collapse.
@@ -38,7 +38,7 @@ class AdaBoost(BatchBooster):
         s = np.where(y == 1, 1.0, -1.0)
         D = np.full(len(y), 1.0 / len(y))
         for _ in range(self.n_rounds):
-            tree = fit_label_tree(X, y, D, self.learner, self.rng)
+            tree = self.learner.fit_label(X, y, D, self.n_classes, self.rng)
             h = np.where(predict_labels(tree, X) == 1, 1.0, -1.0)
             eps = float(D[h != s].sum())
             if eps >= 0.5:

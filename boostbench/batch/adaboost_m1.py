@@ -6,7 +6,7 @@ import numpy as np
 
 from boostbench.batch.adaboost import ERROR_FLOOR
 from boostbench.batch.base import BatchBooster
-from boostbench.batch.weak_learners import fit_label_tree, predict_labels
+from boostbench.batch.weak_learners import predict_labels
 
 
 def one_hot(labels: np.ndarray, k: int) -> np.ndarray:
@@ -35,7 +35,7 @@ class AdaBoostM1(BatchBooster):
         D = np.full(len(y), 1.0 / len(y))
         self.stopped_error_ = None
         for _ in range(self.n_rounds):
-            tree = fit_label_tree(X, y, D, self.learner, self.rng)
+            tree = self.learner.fit_label(X, y, D, self.n_classes, self.rng)
             correct = predict_labels(tree, X) == y
             eps = float(D[~correct].sum())
             if eps >= 0.5:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.batch.base import BatchBooster
-from boostbench.batch.weak_learners import fit_gain_tree
+from boostbench.batch.weak_learners import fit_gain_tree, require_trees
 
 EDGE_CEILING = 1.0 - 1e-10
 
@@ -23,6 +23,10 @@ class AdaBoostMH(BatchBooster):
     """
 
     name = "adaboost_mh"
+
+    def __init__(self, n_classes, n_rounds, learner=None, rng=None):
+        super().__init__(n_classes, n_rounds, learner, rng)
+        require_trees(self.learner, "AdaBoost.MH")
 
     def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
         n, k = len(y), self.n_classes

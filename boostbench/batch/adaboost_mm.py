@@ -7,7 +7,7 @@ import numpy as np
 from boostbench.batch.adaboost_m1 import one_hot
 from boostbench.batch.adaboost_mh import EDGE_CEILING
 from boostbench.batch.base import BatchBooster
-from boostbench.batch.weak_learners import fit_gain_tree
+from boostbench.batch.weak_learners import fit_gain_tree, require_trees
 
 
 def mm_cost_matrix(f: np.ndarray, y: np.ndarray, shift: float = 0.0) -> np.ndarray:
@@ -43,6 +43,10 @@ class AdaBoostMM(BatchBooster):
     """
 
     name = "adaboost_mm"
+
+    def __init__(self, n_classes, n_rounds, learner=None, rng=None):
+        super().__init__(n_classes, n_rounds, learner, rng)
+        require_trees(self.learner, "AdaBoost.MM")
 
     def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
         n, k = len(y), self.n_classes

@@ -6,7 +6,7 @@ import numpy as np
 
 from boostbench.batch.adaboost_m1 import one_hot
 from boostbench.batch.base import BatchBooster
-from boostbench.batch.weak_learners import fit_label_tree, predict_labels
+from boostbench.batch.weak_learners import predict_labels
 
 
 class SAMME(BatchBooster):
@@ -25,7 +25,7 @@ class SAMME(BatchBooster):
         w = np.full(len(y), 1.0 / len(y))
         k = self.n_classes
         for _ in range(self.n_rounds):
-            tree = fit_label_tree(X, y, w, self.learner, self.rng)
+            tree = self.learner.fit_label(X, y, w, self.n_classes, self.rng)
             incorrect = predict_labels(tree, X) != y
             err = float(np.average(incorrect, weights=w))
             if err <= 0:

@@ -15,7 +15,9 @@ Two kinds of weak hypothesis are needed by the batch boosters:
   ``1[S > 0]`` (confidence-rated values in [0, 1], AdaBoost.M2) or ``sign(S)`` (+1/-1,
   AdaBoost.MH). So the weak hypothesis is optimal for its partition; the partition is greedy.
 
-Trees see nominal attributes as their integer codes and handle NaN (missing) natively.
+The label-valued learners of the Bayesian-network family (``learner=naive_bayes|tan|ban``,
+:mod:`boostbench.learners.bayes_pool`) offer the same ``fit_label`` call. Trees see nominal
+attributes as their integer codes and handle NaN (missing) natively.
 """
 
 from __future__ import annotations
@@ -58,6 +60,11 @@ class TreeParams:
         return cls(max_depth=positive("max_depth", 1, True), max_leaf_nodes=positive("max_leaf_nodes", 2, True),
                    min_samples_leaf=positive("min_samples_leaf", 1, False) if "min_samples_leaf" in cfg else 1)
 
+    def fit_label(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_classes: int,
+                  rng: np.random.Generator) -> DecisionTreeClassifier:
+        """A label-valued weak hypothesis (see :func:`fit_label_tree`); ``.predict(X) -> (n,)``."""
+        return fit_label_tree(X, y, sample_weight, self, rng)
+
     def sklearn_args(self, rng: np.random.Generator) -> dict[str, Any]:
         """Keyword arguments of a scikit-learn tree; its ``random_state`` is drawn from ``rng``."""
         return {"max_depth": self.max_depth, "max_leaf_nodes": self.max_leaf_nodes,
@@ -75,9 +82,15 @@ def fit_label_tree(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, para
     return DecisionTreeClassifier(**params.sklearn_args(rng)).fit(X, y, sample_weight=sample_weight)
 
 
-def predict_labels(tree: DecisionTreeClassifier, X: np.ndarray) -> np.ndarray:
-    """``(n,)`` int64 labels of a tree from :func:`fit_label_tree`."""
-    return tree.predict(X).astype(np.int64)
+def predict_labels(model: Any, X: np.ndarray) -> np.ndarray:
+    """``(n,)`` int64 labels of a label-valued weak hypothesis (a tree or a Bayesian network)."""
+    return np.asarray(model.predict(X)).astype(np.int64)
+
+
+def require_trees(learner: Any, algorithm: str) -> None:
+    """Raises ValueError unless ``learner`` is :class:`TreeParams` (gain-fitted hypotheses are trees)."""
+    if not isinstance(learner, TreeParams):
+        raise ValueError(f"{algorithm} fits per-label tree hypotheses: it needs learner=tree")
 
 
 class GainTree:
@@ -139,3 +152,18 @@ def fit_gain_tree(X: np.ndarray, gain: np.ndarray, params: TreeParams, rng: np.r
     sums = np.zeros((tree.tree_.node_count, gain.shape[1]))
     np.add.at(sums, tree.apply(X), gain)
     return GainTree(tree, leaf_values(sums, rule))
+
+
+def make_batch_learner(cfg: Any, X_train: np.ndarray, n_categories: np.ndarray, rng: np.random.Generator) -> Any:
+    """The label learner a ``learner`` config names for a batch booster: trees or a Bayesian network.
+
+    Raises:
+        ConfigError: a learner batch boosters cannot use (Hoeffding trees are online), or bad values.
+    """
+    if cfg.name == "tree":
+        return TreeParams.from_config(cfg)
+    if cfg.name in ("naive_bayes", "tan", "ban"):
+        from boostbench.learners.bayes_pool import BayesParams
+
+        return BayesParams.from_config(cfg, X_train, n_categories, rng)
+    raise ConfigError(f"learner {cfg.name!r} is online-only; batch algorithms use learner=tree, naive_bayes, tan or ban")

@@ -13,9 +13,10 @@ import numpy as np
 
 from boostbench.boosters.ada_olmr import AdaOLMR
 from boostbench.boosters.adaboost_olm import AdaboostOLM
-from boostbench.batch import BATCH_ALGORITHMS, BatchBooster, TreeParams
+from boostbench.batch import BATCH_ALGORITHMS, BatchBooster
 from boostbench.boosters.base import OnlineBooster, OnlineRanker
 from boostbench.boosters.hedge import HedgeExperts
+from boostbench.boosters.online_bagging import OnlineBagging
 from boostbench.boosters.online_bmr import OnlineBMR
 from boostbench.boosters.online_boosting import OnlineBoosting
 from boostbench.boosters.online_mbbm import OnlineMBBM
@@ -47,6 +48,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "ada_olmr": AlgorithmSpec(AdaOLMR, ("alpha_bound", "hedge_eta", "weak_prediction"), task="multilabel"),
     "online_bmr": AlgorithmSpec(OnlineBMR, ("gamma", "weak_prediction", "potential_loss"), task="multilabel"),
     "hedge": AlgorithmSpec(HedgeExperts, ("beta",)),
+    "online_bagging": AlgorithmSpec(OnlineBagging, ()),
+    "online_base": AlgorithmSpec(VFDT, (), single_learner=True),  # one online base model (any learner)
     **{name: AlgorithmSpec(cls, (), family="batch") for name, cls in BATCH_ALGORITHMS.items()},
 }
 
@@ -74,7 +77,8 @@ def build_booster(cfg: Any, pool: WeakLearnerPool, n_classes: int, rng: np.rando
 
 
 def build_batch_booster(cfg: Any, learner: Any, n_classes: int, rng: np.random.Generator) -> BatchBooster:
-    """Build the batch booster an ``algorithm`` config names, with ``learner=tree`` weak learners.
+    """Build the batch booster an ``algorithm`` config names over ``learner`` (a
+    :class:`~boostbench.batch.TreeParams` or :class:`~boostbench.learners.bayes_pool.BayesParams`).
 
     Raises:
         ConfigError: not a batch algorithm, bad tree bounds, ``n_rounds`` < 1, or a class count
@@ -84,11 +88,11 @@ def build_batch_booster(cfg: Any, learner: Any, n_classes: int, rng: np.random.G
     if spec.family != "batch":
         raise ConfigError(f"algorithm {cfg['name']} is not a batch algorithm")
     try:
-        return spec.cls(n_classes, int(cfg["n_rounds"]), TreeParams.from_config(learner), rng)
+        return spec.cls(n_classes, int(cfg.get("n_rounds", 1)), learner, rng)
     except ValueError as exc:
         raise ConfigError(f"algorithm {cfg['name']}: {exc}") from None
 
 
-__all__ = ["ALGORITHMS", "AdaOLMR", "AdaboostOLM", "BestVFDT", "HedgeExperts", "OnlineBMR", "OnlineBooster",
+__all__ = ["ALGORITHMS", "AdaOLMR", "AdaboostOLM", "BestVFDT", "HedgeExperts", "OnlineBMR", "OnlineBagging", "OnlineBooster",
            "OnlineBoosting", "OnlineMBBM", "OnlineRanker", "VFDT", "algorithm_spec", "build_batch_booster",
            "build_booster"]

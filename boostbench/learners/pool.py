@@ -115,23 +115,33 @@ def draw_feature_subsets(n_learners: int, n_features: int, size: int | None,
     return np.sort(np.stack([rng.choice(n_features, size=size, replace=False) for _ in range(n_learners)]), axis=1)
 
 
+ONLINE_LEARNERS = ("hoeffding_tree", "naive_bayes", "tan", "ban")
+
+
 def make_pool(cfg: Any, n_learners: int, n_classes: int, n_categories: list[int],
-              rng: np.random.Generator) -> WeakLearnerPool:
+              rng: np.random.Generator, X_train: np.ndarray | None = None) -> WeakLearnerPool:
     """Build the pool the ``learner`` config names.
 
     Args:
-        cfg: the ``learner`` config (ranges, ``backend``: river or compiled, ``feature_subset_size``).
+        cfg: the ``learner`` config (Hoeffding trees: ranges, ``backend``: river or compiled,
+            ``feature_subset_size``; Bayesian networks: see :mod:`boostbench.learners.bayes_pool`).
         n_learners: N; n_classes: k.
         n_categories: ``(d,)`` category count of each attribute, 0 for numeric ones.
         rng: the run's learner generator (parameters, then feature subsets).
+        X_train: ``(n, d)`` training rows, where the protocol has a training part (TAN/BAN fit
+            their discretisation of numeric attributes on it).
 
     Raises:
         ConfigError: unknown backend or learner name, n_learners < 1, bad subset size.
     """
     if n_learners < 1:
         raise ConfigError(f"n_learners must be >= 1, got {n_learners}")
+    if cfg.name in ("naive_bayes", "tan", "ban"):
+        from boostbench.learners.bayes_pool import BayesParams, BayesPool
+
+        return BayesPool(BayesParams.from_config(cfg, X_train, np.asarray(n_categories), rng), n_learners, n_classes)
     if cfg.name != "hoeffding_tree":
-        raise ConfigError(f"unknown learner {cfg.name!r} (available: hoeffding_tree)")
+        raise ConfigError(f"unknown learner {cfg.name!r} for an online algorithm (available: {', '.join(ONLINE_LEARNERS)})")
     params = HoeffdingTreeParams.draw(n_learners, rng, cfg)
     size = cfg.get("feature_subset_size")
     if size is not None and (not isinstance(size, int) or size < 1):
