@@ -130,6 +130,8 @@ def _split_pass(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, generato
     """k-fold cross-validation or one holdout split: metrics, error-vs-rounds curve, extras."""
     if cfg.protocol.name == "kfold":
         splits = kfold_splits(dataset.y, int(cfg.protocol.n_splits), generators.stream)
+    elif dataset.n_train is not None and bool(cfg.protocol.get("use_dataset_split", True)):
+        splits = [(np.arange(dataset.n_train), np.arange(dataset.n_train, dataset.n_examples))]
     else:
         splits = holdout_split(dataset.y, float(cfg.protocol.test_fraction), generators.stream)
     if on_start is not None:

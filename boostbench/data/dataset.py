@@ -45,6 +45,8 @@ class Dataset(EncodedFeatures):
         nominal: ``(d,)`` bool, True where the attribute is nominal.
         categories: per attribute, the category names for the codes (None for numeric).
         class_names: ``k`` class names; ``y == c`` means class ``class_names[c]``.
+        n_train: where the data set comes with a fixed split, the first ``n_train`` rows are its
+            training part and the rest its test part (the holdout protocol uses it); else None.
     """
 
     name: str
@@ -54,6 +56,7 @@ class Dataset(EncodedFeatures):
     nominal: np.ndarray
     categories: tuple[tuple[str, ...] | None, ...]
     class_names: tuple[str, ...]
+    n_train: int | None = None
 
     @property
     def n_classes(self) -> int:

@@ -8,6 +8,7 @@ from a filled openml cache under ``<data_dir>/openml``).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,9 @@ class DatasetInfo:
     file: str | None
     location: Path | None  # the local file found, None if absent
     description: str
+
+
+GENERATED = Path("(generated)")  # the "location" of a data set made by a generator
 
 
 def data_dirs(data_dir: str | os.PathLike | None) -> list[Path]:
@@ -78,6 +82,8 @@ def available_datasets(data_dir: str | None = None) -> list[DatasetInfo]:
     for stem, spec in registry_specs().items():
         files = spec_files(spec)
         found = {role: locate(path, data_dir) for role, path in files.items()}
+        if spec.get("generator"):
+            files, found = {"data": f"generator:{spec.generator}"}, {"data": GENERATED}
         infos.append(
             DatasetInfo(
                 name=stem,
@@ -146,9 +152,8 @@ def load_raw(spec: DictConfig, data_dir: str | None = None) -> RawTable:
     try:
         return fetch_openml_table(int(openml_id), cache)
     except DataError as exc:
-        raise DataError(
-            f"data set {name!r} is not available here: file {file!r} not found under {looked}; {exc}"
-        ) from None
+        where = f"file {file!r} not found under {looked}" if file not in (None, "???") else "it is not vendored"
+        raise DataError(f"data set {name!r} is not available here: {where}; {exc}") from None
 
 
 def load_multilabel(spec: DictConfig, data_dir: str | None = None) -> MultilabelDataset:
@@ -184,6 +189,13 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | Mul
     """
     if spec.get("task", "multiclass") == "multilabel":
         return load_multilabel(spec, data_dir)
+    if spec.get("generator"):
+        if spec.generator != "random_bn":
+            raise ConfigError(f"unknown data generator {spec.generator!r} (available: random_bn)")
+        from boostbench.data.synthetic import synthetic_dataset
+
+        return synthetic_dataset(str(spec.name), int(spec.level), int(spec.n_train), int(spec.n_test),
+                                 int(spec.generator_seed))
     raw = load_raw(spec, data_dir)
     class_column = spec.get("class_column")
     if raw.source.startswith("openml:") and spec.get("openml_target"):
@@ -191,7 +203,7 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | Mul
     if class_column in (None, "???"):
         raise ConfigError(f"data set {spec.get('name')!r} needs dataset.class_column")
     class_names = spec.get("class_names")
-    return encode(
+    dataset = encode(
         raw,
         name=str(spec.get("name")),
         class_column=class_column,
@@ -202,3 +214,6 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | Mul
         class_names=list(class_names) if class_names else None,
         drop_classes=list(spec.get("drop_classes") or []),
     )
+    if spec.get("n_train") is not None:  # a fixed train/test split: the first n_train rows train
+        dataset = dataclasses.replace(dataset, n_train=int(spec.n_train))
+    return dataset
