@@ -156,6 +156,7 @@ def _split_pass(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, generato
         "n_folds": len(folds),
         "runtime_s": float(sum(r.runtime_s for r in folds)),
         "n_examples": int(sum(len(train) for train, _ in splits)),
+        "n_test": int(sum(len(test) for _, test in splits)),
     }
     curve = {"rounds": list(range(1, len(folds[0].test_error) + 1)),
              "train_error": np.mean([r.train_error for r in folds], axis=0).tolist(),

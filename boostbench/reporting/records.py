@@ -9,10 +9,10 @@ import pandas as pd
 
 from boostbench.errors import DataError
 
-COLUMNS = ["config_hash", "dataset", "algorithm", "backend", "protocol", "seed", "n_learners", "gamma",
+COLUMNS = ["config_hash", "dataset", "algorithm", "learner", "backend", "protocol", "seed", "n_learners", "gamma",
            "max_depth", "n_rounds", "final_accuracy", "final_accuracy_member_mean", "cumulative_accuracy",
            "test_rank_loss", "test_error", "test_error_std", "test_accuracy", "train_error", "fold_test_error",
-           "runtime_s", "us_per_example", "peak_rss_bytes", "n_examples"]
+           "n_test", "runtime_s", "us_per_example", "peak_rss_bytes", "n_examples"]
 METRICS = COLUMNS[COLUMNS.index("final_accuracy"):]
 
 
@@ -40,6 +40,7 @@ def load_runs(results_dir: str | Path) -> pd.DataFrame:
             "algorithm": algorithm["name"],
             "seed": config["seed"],
             "n_learners": config["n_learners"],
+            "learner": config["learner"]["name"],
             "backend": config["learner"]["backend"],
             "protocol": config["protocol"]["name"],
             "gamma": algorithm.get("gamma", float("nan")),

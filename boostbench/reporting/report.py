@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from boostbench.reporting import batch_reports, figures, significance, tables
+from boostbench.reporting import batch_reports, figures, significance, sun_tables, tables
 from boostbench.reporting.records import load_runs
 from boostbench.store import atomic_write_bytes, atomic_write_text
 
@@ -55,7 +55,8 @@ def write_report(name: str, results_dir: str | Path, out_dir: str | Path, runs: 
 
 # Reports of studies that print no table of numbers to compare with (their own layouts).
 REPORTS = {"combessie_heart": "Combessie & Machraoui, Heart Disease curves",
-           "mukherjee_schapire": "Mukherjee & Schapire, AdaBoost.MM vs M1 vs MH (k-fold CV)"}
+           "mukherjee_schapire": "Mukherjee & Schapire, AdaBoost.MM vs M1 vs MH (k-fold CV)",
+           "sun_tables": "Sun, Tables 2-3: online vs batch boosting with TAN / BAN / Naive Bayes"}
 
 
 def write_study_report(name: str, results_dir: str | Path, out_dir: str | Path,
@@ -65,4 +66,6 @@ def write_study_report(name: str, results_dir: str | Path, out_dir: str | Path,
         return batch_reports.combessie_heart(results_dir, runs, out_dir)
     if name == "mukherjee_schapire":
         return batch_reports.mukherjee_schapire(runs, out_dir)
+    if name == "sun_tables":
+        return sun_tables.write(runs, out_dir)
     raise KeyError(name)
