@@ -32,12 +32,18 @@ datasets: setup
 BACKEND ?= compiled
 REPRO_DIR ?= results/reproduce-$(BACKEND)
 SWEEP := $(BIN)/boostbench sweep learner.backend=$(BACKEND) results_dir=$(REPRO_DIR)
+# The batch family and the Bayesian-network learners have no Hoeffding-tree backend to choose.
+BATCH_SWEEP := $(BIN)/boostbench sweep results_dir=$(REPRO_DIR)
 
 reproduce-tables: setup
 	@start=$$(date +%s); \
 	$(SWEEP) +experiment=jung2017_table1 && \
 	$(SWEEP) +experiment=jung_tewari2018_table3 && \
 	$(SWEEP) +experiment=jung_tewari2018_table3_large_k && \
+	$(BATCH_SWEEP) +experiment=combessie_heart && \
+	$(BATCH_SWEEP) +experiment=mukherjee_schapire && \
+	$(BATCH_SWEEP) +experiment=sun_tables && \
+	$(BATCH_SWEEP) +experiment=sun_tables_fixed_split && \
 	$(BIN)/boostbench report all --results-dir $(REPRO_DIR) && \
 	echo "reproduce-tables: $$(( $$(date +%s) - start )) s; tables and figures under $(REPRO_DIR)"
 
@@ -45,6 +51,7 @@ reproduce-tables: setup
 smoke: setup
 	@rm -rf results/smoke
 	$(BIN)/boostbench sweep +experiment=smoke results_dir=results/smoke
+	$(BIN)/boostbench sweep +experiment=smoke_batch results_dir=results/smoke
 	$(BIN)/boostbench report all --results-dir results/smoke --n-learners 3
 
 # Speed (issue 6): boostbench vs river's AdaBoostClassifier and, when .venv-moa exists, MOA.

@@ -81,8 +81,8 @@ def validate(cfg: DictConfig) -> None:
 
     Raises:
         ConfigError: n_learners < 1, a negative or non-integer seed, gamma outside (0, 1),
-            final_fraction outside (0, 1], an unknown algorithm, or a data set whose task
-            (multiclass / multilabel) the algorithm does not handle.
+            final_fraction outside (0, 1], an unknown algorithm, n_rounds < 1, or a combination
+            the algorithm cannot run (see :func:`incompatibility`).
     """
     from boostbench.boosters import algorithm_spec
 
@@ -102,27 +102,46 @@ def validate(cfg: DictConfig) -> None:
     fraction = resolved["protocol"].get("final_fraction", 0.2)
     _require(isinstance(fraction, (int, float)) and 0.0 < fraction <= 1.0,
              f"protocol.final_fraction must be in (0, 1], got {fraction!r}")
-    name = str(resolved["algorithm"]["name"])
-    spec = algorithm_spec(name)
-    task = resolved["dataset"].get("task", "multiclass")
-    _require(task == spec.task, f"algorithm {name!r} is for {spec.task} data; "
-             f"dataset {resolved['dataset'].get('name')!r} is {task}")
-    protocol, learner = resolved["protocol"]["name"], resolved["learner"]["name"]
+    reason = incompatibility(resolved)
+    _require(reason is None, reason or "")
+    spec = algorithm_spec(str(resolved["algorithm"]["name"]))
     if spec.family == "batch":
-        _require(protocol in SPLIT_PROTOCOLS, f"algorithm {name!r} is a batch algorithm: use protocol=kfold "
-                 f"or protocol=holdout, not {protocol!r}")
-        _require(learner in BATCH_LEARNERS, f"algorithm {name!r} is a batch algorithm: it needs learner="
-                 f"{', '.join(BATCH_LEARNERS)}, not {learner!r}")
-        _require(learner == "tree" or name not in TREE_ONLY,
-                 f"algorithm {name!r} fits per-label tree hypotheses: it needs learner=tree, not {learner!r}")
         rounds = resolved["algorithm"].get("n_rounds", 1)  # base: a single model
         _require(isinstance(rounds, int) and not isinstance(rounds, bool) and rounds >= 1,
                  f"n_rounds must be an integer >= 1, got {rounds!r}")
-    else:
-        _require(learner != "tree", f"algorithm {name!r} is online: it needs online weak learners "
-                 "(learner=hoeffding_tree, naive_bayes, tan or ban), not learner=tree")
-        _require(protocol not in SPLIT_PROTOCOLS or task == "multiclass",
-                 f"protocol {protocol!r} is for multiclass data; multi-label algorithms use protocol=train_test")
+
+
+def incompatibility(cfg: DictConfig | dict) -> str | None:
+    """Why the algorithm cannot run with this data set, learner or protocol (None if it can).
+
+    These are combinations a grid over several axes produces (the sweep marks them n/a):
+    a multiclass algorithm on multi-label data, a batch algorithm under an online protocol or
+    over Hoeffding trees, an online algorithm over batch trees, a tree-only booster over a
+    Bayesian network, a multi-label algorithm under k-fold.
+    """
+    from boostbench.boosters import algorithm_spec
+
+    resolved = OmegaConf.to_container(cfg, resolve=True) if isinstance(cfg, DictConfig) else cfg
+    name = str(resolved["algorithm"]["name"])
+    spec = algorithm_spec(name)
+    task = resolved["dataset"].get("task", "multiclass")
+    protocol, learner = resolved["protocol"]["name"], resolved["learner"]["name"]
+    if task != spec.task:
+        return f"algorithm {name!r} is for {spec.task} data; dataset {resolved['dataset'].get('name')!r} is {task}"
+    if spec.family == "batch":
+        if protocol not in SPLIT_PROTOCOLS:
+            return f"algorithm {name!r} is a batch algorithm: use protocol=kfold or protocol=holdout, not {protocol!r}"
+        if learner not in BATCH_LEARNERS:
+            return f"algorithm {name!r} is a batch algorithm: it needs learner={', '.join(BATCH_LEARNERS)}, not {learner!r}"
+        if learner != "tree" and name in TREE_ONLY:
+            return f"algorithm {name!r} fits per-label tree hypotheses: it needs learner=tree, not {learner!r}"
+        return None
+    if learner == "tree":
+        return (f"algorithm {name!r} is online: it needs online weak learners (learner=hoeffding_tree, "
+                "naive_bayes, tan or ban), not learner=tree")
+    if protocol in SPLIT_PROTOCOLS and task != "multiclass":
+        return f"protocol {protocol!r} is for multiclass data; multi-label algorithms use protocol=train_test"
+    return None
 
 
 def resolved_dict(cfg: DictConfig) -> dict[str, Any]:

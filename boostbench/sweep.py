@@ -21,7 +21,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from boostbench.config import check_group_overrides, config_hash
+from boostbench.config import check_group_overrides, config_hash, incompatibility
 from boostbench.errors import BoostbenchError, ConfigError
 from boostbench.paths import CONFIG_DIR
 from boostbench.store import record_path
@@ -32,7 +32,8 @@ class JobOutcome:
     """What one sweep job did.
 
     ``status``: done; skipped (its record exists); busy (the same configuration runs in another
-    job); n/a (the algorithm is for another task than the data set, e.g. in a grid over both);
+    job); n/a (the algorithm cannot run with that data set, learner or protocol, e.g. in a grid
+    over both: see :func:`boostbench.config.incompatibility`);
     error (a bad configuration or data set, ``message`` says which).
     """
 
@@ -60,10 +61,12 @@ def sweep_job(cfg: DictConfig) -> JobOutcome:
         label = _label(cfg)
     except BoostbenchError as exc:
         return JobOutcome("error", "", "?", 0.0, str(exc))
-    from boostbench.boosters import algorithm_spec
-
-    if algorithm_spec(str(cfg.algorithm.name)).task != cfg.dataset.get("task", "multiclass"):
-        return JobOutcome("n/a", key, label, 0.0, "algorithm and data set are for different tasks")
+    try:
+        reason = incompatibility(cfg)
+    except BoostbenchError as exc:
+        return JobOutcome("error", key, label, 0.0, str(exc))
+    if reason is not None:
+        return JobOutcome("n/a", key, label, 0.0, reason)
     path = record_path(cfg.results_dir, key)
     if path.exists():
         return JobOutcome("skipped", key, label, 0.0)

@@ -15,7 +15,7 @@ from boostbench.learners import make_pool
 from conftest import ScriptedPool
 
 X0 = np.zeros(2)
-MULTICLASS = sorted(name for name, spec in ALGORITHMS.items() if spec.task == "multiclass")
+MULTICLASS = sorted(name for name, spec in ALGORITHMS.items() if spec.task == "multiclass" and spec.family == "online")
 
 
 def test_adaboost_olm_first_round_by_hand():

@@ -42,8 +42,9 @@ def online_worse(batch: np.ndarray, online: np.ndarray, n_test: int | None) -> t
         n_test: test-set size for a fixed split (z-test), None for folds (paired t-test).
     """
     if len(batch) > 1:
-        if np.allclose(batch, online):
-            return False, 1.0
+        diff = online - batch
+        if np.allclose(diff, diff[0]):  # no spread: the t statistic is undefined
+            return bool(diff[0] < 0), 0.0 if diff[0] < 0 else 1.0
         p = float(stats.ttest_rel(online, batch, alternative="less").pvalue)
     else:
         pooled = (batch[0] + online[0]) / 2
