@@ -121,14 +121,14 @@ def test_counts_are_weighted_and_rows_merge():
     assert model.class_weight.tolist() == [1.0, 3.0]        # the row with X1 missing still counts for C
 
 
-def test_discretizer_bins_are_equal_frequency_and_keep_missing():
+def test_discretizer_bins_are_equal_frequency_and_code_missing_as_a_value():
     rng = np.random.default_rng(0)
     X = np.column_stack([rng.normal(size=1000), rng.integers(3, size=1000)]).astype(float)
     X[5, 0] = np.nan
     disc = Discretizer.fit(X, np.array([0, 3]), 4, rng)
     codes = disc.transform(X)
-    assert codes[5, 0] == -1 and np.array_equal(disc.cards, [4, 3])
-    assert np.all(np.abs(np.bincount(codes[codes[:, 0] >= 0, 0]) - 250) <= 1)
+    assert codes[5, 0] == 4 and np.array_equal(disc.cards, [5, 4])   # the last code is "missing"
+    assert np.all(np.abs(np.bincount(codes[codes[:, 0] < 4, 0]) - 250) <= 1)
     assert np.array_equal(codes[:, 1], X[:, 1].astype(int))
 
 
@@ -166,3 +166,16 @@ def test_tan_needs_a_training_part_to_discretise():
     cfg = compose_config(["algorithm=online_boosting", "learner=tan", "dataset=german", "n_learners=2"])
     with pytest.raises(ConfigError, match="training part"):
         run_experiment(cfg)
+
+
+def test_a_often_missing_noise_attribute_does_not_become_a_hub():
+    """Scored on all rows (missing is a value), a noise attribute missing 40% of the time gains
+    no children; scored only where it is present it would look like a great parent."""
+    X, y = chain_data(n=3000, seed=4)
+    rng = np.random.default_rng(4)
+    noise = rng.integers(2, size=len(y)).astype(float)
+    noise[rng.random(len(y)) < 0.4] = np.nan
+    Xf = np.column_stack([X.astype(float), noise])
+    params = BayesParams.from_config(learner_cfg("ban"), Xf, np.full(6, 2), np.random.default_rng(0))
+    model = params.fit_label(Xf, y, np.ones(len(y)), 2, np.random.default_rng(0))
+    assert all(5 not in parents for parents in model.parents)
