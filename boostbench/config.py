@@ -22,7 +22,6 @@ from boostbench.paths import CONFIG_DIR
 NON_SEMANTIC_KEYS = ("data_dir", "results_dir", "progress", "gamma", "n_rounds")  # n_rounds: as gamma
 SPLIT_PROTOCOLS = ("kfold", "holdout")
 BATCH_LEARNERS = ("tree", "naive_bayes", "tan", "ban")
-TREE_ONLY = ("adaboost_m2", "adaboost_mh", "adaboost_mm")  # their hypotheses are fitted to gains
 
 
 def _group_options(group: str) -> list[str]:
@@ -133,7 +132,7 @@ def incompatibility(cfg: DictConfig | dict) -> str | None:
             return f"algorithm {name!r} is a batch algorithm: use protocol=kfold or protocol=holdout, not {protocol!r}"
         if learner not in BATCH_LEARNERS:
             return f"algorithm {name!r} is a batch algorithm: it needs learner={', '.join(BATCH_LEARNERS)}, not {learner!r}"
-        if learner != "tree" and name in TREE_ONLY:
+        if learner != "tree" and spec.cls.needs_trees:
             return f"algorithm {name!r} fits per-label tree hypotheses: it needs learner=tree, not {learner!r}"
         return None
     if learner == "tree":

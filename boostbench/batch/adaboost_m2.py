@@ -6,7 +6,7 @@ import numpy as np
 
 from boostbench.batch.adaboost import ERROR_FLOOR
 from boostbench.batch.base import BatchBooster
-from boostbench.batch.weak_learners import fit_gain_tree, require_trees
+from boostbench.batch.weak_learners import fit_gain_tree
 
 
 class AdaBoostM2(BatchBooster):
@@ -27,10 +27,7 @@ class AdaBoostM2(BatchBooster):
     """
 
     name = "adaboost_m2"
-
-    def __init__(self, n_classes, n_rounds, learner=None, rng=None):
-        super().__init__(n_classes, n_rounds, learner, rng)
-        require_trees(self.learner, "AdaBoost.M2")
+    needs_trees = True  # hypotheses fitted to a gain matrix
 
     def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
         n, k = len(y), self.n_classes

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.batch.base import BatchBooster
-from boostbench.batch.weak_learners import fit_gain_tree, require_trees
+from boostbench.batch.weak_learners import fit_gain_tree
 
 EDGE_CEILING = 1.0 - 1e-10
 
@@ -23,10 +23,7 @@ class AdaBoostMH(BatchBooster):
     """
 
     name = "adaboost_mh"
-
-    def __init__(self, n_classes, n_rounds, learner=None, rng=None):
-        super().__init__(n_classes, n_rounds, learner, rng)
-        require_trees(self.learner, "AdaBoost.MH")
+    needs_trees = True  # hypotheses fitted to a gain matrix
 
     def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
         n, k = len(y), self.n_classes

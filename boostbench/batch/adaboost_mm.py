@@ -7,7 +7,7 @@ import numpy as np
 from boostbench.batch.adaboost_m1 import one_hot
 from boostbench.batch.adaboost_mh import EDGE_CEILING
 from boostbench.batch.base import BatchBooster
-from boostbench.batch.weak_learners import fit_gain_tree, require_trees
+from boostbench.batch.weak_learners import fit_gain_tree
 
 
 def mm_cost_matrix(f: np.ndarray, y: np.ndarray, shift: float = 0.0) -> np.ndarray:
@@ -43,10 +43,7 @@ class AdaBoostMM(BatchBooster):
     """
 
     name = "adaboost_mm"
-
-    def __init__(self, n_classes, n_rounds, learner=None, rng=None):
-        super().__init__(n_classes, n_rounds, learner, rng)
-        require_trees(self.learner, "AdaBoost.MM")
+    needs_trees = True  # hypotheses fitted to a gain matrix
 
     def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
         n, k = len(y), self.n_classes

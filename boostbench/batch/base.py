@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from boostbench.batch.weak_learners import TreeParams
+from boostbench.batch.weak_learners import TreeParams, require_trees
 
 
 class BatchBooster(ABC):
@@ -26,6 +26,10 @@ class BatchBooster(ABC):
         n_rounds: T >= 1, the most rounds to run (a booster may stop earlier, see subclasses).
         learner: the weak trees' size bounds.
         rng: the booster's generator (the trees' random states).
+
+    Raises:
+        ValueError: k < 2, ``n_rounds`` < 1, or a Bayesian-network learner for a booster whose
+            hypotheses are gain trees (``needs_trees``).
 
     Attributes (after :meth:`fit`):
         alphas_: ``(T_fit,)`` float64 hypothesis weights (T_fit <= n_rounds).
@@ -38,6 +42,7 @@ class BatchBooster(ABC):
     """
 
     name = "batch"
+    needs_trees = False  # True: the weak hypotheses are gain trees (learner=tree only)
 
     def __init__(self, n_classes: int, n_rounds: int, learner: TreeParams | None = None,
                  rng: np.random.Generator | None = None):
@@ -48,6 +53,8 @@ class BatchBooster(ABC):
         self.n_classes = int(n_classes)
         self.n_rounds = int(n_rounds)
         self.learner = learner or TreeParams()
+        if self.needs_trees:
+            require_trees(self.learner, self.name)
         self.rng = rng if rng is not None else np.random.default_rng(0)
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> "BatchBooster":
