@@ -71,7 +71,7 @@ def paper_tables() -> dict:
 def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100) -> pd.DataFrame:
     """Rebuild paper table ``name`` from ``runs`` (see :func:`records.load_runs`).
 
-    Only runs with ``n_learners`` learners count. Returns one row per (data set, column): ours
+    Only runs with ``n_learners`` Hoeffding trees under the table's protocol count. Returns one row per (data set, column): ours
     (mean, std with ddof 1, n seeds, mean runtime in seconds), the paper's value and runtime, the
     difference ours − paper, and a note (the chosen gamma, or why a cell is empty).
 
@@ -81,7 +81,8 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100) -> pd.DataFram
     spec = TABLES[name]
     paper = paper_tables()[spec.key]
     here = {info.name: info.location is not None for info in available_datasets()}
-    runs = runs[(runs["n_learners"] == n_learners) & (runs["protocol"] == spec.protocol)]
+    runs = runs[(runs["n_learners"] == n_learners) & (runs["protocol"] == spec.protocol)
+                & runs["learner"].str.startswith("hoeffding_tree")]  # the papers' VFDT weak learners
     rows = []
     for paper_name, dataset in spec.datasets.items():
         paper_row = paper["rows"][paper_name]
