@@ -233,3 +233,30 @@ def test_bad_batch_configs_exit_with_one_line(tmp_path, overrides, message):
     result = CliRunner().invoke(app, ["run", *overrides, f"results_dir={tmp_path}"])
     assert result.exit_code == 2 and message in result.output
     assert not (tmp_path / "runs").exists()
+
+
+def test_batch_reports_rebuild_from_the_store(tmp_path):
+    from boostbench.experiment import save
+    from boostbench.reporting.records import load_runs
+    from boostbench.reporting.report import write_study_report
+
+    records = {}
+    for algorithm in ("adaboost_m1", "one_vs_all"):
+        record = run_experiment(compose_config(["protocol=holdout", "dataset=heart", f"algorithm={algorithm}",
+                                                "n_rounds=4"]))
+        save(record, str(tmp_path))
+        records[algorithm] = record
+    for algorithm in ("adaboost_mm", "samme"):
+        save(run_experiment(compose_config(["protocol=kfold", "dataset=heart", f"algorithm={algorithm}",
+                                            "n_rounds=4"])), str(tmp_path))
+    runs = load_runs(tmp_path)
+    table, written = write_study_report("combessie_heart", tmp_path, tmp_path, runs)
+    names = {p.name for p in written}
+    assert {"errors.png", "combessie_heart.md", "weights_adaboost_m1_depth1.png"} <= names
+    row = table.set_index("algorithm").loc["one_vs_all"]
+    assert row["test_error"] == pytest.approx(records["one_vs_all"]["metrics"]["test_error"])
+    table, written = write_study_report("mukherjee_schapire", tmp_path, tmp_path, runs)
+    mm = table.set_index("algorithm").loc["adaboost_mm"]
+    folds = runs.set_index("algorithm").loc["adaboost_mm", "fold_test_error"]
+    assert mm["test_error"] == pytest.approx(np.mean(folds)) and mm["n_folds"] == 5
+    assert "**" in (tmp_path / "tables" / "mukherjee_schapire.md").read_text()
