@@ -85,3 +85,14 @@ def test_compiled_pool_on_multilabel_data():
     compiled = run_experiment(compose_config(["dataset=emotions", "algorithm=ada_olmr", "n_learners=10",
                                               "learner.backend=compiled"]))["metrics"]["test_rank_loss"]
     assert abs(river - compiled) < 0.04
+
+
+@pytest.mark.parametrize("dataset", ["car", "mice"])
+def test_online_boosting_kernel_equals_its_reference(dataset):
+    """Same Poisson counts, ties and trees: the compiled update and the Python one agree exactly."""
+    def run(compiled):
+        record = run_experiment(compose_config([f"dataset={dataset}", "algorithm=online_boosting", "n_learners=8",
+                                                "learner.backend=compiled", f"algorithm.compiled={compiled}"]))
+        return record["curve"]["cumulative_accuracy"]
+
+    assert run("true") == run("false")

@@ -42,7 +42,7 @@ class AlgorithmSpec:
 ALGORITHMS: dict[str, AlgorithmSpec] = {
     "adaboost_olm": AlgorithmSpec(AdaboostOLM, ("alpha_bound", "hedge_eta", "compiled")),
     "online_mbbm": AlgorithmSpec(OnlineMBBM, ("gamma", "weight_factor")),
-    "online_boosting": AlgorithmSpec(OnlineBoosting, ("eps_floor",)),
+    "online_boosting": AlgorithmSpec(OnlineBoosting, ("eps_floor", "compiled")),
     "vfdt": AlgorithmSpec(VFDT, (), single_learner=True),
     "best_vfdt": AlgorithmSpec(BestVFDT, ()),
     "ada_olmr": AlgorithmSpec(AdaOLMR, ("alpha_bound", "hedge_eta", "weak_prediction"), task="multilabel"),

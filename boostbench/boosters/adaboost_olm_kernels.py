@@ -11,28 +11,7 @@ import math
 import numpy as np
 from numba import njit
 
-from boostbench.core.ties import TIE_TOLERANCE
-
-
-@njit(cache=True)
-def _pick(values, u, want_min):  # pragma: no cover - compiled
-    """``argmin_tie_u`` / ``argmax_tie_u`` of :mod:`boostbench.core.ties`, compiled."""
-    best = values[0]
-    for v in values:
-        if (v < best) if want_min else (v > best):
-            best = v
-    count = 0
-    for v in values:
-        if (v <= best + TIE_TOLERANCE) if want_min else (v >= best - TIE_TOLERANCE):
-            count += 1
-    target = int(u * count)
-    seen = 0
-    for j in range(values.shape[0]):
-        if (values[j] <= best + TIE_TOLERANCE) if want_min else (values[j] >= best - TIE_TOLERANCE):
-            if seen == target:
-                return j
-            seen += 1
-    return values.shape[0] - 1
+from boostbench.core.ties import pick_tie_u as _pick
 
 
 @njit(cache=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
-from boostbench.core.ties import argmax_random_tie, argmax_rows_random_tie
+from boostbench.core.ties import argmax_rows_random_tie, argmax_tie_u
 
 
 class OnlineBoosting(OnlineBooster):
@@ -19,15 +19,22 @@ class OnlineBoosting(OnlineBooster):
     ``argmax_c sum_{m: h_m(x) = c} log((1 - eps_m) / eps_m)`` over members with
     ``eps_m < 1/2`` (AdaBoost.M1 keeps no member worse than chance).
 
+    The Poisson counts and the uniforms that break a member's ties come from a Mersenne-Twister
+    stream seeded per example from ``rng``, so the compiled update (over the compiled pool)
+    and the reference one draw the same numbers.
+
     Args:
         pool, n_classes, rng, classes, features: see :class:`OnlineBooster`.
         eps_floor: ``eps_m`` is clipped to at least this in the vote weight, so a member with
             no error yet gets a large finite weight instead of an infinite one.
+        compiled: over the compiled pool, run the update as one numba kernel (same results).
     """
 
-    def __init__(self, pool, n_classes, rng, classes=None, features=None, eps_floor: float = 1e-6):
+    def __init__(self, pool, n_classes, rng, classes=None, features=None, eps_floor: float = 1e-6,
+                 compiled: bool = True):
         super().__init__(pool, n_classes, rng, classes, features)
         self.eps_floor = float(eps_floor)
+        self.compiled = bool(compiled) and hasattr(pool, "oza_update")
         self.lambda_sc = np.zeros(pool.n_learners)
         self.lambda_sw = np.zeros(pool.n_learners)
         self._state = None
@@ -51,17 +58,27 @@ class OnlineBoosting(OnlineBooster):
 
     def update(self, y: int) -> None:
         xp, P = self._state
+        seed = int(self.rng.integers(2**32))
+        if self.compiled:
+            self.pool.oza_update(seed, xp, int(y), P, self.lambda_sc, self.lambda_sw)
+        else:
+            self.update_reference(seed, xp, int(y), P)
+        self._state = None
+
+    def update_reference(self, seed: int, xp, y: int, P: np.ndarray) -> None:
+        """The update in Python, over any pool: member m trains ``K ~ Poisson(lambda)`` times,
+        then (Oza) its label for ``x`` after training updates its error and ``lambda``."""
+        stream = np.random.RandomState(seed)
         lam = 1.0
         for m in range(self.pool.n_learners):
-            presentations = self.rng.poisson(lam)
+            presentations = stream.poisson(lam)
             proba = P[m]
             if presentations > 0:
                 self.pool.learn_one(m, xp, y, float(presentations))
                 proba = self.pool.predict_proba_one(m, xp)  # Oza checks the member after training
-            if argmax_random_tie(proba, self.rng) == y:
+            if argmax_tie_u(proba, stream.random_sample()) == y:
                 self.lambda_sc[m] += lam
                 lam *= (self.lambda_sc[m] + self.lambda_sw[m]) / (2.0 * self.lambda_sc[m])
             else:
                 self.lambda_sw[m] += lam
                 lam *= (self.lambda_sc[m] + self.lambda_sw[m]) / (2.0 * self.lambda_sw[m])
-        self._state = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 
 def argmax_random_tie(values: np.ndarray, rng: np.random.Generator) -> int:
@@ -43,3 +44,24 @@ def argmax_tie_u(values: np.ndarray, u: float) -> int:
     """Index of a maximum of ``values``; ties broken by ``u`` as in :func:`argmin_tie_u`."""
     best = np.flatnonzero(values >= values.max() - TIE_TOLERANCE)
     return int(best[int(u * len(best))])
+
+
+@njit(cache=True)
+def pick_tie_u(values, u, want_min):  # pragma: no cover - compiled
+    """:func:`argmin_tie_u` (``want_min``) or :func:`argmax_tie_u`, compiled for the booster kernels."""
+    best = values[0]
+    for v in values:
+        if (v < best) if want_min else (v > best):
+            best = v
+    count = 0
+    for v in values:
+        if (v <= best + TIE_TOLERANCE) if want_min else (v >= best - TIE_TOLERANCE):
+            count += 1
+    target = int(u * count)
+    seen = 0
+    for j in range(values.shape[0]):
+        if (values[j] <= best + TIE_TOLERANCE) if want_min else (values[j] >= best - TIE_TOLERANCE):
+            if seen == target:
+                return j
+            seen += 1
+    return values.shape[0] - 1

@@ -127,6 +127,16 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         K.learn_tree(i, xp, int(y), float(weight) * self.weight_scale[i], *self._learn_arrays())
 
 
+    def oza_update(self, seed: int, xp: np.ndarray, y: int, P: np.ndarray, lambda_sc: np.ndarray,
+                   lambda_sw: np.ndarray) -> None:
+        """Oza's online-boosting update over all members in one kernel call
+        (:mod:`boostbench.boosters.online_boosting_kernels`); updates ``lambda_sc``/``lambda_sw``."""
+        from boostbench.boosters.online_boosting_kernels import update
+
+        self._ensure(self.n_learners)
+        update(seed, xp, y, P, lambda_sc, lambda_sw, self.weight_scale, *self._learn_arrays())
+
+
 def warm_up() -> None:
     """Compile (or load from numba's disk cache) every pool kernel on a throwaway pool."""
     params = HoeffdingTreeParams(delta=np.full(2, 0.5), tau=np.full(2, 0.5),
@@ -136,5 +146,6 @@ def warm_up() -> None:
     for y in (0, 1, 0, 1):
         pool.learn(x, y, np.ones(2))
         pool.learn_one(0, x, y, 1.0)
-    pool.predict_proba(x)
+    P = pool.predict_proba(x)
     pool.predict_proba_one(1, x)
+    pool.oza_update(0, x, 1, P, np.zeros(2), np.zeros(2))

@@ -1,0 +1,42 @@
+"""Compiled twin of Oza's online-boosting update over the compiled Hoeffding-tree pool.
+
+The same steps as :meth:`boostbench.boosters.online_boosting.OnlineBoosting.update_reference`,
+which the tests compare it with: both draw from a legacy Mersenne-Twister stream seeded per
+example (numba's ``np.random`` is NumPy's ``RandomState`` algorithm by algorithm, so the two
+see the same Poisson counts and uniforms).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from boostbench.core.ties import pick_tie_u
+from boostbench.learners.vfdt_kernels import learn_tree, predict_tree
+
+
+@njit(cache=True)
+def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, root, node_leaf, node_active, node_kind,
+           node_feature, node_value, node_children, node_stats, node_slot, node_last, node_depth, counters,
+           free_slots, nominal_counts, numeric_stats, feat_map, feat_nominal, grace, delta,
+           tau):  # pragma: no cover - compiled
+    """Oza's pass over the N members for one example (see the reference for the steps)."""
+    np.random.seed(seed)
+    lam = 1.0
+    proba = np.empty(P.shape[1])
+    for m in range(P.shape[0]):
+        presentations = np.random.poisson(lam)
+        proba[:] = P[m]
+        if presentations > 0:
+            learn_tree(m, x, y, presentations * weight_scale[m], root, node_leaf, node_active, node_kind,
+                       node_feature, node_value, node_children, node_stats, node_slot, node_last, node_depth,
+                       counters, free_slots, nominal_counts, numeric_stats, feat_map, feat_nominal, grace,
+                       delta, tau)
+            predict_tree(m, x, proba, root, node_leaf, node_kind, node_feature, node_value, node_children,
+                         node_stats, feat_map)
+        if pick_tie_u(proba, np.random.random(), False) == y:
+            lambda_sc[m] += lam
+            lam *= (lambda_sc[m] + lambda_sw[m]) / (2.0 * lambda_sc[m])
+        else:
+            lambda_sw[m] += lam
+            lam *= (lambda_sc[m] + lambda_sw[m]) / (2.0 * lambda_sw[m])
