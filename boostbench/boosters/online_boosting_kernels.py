@@ -16,7 +16,7 @@ from boostbench.learners.vfdt_kernels import learn_tree, predict_tree
 
 
 @njit(cache=True)
-def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, root, node_leaf, node_active, node_kind,
+def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, route, root, node_leaf, node_active, node_kind,
            node_feature, node_value, node_children, node_stats, node_slot, node_last, node_depth, counters,
            free_slots, nominal_counts, numeric_stats, feat_map, feat_nominal, grace, delta,
            tau):  # pragma: no cover - compiled
@@ -28,7 +28,7 @@ def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, root, node_leaf, n
         presentations = np.random.poisson(lam)
         proba[:] = P[m]
         if presentations > 0:
-            learn_tree(m, x, y, presentations * weight_scale[m], root, node_leaf, node_active, node_kind,
+            learn_tree(m, x, y, presentations * weight_scale[m], route, root, node_leaf, node_active, node_kind,
                        node_feature, node_value, node_children, node_stats, node_slot, node_last, node_depth,
                        counters, free_slots, nominal_counts, numeric_stats, feat_map, feat_nominal, grace,
                        delta, tau)

@@ -46,6 +46,9 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self.counters = np.zeros(3, dtype=np.int64)  # nodes used, slots used, free slots
         self._allocate_nodes(max(capacity, 4 * n))
         self._allocate_slots(max(capacity, 4 * n))
+        # where the last example predicted for every tree ends (leaf, parent, branch, valid)
+        self.route = np.zeros((n, 4), dtype=np.int64)
+        self.route_x = np.full(d, np.nan)
         self.root = np.empty(n, dtype=np.int64)
         for tree in range(n):
             self.root[tree] = K._new_node(self.counters, 0, self.node_leaf, self.node_active, self.node_depth,
@@ -101,7 +104,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     def predict_proba(self, xp: np.ndarray) -> np.ndarray:
         out = np.empty((self.n_learners, self.n_classes))
-        K.predict_all(xp, out, *self._tree_arrays())
+        K.predict_all(xp, out, self.route, self.route_x, *self._tree_arrays())
         return out
 
     def predict_proba_one(self, i: int, xp: np.ndarray) -> np.ndarray:
@@ -117,14 +120,16 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     def learn(self, xp: np.ndarray, y: int, weights: np.ndarray) -> None:
         self._ensure(self.n_learners)
-        K.learn_all(xp, int(y), np.ascontiguousarray(weights, dtype=np.float64), *self._learn_arrays(),
-                    self.weight_scale)
+        K.learn_all(xp, int(y), np.ascontiguousarray(weights, dtype=np.float64), self.route, self.route_x,
+                    *self._learn_arrays(), self.weight_scale)
 
     def learn_one(self, i: int, xp: np.ndarray, y: int, weight: float) -> None:
         if weight <= 0:
             return
         self._ensure(1)
-        K.learn_tree(i, xp, int(y), float(weight) * self.weight_scale[i], *self._learn_arrays())
+        if not K.same_example(xp, self.route_x):
+            self.route[:, 3] = 0
+        K.learn_tree(i, xp, int(y), float(weight) * self.weight_scale[i], self.route, *self._learn_arrays())
 
 
     def oza_update(self, seed: int, xp: np.ndarray, y: int, P: np.ndarray, lambda_sc: np.ndarray,
@@ -134,7 +139,9 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         from boostbench.boosters.online_boosting_kernels import update
 
         self._ensure(self.n_learners)
-        update(seed, xp, y, P, lambda_sc, lambda_sw, self.weight_scale, *self._learn_arrays())
+        if not K.same_example(xp, self.route_x):
+            self.route[:, 3] = 0
+        update(seed, xp, y, P, lambda_sc, lambda_sw, self.weight_scale, self.route, *self._learn_arrays())
 
 
 def warm_up() -> None:

@@ -54,26 +54,34 @@ def _entropy(dist):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _merit(pre_entropy, post):  # pragma: no cover - compiled
-    """Information gain of a split with branch class weights ``post`` (B, k); -inf if degenerate.
-
-    Branches of zero weight count for nothing, so a nominal count table can be passed as it is.
-    """
+def _merit_of_branches(pre_entropy, entropies, weights):  # pragma: no cover - compiled
+    """Information gain of a split whose branches have these entropies and weights; -inf if
+    fewer than two branches hold more than 1% of the weight. Zero-weight branches count for
+    nothing, so every value of a nominal attribute can be passed."""
     total = 0.0
-    for b in range(post.shape[0]):
-        total += post[b].sum()
+    for b in range(weights.shape[0]):
+        total += weights[b]
     if total <= 0.0:
         return -np.inf
     big = 0
     h = 0.0
-    for b in range(post.shape[0]):
-        hb, wb = _entropy(post[b])
-        if wb / total > MIN_BRANCH_FRACTION:
+    for b in range(weights.shape[0]):
+        if weights[b] / total > MIN_BRANCH_FRACTION:
             big += 1
-        h += wb * hb
+        h += weights[b] * entropies[b]
     if big < 2:
         return -np.inf
     return pre_entropy - h / total
+
+
+@njit(cache=True)
+def _merit(pre_entropy, post):  # pragma: no cover - compiled
+    """Information gain of a split with branch class weights ``post`` (B, k); -inf if degenerate."""
+    entropies = np.empty(post.shape[0])
+    weights = np.empty(post.shape[0])
+    for b in range(post.shape[0]):
+        entropies[b], weights[b] = _entropy(post[b])
+    return _merit_of_branches(pre_entropy, entropies, weights)
 
 
 @njit(cache=True)
@@ -163,7 +171,11 @@ def predict_tree(tree, x, out, root, node_leaf, node_kind, node_feature, node_va
     """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty)."""
     leaf, parent, _ = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
                                 node_children, node_stats, feat_map)
-    source = leaf if leaf >= 0 else parent
+    _write_distribution(node_stats, leaf if leaf >= 0 else parent, out)
+
+
+@njit(cache=True)
+def _write_distribution(node_stats, source, out):  # pragma: no cover - compiled
     total = node_stats[source].sum()
     k = out.shape[0]
     if total > 0.0:
@@ -175,12 +187,29 @@ def predict_tree(tree, x, out, root, node_leaf, node_kind, node_feature, node_va
 
 
 @njit(cache=True)
-def predict_all(x, out, root, node_leaf, node_kind, node_feature, node_value, node_children,
-                node_stats, feat_map):  # pragma: no cover - compiled
-    """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``."""
+def predict_all(x, out, route, route_x, root, node_leaf, node_kind, node_feature, node_value,
+                node_children, node_stats, feat_map):  # pragma: no cover - compiled
+    """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``.
+
+    Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 4)``, column 3
+    = valid) and ``x`` in ``route_x``, so that training on the same ``x`` right after need not
+    walk the trees again (:func:`learn_all` checks ``x`` and each tree's flag).
+    """
+    route_x[:] = x
     for tree in range(out.shape[0]):
-        predict_tree(tree, x, out[tree], root, node_leaf, node_kind, node_feature, node_value,
-                     node_children, node_stats, feat_map)
+        leaf, parent, branch = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
+                                         node_children, node_stats, feat_map)
+        route[tree, 0], route[tree, 1], route[tree, 2], route[tree, 3] = leaf, parent, branch, 1
+        _write_distribution(node_stats, leaf if leaf >= 0 else parent, out[tree])
+
+
+@njit(cache=True)
+def same_example(x, route_x):  # pragma: no cover - compiled
+    """Whether ``x`` is bit for bit the example whose routes are kept (NaN equals NaN)."""
+    for j in range(x.shape[0]):
+        if x[j] != route_x[j] and not (x[j] != x[j] and route_x[j] != route_x[j]):
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -217,12 +246,20 @@ def _release(node, counters, node_slot, free_slots, nominal_counts, numeric_stat
 
 
 @njit(cache=True)
-def learn_tree(tree, x, y, w, root, node_leaf, node_active, node_kind, node_feature, node_value,
+def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, node_feature, node_value,
                node_children, node_stats, node_slot, node_last, node_depth, counters, free_slots,
                nominal_counts, numeric_stats, feat_map, feat_nominal, grace, delta, tau):  # pragma: no cover
-    """Train tree ``tree`` on ``(x, y)`` with importance weight ``w`` (already scaled by c_i)."""
-    leaf, parent, branch = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
-                                     node_children, node_stats, feat_map)
+    """Train tree ``tree`` on ``(x, y)`` with importance weight ``w`` (already scaled by c_i).
+
+    ``route[tree]``, when flagged valid, is where ``x`` ends in this tree (kept by
+    :func:`predict_all`); training may change the tree, so the flag is cleared.
+    """
+    if route[tree, 3] == 1:
+        leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
+    else:
+        leaf, parent, branch = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
+                                         node_children, node_stats, feat_map)
+    route[tree, 3] = 0
     may_split = branch == -1  # river tries splits only at a leaf reached directly
     if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
         leaf = _new_node(counters, node_depth[parent] + 1, node_leaf, node_active, node_depth,
@@ -296,6 +333,8 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
     best_feature, best_kind, best_value = -1, -1, 0.0
     binary = np.empty((2, k))
     column_total = np.empty(k)
+    row_entropy, row_weight = np.empty(n_values), np.empty(n_values)
+    pair_entropy, pair_weight = np.empty(2), np.empty(2)
     for j in range(n_local):
         feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
         if feat_nominal[tree, j]:
@@ -305,13 +344,17 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
                 column_total += table[v]
             if column_total.sum() <= 0.0:  # never seen here: no splitter
                 continue
-            feature_best = _merit(pre_entropy, table)
+            # each value's branch entropy once, for the multiway split and its binary splits
+            for v in range(n_values):
+                row_entropy[v], row_weight[v] = _entropy(table[v])
+            feature_best = _merit_of_branches(pre_entropy, row_entropy, row_weight)
             feature_kind = MULTIWAY
             for v in range(n_values):
-                if table[v].sum() > 0.0:
-                    binary[0] = table[v]
+                if row_weight[v] > 0.0:
                     binary[1] = column_total - table[v]
-                    m = _merit(pre_entropy, binary)
+                    pair_entropy[0], pair_weight[0] = row_entropy[v], row_weight[v]
+                    pair_entropy[1], pair_weight[1] = _entropy(binary[1])
+                    m = _merit_of_branches(pre_entropy, pair_entropy, pair_weight)
                     if m > feature_best:
                         feature_best, feature_kind, feature_value = m, NOMINAL_BINARY, float(v)
         else:
@@ -380,14 +423,16 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
 
 
 @njit(cache=True)
-def learn_all(x, y, weights, root, node_leaf, node_active, node_kind, node_feature, node_value,
-              node_children, node_stats, node_slot, node_last, node_depth, counters, free_slots,
+def learn_all(x, y, weights, route, route_x, root, node_leaf, node_active, node_kind, node_feature,
+              node_value, node_children, node_stats, node_slot, node_last, node_depth, counters, free_slots,
               nominal_counts, numeric_stats, feat_map, feat_nominal, grace, delta, tau,
               weight_scale):  # pragma: no cover - compiled
     """Train every tree with ``weights[i] > 0`` on ``(x, y)`` with weight ``weights[i] * c_i``."""
+    if not same_example(x, route_x):
+        route[:, 3] = 0
     for tree in range(weights.shape[0]):
         if weights[tree] > 0.0:
-            learn_tree(tree, x, y, weights[tree] * weight_scale[tree], root, node_leaf, node_active,
+            learn_tree(tree, x, y, weights[tree] * weight_scale[tree], route, root, node_leaf, node_active,
                        node_kind, node_feature, node_value, node_children, node_stats, node_slot,
                        node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats,
                        feat_map, feat_nominal, grace, delta, tau)
