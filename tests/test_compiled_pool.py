@@ -96,3 +96,23 @@ def test_online_boosting_kernel_equals_its_reference(dataset):
         return record["curve"]["cumulative_accuracy"]
 
     assert run("true") == run("false")
+
+
+def test_a_path_kept_by_predict_is_used_only_for_the_same_example():
+    """Training after predicting another example (or after another tree changed) gives the trees
+    a pool that never predicted gets."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(600, 3))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) > 0).astype(int)
+    plain, routed = CompiledHoeffdingTreePool(params(4), 2, [0, 0, 0]), CompiledHoeffdingTreePool(params(4), 2, [0, 0, 0])
+    for t in range(len(X)):
+        routed.predict_proba(routed.prepare(X[t]))                   # the same example: path reused
+        if t % 3 == 0:
+            routed.predict_proba(routed.prepare(X[(t + 7) % len(X)]))  # another example: must not be
+        for pool in (plain, routed):
+            pool.learn(pool.prepare(X[t]), int(y[t]), np.array([1.0, 0.0, 2.0, 1.0]))
+            pool.learn_one(1, pool.prepare(X[t]), int(y[t]), 1.0)
+    assert plain.n_nodes == routed.n_nodes > 8
+    for name in ("node_stats", "node_children", "node_feature", "node_value"):
+        assert np.array_equal(getattr(plain, name)[:plain.n_nodes], getattr(routed, name)[:routed.n_nodes]), name
