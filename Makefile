@@ -66,7 +66,7 @@ bench-moa-setup:
 	.venv-moa/bin/python -m pip install --quiet --disable-pip-version-check capymoa
 
 scaling: setup
-	$(BIN)/python benchmarks/scaling.py --lengths 10000 100000 --learners 10 100 1000
+	$(BIN)/python benchmarks/scaling.py --lengths 10000 100000 1000000 --learners 10 100 1000 --max-nodes 1000
 
 lock:
 	uv pip compile pyproject.toml --extra dev -o requirements.lock --python-version 3.11

@@ -40,7 +40,7 @@ def chunks(n_examples: int, seed: int, size: int = 10_000):
         yield X, y
 
 
-def run(n_examples: int, n_learners: int, seed: int = 0, checkpoints: int = 10) -> dict:
+def run(n_examples: int, n_learners: int, seed: int = 0, checkpoints: int = 10, max_nodes: int | None = None) -> dict:
     from omegaconf import OmegaConf
 
     from boostbench.boosters import AdaboostOLM
@@ -53,6 +53,7 @@ def run(n_examples: int, n_learners: int, seed: int = 0, checkpoints: int = 10) 
     warm_olm()
     learner = OmegaConf.load(CONFIG_DIR / "learner" / "hoeffding_tree.yaml")
     learner.backend = "compiled"
+    learner.max_nodes = max_nodes
     rng = np.random.default_rng(seed)
     booster = AdaboostOLM(make_pool(learner, n_learners, 5, [0] * 10, rng), 5, rng)
     every = max(1, n_examples // checkpoints)
@@ -90,11 +91,14 @@ def main() -> None:
     parser.add_argument("--learners", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--fixed-learners", type=int, default=100)
     parser.add_argument("--fixed-length", type=int, default=10_000)
+    parser.add_argument("--max-nodes", type=int, default=None, help="node budget per tree (flat memory)")
     parser.add_argument("--out", default="results/bench")
     args = parser.parse_args()
-    results = [run(n, args.fixed_learners) for n in args.lengths]
-    results += [run(args.fixed_length, m) for m in args.learners if m != args.fixed_learners or args.fixed_length not in args.lengths]
-    table = Table(title="Adaboost.OLM, compiled pool, RandomRBF (5 classes, 10 features), one core")
+    results = [run(n, args.fixed_learners, max_nodes=args.max_nodes) for n in args.lengths]
+    results += [run(args.fixed_length, m, max_nodes=args.max_nodes) for m in args.learners
+                if m != args.fixed_learners or args.fixed_length not in args.lengths]
+    budget = f", at most {args.max_nodes:,} nodes per tree" if args.max_nodes else ""
+    table = Table(title=f"Adaboost.OLM, compiled pool, RandomRBF (5 classes, 10 features){budget}, one core")
     for column in ("examples", "learners", "seconds", "examples/s", "µs/example", "accuracy", "RSS start→end MiB", "tree nodes"):
         table.add_column(column, justify="right")
     for r in results:

@@ -116,3 +116,22 @@ def test_a_path_kept_by_predict_is_used_only_for_the_same_example():
     assert plain.n_nodes == routed.n_nodes > 8
     for name in ("node_stats", "node_children", "node_feature", "node_value"):
         assert np.array_equal(getattr(plain, name)[:plain.n_nodes], getattr(routed, name)[:routed.n_nodes]), name
+
+
+def test_node_budget_keeps_trees_and_memory_bounded():
+    rng = np.random.default_rng(5)
+    pool = CompiledHoeffdingTreePool(params(3, grace=5, scale=20.0), 3, [0, 0, 0, 4], max_nodes=40)
+    def feed(n):
+        for _ in range(n):
+            x = np.append(rng.uniform(-1, 1, size=3), rng.integers(4))
+            pool.learn(pool.prepare(x), int(x[0] > 0) + int(x[1] > 0.5), np.ones(3))
+    feed(3000)
+    assert np.all(pool.tree_nodes <= 40) and np.all(pool.tree_nodes > 10)
+    assert pool.n_nodes == pool.tree_nodes.sum()
+    sizes = (len(pool.node_leaf), len(pool.nominal_counts), pool.n_nodes)
+    slots_in_use = pool.counters[1] - pool.counters[2]
+    feed(3000)
+    assert (len(pool.node_leaf), len(pool.nominal_counts), pool.n_nodes) == sizes
+    assert pool.counters[1] - pool.counters[2] <= slots_in_use
+    with pytest.raises(Exception, match="max_nodes"):
+        run_experiment(compose_config(["dataset=balance", "+learner.max_nodes=10", "n_learners=2"]))

@@ -22,10 +22,12 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         n_categories: ``(d,)`` number of categories of each attribute (0 = numeric).
         feature_subsets: ``(N, m)`` attribute indices each tree sees, or None for all.
         capacity: initial number of nodes (arrays double when full).
+        max_nodes: node budget per tree (None: unbounded, as river's default 100 MB in effect);
+            a full tree stops growing and deactivates the leaves it trains.
     """
 
     def __init__(self, params: HoeffdingTreeParams, n_classes: int, n_categories,
-                 feature_subsets: np.ndarray | None = None, capacity: int = 1024):
+                 feature_subsets: np.ndarray | None = None, capacity: int = 1024, max_nodes: int | None = None):
         n = len(params.delta)
         n_categories = np.asarray(n_categories, dtype=np.int64)
         d = len(n_categories)
@@ -49,6 +51,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         # where the last example predicted for every tree ends (leaf, parent, branch, valid)
         self.route = np.zeros((n, 4), dtype=np.int64)
         self.route_x = np.full(d, np.nan)
+        self.tree_nodes = np.ones(n, dtype=np.int64)
+        self.max_nodes = np.int64(np.iinfo(np.int64).max // 2 if max_nodes is None else max_nodes)
         self.root = np.empty(n, dtype=np.int64)
         for tree in range(n):
             self.root[tree] = K._new_node(self.counters, 0, self.node_leaf, self.node_active, self.node_depth,
@@ -116,7 +120,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         return (self.root, self.node_leaf, self.node_active, self.node_kind, self.node_feature,
                 self.node_value, self.node_children, self.node_stats, self.node_slot, self.node_last,
                 self.node_depth, self.counters, self.free_slots, self.nominal_counts,
-                self.numeric_stats, self.feat_map, self.feat_nominal, self.grace, self.delta, self.tau)
+                self.numeric_stats, self.feat_map, self.feat_nominal, self.grace, self.delta, self.tau,
+                self.tree_nodes, self.max_nodes)
 
     def learn(self, xp: np.ndarray, y: int, weights: np.ndarray) -> None:
         self._ensure(self.n_learners)

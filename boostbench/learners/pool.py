@@ -147,6 +147,10 @@ def make_pool(cfg: Any, n_learners: int, n_classes: int, n_categories: list[int]
     if size is not None and (not isinstance(size, int) or size < 1):
         raise ConfigError(f"learner.feature_subset_size must be a positive integer or null, got {size!r}")
     subsets = draw_feature_subsets(n_learners, len(n_categories), size, rng)
+    max_nodes = cfg.get("max_nodes")
+    if max_nodes is not None and (not isinstance(max_nodes, int) or max_nodes < 1 or cfg.backend != "compiled"):
+        raise ConfigError(f"learner.max_nodes must be null or an integer >= 1 with learner.backend=compiled "
+                          f"(river trees bound themselves by size in MB), got {max_nodes!r}")
     if cfg.backend == "river":
         from boostbench.learners.river_pool import RiverHoeffdingTreePool
 
@@ -157,5 +161,5 @@ def make_pool(cfg: Any, n_learners: int, n_classes: int, n_categories: list[int]
 
         if cfg.leaf_prediction != "mc":
             raise ConfigError("the compiled pool has majority-class leaves only (learner.leaf_prediction=mc)")
-        return CompiledHoeffdingTreePool(params, n_classes, n_categories, subsets)
+        return CompiledHoeffdingTreePool(params, n_classes, n_categories, subsets, max_nodes=max_nodes)
     raise ConfigError(f"unknown learner.backend {cfg.backend!r} (available: river, compiled)")

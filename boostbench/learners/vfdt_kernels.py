@@ -20,7 +20,9 @@ The semantics follow river's ``HoeffdingTreeClassifier`` (river 0.26, the refere
   reached either way learns from the example but does not try to split on it (as in river);
 - leaves predict their normalised class weights (majority-class leaves, ``'mc'``).
 
-Left out: the rest of river's memory manager (``max_size``), which deactivates leaves past 100 MB.
+Left out: river's memory manager (``max_size``), which deactivates the least promising leaves
+past 100 MB per tree. In its place, optionally, a node budget per tree (``max_nodes``): a full
+tree deactivates each leaf it trains, so memory stays flat on an endless stream.
 
 Layout: nodes of all trees share arrays indexed by node id; active leaves own a "slot" in the
 statistics arrays (released when they split or are deactivated). The Python side
@@ -248,11 +250,14 @@ def _release(node, counters, node_slot, free_slots, nominal_counts, numeric_stat
 @njit(cache=True)
 def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, node_feature, node_value,
                node_children, node_stats, node_slot, node_last, node_depth, counters, free_slots,
-               nominal_counts, numeric_stats, feat_map, feat_nominal, grace, delta, tau):  # pragma: no cover
+               nominal_counts, numeric_stats, feat_map, feat_nominal, grace, delta, tau, tree_nodes,
+               max_nodes):  # pragma: no cover
     """Train tree ``tree`` on ``(x, y)`` with importance weight ``w`` (already scaled by c_i).
 
     ``route[tree]``, when flagged valid, is where ``x`` ends in this tree (kept by
-    :func:`predict_all`); training may change the tree, so the flag is cleared.
+    :func:`predict_all`); training may change the tree, so the flag is cleared. A tree with
+    ``max_nodes`` nodes (``tree_nodes[tree]``) grows no more: a leaf it trains is deactivated
+    (its attribute statistics released) and keeps only its class weights.
     """
     if route[tree, 3] == 1:
         leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
@@ -265,9 +270,14 @@ def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, no
         leaf = _new_node(counters, node_depth[parent] + 1, node_leaf, node_active, node_depth,
                          node_children, node_stats, node_slot, node_last, free_slots)
         node_children[parent, branch] = leaf
+        tree_nodes[tree] += 1
         may_split = False
     node_stats[leaf, y] += w
     if not node_active[leaf]:
+        return
+    if tree_nodes[tree] + node_children.shape[1] > max_nodes:  # full: no split can fit any more
+        node_active[leaf] = False
+        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats)
         return
     slot = node_slot[leaf]
     n_local = feat_map.shape[1]
@@ -297,9 +307,9 @@ def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, no
     if not may_split or total - node_last[leaf] < grace[tree]:
         return
     node_last[leaf] = total
-    _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_feature, node_value,
-                   node_children, node_stats, node_slot, node_last, node_depth, counters, free_slots,
-                   nominal_counts, numeric_stats, feat_nominal, delta, tau)
+    tree_nodes[tree] += _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_feature,
+                                       node_value, node_children, node_stats, node_slot, node_last, node_depth,
+                                       counters, free_slots, nominal_counts, numeric_stats, feat_nominal, delta, tau)
 
 
 @njit(cache=True)
@@ -316,12 +326,12 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
         if stats[c] > majority:
             majority = stats[c]
     if n_seen <= 1:  # pure: river does not try
-        return
+        return 0
     slot = node_slot[leaf]
     if majority / total > MAX_SHARE_TO_SPLIT:  # only the null split is proposed, and it wins
         nominal_counts[slot] = 0.0
         numeric_stats[slot] = 0.0
-        return
+        return 0
     pre_entropy, _ = _entropy(stats)
     n_local = feat_nominal.shape[1]
     n_values = nominal_counts.shape[2]
@@ -383,11 +393,12 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
             second = feature_best
     bound = math.sqrt(math.log2(max(n_seen, 2)) ** 2 * math.log(1.0 / delta[tree]) / (2.0 * total))
     if not (best - second > bound or bound < tau[tree]):  # -inf - -inf is nan: no
-        return
+        return 0
     if best_feature < 0:  # the null split wins: start the attribute statistics afresh
         nominal_counts[slot] = 0.0
         numeric_stats[slot] = 0.0
-        return
+        return 0
+    added = 0
     # split: post-split class distributions become the children's statistics
     depth = node_depth[leaf] + 1
     if best_kind == MULTIWAY:
@@ -400,6 +411,7 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
                 node_stats[child] = table[v]
                 node_last[child] = table[v].sum()
                 node_children[leaf, v] = child
+                added += 1
     else:
         post = np.zeros((2, k))
         if best_kind == NOMINAL_BINARY:
@@ -415,18 +427,20 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
             node_stats[child] = post[b]
             node_last[child] = post[b].sum()
             node_children[leaf, b] = child
+            added += 1
     node_leaf[leaf] = False
     node_active[leaf] = False
     node_kind[leaf] = best_kind
     node_feature[leaf] = best_feature
     node_value[leaf] = best_value
+    return added
 
 
 @njit(cache=True)
 def learn_all(x, y, weights, route, route_x, root, node_leaf, node_active, node_kind, node_feature,
               node_value, node_children, node_stats, node_slot, node_last, node_depth, counters, free_slots,
-              nominal_counts, numeric_stats, feat_map, feat_nominal, grace, delta, tau,
-              weight_scale):  # pragma: no cover - compiled
+              nominal_counts, numeric_stats, feat_map, feat_nominal, grace, delta, tau, tree_nodes,
+              max_nodes, weight_scale):  # pragma: no cover - compiled
     """Train every tree with ``weights[i] > 0`` on ``(x, y)`` with weight ``weights[i] * c_i``."""
     if not same_example(x, route_x):
         route[:, 3] = 0
@@ -435,4 +449,4 @@ def learn_all(x, y, weights, route, route_x, root, node_leaf, node_active, node_
             learn_tree(tree, x, y, weights[tree] * weight_scale[tree], route, root, node_leaf, node_active,
                        node_kind, node_feature, node_value, node_children, node_stats, node_slot,
                        node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats,
-                       feat_map, feat_nominal, grace, delta, tau)
+                       feat_map, feat_nominal, grace, delta, tau, tree_nodes, max_nodes)
