@@ -14,6 +14,12 @@ def record_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
     return Path(results_dir) / "runs" / f"{config_hash}.json"
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically.
 
@@ -31,6 +37,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(handle.name, 0o666 & ~_umask())  # a temporary file is private; a result is not
         os.replace(handle.name, path)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)

@@ -101,3 +101,15 @@ def test_bad_input_is_one_line_and_exit_2(overrides, message, tmp_path, malforme
     assert message in " ".join(result.output.split())
     assert "Traceback" not in result.output
     assert not (tmp_path / "results").exists()
+
+
+def test_records_get_the_usual_file_permissions(tmp_path):
+    import os
+    import stat
+
+    from boostbench.store import atomic_write_text
+
+    path = atomic_write_text(tmp_path / "x.json", "{}")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~mask
