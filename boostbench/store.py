@@ -14,10 +14,13 @@ def record_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
     return Path(results_dir) / "runs" / f"{config_hash}.json"
 
 
-def _umask() -> int:
-    mask = os.umask(0)
+def _read_umask() -> int:
+    mask = os.umask(0)  # the only way to read it; done once, at import
     os.umask(mask)
     return mask
+
+
+_UMASK = _read_umask()
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> Path:
@@ -37,7 +40,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(handle.name, 0o666 & ~_umask())  # a temporary file is private; a result is not
+        os.chmod(handle.name, 0o666 & ~_UMASK)  # a temporary file is private; a result is not
         os.replace(handle.name, path)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
