@@ -1,8 +1,8 @@
 """Sun, Tables 2-3: base model, online base model, batch boosting and online boosting per base
 learner (TAN, BAN, and Naive Bayes, which the paper discusses without a table), beside the paper.
 
-A cell is the test accuracy in percent, mean ± std over the folds (k-fold CV) or a single value
-(a fixed split). A ``−`` after the online-boosting cell marks where it is significantly worse than
+A cell is the test accuracy in percent, mean ± std over the folds of every seed (k-fold CV) or
+over seeds (a fixed split). A ``−`` after the online-boosting cell marks where it is significantly worse than
 batch boosting (p < 0.05, one-sided): a paired t-test over folds under k-fold CV, as the paper;
 a two-proportion z-test on the test set for a fixed split (the runs keep no per-example
 predictions to pair, so this test is the unpaired approximation).
@@ -31,25 +31,29 @@ ALPHA = 0.05
 
 
 def _fold_accuracies(group: pd.DataFrame) -> np.ndarray:
-    return 1.0 - np.concatenate([np.asarray(v, dtype=float) for v in group["fold_test_error"]])
+    """Accuracies of every fold of every seed, in (seed, fold) order, so columns pair up."""
+    ordered = group.sort_values("seed")["fold_test_error"]
+    return 1.0 - np.concatenate([np.asarray(v, dtype=float) for v in ordered])
 
 
 def online_worse(batch: np.ndarray, online: np.ndarray, n_test: int | None) -> tuple[bool, float]:
     """Whether online boosting's accuracies are significantly below batch boosting's, and the p-value.
 
     Args:
-        batch, online: per-fold accuracies (paired, same folds) or one accuracy each (fixed split).
+        batch, online: per-fold accuracies (paired: same seeds and folds), or for a fixed split
+            the accuracy of each seed (the z-test uses their means).
         n_test: test-set size for a fixed split (z-test), None for folds (paired t-test).
     """
-    if len(batch) > 1:
+    if n_test is None:
         diff = online - batch
         if np.allclose(diff, diff[0]):  # no spread: the t statistic is undefined
             return bool(diff[0] < 0), 0.0 if diff[0] < 0 else 1.0
         p = float(stats.ttest_rel(online, batch, alternative="less").pvalue)
     else:
-        pooled = (batch[0] + online[0]) / 2
-        se = np.sqrt(max(pooled * (1 - pooled), 1e-12) * 2 / n_test)
-        p = float(stats.norm.cdf((online[0] - batch[0]) / se))
+        b, o = float(np.mean(batch)), float(np.mean(online))
+        pooled = (b + o) / 2
+        se = np.sqrt(max(pooled * (1 - pooled), 1e-12) * 2 / (n_test * len(batch)))
+        p = float(stats.norm.cdf((o - b) / se))
     return p < ALPHA, p
 
 
@@ -72,7 +76,8 @@ def rebuild(runs: pd.DataFrame) -> pd.DataFrame:
                              "ours": 100 * values.mean() if len(values) else float("nan"),
                              "std": 100 * values.std(ddof=1) if len(values) > 1 else 0.0, "n": len(values),
                              "paper": float("nan") if paper_value is None else float(paper_value),
-                             "n_test": int(group["n_test"].iloc[0]) if len(values) == 1 else None,
+                             "n_test": (int(group["n_test"].iloc[0]) if len(values) and
+                                        (group["protocol"] == "holdout").all() else None),
                              "note": "" if len(values) else ("not run" if here.get(dataset) else
                                                              "data set not available offline"),
                              "online_worse": False, "p_value": float("nan")})
@@ -97,7 +102,7 @@ def to_markdown(table: pd.DataFrame) -> str:
                 if row.n == 0:
                     cells.append(f"— ({row.note}){paper}")
                     continue
-                spread = f" ± {row.std:.1f}" if row.n > 1 else ""
+                spread = f" ± {row.std:.1f}" if row.n > 1 else ""  # folds x seeds, or seeds
                 mark = " −" if row.online_worse else ""
                 cells.append(f"{row.ours:.1f}{spread}{mark}{paper}")
             lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
