@@ -107,10 +107,11 @@ def to_markdown(table: pd.DataFrame) -> str:
                 cells.append(f"{row.ours:.1f}{spread}{mark}{paper}")
             lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
         lines.append("")
-    lines.append("Cells: our test accuracy (%), mean ± std over the 5 folds (one value for a fixed split) / the "
-                 "paper's. `−`: online boosting significantly worse than batch boosting (p < 0.05; paired "
-                 "t-test over folds, or a two-proportion z-test for a fixed split). Synthetic-1/2/3 are our "
-                 "own random-network data (the paper does not define its own).")
+    lines.append("Cells: our test accuracy (%), mean ± std over every fold of every seed (k-fold CV), or over "
+                 "seeds for a fixed split (no ± with one seed) / the paper's. `−`: online boosting significantly "
+                 "worse than batch boosting (p < 0.05; paired t-test over (seed, fold), or a two-proportion "
+                 "z-test for a fixed split). Synthetic-1/2/3 are our own random-network data (the paper does "
+                 "not define its own).")
     return "\n".join(lines) + "\n"
 
 
