@@ -76,3 +76,15 @@ def test_alpha_gradient_is_eq_10(label, y):
         moved = s.copy()
         moved[label] += alpha
         assert cost_row_logistic(moved, y)[label] == pytest.approx(eq10(alpha, s, label, y), abs=1e-12)
+
+
+def test_hedge_draw_is_numpys_choice_draw_for_draw():
+    from boostbench.core.hedge import Hedge
+
+    hedge = Hedge(6, eta=0.7)
+    source, reference = np.random.default_rng(11), np.random.default_rng(11)
+    losses = np.random.default_rng(1)
+    for _ in range(500):
+        p = hedge.probabilities()
+        assert hedge.draw(source, p) == int(reference.choice(6, p=p))
+        hedge.update(losses.random(6))

@@ -90,7 +90,11 @@ class Hedge:
         ``probabilities`` (``(N,)``), when the caller already has them, saves recomputing them.
         """
         p = self.probabilities() if probabilities is None else probabilities
-        return int(rng.choice(len(p), p=p))
+        # rng.choice(len(p), p=p) without its argument checks: the same cdf, the same single
+        # uniform and the same search, so the same draw from the same generator state.
+        cdf = np.cumsum(p)
+        cdf /= cdf[-1]
+        return int(np.searchsorted(cdf, rng.random(), side="right"))
 
     def update(self, losses: np.ndarray) -> None:
         """Apply the round's ``(N,)`` losses."""
