@@ -6,16 +6,23 @@ import numpy as np
 from numba import njit
 
 
+def _pick_among(values: np.ndarray, i: int, rng: np.random.Generator) -> int:
+    # the common case, one extreme, is decided without building the list of ties (and without
+    # a draw, as before: the generator is consumed only on a tie)
+    if np.count_nonzero(values == values[i]) == 1:
+        return i
+    best = np.flatnonzero(values == values[i])
+    return int(best[rng.integers(len(best))])
+
+
 def argmax_random_tie(values: np.ndarray, rng: np.random.Generator) -> int:
     """Index of a maximum of ``values`` (``(k,)``), a tie drawn uniformly with ``rng``."""
-    best = np.flatnonzero(values == values.max())
-    return int(best[0]) if len(best) == 1 else int(best[rng.integers(len(best))])
+    return _pick_among(values, int(values.argmax()), rng)
 
 
 def argmin_random_tie(values: np.ndarray, rng: np.random.Generator) -> int:
     """Index of a minimum of ``values`` (``(k,)``), a tie drawn uniformly with ``rng``."""
-    best = np.flatnonzero(values == values.min())
-    return int(best[0]) if len(best) == 1 else int(best[rng.integers(len(best))])
+    return _pick_among(values, int(values.argmin()), rng)
 
 
 def argmax_rows_random_tie(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
