@@ -88,3 +88,16 @@ def test_hedge_draw_is_numpys_choice_draw_for_draw():
         p = hedge.probabilities()
         assert hedge.draw(source, p) == int(reference.choice(6, p=p))
         hedge.update(losses.random(6))
+
+
+def test_random_ties_draw_only_on_a_tie_and_uniformly():
+    from boostbench.core.ties import argmax_random_tie, argmin_random_tie
+
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    assert argmax_random_tie(np.array([0.1, 0.7, 0.2]), rng) == 1
+    assert argmin_random_tie(np.array([0.1, 0.7, 0.2]), rng) == 0
+    assert rng.bit_generator.state == state                 # no tie: the generator is untouched
+    picks = [argmax_random_tie(np.array([0.5, 0.2, 0.5, 0.5]), rng) for _ in range(3000)]
+    counts = np.bincount(picks, minlength=4)
+    assert counts[1] == 0 and all(900 < c < 1100 for c in counts[[0, 2, 3]])
