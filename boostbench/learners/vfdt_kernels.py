@@ -237,6 +237,17 @@ def _new_node(counters, depth, node_leaf, node_active, node_depth, node_children
 
 
 @njit(cache=True)
+def _add_child(leaf, branch, dist, depth, counters, node_leaf, node_active, node_depth, node_children,
+               node_stats, node_slot, node_last, free_slots):  # pragma: no cover - compiled
+    """A new leaf under ``leaf`` at ``branch``, starting from class weights ``dist`` (``(k,)``)."""
+    child = _new_node(counters, depth, node_leaf, node_active, node_depth, node_children, node_stats,
+                      node_slot, node_last, free_slots)
+    node_stats[child] = dist
+    node_last[child] = dist.sum()
+    node_children[leaf, branch] = child
+
+
+@njit(cache=True)
 def _release(node, counters, node_slot, free_slots, nominal_counts, numeric_stats):  # pragma: no cover
     slot = node_slot[node]
     if slot >= 0:
@@ -406,11 +417,8 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
         _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats)
         for v in range(n_values):
             if table[v].sum() > 0.0:
-                child = _new_node(counters, depth, node_leaf, node_active, node_depth, node_children,
-                                  node_stats, node_slot, node_last, free_slots)
-                node_stats[child] = table[v]
-                node_last[child] = table[v].sum()
-                node_children[leaf, v] = child
+                _add_child(leaf, v, table[v], depth, counters, node_leaf, node_active, node_depth,
+                           node_children, node_stats, node_slot, node_last, free_slots)
                 added += 1
     else:
         post = np.zeros((2, k))
@@ -422,11 +430,8 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
             _numeric_split(numeric_stats[slot, best_feature], best_value, post)
         _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats)
         for b in range(2):
-            child = _new_node(counters, depth, node_leaf, node_active, node_depth, node_children,
-                              node_stats, node_slot, node_last, free_slots)
-            node_stats[child] = post[b]
-            node_last[child] = post[b].sum()
-            node_children[leaf, b] = child
+            _add_child(leaf, b, post[b], depth, counters, node_leaf, node_active, node_depth,
+                       node_children, node_stats, node_slot, node_last, free_slots)
             added += 1
     node_leaf[leaf] = False
     node_active[leaf] = False
