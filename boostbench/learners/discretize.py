@@ -28,6 +28,15 @@ class Discretizer:
     def __init__(self, cuts: list[np.ndarray | None], cards: np.ndarray):
         self.cuts = cuts
         self.cards = np.asarray(cards, dtype=np.int64)
+        # For one vectorised transform: the binned attributes' cut points padded with +inf (a
+        # code is the number of cut points <= x, as searchsorted(side="right")), and the nominal ones.
+        self._binned = np.array([j for j, c in enumerate(cuts) if c is not None], dtype=np.int64)
+        width = max((len(cuts[j]) for j in self._binned), default=0)
+        self._cut_matrix = np.full((len(self._binned), width), np.inf)
+        for row, j in enumerate(self._binned):
+            self._cut_matrix[row, :len(cuts[j])] = cuts[j]
+        self._nominal = np.array([j for j, c in enumerate(cuts) if c is None and self.cards[j] > 0], dtype=np.int64)
+        self._discrete = self.cards > 0
 
     @classmethod
     def fit(cls, X: np.ndarray, n_categories: np.ndarray, n_bins: int, rng: np.random.Generator,
@@ -60,13 +69,9 @@ class Discretizer:
         attributes left numeric (their raw values are read from ``X``)."""
         X = np.atleast_2d(X)
         codes = np.full(X.shape, -1, dtype=np.int64)
-        for j, points in enumerate(self.cuts):
-            column = X[:, j]
-            present = ~np.isnan(column)
-            if self.cards[j] > 0:
-                codes[~present, j] = self.cards[j] - 1
-            if points is not None:
-                codes[present, j] = np.searchsorted(points, column[present], side="right")
-            elif self.cards[j] > 0:
-                codes[present, j] = column[present].astype(np.int64)
+        with np.errstate(invalid="ignore"):
+            codes[:, self._binned] = (X[:, self._binned, None] >= self._cut_matrix[None]).sum(axis=2)
+        codes[:, self._nominal] = np.nan_to_num(X[:, self._nominal], nan=-1.0).astype(np.int64)
+        missing = np.isnan(X) & self._discrete
+        codes[missing] = np.broadcast_to(self.cards - 1, X.shape)[missing]
         return codes
