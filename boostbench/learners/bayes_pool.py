@@ -92,12 +92,15 @@ class BatchBayesNet:
 
     @property
     def parents(self) -> list[tuple[int, ...]]:
+        """Each attribute's attribute parents (the class is a parent of all)."""
         return self.model.parents
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """``(n, k)`` float64 class distributions of raw rows ``X (n, d)`` (NaN = missing)."""
         return self.model.predict_proba(self.discretizer.transform(X), X)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
+        """``(n,)`` int64 most probable labels (ties to the lowest)."""
         return self.predict_proba(X).argmax(axis=1).astype(np.int64)
 
 
@@ -114,7 +117,8 @@ class OnlineBayesNet:
         self.next_relearn = params.relearn_first
 
     def learn(self, codes: np.ndarray, x: np.ndarray, y: int, weight: float) -> None:
-        """Add one example with importance weight ``weight`` > 0."""
+        """Add one example: ``codes (d,)`` int64 from the discretiser, raw ``x (d,)`` float64,
+        label ``y``, importance weight ``weight`` > 0; re-learns the structure when due."""
         self.model.add(codes, x, y, weight)
         if self.table is None:
             return
@@ -133,7 +137,7 @@ class OnlineBayesNet:
         self.model.add_batch(codes, None, y, w)
 
     def predict_proba(self, codes: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """``(k,)`` float64 for one example."""
+        """``(k,)`` float64 class distribution of one example (``codes (d,)``, ``x (d,)``)."""
         return self.model.predict_proba(codes[None, :], x[None, :])[0]
 
 
