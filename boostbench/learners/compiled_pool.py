@@ -42,9 +42,15 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self.tau = params.tau.astype(np.float64)
         self.weight_scale = params.weight_scale.astype(np.float64)
         k = self.n_classes
-        # statistics shapes: nominal (slots, d_local, values, k); numeric (slots, d_local, k, 5)
-        self._nominal_shape = (d_local if self.feat_nominal.any() else 1, max(1, int(n_categories.max(initial=0))), k)
+        # statistics shapes: nominal (slots, d_local, values, k); numeric (slots, d_local, k, 5);
+        # first-seen ranks, last column a count: attributes (row d_local) and each attribute's
+        # classes (slots, d_local + 1, max(k, d_local) + 1), each nominal (attribute, class)'s values
+        n_values = max(1, int(n_categories.max(initial=0)))
+        d_nominal = d_local if self.feat_nominal.any() else 1
+        self._nominal_shape = (d_nominal, n_values, k)
         self._numeric_shape = (d_local if (~self.feat_nominal).any() else 1, k, 5)
+        self._ranks_shape = (d_local + 1, max(k, d_local) + 1)
+        self._value_ranks_shape = (d_nominal, k, n_values + 1)
         self.counters = np.zeros(3, dtype=np.int64)  # nodes used, slots used, free slots
         self._allocate_nodes(max(capacity, 4 * n))
         self._allocate_slots(max(capacity, 4 * n))
@@ -56,7 +62,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self.root = np.empty(n, dtype=np.int64)
         for tree in range(n):
             self.root[tree] = K._new_node(self.counters, 0, self.node_leaf, self.node_active, self.node_depth,
-                                          self.node_children, self.node_stats, self.node_slot,
+                                          self.node_children, self.node_stats, self.node_classes, self.node_slot,
                                           self.node_last, self.free_slots)
 
     # -- storage --------------------------------------------------------------------------
@@ -66,6 +72,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             "node_leaf": (np.bool_, ()), "node_active": (np.bool_, ()), "node_kind": (np.int64, ()),
             "node_feature": (np.int64, ()), "node_value": (np.float64, ()),
             "node_children": (np.int64, (self.width,)), "node_stats": (np.float64, (self.n_classes,)),
+            "node_classes": (np.int32, (self.n_classes + 1,)),  # classes by first sight, count
             "node_slot": (np.int64, ()), "node_last": (np.float64, ()), "node_depth": (np.int64, ()),
         }
         for name, (dtype, tail) in fields.items():
@@ -76,15 +83,15 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             setattr(self, name, fresh)
 
     def _allocate_slots(self, size: int) -> None:
-        nominal = np.zeros((size, *self._nominal_shape))
-        numeric = np.zeros((size, *self._numeric_shape))
-        free = np.zeros(size, dtype=np.int64)
-        if hasattr(self, "nominal_counts"):
-            used = len(self.nominal_counts)
-            nominal[:used] = self.nominal_counts
-            numeric[:used] = self.numeric_stats
-            free[:used] = self.free_slots
-        self.nominal_counts, self.numeric_stats, self.free_slots = nominal, numeric, free
+        fields = {"nominal_counts": (np.float64, self._nominal_shape), "numeric_stats": (np.float64, self._numeric_shape),
+                  "ranks": (np.int32, self._ranks_shape), "value_ranks": (np.int32, self._value_ranks_shape),
+                  "free_slots": (np.int64, ())}
+        for name, (dtype, tail) in fields.items():
+            fresh = np.zeros((size, *tail), dtype=dtype)
+            current = getattr(self, name, None)
+            if current is not None:
+                fresh[: len(current)] = current
+            setattr(self, name, fresh)
 
     def _ensure(self, trees: int) -> None:
         """Room for ``trees`` trees each to split once and add a leaf in this call."""
@@ -101,7 +108,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     # -- the pool interface -----------------------------------------------------------------
     def _tree_arrays(self):
         return (self.root, self.node_leaf, self.node_kind, self.node_feature, self.node_value,
-                self.node_children, self.node_stats, self.feat_map)
+                self.node_children, self.node_stats, self.node_classes, self.feat_map)
 
     def prepare(self, x: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(x, dtype=np.float64)
@@ -118,9 +125,9 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     def _learn_arrays(self):
         return (self.root, self.node_leaf, self.node_active, self.node_kind, self.node_feature,
-                self.node_value, self.node_children, self.node_stats, self.node_slot, self.node_last,
-                self.node_depth, self.counters, self.free_slots, self.nominal_counts,
-                self.numeric_stats, self.feat_map, self.feat_nominal, self.grace, self.delta, self.tau,
+                self.node_value, self.node_children, self.node_stats, self.node_classes, self.node_slot,
+                self.node_last, self.node_depth, self.counters, self.free_slots, self.nominal_counts,
+                self.numeric_stats, self.ranks, self.value_ranks, self.feat_map, self.feat_nominal, self.grace, self.delta, self.tau,
                 self.tree_nodes, self.max_nodes)
 
     def learn(self, xp: np.ndarray, y: int, weights: np.ndarray) -> None:

@@ -67,8 +67,8 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
         proba = np.zeros(self.n_classes)
         for label, p in dist.items():
             proba[label] = p
-        total = proba.sum()
-        return proba / total if total > 0 else self._uniform.copy()
+        # river has normalised; a leaf holding only zero weights returns zeros
+        return proba if proba.any() else self._uniform.copy()
 
     def learn_one(self, i: int, xp, y: int, weight: float) -> None:
         self.trees[i].learn_one(self._view(i, xp), int(y), w=float(weight) * self.weight_scale[i])

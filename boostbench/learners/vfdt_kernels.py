@@ -16,9 +16,19 @@ The semantics follow river's ``HoeffdingTreeClassifier`` (river 0.26, the refere
   its memory manager, called right after, reactivates every inactive leaf with empty splitters
   while the tree is under its size limit: the net effect is this reset);
 - children start from the split's class distributions; a missing value follows the child with
-  the most weight; an unseen nominal value gets a new leaf under a multiway branch; a leaf
-  reached either way learns from the example but does not try to split on it (as in river);
+  the most weight (ties: the oldest child); in training, an unseen nominal value gets a new leaf
+  under a multiway branch, in prediction it follows the heaviest child; a leaf reached by a
+  detour learns from the example but does not try to split on it (as in river);
 - leaves predict their normalised class weights (majority-class leaves, ``'mc'``).
+
+Bit for bit: split merits tie often (a multiway split with two values seen and its binary
+split; equal counts), and which one wins then depends on rounding. So every sum is taken in the
+order river's dicts would give: attributes, classes and nominal values in the order a leaf's
+splitters first saw them, a leaf's classes in the order it first held them (a class can be held
+with weight 0 after a numeric split, and counts in the Hoeffding bound's range), children by
+age. With that, the compiled trees predict exactly what river's trees predict (tested on every
+vendored data set, with unit and random weights). This holds for Python <= 3.11, whose ``sum``
+adds floats one by one (3.12 compensates).
 
 Left out: river's memory manager (``max_size``), which deactivates the least promising leaves
 past 100 MB per tree. In its place, optionally, a node budget per tree (``max_nodes``): a full
@@ -77,28 +87,14 @@ def _merit_of_branches(pre_entropy, entropies, weights):  # pragma: no cover - c
 
 
 @njit(cache=True)
-def _merit(pre_entropy, post):  # pragma: no cover - compiled
-    """Information gain of a split with branch class weights ``post`` (B, k); -inf if degenerate."""
-    entropies = np.empty(post.shape[0])
-    weights = np.empty(post.shape[0])
-    for b in range(post.shape[0]):
-        entropies[b], weights[b] = _entropy(post[b])
-    return _merit_of_branches(pre_entropy, entropies, weights)
-
-
-@njit(cache=True)
-def _norm_cdf(z):  # pragma: no cover - compiled
-    return 0.5 * math.erfc(-z / math.sqrt(2.0))
-
-
-@njit(cache=True)
 def _gaussian_cdf(stats, value):  # pragma: no cover - compiled
-    """CDF at ``value`` of a Gaussian estimator ``[weight, mean, S, min, max]`` (variance ddof 1)."""
+    """CDF at ``value`` of a Gaussian estimator ``[weight, mean, S, min, max]`` (variance ddof 1),
+    in river's floating-point steps (split merits tie often; the same rounding breaks ties alike)."""
     n, mean, s = stats[0], stats[1], stats[2]
     var = s / (n - 1.0) if n > 1.0 else 0.0
     if var <= 0.0:
         return 1.0 if value > mean else 0.0
-    return _norm_cdf((value - mean) / math.sqrt(var))
+    return 0.5 * (1.0 + math.erf((value - mean) / var ** 0.5 / math.sqrt(2.0)))
 
 
 @njit(cache=True)
@@ -123,21 +119,66 @@ def _numeric_split(stats, point, post):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value, node_children,
-              node_stats, feat_map):  # pragma: no cover - compiled
-    """The leaf ``x`` reaches in ``tree`` (missing or unseen values follow the heaviest child).
+def _node_weight(node, node_stats, node_classes):  # pragma: no cover - compiled
+    """A leaf's total class weight, summed in the order its classes were first seen (river's
+    ``sum(stats.values())``: near-equal totals then compare as in river)."""
+    row = node_classes[node]
+    total = 0.0
+    for i in range(row[-1]):
+        total += node_stats[node, row[i]]
+    return total
 
-    Returns ``(leaf, parent, branch)``; ``leaf = -1`` when a multiway branch has no child for
-    the value, with ``parent`` that branch and ``branch`` the value's code; ``branch = -2`` when
-    the path took a missing value's detour.
-    """
-    node = root[tree]
-    parent = -1
+
+@njit(cache=True)
+def _next_child(node, node_children, after):  # pragma: no cover - compiled
+    """The child of ``node`` with the lowest node id above ``after`` (-1 if none): children by age,
+    the order river keeps them in."""
+    child = -1
+    for b in range(node_children.shape[1]):
+        c = node_children[node, b]
+        if c > after and (child < 0 or c < child):
+            child = c
+    return child
+
+
+@njit(cache=True)
+def _subtree_weight(node, node_leaf, node_children, node_stats, node_classes):  # pragma: no cover - compiled
+    """Class weight held by the leaves under ``node``, summed child by child in age order (river's
+    ``total_weight`` of a branch: the statistics a branch kept from its split do not count)."""
+    if node_leaf[node]:
+        return _node_weight(node, node_stats, node_classes)
+    total = 0.0
+    child = _next_child(node, node_children, -1)
+    while child >= 0:
+        total += _subtree_weight(child, node_leaf, node_children, node_stats, node_classes)
+        child = _next_child(node, node_children, child)
+    return total
+
+
+@njit(cache=True)
+def _heaviest_child(node, node_leaf, node_children, node_stats, node_classes):  # pragma: no cover - compiled
+    """river's most common path: the child whose leaves hold the most weight; ties go to the
+    oldest child."""
+    heaviest = -1
+    best = -1.0
+    child = _next_child(node, node_children, -1)
+    while child >= 0:
+        w = _subtree_weight(child, node_leaf, node_children, node_stats, node_classes)
+        if w > best:
+            best = w
+            heaviest = child
+        child = _next_child(node, node_children, child)
+    return heaviest
+
+
+@njit(cache=True)
+def _walk(node, parent, x, tree, node_leaf, node_kind, node_feature, node_value, node_children,
+          node_stats, node_classes, feat_map):  # pragma: no cover - compiled
+    """Walk from ``node`` (child of ``parent``) down to a leaf; see :func:`find_leaf`."""
     detour = False
     while not node_leaf[node]:
         value = x[feat_map[tree, node_feature[node]]]
         child = -1
-        branch = -1
         if value == value:
             kind = node_kind[node]
             if kind == NUMERIC:
@@ -154,35 +195,58 @@ def find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value, nod
                 return -1, node, branch
         if child < 0:  # missing value: the most traversed path
             detour = True
-            best = -1.0
-            for b in range(node_children.shape[1]):
-                c = node_children[node, b]
-                if c >= 0:
-                    w = node_stats[c].sum()
-                    if w > best:
-                        best = w
-                        child = c
+            child = _heaviest_child(node, node_leaf, node_children, node_stats, node_classes)
         parent = node
         node = child
     return node, parent, -2 if detour else -1
 
 
 @njit(cache=True)
-def predict_tree(tree, x, out, root, node_leaf, node_kind, node_feature, node_value,
-                 node_children, node_stats, feat_map):  # pragma: no cover - compiled
-    """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty)."""
-    leaf, parent, _ = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
-                                node_children, node_stats, feat_map)
-    _write_distribution(node_stats, leaf if leaf >= 0 else parent, out)
+def find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value, node_children,
+              node_stats, node_classes, feat_map):  # pragma: no cover - compiled
+    """The leaf ``x`` reaches in ``tree`` when it trains (missing values follow the heaviest child).
+
+    Returns ``(leaf, parent, branch)``; ``leaf = -1`` when a multiway branch has no child for
+    the value, with ``parent`` that branch and ``branch`` the value's code (training adds a leaf
+    there); ``branch = -2`` when the path took a missing value's detour.
+    """
+    return _walk(root[tree], -1, x, tree, node_leaf, node_kind, node_feature, node_value, node_children,
+                 node_stats, node_classes, feat_map)
 
 
 @njit(cache=True)
-def _write_distribution(node_stats, source, out):  # pragma: no cover - compiled
-    total = node_stats[source].sum()
+def _predicting_leaf(leaf, parent, tree, x, node_leaf, node_kind, node_feature, node_value, node_children,
+                     node_stats, node_classes, feat_map):  # pragma: no cover - compiled
+    """The leaf that predicts for ``x`` given where training would end: at a multiway branch
+    without a child for the value, river follows the most common path (and walks on)."""
+    while leaf < 0:
+        start = _heaviest_child(parent, node_leaf, node_children, node_stats, node_classes)
+        leaf, parent, _ = _walk(start, parent, x, tree, node_leaf, node_kind, node_feature, node_value,
+                                node_children, node_stats, node_classes, feat_map)
+    return leaf
+
+
+@njit(cache=True)
+def predict_tree(tree, x, out, root, node_leaf, node_kind, node_feature, node_value,
+                 node_children, node_stats, node_classes, feat_map):  # pragma: no cover - compiled
+    """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty)."""
+    leaf, parent, _ = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
+                                node_children, node_stats, node_classes, feat_map)
+    leaf = _predicting_leaf(leaf, parent, tree, x, node_leaf, node_kind, node_feature, node_value,
+                            node_children, node_stats, node_classes, feat_map)
+    _write_distribution(node_stats, node_classes, leaf, out)
+
+
+@njit(cache=True)
+def _write_distribution(node_stats, node_classes, source, out):  # pragma: no cover - compiled
+    """``source``'s class weights times 1 / their total (river's normalisation, to the last bit),
+    or uniform if empty."""
+    total = _node_weight(source, node_stats, node_classes)
     k = out.shape[0]
     if total > 0.0:
+        scale = 1.0 / total
         for c in range(k):
-            out[c] = node_stats[source, c] / total
+            out[c] = node_stats[source, c] * scale
     else:
         for c in range(k):
             out[c] = 1.0 / k
@@ -190,7 +254,7 @@ def _write_distribution(node_stats, source, out):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def predict_all(x, out, route, route_x, root, node_leaf, node_kind, node_feature, node_value,
-                node_children, node_stats, feat_map):  # pragma: no cover - compiled
+                node_children, node_stats, node_classes, feat_map):  # pragma: no cover - compiled
     """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``.
 
     Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 4)``, column 3
@@ -200,9 +264,11 @@ def predict_all(x, out, route, route_x, root, node_leaf, node_kind, node_feature
     route_x[:] = x
     for tree in range(out.shape[0]):
         leaf, parent, branch = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
-                                         node_children, node_stats, feat_map)
+                                         node_children, node_stats, node_classes, feat_map)
         route[tree, 0], route[tree, 1], route[tree, 2], route[tree, 3] = leaf, parent, branch, 1
-        _write_distribution(node_stats, leaf if leaf >= 0 else parent, out[tree])
+        leaf = _predicting_leaf(leaf, parent, tree, x, node_leaf, node_kind, node_feature, node_value,
+                                node_children, node_stats, node_classes, feat_map)
+        _write_distribution(node_stats, node_classes, leaf, out[tree])
 
 
 @njit(cache=True)
@@ -215,7 +281,18 @@ def same_example(x, route_x):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _new_node(counters, depth, node_leaf, node_active, node_depth, node_children, node_stats,
+def _add_class(row, c):  # pragma: no cover - compiled
+    """Append class ``c`` to a node's classes in first-seen order (``row``: classes, then their count)."""
+    n = row[-1]
+    for i in range(n):
+        if row[i] == c:
+            return
+    row[n] = c
+    row[-1] = n + 1
+
+
+@njit(cache=True)
+def _new_node(counters, depth, node_leaf, node_active, node_depth, node_children, node_stats, node_classes,
               node_slot, node_last, free_slots):  # pragma: no cover - compiled
     node = counters[0]
     counters[0] += 1
@@ -224,6 +301,7 @@ def _new_node(counters, depth, node_leaf, node_active, node_depth, node_children
     node_depth[node] = depth
     node_children[node, :] = -1
     node_stats[node, :] = 0.0
+    node_classes[node, -1] = 0
     node_last[node] = 0.0
     # take a free statistics slot, or a new one
     if counters[2] > 0:
@@ -237,68 +315,109 @@ def _new_node(counters, depth, node_leaf, node_active, node_depth, node_children
 
 
 @njit(cache=True)
-def _add_child(leaf, branch, dist, depth, counters, node_leaf, node_active, node_depth, node_children,
-               node_stats, node_slot, node_last, free_slots):  # pragma: no cover - compiled
-    """A new leaf under ``leaf`` at ``branch``, starting from class weights ``dist`` (``(k,)``)."""
+def _add_child(leaf, branch, dist, keys, classes, n_classes, depth, counters, node_leaf, node_active, node_depth, node_children,
+               node_stats, node_classes, node_slot, node_last, free_slots):  # pragma: no cover - compiled
+    """A new leaf under ``leaf`` at ``branch``, starting from class weights ``dist`` (``(k,)``) that
+    holds the classes ``keys`` (``(k,)`` bool; one may hold weight 0, as in river) in the order
+    ``classes[:n_classes]``."""
     child = _new_node(counters, depth, node_leaf, node_active, node_depth, node_children, node_stats,
-                      node_slot, node_last, free_slots)
+                      node_classes, node_slot, node_last, free_slots)
     node_stats[child] = dist
-    node_last[child] = dist.sum()
+    for i in range(n_classes):
+        if keys[classes[i]]:
+            _add_class(node_classes[child], classes[i])
+    node_last[child] = _node_weight(child, node_stats, node_classes)
     node_children[leaf, branch] = child
 
 
 @njit(cache=True)
-def _release(node, counters, node_slot, free_slots, nominal_counts, numeric_stats):  # pragma: no cover
+def _reset_splitters(slot, nominal_counts, numeric_stats, ranks, value_ranks):  # pragma: no cover - compiled
+    nominal_counts[slot] = 0
+    numeric_stats[slot] = 0.0
+    ranks[slot] = 0
+    value_ranks[slot] = 0
+
+
+@njit(cache=True)
+def _release(node, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks,
+             value_ranks):  # pragma: no cover - compiled
     slot = node_slot[node]
     if slot >= 0:
-        nominal_counts[slot] = 0.0
-        numeric_stats[slot] = 0.0
+        _reset_splitters(slot, nominal_counts, numeric_stats, ranks, value_ranks)
         free_slots[counters[2]] = slot
         counters[2] += 1
         node_slot[node] = -1
 
 
 @njit(cache=True)
+def _first_seen(row, item):  # pragma: no cover - compiled
+    """Give ``item`` the next rank in ``row`` (last entry: the count) if it has none yet."""
+    if row[item] == 0:
+        row[-1] += 1
+        row[item] = row[-1]
+
+
+@njit(cache=True)
+def _in_rank_order(row, out):  # pragma: no cover - compiled
+    """The items ranked in ``row`` (see :func:`_first_seen`), in rank order, into ``out``; their count."""
+    n = row[-1]
+    for item in range(row.shape[0] - 1):
+        if row[item] > 0:
+            out[row[item] - 1] = item
+    return n
+
+
+@njit(cache=True)
 def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, node_feature, node_value,
-               node_children, node_stats, node_slot, node_last, node_depth, counters, free_slots,
-               nominal_counts, numeric_stats, feat_map, feat_nominal, grace, delta, tau, tree_nodes,
-               max_nodes):  # pragma: no cover
+               node_children, node_stats, node_classes, node_slot, node_last, node_depth, counters, free_slots,
+               nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, grace, delta, tau,
+               tree_nodes, max_nodes):  # pragma: no cover
     """Train tree ``tree`` on ``(x, y)`` with importance weight ``w`` (already scaled by c_i).
 
     ``route[tree]``, when flagged valid, is where ``x`` ends in this tree (kept by
     :func:`predict_all`); training may change the tree, so the flag is cleared. A tree with
     ``max_nodes`` nodes (``tree_nodes[tree]``) grows no more: a leaf it trains is deactivated
     (its attribute statistics released) and keeps only its class weights.
+
+    Besides the statistics, a slot keeps the order in which its attributes, each attribute's
+    classes and each (nominal attribute, class)'s values were first seen (``ranks``,
+    ``value_ranks``): river's splitters are dicts in that order, and summing in the same order
+    gives the same merits to the last bit, so that the frequent exact ties break alike.
     """
     if route[tree, 3] == 1:
         leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
     else:
         leaf, parent, branch = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
-                                         node_children, node_stats, feat_map)
+                                         node_children, node_stats, node_classes, feat_map)
     route[tree, 3] = 0
     may_split = branch == -1  # river tries splits only at a leaf reached directly
     if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
         leaf = _new_node(counters, node_depth[parent] + 1, node_leaf, node_active, node_depth,
-                         node_children, node_stats, node_slot, node_last, free_slots)
+                         node_children, node_stats, node_classes, node_slot, node_last, free_slots)
         node_children[parent, branch] = leaf
         tree_nodes[tree] += 1
         may_split = False
     node_stats[leaf, y] += w
+    _add_class(node_classes[leaf], y)
     if not node_active[leaf]:
         return
     if tree_nodes[tree] + node_children.shape[1] > max_nodes:  # full: no split can fit any more
         node_active[leaf] = False
-        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats)
+        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
         return
     slot = node_slot[leaf]
     n_local = feat_map.shape[1]
+    k = node_stats.shape[1]
     for j in range(n_local):
         value = x[feat_map[tree, j]]
         if value != value:
             continue
+        _first_seen(ranks[slot, n_local], j)
+        _first_seen(ranks[slot, j], y)
         if feat_nominal[tree, j]:
             code = int(value)
             if code < nominal_counts.shape[2]:
+                _first_seen(value_ranks[slot, j, y], code)
                 nominal_counts[slot, j, code, y] += w
         else:
             st = numeric_stats[slot, j, y]
@@ -314,19 +433,49 @@ def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, no
             st[0] += w
             st[1] += w / st[0] * (value - old_mean)
             st[2] += w * (value - old_mean) * (value - st[1])
-    total = node_stats[leaf].sum()
+    total = _node_weight(leaf, node_stats, node_classes)
     if not may_split or total - node_last[leaf] < grace[tree]:
         return
     node_last[leaf] = total
     tree_nodes[tree] += _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_feature,
-                                       node_value, node_children, node_stats, node_slot, node_last, node_depth,
-                                       counters, free_slots, nominal_counts, numeric_stats, feat_nominal, delta, tau)
+                                       node_value, node_children, node_stats, node_classes, node_slot, node_last,
+                                       node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks,
+                                       value_ranks, feat_nominal, delta, tau)
+
+
+@njit(cache=True)
+def _entropy_in_order(dist, order, n):  # pragma: no cover - compiled
+    """:func:`_entropy` of ``dist`` summed over the classes ``order[:n]`` (a river dict's order)."""
+    total = 0.0
+    h = 0.0
+    for i in range(n):
+        value = dist[order[i]]
+        if value > 0.0:
+            h -= value * math.log2(value)
+            total += value
+    if total <= 0.0:
+        return 0.0, 0.0
+    return (h + total * math.log2(total)) / total, total
+
+
+@njit(cache=True)
+def _rest_of(table, v, value_ranks, classes, n_classes, value_order, out):  # pragma: no cover - compiled
+    """Class weights of every value but ``v`` (``out``, ``(k,)``), each class summed over its
+    values in the order they were first seen, as river's nominal splitter sums them."""
+    out[:] = 0.0
+    for i in range(n_classes):
+        c = classes[i]
+        for r in range(_in_rank_order(value_ranks[c], value_order)):
+            u = value_order[r]
+            if u != v:
+                out[c] += table[u, c]
 
 
 @njit(cache=True)
 def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_feature, node_value,
-                   node_children, node_stats, node_slot, node_last, node_depth, counters, free_slots,
-                   nominal_counts, numeric_stats, feat_nominal, delta, tau):  # pragma: no cover
+                   node_children, node_stats, node_classes, node_slot, node_last, node_depth, counters, free_slots,
+                   nominal_counts, numeric_stats, ranks, value_ranks, feat_nominal, delta,
+                   tau):  # pragma: no cover
     stats = node_stats[leaf]
     k = stats.shape[0]
     n_seen = 0
@@ -340,41 +489,40 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
         return 0
     slot = node_slot[leaf]
     if majority / total > MAX_SHARE_TO_SPLIT:  # only the null split is proposed, and it wins
-        nominal_counts[slot] = 0.0
-        numeric_stats[slot] = 0.0
+        _reset_splitters(slot, nominal_counts, numeric_stats, ranks, value_ranks)
         return 0
-    pre_entropy, _ = _entropy(stats)
+    n_keys = node_classes[leaf, -1]
+    pre_entropy, _ = _entropy_in_order(stats, node_classes[leaf], n_keys)
     n_local = feat_nominal.shape[1]
     n_values = nominal_counts.shape[2]
-    # River ranks [null split, attribute 1, attribute 2, ...] by merit with a stable sort: among
-    # equal merits the later attribute ranks higher. A nominal attribute always proposes its
-    # multiway split (even at -inf merit); a numeric one without a finite candidate proposes the
-    # null split.
+    # River ranks [null split, its splitters in the order their attributes were first seen] by
+    # merit with a stable sort: among equal merits the later attribute ranks higher. A nominal
+    # attribute always proposes its multiway split (even at -inf merit); a numeric one without a
+    # finite candidate proposes the null split.
     best, second = -np.inf, -np.inf
     best_feature, best_kind, best_value = -1, -1, 0.0
     binary = np.empty((2, k))
-    column_total = np.empty(k)
     row_entropy, row_weight = np.empty(n_values), np.empty(n_values)
     pair_entropy, pair_weight = np.empty(2), np.empty(2)
-    for j in range(n_local):
+    attributes = np.empty(n_local, dtype=np.int64)
+    classes = np.empty(k, dtype=np.int64)
+    value_order = np.empty(n_values, dtype=np.int64)
+    for a in range(_in_rank_order(ranks[slot, n_local], attributes)):
+        j = attributes[a]
+        n_classes = _in_rank_order(ranks[slot, j], classes)  # the splitter's class order
         feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
         if feat_nominal[tree, j]:
             table = nominal_counts[slot, j]  # (values, k); unseen values are zero rows
-            column_total[:] = 0.0
-            for v in range(n_values):
-                column_total += table[v]
-            if column_total.sum() <= 0.0:  # never seen here: no splitter
-                continue
-            # each value's branch entropy once, for the multiway split and its binary splits
+            # the multiway split: branches by value, classes in sorted order
             for v in range(n_values):
                 row_entropy[v], row_weight[v] = _entropy(table[v])
             feature_best = _merit_of_branches(pre_entropy, row_entropy, row_weight)
             feature_kind = MULTIWAY
             for v in range(n_values):
                 if row_weight[v] > 0.0:
-                    binary[1] = column_total - table[v]
-                    pair_entropy[0], pair_weight[0] = row_entropy[v], row_weight[v]
-                    pair_entropy[1], pair_weight[1] = _entropy(binary[1])
+                    _rest_of(table, v, value_ranks[slot, j], classes, n_classes, value_order, binary[1])
+                    pair_entropy[0], pair_weight[0] = _entropy_in_order(table[v], classes, n_classes)
+                    pair_entropy[1], pair_weight[1] = _entropy_in_order(binary[1], classes, n_classes)
                     m = _merit_of_branches(pre_entropy, pair_entropy, pair_weight)
                     if m > feature_best:
                         feature_best, feature_kind, feature_value = m, NOMINAL_BINARY, float(v)
@@ -385,15 +533,15 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
                 if st[0] > 0.0:
                     lo = min(lo, st[3])
                     hi = max(hi, st[4])
-            if lo == np.inf:  # never seen here: no splitter
-                continue
             step = (hi - lo) / (N_SPLIT_POINTS + 1.0)
             for i in range(N_SPLIT_POINTS):
                 point = lo + step * (i + 1)
                 if not (lo < point < hi):
                     continue
                 _numeric_split(numeric_stats[slot, j], point, binary)
-                m = _merit(pre_entropy, binary)
+                pair_entropy[0], pair_weight[0] = _entropy_in_order(binary[0], classes, n_classes)
+                pair_entropy[1], pair_weight[1] = _entropy_in_order(binary[1], classes, n_classes)
+                m = _merit_of_branches(pre_entropy, pair_entropy, pair_weight)
                 if m > feature_best:
                     feature_best, feature_kind, feature_value = m, NUMERIC, point
         if feature_best >= best:
@@ -402,36 +550,48 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
             best_feature = j if feature_kind >= 0 else -1
         elif feature_best > second:
             second = feature_best
-    bound = math.sqrt(math.log2(max(n_seen, 2)) ** 2 * math.log(1.0 / delta[tree]) / (2.0 * total))
+    # river's range of merit counts the classes its statistics hold, with weight 0 or not
+    bound = math.sqrt(math.log2(max(n_keys, 2)) ** 2 * math.log(1.0 / delta[tree]) / (2.0 * total))
     if not (best - second > bound or bound < tau[tree]):  # -inf - -inf is nan: no
         return 0
     if best_feature < 0:  # the null split wins: start the attribute statistics afresh
-        nominal_counts[slot] = 0.0
-        numeric_stats[slot] = 0.0
+        _reset_splitters(slot, nominal_counts, numeric_stats, ranks, value_ranks)
         return 0
     added = 0
     # split: post-split class distributions become the children's statistics
     depth = node_depth[leaf] + 1
+    keys = np.zeros((2, k), dtype=np.bool_)
     if best_kind == MULTIWAY:
         table = nominal_counts[slot, best_feature].copy()
-        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats)
+        sorted_classes = np.arange(k)
+        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
         for v in range(n_values):
             if table[v].sum() > 0.0:
-                _add_child(leaf, v, table[v], depth, counters, node_leaf, node_active, node_depth,
-                           node_children, node_stats, node_slot, node_last, free_slots)
+                keys[0] = table[v] > 0.0
+                _add_child(leaf, v, table[v], keys[0], sorted_classes, k, depth, counters, node_leaf, node_active, node_depth,
+                           node_children, node_stats, node_classes, node_slot, node_last, free_slots)
                 added += 1
     else:
         post = np.zeros((2, k))
+        n_classes = _in_rank_order(ranks[slot, best_feature], classes)
         if best_kind == NOMINAL_BINARY:
             table = nominal_counts[slot, best_feature]
-            post[0] = table[int(best_value)]
-            post[1] = table.sum(axis=0) - table[int(best_value)]
+            v = int(best_value)
+            post[0] = table[v]
+            _rest_of(table, v, value_ranks[slot, best_feature], classes, n_classes, value_order, post[1])
+            keys[0] = table[v] > 0.0
+            keys[1] = post[1] > 0.0
         else:
-            _numeric_split(numeric_stats[slot, best_feature], best_value, post)
-        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats)
+            stats_j = numeric_stats[slot, best_feature]
+            _numeric_split(stats_j, best_value, post)
+            for c in range(k):  # river's split keeps a class on each side its range reaches
+                if stats_j[c, 0] > 0.0:
+                    keys[0, c] = not best_value < stats_j[c, 3]
+                    keys[1, c] = not best_value >= stats_j[c, 4]
+        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
         for b in range(2):
-            _add_child(leaf, b, post[b], depth, counters, node_leaf, node_active, node_depth,
-                       node_children, node_stats, node_slot, node_last, free_slots)
+            _add_child(leaf, b, post[b], keys[b], classes, n_classes, depth, counters, node_leaf, node_active, node_depth,
+                       node_children, node_stats, node_classes, node_slot, node_last, free_slots)
             added += 1
     node_leaf[leaf] = False
     node_active[leaf] = False
@@ -443,15 +603,15 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
 
 @njit(cache=True)
 def learn_all(x, y, weights, route, route_x, root, node_leaf, node_active, node_kind, node_feature,
-              node_value, node_children, node_stats, node_slot, node_last, node_depth, counters, free_slots,
-              nominal_counts, numeric_stats, feat_map, feat_nominal, grace, delta, tau, tree_nodes,
-              max_nodes, weight_scale):  # pragma: no cover - compiled
+              node_value, node_children, node_stats, node_classes, node_slot, node_last, node_depth, counters,
+              free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, grace, delta,
+              tau, tree_nodes, max_nodes, weight_scale):  # pragma: no cover - compiled
     """Train every tree with ``weights[i] > 0`` on ``(x, y)`` with weight ``weights[i] * c_i``."""
     if not same_example(x, route_x):
         route[:, 3] = 0
     for tree in range(weights.shape[0]):
         if weights[tree] > 0.0:
             learn_tree(tree, x, y, weights[tree] * weight_scale[tree], route, root, node_leaf, node_active,
-                       node_kind, node_feature, node_value, node_children, node_stats, node_slot,
-                       node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats,
-                       feat_map, feat_nominal, grace, delta, tau, tree_nodes, max_nodes)
+                       node_kind, node_feature, node_value, node_children, node_stats, node_classes, node_slot,
+                       node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks,
+                       value_ranks, feat_map, feat_nominal, grace, delta, tau, tree_nodes, max_nodes)
