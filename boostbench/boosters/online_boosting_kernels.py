@@ -9,31 +9,29 @@ see the same Poisson counts and uniforms).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from boostbench.core.ties import pick_tie_u
-from boostbench.learners.vfdt_kernels import learn_tree, predict_tree
+from boostbench.learners.vfdt_kernels import _copy, kernel, learn_tree, predict_tree
 
 
-@njit(cache=True)
-def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, route, root, node_leaf, node_active, node_kind,
-           node_feature, node_value, node_children, node_stats, node_classes, node_slot, node_last, node_depth,
+@kernel
+def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, proba, route, root, node_leaf, node_active, node_kind,
+           node_feature, node_value, node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth,
            counters, free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, grace,
-           delta, tau, tree_nodes, max_nodes):  # pragma: no cover - compiled
+           delta, tau, tree_nodes, max_nodes, work, iwork):  # pragma: no cover - compiled
     """Oza's pass over the N members for one example (see the reference for the steps)."""
     np.random.seed(seed)
     lam = 1.0
-    proba = np.empty(P.shape[1])
     for m in range(P.shape[0]):
         presentations = np.random.poisson(lam)
-        proba[:] = P[m]
+        _copy(proba, P[m])
         if presentations > 0:
             learn_tree(m, x, y, presentations * weight_scale[m], route, root, node_leaf, node_active, node_kind,
-                       node_feature, node_value, node_children, node_stats, node_classes, node_slot, node_last,
+                       node_feature, node_value, node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last,
                        node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks, value_ranks,
-                       feat_map, feat_nominal, grace, delta, tau, tree_nodes, max_nodes)
+                       feat_map, feat_nominal, grace, delta, tau, tree_nodes, max_nodes, work, iwork)
             predict_tree(m, x, proba, root, node_leaf, node_kind, node_feature, node_value, node_children,
-                         node_stats, node_classes, feat_map)
+                         node_stats, node_classes, node_sub, node_parent, feat_map)
         if pick_tie_u(proba, np.random.random(), False) == y:
             lambda_sc[m] += lam
             lam *= (lambda_sc[m] + lambda_sw[m]) / (2.0 * lambda_sc[m])

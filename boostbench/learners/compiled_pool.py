@@ -51,6 +51,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._numeric_shape = (d_local if (~self.feat_nominal).any() else 1, k, 5)
         self._ranks_shape = (d_local + 1, max(k, d_local) + 1)
         self._value_ranks_shape = (d_nominal, k, n_values + 1)
+        self.work, self.iwork = K.scratch(k, d_local, n_values)
+        self._proba = np.empty(k)
         self.counters = np.zeros(3, dtype=np.int64)  # nodes used, slots used, free slots
         self._allocate_nodes(max(capacity, 4 * n))
         self._allocate_slots(max(capacity, 4 * n))
@@ -61,8 +63,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self.max_nodes = np.int64(np.iinfo(np.int64).max // 2 if max_nodes is None else max_nodes)
         self.root = np.empty(n, dtype=np.int64)
         for tree in range(n):
-            self.root[tree] = K._new_node(self.counters, 0, self.node_leaf, self.node_active, self.node_depth,
-                                          self.node_children, self.node_stats, self.node_classes, self.node_slot,
+            self.root[tree] = K._new_node(self.counters, -1, 0, self.node_leaf, self.node_active, self.node_depth,
+                                          self.node_children, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.node_slot,
                                           self.node_last, self.free_slots)
 
     # -- storage --------------------------------------------------------------------------
@@ -73,6 +75,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             "node_feature": (np.int64, ()), "node_value": (np.float64, ()),
             "node_children": (np.int64, (self.width,)), "node_stats": (np.float64, (self.n_classes,)),
             "node_classes": (np.int32, (self.n_classes + 1,)),  # classes by first sight, count
+            "node_sub": (np.float64, ()), "node_parent": (np.int64, ()),  # subtree weight cache, parent
             "node_slot": (np.int64, ()), "node_last": (np.float64, ()), "node_depth": (np.int64, ()),
         }
         for name, (dtype, tail) in fields.items():
@@ -108,7 +111,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     # -- the pool interface -----------------------------------------------------------------
     def _tree_arrays(self):
         return (self.root, self.node_leaf, self.node_kind, self.node_feature, self.node_value,
-                self.node_children, self.node_stats, self.node_classes, self.feat_map)
+                self.node_children, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.feat_map)
 
     def prepare(self, x: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(x, dtype=np.float64)
@@ -125,10 +128,10 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     def _learn_arrays(self):
         return (self.root, self.node_leaf, self.node_active, self.node_kind, self.node_feature,
-                self.node_value, self.node_children, self.node_stats, self.node_classes, self.node_slot,
+                self.node_value, self.node_children, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.node_slot,
                 self.node_last, self.node_depth, self.counters, self.free_slots, self.nominal_counts,
                 self.numeric_stats, self.ranks, self.value_ranks, self.feat_map, self.feat_nominal, self.grace, self.delta, self.tau,
-                self.tree_nodes, self.max_nodes)
+                self.tree_nodes, self.max_nodes, self.work, self.iwork)
 
     def learn(self, xp: np.ndarray, y: int, weights: np.ndarray) -> None:
         self._ensure(self.n_learners)
@@ -153,7 +156,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._ensure(self.n_learners)
         if not K.same_example(xp, self.route_x):
             self.route[:, 3] = 0
-        update(seed, xp, y, P, lambda_sc, lambda_sw, self.weight_scale, self.route, *self._learn_arrays())
+        update(seed, xp, y, P, lambda_sc, lambda_sw, self.weight_scale, self._proba, self.route, *self._learn_arrays())
 
 
 def warm_up() -> None:

@@ -46,13 +46,25 @@ import math
 import numpy as np
 from numba import njit
 
+# No reference counting in the kernels: numba would otherwise increment and decrement each of a
+# call's ~30 array arguments, which costs more than a tree's training step. So the kernels
+# allocate nothing: scratch space comes from the pool (:func:`scratch`).
+kernel = njit(cache=True, _nrt=False)
+
+
+@kernel
+def _copy(dst, src):  # pragma: no cover - compiled
+    """``dst[:] = src`` for 1-d arrays, without the temporary numba's slice assignment may need."""
+    for i in range(dst.shape[0]):
+        dst[i] = src[i]
+
 NUMERIC, NOMINAL_BINARY, MULTIWAY = 0, 1, 2
 MIN_BRANCH_FRACTION = 0.01
 MAX_SHARE_TO_SPLIT = 0.99
 N_SPLIT_POINTS = 10
 
 
-@njit(cache=True)
+@kernel
 def _entropy(dist):  # pragma: no cover - compiled
     total = 0.0
     h = 0.0
@@ -65,7 +77,7 @@ def _entropy(dist):  # pragma: no cover - compiled
     return (h + total * math.log2(total)) / total, total
 
 
-@njit(cache=True)
+@kernel
 def _merit_of_branches(pre_entropy, entropies, weights):  # pragma: no cover - compiled
     """Information gain of a split whose branches have these entropies and weights; -inf if
     fewer than two branches hold more than 1% of the weight. Zero-weight branches count for
@@ -86,7 +98,7 @@ def _merit_of_branches(pre_entropy, entropies, weights):  # pragma: no cover - c
     return pre_entropy - h / total
 
 
-@njit(cache=True)
+@kernel
 def _gaussian_cdf(stats, value):  # pragma: no cover - compiled
     """CDF at ``value`` of a Gaussian estimator ``[weight, mean, S, min, max]`` (variance ddof 1),
     in river's floating-point steps (split merits tie often; the same rounding breaks ties alike)."""
@@ -97,7 +109,7 @@ def _gaussian_cdf(stats, value):  # pragma: no cover - compiled
     return 0.5 * (1.0 + math.erf((value - mean) / var ** 0.5 / math.sqrt(2.0)))
 
 
-@njit(cache=True)
+@kernel
 def _numeric_split(stats, point, post):  # pragma: no cover - compiled
     """Class weights left (``x <= point``) and right of a threshold, from per-class Gaussians.
 
@@ -118,7 +130,7 @@ def _numeric_split(stats, point, post):  # pragma: no cover - compiled
             post[1, c] = st[0] - left
 
 
-@njit(cache=True)
+@kernel
 def _node_weight(node, node_stats, node_classes):  # pragma: no cover - compiled
     """A leaf's total class weight, summed in the order its classes were first seen (river's
     ``sum(stats.values())``: near-equal totals then compare as in river)."""
@@ -129,7 +141,7 @@ def _node_weight(node, node_stats, node_classes):  # pragma: no cover - compiled
     return total
 
 
-@njit(cache=True)
+@kernel
 def _next_child(node, node_children, after):  # pragma: no cover - compiled
     """The child of ``node`` with the lowest node id above ``after`` (-1 if none): children by age,
     the order river keeps them in."""
@@ -141,29 +153,47 @@ def _next_child(node, node_children, after):  # pragma: no cover - compiled
     return child
 
 
-@njit(cache=True)
-def _subtree_weight(node, node_leaf, node_children, node_stats, node_classes):  # pragma: no cover - compiled
+@kernel
+def _subtree_weight(node, node_leaf, node_children, node_stats, node_classes, node_sub,
+                    node_parent):  # pragma: no cover - compiled
     """Class weight held by the leaves under ``node``, summed child by child in age order (river's
-    ``total_weight`` of a branch: the statistics a branch kept from its split do not count)."""
+    ``total_weight`` of a branch: the statistics a branch kept from its split do not count).
+
+    A branch keeps its sum in ``node_sub`` (NaN when stale: training marks the path up from the
+    leaf it changes), so a detour costs the children's sums, not a walk over the subtree. The
+    cached value is the one the same additions give, so it is exact."""
     if node_leaf[node]:
         return _node_weight(node, node_stats, node_classes)
+    cached = node_sub[node]
+    if cached == cached:
+        return cached
     total = 0.0
     child = _next_child(node, node_children, -1)
     while child >= 0:
-        total += _subtree_weight(child, node_leaf, node_children, node_stats, node_classes)
+        total += _subtree_weight(child, node_leaf, node_children, node_stats, node_classes, node_sub, node_parent)
         child = _next_child(node, node_children, child)
+    node_sub[node] = total
     return total
 
 
-@njit(cache=True)
-def _heaviest_child(node, node_leaf, node_children, node_stats, node_classes):  # pragma: no cover - compiled
+@kernel
+def _mark_stale(node, node_sub, node_parent):  # pragma: no cover - compiled
+    """The subtree sums of ``node`` and its ancestors are stale. A stale node's ancestors are all
+    stale (sums are refreshed top-down), so the walk up stops at the first stale one."""
+    while node >= 0 and node_sub[node] == node_sub[node]:
+        node_sub[node] = np.nan
+        node = node_parent[node]
+
+
+@kernel
+def _heaviest_child(node, node_leaf, node_children, node_stats, node_classes, node_sub, node_parent):  # pragma: no cover - compiled
     """river's most common path: the child whose leaves hold the most weight; ties go to the
     oldest child."""
     heaviest = -1
     best = -1.0
     child = _next_child(node, node_children, -1)
     while child >= 0:
-        w = _subtree_weight(child, node_leaf, node_children, node_stats, node_classes)
+        w = _subtree_weight(child, node_leaf, node_children, node_stats, node_classes, node_sub, node_parent)
         if w > best:
             best = w
             heaviest = child
@@ -171,9 +201,9 @@ def _heaviest_child(node, node_leaf, node_children, node_stats, node_classes):  
     return heaviest
 
 
-@njit(cache=True)
+@kernel
 def _walk(node, parent, x, tree, node_leaf, node_kind, node_feature, node_value, node_children,
-          node_stats, node_classes, feat_map):  # pragma: no cover - compiled
+          node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
     """Walk from ``node`` (child of ``parent``) down to a leaf; see :func:`find_leaf`."""
     detour = False
     while not node_leaf[node]:
@@ -195,15 +225,15 @@ def _walk(node, parent, x, tree, node_leaf, node_kind, node_feature, node_value,
                 return -1, node, branch
         if child < 0:  # missing value: the most traversed path
             detour = True
-            child = _heaviest_child(node, node_leaf, node_children, node_stats, node_classes)
+            child = _heaviest_child(node, node_leaf, node_children, node_stats, node_classes, node_sub, node_parent)
         parent = node
         node = child
     return node, parent, -2 if detour else -1
 
 
-@njit(cache=True)
+@kernel
 def find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value, node_children,
-              node_stats, node_classes, feat_map):  # pragma: no cover - compiled
+              node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
     """The leaf ``x`` reaches in ``tree`` when it trains (missing values follow the heaviest child).
 
     Returns ``(leaf, parent, branch)``; ``leaf = -1`` when a multiway branch has no child for
@@ -211,33 +241,33 @@ def find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value, nod
     there); ``branch = -2`` when the path took a missing value's detour.
     """
     return _walk(root[tree], -1, x, tree, node_leaf, node_kind, node_feature, node_value, node_children,
-                 node_stats, node_classes, feat_map)
+                 node_stats, node_classes, node_sub, node_parent, feat_map)
 
 
-@njit(cache=True)
+@kernel
 def _predicting_leaf(leaf, parent, tree, x, node_leaf, node_kind, node_feature, node_value, node_children,
-                     node_stats, node_classes, feat_map):  # pragma: no cover - compiled
+                     node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
     """The leaf that predicts for ``x`` given where training would end: at a multiway branch
     without a child for the value, river follows the most common path (and walks on)."""
     while leaf < 0:
-        start = _heaviest_child(parent, node_leaf, node_children, node_stats, node_classes)
+        start = _heaviest_child(parent, node_leaf, node_children, node_stats, node_classes, node_sub, node_parent)
         leaf, parent, _ = _walk(start, parent, x, tree, node_leaf, node_kind, node_feature, node_value,
-                                node_children, node_stats, node_classes, feat_map)
+                                node_children, node_stats, node_classes, node_sub, node_parent, feat_map)
     return leaf
 
 
-@njit(cache=True)
+@kernel
 def predict_tree(tree, x, out, root, node_leaf, node_kind, node_feature, node_value,
-                 node_children, node_stats, node_classes, feat_map):  # pragma: no cover - compiled
+                 node_children, node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
     """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty)."""
     leaf, parent, _ = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
-                                node_children, node_stats, node_classes, feat_map)
+                                node_children, node_stats, node_classes, node_sub, node_parent, feat_map)
     leaf = _predicting_leaf(leaf, parent, tree, x, node_leaf, node_kind, node_feature, node_value,
-                            node_children, node_stats, node_classes, feat_map)
+                            node_children, node_stats, node_classes, node_sub, node_parent, feat_map)
     _write_distribution(node_stats, node_classes, leaf, out)
 
 
-@njit(cache=True)
+@kernel
 def _write_distribution(node_stats, node_classes, source, out):  # pragma: no cover - compiled
     """``source``'s class weights times 1 / their total (river's normalisation, to the last bit),
     or uniform if empty."""
@@ -252,26 +282,26 @@ def _write_distribution(node_stats, node_classes, source, out):  # pragma: no co
             out[c] = 1.0 / k
 
 
-@njit(cache=True)
+@kernel
 def predict_all(x, out, route, route_x, root, node_leaf, node_kind, node_feature, node_value,
-                node_children, node_stats, node_classes, feat_map):  # pragma: no cover - compiled
+                node_children, node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
     """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``.
 
     Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 4)``, column 3
     = valid) and ``x`` in ``route_x``, so that training on the same ``x`` right after need not
     walk the trees again (:func:`learn_all` checks ``x`` and each tree's flag).
     """
-    route_x[:] = x
+    _copy(route_x, x)
     for tree in range(out.shape[0]):
         leaf, parent, branch = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
-                                         node_children, node_stats, node_classes, feat_map)
+                                         node_children, node_stats, node_classes, node_sub, node_parent, feat_map)
         route[tree, 0], route[tree, 1], route[tree, 2], route[tree, 3] = leaf, parent, branch, 1
         leaf = _predicting_leaf(leaf, parent, tree, x, node_leaf, node_kind, node_feature, node_value,
-                                node_children, node_stats, node_classes, feat_map)
+                                node_children, node_stats, node_classes, node_sub, node_parent, feat_map)
         _write_distribution(node_stats, node_classes, leaf, out[tree])
 
 
-@njit(cache=True)
+@kernel
 def same_example(x, route_x):  # pragma: no cover - compiled
     """Whether ``x`` is bit for bit the example whose routes are kept (NaN equals NaN)."""
     for j in range(x.shape[0]):
@@ -280,7 +310,7 @@ def same_example(x, route_x):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True)
+@kernel
 def _add_class(row, c):  # pragma: no cover - compiled
     """Append class ``c`` to a node's classes in first-seen order (``row``: classes, then their count)."""
     n = row[-1]
@@ -291,11 +321,13 @@ def _add_class(row, c):  # pragma: no cover - compiled
     row[-1] = n + 1
 
 
-@njit(cache=True)
-def _new_node(counters, depth, node_leaf, node_active, node_depth, node_children, node_stats, node_classes,
-              node_slot, node_last, free_slots):  # pragma: no cover - compiled
+@kernel
+def _new_node(counters, parent, depth, node_leaf, node_active, node_depth, node_children, node_stats, node_classes,
+              node_sub, node_parent, node_slot, node_last, free_slots):  # pragma: no cover - compiled
     node = counters[0]
     counters[0] += 1
+    node_parent[node] = parent
+    node_sub[node] = np.nan
     node_leaf[node] = True
     node_active[node] = True
     node_depth[node] = depth
@@ -314,23 +346,23 @@ def _new_node(counters, depth, node_leaf, node_active, node_depth, node_children
     return node
 
 
-@njit(cache=True)
+@kernel
 def _add_child(leaf, branch, dist, keys, classes, n_classes, depth, counters, node_leaf, node_active, node_depth, node_children,
-               node_stats, node_classes, node_slot, node_last, free_slots):  # pragma: no cover - compiled
+               node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots):  # pragma: no cover - compiled
     """A new leaf under ``leaf`` at ``branch``, starting from class weights ``dist`` (``(k,)``) that
-    holds the classes ``keys`` (``(k,)`` bool; one may hold weight 0, as in river) in the order
+    holds the classes with ``keys > 0`` (``(k,)``; one may hold weight 0, as in river) in the order
     ``classes[:n_classes]``."""
-    child = _new_node(counters, depth, node_leaf, node_active, node_depth, node_children, node_stats,
-                      node_classes, node_slot, node_last, free_slots)
-    node_stats[child] = dist
+    child = _new_node(counters, leaf, depth, node_leaf, node_active, node_depth, node_children, node_stats,
+                      node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
+    _copy(node_stats[child], dist)
     for i in range(n_classes):
-        if keys[classes[i]]:
+        if keys[classes[i]] > 0.0:
             _add_class(node_classes[child], classes[i])
     node_last[child] = _node_weight(child, node_stats, node_classes)
     node_children[leaf, branch] = child
 
 
-@njit(cache=True)
+@kernel
 def _reset_splitters(slot, nominal_counts, numeric_stats, ranks, value_ranks):  # pragma: no cover - compiled
     nominal_counts[slot] = 0
     numeric_stats[slot] = 0.0
@@ -338,7 +370,7 @@ def _reset_splitters(slot, nominal_counts, numeric_stats, ranks, value_ranks):  
     value_ranks[slot] = 0
 
 
-@njit(cache=True)
+@kernel
 def _release(node, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks,
              value_ranks):  # pragma: no cover - compiled
     slot = node_slot[node]
@@ -349,7 +381,7 @@ def _release(node, counters, node_slot, free_slots, nominal_counts, numeric_stat
         node_slot[node] = -1
 
 
-@njit(cache=True)
+@kernel
 def _first_seen(row, item):  # pragma: no cover - compiled
     """Give ``item`` the next rank in ``row`` (last entry: the count) if it has none yet."""
     if row[item] == 0:
@@ -357,7 +389,7 @@ def _first_seen(row, item):  # pragma: no cover - compiled
         row[item] = row[-1]
 
 
-@njit(cache=True)
+@kernel
 def _in_rank_order(row, out):  # pragma: no cover - compiled
     """The items ranked in ``row`` (see :func:`_first_seen`), in rank order, into ``out``; their count."""
     n = row[-1]
@@ -367,11 +399,11 @@ def _in_rank_order(row, out):  # pragma: no cover - compiled
     return n
 
 
-@njit(cache=True)
+@kernel
 def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, node_feature, node_value,
-               node_children, node_stats, node_classes, node_slot, node_last, node_depth, counters, free_slots,
+               node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
                nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, grace, delta, tau,
-               tree_nodes, max_nodes):  # pragma: no cover
+               tree_nodes, max_nodes, work, iwork):  # pragma: no cover
     """Train tree ``tree`` on ``(x, y)`` with importance weight ``w`` (already scaled by c_i).
 
     ``route[tree]``, when flagged valid, is where ``x`` ends in this tree (kept by
@@ -388,17 +420,18 @@ def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, no
         leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
     else:
         leaf, parent, branch = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
-                                         node_children, node_stats, node_classes, feat_map)
+                                         node_children, node_stats, node_classes, node_sub, node_parent, feat_map)
     route[tree, 3] = 0
     may_split = branch == -1  # river tries splits only at a leaf reached directly
     if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
-        leaf = _new_node(counters, node_depth[parent] + 1, node_leaf, node_active, node_depth,
-                         node_children, node_stats, node_classes, node_slot, node_last, free_slots)
+        leaf = _new_node(counters, parent, node_depth[parent] + 1, node_leaf, node_active, node_depth,
+                         node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
         node_children[parent, branch] = leaf
         tree_nodes[tree] += 1
         may_split = False
     node_stats[leaf, y] += w
     _add_class(node_classes[leaf], y)
+    _mark_stale(node_parent[leaf], node_sub, node_parent)
     if not node_active[leaf]:
         return
     if tree_nodes[tree] + node_children.shape[1] > max_nodes:  # full: no split can fit any more
@@ -438,12 +471,12 @@ def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, no
         return
     node_last[leaf] = total
     tree_nodes[tree] += _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_feature,
-                                       node_value, node_children, node_stats, node_classes, node_slot, node_last,
+                                       node_value, node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last,
                                        node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks,
-                                       value_ranks, feat_nominal, delta, tau)
+                                       value_ranks, feat_nominal, delta, tau, work, iwork)
 
 
-@njit(cache=True)
+@kernel
 def _entropy_in_order(dist, order, n):  # pragma: no cover - compiled
     """:func:`_entropy` of ``dist`` summed over the classes ``order[:n]`` (a river dict's order)."""
     total = 0.0
@@ -458,7 +491,7 @@ def _entropy_in_order(dist, order, n):  # pragma: no cover - compiled
     return (h + total * math.log2(total)) / total, total
 
 
-@njit(cache=True)
+@kernel
 def _rest_of(table, v, value_ranks, classes, n_classes, value_order, out):  # pragma: no cover - compiled
     """Class weights of every value but ``v`` (``out``, ``(k,)``), each class summed over its
     values in the order they were first seen, as river's nominal splitter sums them."""
@@ -471,11 +504,13 @@ def _rest_of(table, v, value_ranks, classes, n_classes, value_order, out):  # pr
                 out[c] += table[u, c]
 
 
-@njit(cache=True)
+@kernel
 def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_feature, node_value,
-                   node_children, node_stats, node_classes, node_slot, node_last, node_depth, counters, free_slots,
+                   node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
                    nominal_counts, numeric_stats, ranks, value_ranks, feat_nominal, delta,
-                   tau):  # pragma: no cover
+                   tau, work, iwork):  # pragma: no cover
+    """Try to split ``leaf`` (river's ``_attempt_to_split``); returns the number of nodes added.
+    ``work`` and ``iwork`` are scratch space (:func:`scratch`)."""
     stats = node_stats[leaf]
     k = stats.shape[0]
     n_seen = 0
@@ -501,12 +536,10 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
     # finite candidate proposes the null split.
     best, second = -np.inf, -np.inf
     best_feature, best_kind, best_value = -1, -1, 0.0
-    binary = np.empty((2, k))
-    row_entropy, row_weight = np.empty(n_values), np.empty(n_values)
-    pair_entropy, pair_weight = np.empty(2), np.empty(2)
-    attributes = np.empty(n_local, dtype=np.int64)
-    classes = np.empty(k, dtype=np.int64)
-    value_order = np.empty(n_values, dtype=np.int64)
+    binary = work[0:2, :k]
+    row_entropy, row_weight = work[4, :n_values], work[5, :n_values]
+    pair_entropy, pair_weight = work[6, :2], work[7, :2]
+    attributes, classes, value_order = iwork[0, :n_local], iwork[1, :k], iwork[2, :n_values]
     for a in range(_in_rank_order(ranks[slot, n_local], attributes)):
         j = attributes[a]
         n_classes = _in_rank_order(ranks[slot, j], classes)  # the splitter's class order
@@ -560,38 +593,39 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
     added = 0
     # split: post-split class distributions become the children's statistics
     depth = node_depth[leaf] + 1
-    keys = np.zeros((2, k), dtype=np.bool_)
     if best_kind == MULTIWAY:
-        table = nominal_counts[slot, best_feature].copy()
-        sorted_classes = np.arange(k)
+        table = work[10: 10 + n_values, :k]
+        for v in range(n_values):
+            _copy(table[v], nominal_counts[slot, best_feature, v])
         _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
         for v in range(n_values):
-            if table[v].sum() > 0.0:
-                keys[0] = table[v] > 0.0
-                _add_child(leaf, v, table[v], keys[0], sorted_classes, k, depth, counters, node_leaf, node_active, node_depth,
-                           node_children, node_stats, node_classes, node_slot, node_last, free_slots)
+            if table[v].sum() > 0.0:  # classes in sorted order (iwork row 3 is 0..k-1)
+                _add_child(leaf, v, table[v], table[v], iwork[3, :k], k, depth, counters, node_leaf, node_active, node_depth,
+                           node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
                 added += 1
     else:
-        post = np.zeros((2, k))
+        post = work[2:4, :k]
+        keys = work[8:10, :k]
         n_classes = _in_rank_order(ranks[slot, best_feature], classes)
         if best_kind == NOMINAL_BINARY:
             table = nominal_counts[slot, best_feature]
             v = int(best_value)
-            post[0] = table[v]
+            _copy(post[0], table[v])
             _rest_of(table, v, value_ranks[slot, best_feature], classes, n_classes, value_order, post[1])
-            keys[0] = table[v] > 0.0
-            keys[1] = post[1] > 0.0
+            _copy(keys[0], post[0])
+            _copy(keys[1], post[1])
         else:
             stats_j = numeric_stats[slot, best_feature]
             _numeric_split(stats_j, best_value, post)
+            keys[:] = 0.0
             for c in range(k):  # river's split keeps a class on each side its range reaches
                 if stats_j[c, 0] > 0.0:
-                    keys[0, c] = not best_value < stats_j[c, 3]
-                    keys[1, c] = not best_value >= stats_j[c, 4]
+                    keys[0, c] = 0.0 if best_value < stats_j[c, 3] else 1.0
+                    keys[1, c] = 0.0 if best_value >= stats_j[c, 4] else 1.0
         _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
         for b in range(2):
             _add_child(leaf, b, post[b], keys[b], classes, n_classes, depth, counters, node_leaf, node_active, node_depth,
-                       node_children, node_stats, node_classes, node_slot, node_last, free_slots)
+                       node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
             added += 1
     node_leaf[leaf] = False
     node_active[leaf] = False
@@ -601,17 +635,26 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
     return added
 
 
-@njit(cache=True)
+@kernel
 def learn_all(x, y, weights, route, route_x, root, node_leaf, node_active, node_kind, node_feature,
-              node_value, node_children, node_stats, node_classes, node_slot, node_last, node_depth, counters,
+              node_value, node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters,
               free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, grace, delta,
-              tau, tree_nodes, max_nodes, weight_scale):  # pragma: no cover - compiled
+              tau, tree_nodes, max_nodes, work, iwork, weight_scale):  # pragma: no cover - compiled
     """Train every tree with ``weights[i] > 0`` on ``(x, y)`` with weight ``weights[i] * c_i``."""
     if not same_example(x, route_x):
         route[:, 3] = 0
     for tree in range(weights.shape[0]):
         if weights[tree] > 0.0:
             learn_tree(tree, x, y, weights[tree] * weight_scale[tree], route, root, node_leaf, node_active,
-                       node_kind, node_feature, node_value, node_children, node_stats, node_classes, node_slot,
+                       node_kind, node_feature, node_value, node_children, node_stats, node_classes, node_sub, node_parent, node_slot,
                        node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks,
-                       value_ranks, feat_map, feat_nominal, grace, delta, tau, tree_nodes, max_nodes)
+                       value_ranks, feat_map, feat_nominal, grace, delta, tau, tree_nodes, max_nodes, work, iwork)
+
+
+def scratch(n_classes: int, n_local: int, n_values: int) -> tuple[np.ndarray, np.ndarray]:
+    """Scratch space for :func:`learn_tree`: float64 ``(10 + values, w)`` and int64 ``(4, w)``
+    (row 3 holds ``0..k-1``)."""
+    width = max(n_classes, n_local, n_values, 2)
+    iwork = np.zeros((4, width), dtype=np.int64)
+    iwork[3, :n_classes] = np.arange(n_classes)
+    return np.zeros((10 + n_values, width)), iwork
