@@ -36,6 +36,16 @@ class ScriptedPool(WeakLearnerPool):
         return out
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_disk_cache(tmp_path_factory):
+    """Potentials and cost matrices kept between runs go to a directory of this session, not to
+    the user's cache."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("BOOSTBENCH_CACHE", str(tmp_path_factory.mktemp("cache")))
+    yield
+    patch.undo()
+
+
 @pytest.fixture
 def scripted_pool():
     return ScriptedPool

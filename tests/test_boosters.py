@@ -183,3 +183,21 @@ def test_adaboost_olm_compiled_and_reference_runs_agree(car):
     assert runs[0][0] == runs[1][0]
     np.testing.assert_allclose(runs[0][1], runs[1][1], atol=1e-10)
     np.testing.assert_allclose(runs[0][2], runs[1][2], atol=1e-10)
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_online_mbbm_compiled_and_reference_runs_agree(car, k):
+    """The kernel pass (cost matrices built in the kernel) equals the Python pass, ties included."""
+    data, order = car
+    runs = []
+    for compiled in (True, False):
+        pool = ScriptedPool(np.random.default_rng(k).dirichlet(np.ones(k) * 0.3, size=12))
+        booster = OnlineMBBM(pool, k, np.random.default_rng(5), gamma=0.1, compiled=compiled)
+        assert (booster.table is not None) == compiled
+        predictions = []
+        for i in order[:80]:
+            predictions.append(booster.predict(data.X[i]))
+            booster.update(int(data.y[i]) % k)
+        runs.append((predictions, pool.calls))
+    assert runs[0][0] == runs[1][0]
+    assert runs[0][1] == runs[1][1]  # the same training calls, weight for weight

@@ -87,3 +87,41 @@ def test_far_deficits_share_a_cache_entry():
     """Deficits beyond [-n, n+1] cannot change the outcome: the clipped key is exact."""
     assert exact(5, [20, 0, 0], 0, 0.1) == pytest.approx(exact(5, [6, 0, 0], 0, 0.1))
     assert exact(5, [0, 9, 0], 0, 0.1) == 1.0
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 6])
+def test_compiled_cost_matrix_equals_the_numpy_reference(k):
+    potential = Potential01(k, 0.05, max_n=20)
+    assert potential.memo is not None
+    rng = np.random.default_rng(k)
+    for _ in range(30):
+        n = int(rng.integers(0, 20))
+        s = rng.multinomial(20 - n - 1, np.ones(k) / k).astype(np.int64)
+        D, w = potential.cost_matrix(n, s)
+        D_ref, w_ref = potential.cost_matrix_reference(n, s)
+        np.testing.assert_allclose(D, D_ref, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(w, w_ref, rtol=0, atol=1e-13)
+
+
+def test_potentials_are_kept_on_disk(tmp_path, monkeypatch):
+    """A later process starts from the potentials an earlier one saved; a bad file is ignored."""
+    import boostbench.core.potentials as P
+
+    monkeypatch.setenv("BOOSTBENCH_CACHE", str(tmp_path))
+    monkeypatch.setattr(P, "_SHARED", {})
+    monkeypatch.setattr(P, "_SAVED", {})
+    first = Potential01(3, 0.1, max_n=12)
+    D, w = first.cost_matrix(7, np.array([2, 1, 1]))
+    P.save_memos()
+    saved = dict(first.memo)
+    assert saved and list(tmp_path.rglob("*.npz"))
+    monkeypatch.setattr(P, "_SHARED", {})  # a new process
+    monkeypatch.setattr(P, "_SAVED", {})
+    second = Potential01(3, 0.1, max_n=12)
+    assert dict(second.memo) == saved
+    np.testing.assert_array_equal(second.cost_matrix(7, np.array([2, 1, 1]))[0], D)
+    for path in tmp_path.rglob("*.npz"):
+        path.write_bytes(b"not an npz file")
+    monkeypatch.setattr(P, "_SHARED", {})
+    monkeypatch.setattr(P, "_SAVED", {})
+    assert len(Potential01(3, 0.1, max_n=12).memo) == 0

@@ -41,7 +41,7 @@ class AlgorithmSpec:
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
     "adaboost_olm": AlgorithmSpec(AdaboostOLM, ("alpha_bound", "hedge_eta", "compiled")),
-    "online_mbbm": AlgorithmSpec(OnlineMBBM, ("gamma", "weight_factor")),
+    "online_mbbm": AlgorithmSpec(OnlineMBBM, ("gamma", "weight_factor", "compiled")),
     "online_boosting": AlgorithmSpec(OnlineBoosting, ("eps_floor", "compiled")),
     "vfdt": AlgorithmSpec(VFDT, (), single_learner=True),
     "best_vfdt": AlgorithmSpec(BestVFDT, ()),

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from boostbench.boosters import online_mbbm_kernels
 from boostbench.boosters.base import OnlineBooster
 from boostbench.core.potentials import Potential01
-from boostbench.core.ties import argmax_random_tie, argmin_random_tie
+from boostbench.core.ties import argmax_random_tie, argmin_tie_u
+
+
+def save_caches() -> None:
+    """Keep the potentials and cost matrices this process computed for later runs."""
+    from boostbench.core.potentials import save_memos
+
+    save_memos()
+    online_mbbm_kernels.save_tables()
 
 
 class OnlineMBBM(OnlineBooster):
@@ -14,7 +23,7 @@ class OnlineMBBM(OnlineBooster):
 
     For learner i (1-based) with ``n = N - i`` learners after it: the normalised cost matrix
     ``D^i`` of eq. (5) from ``phi^r_n(s^{i-1} + e_l)`` (eq. 4); the learner's label is the argmin
-    of its expected cost ``p_i^T D^i``; simple majority ``s^i = s^{i-1} + e_{l_i}``. The final
+    of its expected cost ``p_i^T D^i`` (ties broken by a uniform drawn per learner); simple majority ``s^i = s^{i-1} + e_{l_i}``. The final
     label is ``argmax s^N`` (the last expert). After ``y``: learner i trains with weight
     ``weight_factor * w_i[t] / (k-1)``, ``w_i[t] = sum_l phi^y_n(s^{i-1}+e_l) - phi^y_n(s^{i-1}+e_y)``.
 
@@ -22,32 +31,70 @@ class OnlineMBBM(OnlineBooster):
         pool, n_classes, rng, classes, features: see :class:`OnlineBooster`.
         gamma: the edge in (0, 1) of the baseline ``u^r_gamma``.
         weight_factor: scale of the training weight (the reference code uses 0.1).
+        compiled: run the pass over the learners as a numba kernel
+            (:mod:`boostbench.boosters.online_mbbm_kernels`; same results as the Python pass).
 
     Raises:
         ValueError: gamma not in (0, 1).
     """
 
     def __init__(self, pool, n_classes, rng, classes=None, features=None,
-                 gamma: float = 0.1, weight_factor: float = 0.1):
+                 gamma: float = 0.1, weight_factor: float = 0.1, compiled: bool = True):
         super().__init__(pool, n_classes, rng, classes, features)
         if not 0.0 < gamma < 1.0:
             raise ValueError(f"gamma must be in (0, 1), got {gamma}")
         self.gamma = float(gamma)
         self.weight_factor = float(weight_factor)
-        self.potential = Potential01(n_classes, gamma)
+        self.potential = Potential01(n_classes, gamma, max_n=pool.n_learners)
+        self.table = None
+        if compiled and self.potential.memo is not None:
+            try:
+                self.table = online_mbbm_kernels.shared_table(n_classes, gamma, pool.n_learners)
+            except ValueError:  # too many labels for the kernel's keys: the Python pass
+                self.table = None
         self._state = None
 
-    def predict_proba(self, x: np.ndarray) -> np.ndarray:
-        """Normalised majority votes ``s^N / N``, ``(k,)``."""
-        k, n = self.n_classes, self.pool.n_learners
-        xp = self.pool.prepare(x)
-        P = self.pool.predict_proba(xp)
+    def __getstate__(self) -> dict:
+        # the shared cost-matrix table (numba dict) does not pickle; it is re-attached on load
+        return {**self.__dict__, "table": self.table is not None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.table = (online_mbbm_kernels.shared_table(self.n_classes, self.gamma, self.pool.n_learners)
+                      if state["table"] else None)
+
+    def _pass_reference(self, P: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n, k = P.shape
         s = np.zeros(k, dtype=np.int64)
         row_weights = np.empty((n, k))
         for i in range(n):
             D, w = self.potential.cost_matrix(n - 1 - i, s)
             row_weights[i] = w
-            s[argmin_random_tie(P[i] @ D, self.rng)] += 1
+            s[argmin_tie_u(P[i] @ D, u[i])] += 1
+        return s, row_weights
+
+    def _pass_compiled(self, P: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n, k = P.shape
+        table = self.table
+        s = np.zeros(k, dtype=np.int64)
+        labels = np.empty(n, dtype=np.int64)
+        row_weights = np.empty((n, k))
+        potential = self.potential
+        i = 0
+        while True:
+            i = online_mbbm_kernels.forward(P, u, s, i, table.index, table.D, table.w, table.base, labels,
+                                            row_weights, potential.memo, potential.gamma, potential.memo_base)
+            if i == n:
+                return s, row_weights
+            table.grow()
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        """Normalised majority votes ``s^N / N``, ``(k,)``."""
+        n = self.pool.n_learners
+        xp = self.pool.prepare(x)
+        P = self.pool.predict_proba(xp)
+        u = self.rng.random(n)
+        s, row_weights = (self._pass_reference if self.table is None else self._pass_compiled)(P, u)
         self._state = (xp, row_weights, s)
         return s / n
 

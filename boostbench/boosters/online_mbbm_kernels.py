@@ -1,0 +1,169 @@
+"""Compiled twin of OnlineMBBM's per-example pass over its learners (Jung et al. 2017, Algorithm 1).
+
+The cost matrices are those of :class:`boostbench.core.potentials.Potential01` (exact potentials,
+memoised), kept in a table keyed by the vote vector; the kernel builds a missing one itself and
+returns only when the table must grow. Potentials and tables are shared by the runs of a process
+and kept on disk (:mod:`boostbench.core.disk_cache`). The Python pass (``OnlineMBBM(compiled=False)``) is the
+reference it is tested against.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+from numba import types
+from numba.typed import Dict
+
+from boostbench.core.disk_cache import cache_dir, load_arrays, save_arrays
+from boostbench.core.potentials import cost_matrix_compiled
+from boostbench.core.ties import pick_tie_u
+
+
+@njit(cache=True)
+def vote_key(s, base):  # pragma: no cover - compiled
+    """The vote vector ``s`` (``(k,)`` int64, entries < ``base``) as one int64 (digits base ``base``)."""
+    key = 0
+    for c in range(s.shape[0] - 1, -1, -1):
+        key = key * base + s[c]
+    return key
+
+
+@njit(cache=True)
+def forward(P, u, s, start, index, D_table, w_table, base, labels, row_weights, memo, gamma,
+            memo_base):  # pragma: no cover - compiled
+    """Learners ``start, start+1, ...``: label ``argmin p_i^T D^i`` (ties by ``u[i]``), votes ``s``.
+
+    Args:
+        P: ``(N, k)`` learners' class distributions; u: ``(N,)`` uniforms breaking ties.
+        s: ``(k,)`` int64 votes of the learners before ``start``; updated in place.
+        index: vote key -> row of ``D_table`` ``(rows, k, k)`` and ``w_table`` ``(rows, k)``;
+            a missing matrix is built (:func:`~boostbench.core.potentials.cost_matrix_compiled`,
+            potentials memoised in ``memo``) and added while the tables have room.
+        labels: ``(N,)`` int64 out; row_weights: ``(N, k)`` out (``w_i[t]`` for each true label).
+
+    Returns:
+        N when the pass is complete, else the learner at which the tables are full.
+    """
+    n, k = P.shape
+    expected = np.empty(k)
+    for i in range(start, n):
+        key = vote_key(s, base)
+        if key in index:
+            row = index[key]
+        else:
+            row = len(index)
+            if row == D_table.shape[0]:
+                return i
+            D, w = cost_matrix_compiled(n - 1 - i, s, k, gamma, memo, memo_base)
+            D_table[row] = D
+            w_table[row] = w
+            index[key] = row
+        D = D_table[row]
+        for l in range(k):
+            acc = 0.0
+            for r in range(k):
+                acc += P[i, r] * D[r, l]
+            expected[l] = acc
+        label = pick_tie_u(expected, u[i], True)
+        labels[i] = label
+        row_weights[i] = w_table[row]
+        s[label] += 1
+    return n
+
+
+@njit(cache=True)
+def _keys_by_row(index):  # pragma: no cover - compiled
+    keys = np.empty(len(index), dtype=np.int64)
+    for key, row in index.items():
+        keys[row] = key
+    return keys
+
+
+@njit(cache=True)
+def _index_rows(index, keys):  # pragma: no cover - compiled
+    for row in range(keys.shape[0]):
+        index[keys[row]] = row
+
+
+class CostMatrixTable:
+    """OnlineMBBM's cost matrices by vote vector, in arrays the kernel reads and fills.
+
+    The matrices depend only on (k, gamma, N), so one table serves every run of a process with
+    those (:func:`shared_table`), and is kept on disk between processes (:func:`save_tables`).
+
+    Args:
+        k: labels; n_learners: N (votes are <= N, so vectors encode in base N + 1).
+
+    Raises:
+        ValueError: ``(N + 1)^k`` does not fit in int64 (use the Python pass).
+    """
+
+    def __init__(self, k: int, n_learners: int):
+        self.base = n_learners + 1
+        if k * np.log2(self.base) >= 62:
+            raise ValueError(f"vote vectors of {k} labels and {n_learners} learners do not fit a 64-bit key")
+        self.index = Dict.empty(key_type=types.int64, value_type=types.int64)
+        self.D = np.empty((1024, k, k))
+        self.w = np.empty((1024, k))
+        self.saved = 0
+
+    def grow(self, rows: int | None = None) -> None:
+        """Room for ``rows`` matrices (default: twice as many)."""
+        rows = max(rows or 0, 2 * len(self.D))
+        self.D = np.concatenate([self.D, np.empty((rows - len(self.D), *self.D.shape[1:]))])
+        self.w = np.concatenate([self.w, np.empty((rows - len(self.w), *self.w.shape[1:]))])
+
+    def load(self, path: Path) -> None:
+        stored = load_arrays(path)
+        if stored is None or not {"keys", "D", "w"} <= set(stored) or stored["D"].shape[1:] != self.D.shape[1:]:
+            return
+        n = len(stored["keys"])
+        if n > len(self.D):
+            self.grow(n)
+        self.D[:n], self.w[:n] = stored["D"], stored["w"]
+        _index_rows(self.index, stored["keys"].astype(np.int64))
+        self.saved = n
+
+    def save(self, path: Path) -> None:
+        n = len(self.index)
+        if n > self.saved and save_arrays(path, keys=_keys_by_row(self.index), D=self.D[:n], w=self.w[:n]):
+            self.saved = n
+
+
+TABLE_FORMAT = 1  # in the file name: a change in the key encoding starts new files
+_TABLES: dict[tuple[int, float, int], CostMatrixTable] = {}
+
+
+def _table_path(k: int, gamma: float, n_learners: int) -> Path:
+    return cache_dir("mbbm_cost_matrices") / f"D-v{TABLE_FORMAT}-k{k}-gamma{gamma!r}-N{n_learners}.npz"
+
+
+def shared_table(k: int, gamma: float, n_learners: int) -> CostMatrixTable:
+    """The process-wide table for ``(k, gamma, N)``, first filled from the disk cache.
+
+    Raises:
+        ValueError: see :class:`CostMatrixTable`.
+    """
+    key = (int(k), float(gamma), int(n_learners))
+    table = _TABLES.get(key)
+    if table is None:
+        table = CostMatrixTable(k, n_learners)
+        table.load(_table_path(*key))
+        _TABLES[key] = table
+    return table
+
+
+def save_tables() -> None:
+    """Write every table that grew since it was loaded or last written."""
+    for key, table in _TABLES.items():
+        table.save(_table_path(*key))
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's disk cache) the kernel with the types a run uses."""
+    table = CostMatrixTable(2, 2)
+    memo = Dict.empty(key_type=types.int64, value_type=types.float64)  # private: nothing to keep
+    forward(np.full((2, 2), 0.5), np.zeros(2), np.zeros(2, dtype=np.int64), 0, table.index, table.D, table.w,
+            table.base, np.zeros(2, dtype=np.int64), np.zeros((2, 2)), memo, 0.1, 6)
