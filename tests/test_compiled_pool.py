@@ -147,4 +147,5 @@ def test_node_budget_keeps_trees_and_memory_bounded():
     assert (len(pool.node_leaf), len(pool.nominal_counts), pool.n_nodes) == sizes
     assert pool.counters[1] - pool.counters[2] <= slots_in_use
     with pytest.raises(Exception, match="max_nodes"):
-        run_experiment(compose_config(["dataset=balance", "+learner.max_nodes=10", "n_learners=2"]))
+        run_experiment(compose_config(["dataset=balance", "+learner.max_nodes=10", "n_learners=2",
+                                      "learner.backend=river"]))

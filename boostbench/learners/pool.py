@@ -160,6 +160,7 @@ def make_pool(cfg: Any, n_learners: int, n_classes: int, n_categories: list[int]
         from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 
         if cfg.leaf_prediction != "mc":
-            raise ConfigError("the compiled pool has majority-class leaves only (learner.leaf_prediction=mc)")
+            raise ConfigError("the compiled pool has majority-class leaves only (learner.leaf_prediction=mc); "
+                              "naive-Bayes leaves need learner.backend=river")
         return CompiledHoeffdingTreePool(params, n_classes, n_categories, subsets, max_nodes=max_nodes)
     raise ConfigError(f"unknown learner.backend {cfg.backend!r} (available: river, compiled)")
