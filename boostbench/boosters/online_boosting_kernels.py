@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.core.ties import pick_tie_u
-from boostbench.learners.vfdt_kernels import _copy, kernel, learn_tree, predict_tree
+from boostbench.learners.vfdt_kernels import _copy, _write_distribution, kernel, learn_tree, predict_tree
 
 
 @kernel
@@ -26,12 +26,16 @@ def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, proba, route, root
         presentations = np.random.poisson(lam)
         _copy(proba, P[m])
         if presentations > 0:
-            learn_tree(m, x, y, presentations * weight_scale[m], route, root, node_leaf, node_active, node_kind,
-                       node_feature, node_value, node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last,
-                       node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks, value_ranks,
-                       feat_map, feat_nominal, grace, delta, tau, tree_nodes, max_nodes, work, iwork)
-            predict_tree(m, x, proba, root, node_leaf, node_kind, node_feature, node_value, node_children,
-                         node_stats, node_classes, node_sub, node_parent, feat_map)
+            leaf = learn_tree(m, x, y, presentations * weight_scale[m], route, root, node_leaf, node_active, node_kind,
+                              node_feature, node_value, node_children, node_stats, node_classes, node_sub, node_parent,
+                              node_slot, node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats,
+                              ranks, value_ranks, feat_map, feat_nominal, grace, delta, tau, tree_nodes, max_nodes,
+                              work, iwork)
+            if leaf >= 0:  # x still ends at the leaf it trained: no second walk
+                _write_distribution(node_stats, node_classes, leaf, proba)
+            else:
+                predict_tree(m, x, proba, root, node_leaf, node_kind, node_feature, node_value, node_children,
+                             node_stats, node_classes, node_sub, node_parent, feat_map)
         if pick_tie_u(proba, np.random.random(), False) == y:
             lambda_sc[m] += lam
             lam *= (lambda_sc[m] + lambda_sw[m]) / (2.0 * lambda_sc[m])

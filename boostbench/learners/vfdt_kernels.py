@@ -415,6 +415,10 @@ def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, no
     classes and each (nominal attribute, class)'s values were first seen (``ranks``,
     ``value_ranks``): river's splitters are dicts in that order, and summing in the same order
     gives the same merits to the last bit, so that the frequent exact ties break alike.
+
+    Returns:
+        The leaf that now predicts for ``x`` when training left its path as it was (no split, no
+        missing-value detour), else -1.
     """
     if route[tree, 3] == 1:
         leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
@@ -423,21 +427,23 @@ def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, no
                                          node_children, node_stats, node_classes, node_sub, node_parent, feat_map)
     route[tree, 3] = 0
     may_split = branch == -1  # river tries splits only at a leaf reached directly
+    same_path = leaf if branch != -2 else -1  # a detour may turn with the new weight
     if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
         leaf = _new_node(counters, parent, node_depth[parent] + 1, node_leaf, node_active, node_depth,
                          node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
         node_children[parent, branch] = leaf
         tree_nodes[tree] += 1
         may_split = False
+        same_path = leaf if branch != -2 else -1
     node_stats[leaf, y] += w
     _add_class(node_classes[leaf], y)
     _mark_stale(node_parent[leaf], node_sub, node_parent)
     if not node_active[leaf]:
-        return
+        return same_path
     if tree_nodes[tree] + node_children.shape[1] > max_nodes:  # full: no split can fit any more
         node_active[leaf] = False
         _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
-        return
+        return same_path
     slot = node_slot[leaf]
     n_local = feat_map.shape[1]
     k = node_stats.shape[1]
@@ -468,12 +474,13 @@ def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, no
             st[2] += w * (value - old_mean) * (value - st[1])
     total = _node_weight(leaf, node_stats, node_classes)
     if not may_split or total - node_last[leaf] < grace[tree]:
-        return
+        return same_path
     node_last[leaf] = total
     tree_nodes[tree] += _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_feature,
                                        node_value, node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last,
                                        node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks,
                                        value_ranks, feat_nominal, delta, tau, work, iwork)
+    return same_path if node_leaf[leaf] else -1
 
 
 @kernel
