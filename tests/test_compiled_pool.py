@@ -127,7 +127,7 @@ def test_a_path_kept_by_predict_is_used_only_for_the_same_example():
             pool.learn(pool.prepare(X[t]), int(y[t]), np.array([1.0, 0.0, 2.0, 1.0]))
             pool.learn_one(1, pool.prepare(X[t]), int(y[t]), 1.0)
     assert plain.n_nodes == routed.n_nodes > 8
-    for name in ("node_stats", "node_children", "node_feature", "node_value"):
+    for name in ("node_stats", "node_nav", "node_value"):
         assert np.array_equal(getattr(plain, name)[:plain.n_nodes], getattr(routed, name)[:routed.n_nodes]), name
 
 

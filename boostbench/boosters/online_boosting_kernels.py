@@ -15,8 +15,7 @@ from boostbench.learners.vfdt_kernels import _copy, _write_distribution, kernel,
 
 
 @kernel
-def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, proba, route, root, node_leaf, node_active, node_kind,
-           node_feature, node_value, node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth,
+def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, proba, route, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth,
            counters, free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, grace,
            delta, tau, tree_nodes, max_nodes, work, iwork):  # pragma: no cover - compiled
     """Oza's pass over the N members for one example (see the reference for the steps)."""
@@ -26,15 +25,14 @@ def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, proba, route, root
         presentations = np.random.poisson(lam)
         _copy(proba, P[m])
         if presentations > 0:
-            leaf = learn_tree(m, x, y, presentations * weight_scale[m], route, root, node_leaf, node_active, node_kind,
-                              node_feature, node_value, node_children, node_stats, node_classes, node_sub, node_parent,
+            leaf = learn_tree(m, x, y, presentations * weight_scale[m], route, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent,
                               node_slot, node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats,
                               ranks, value_ranks, feat_map, feat_nominal, grace, delta, tau, tree_nodes, max_nodes,
                               work, iwork)
             if leaf >= 0:  # x still ends at the leaf it trained: no second walk
                 _write_distribution(node_stats, node_classes, leaf, proba)
             else:
-                predict_tree(m, x, proba, root, node_leaf, node_kind, node_feature, node_value, node_children,
+                predict_tree(m, x, proba, root, node_nav, node_value,
                              node_stats, node_classes, node_sub, node_parent, feat_map)
         if pick_tie_u(proba, np.random.random(), False) == y:
             lambda_sc[m] += lam

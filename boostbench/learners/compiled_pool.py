@@ -63,17 +63,16 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self.max_nodes = np.int64(np.iinfo(np.int64).max // 2 if max_nodes is None else max_nodes)
         self.root = np.empty(n, dtype=np.int64)
         for tree in range(n):
-            self.root[tree] = K._new_node(self.counters, -1, 0, self.node_leaf, self.node_active, self.node_depth,
-                                          self.node_children, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.node_slot,
+            self.root[tree] = K._new_node(self.counters, -1, 0, self.node_nav, self.node_active, self.node_depth, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.node_slot,
                                           self.node_last, self.free_slots)
 
     # -- storage --------------------------------------------------------------------------
     def _allocate_nodes(self, size: int) -> None:
-        old = getattr(self, "node_leaf", None)
+        old = getattr(self, "node_nav", None)
         fields = {
-            "node_leaf": (np.bool_, ()), "node_active": (np.bool_, ()), "node_kind": (np.int64, ()),
-            "node_feature": (np.int64, ()), "node_value": (np.float64, ()),
-            "node_children": (np.int64, (self.width,)), "node_stats": (np.float64, (self.n_classes,)),
+            "node_nav": (np.int64, (1 + self.width,)),  # test (leaf, or feature and kind), children
+            "node_active": (np.bool_, ()), "node_value": (np.float64, ()),
+            "node_stats": (np.float64, (self.n_classes,)),
             "node_classes": (np.int32, (self.n_classes + 1,)),  # classes by first sight, count
             "node_sub": (np.float64, ()), "node_parent": (np.int64, ()),  # subtree weight cache, parent
             "node_slot": (np.int64, ()), "node_last": (np.float64, ()), "node_depth": (np.int64, ()),
@@ -99,10 +98,15 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     def _ensure(self, trees: int) -> None:
         """Room for ``trees`` trees each to split once and add a leaf in this call."""
         extra = trees * (self.width + 1)
-        if self.counters[0] + extra > len(self.node_leaf):
-            self._allocate_nodes(2 * (len(self.node_leaf) + extra))
+        if self.counters[0] + extra > len(self.node_nav):
+            self._allocate_nodes(2 * (len(self.node_nav) + extra))
         if self.counters[1] + extra > len(self.nominal_counts):
             self._allocate_slots(2 * (len(self.nominal_counts) + extra))
+
+    @property
+    def node_leaf(self) -> np.ndarray:
+        """``(capacity,)`` bool: which node slots hold a leaf (slots past ``n_nodes`` are unused)."""
+        return self.node_nav[:, K.TEST] == K.LEAF
 
     @property
     def n_nodes(self) -> int:
@@ -110,8 +114,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     # -- the pool interface -----------------------------------------------------------------
     def _tree_arrays(self):
-        return (self.root, self.node_leaf, self.node_kind, self.node_feature, self.node_value,
-                self.node_children, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.feat_map)
+        return (self.root, self.node_nav, self.node_value, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.feat_map)
 
     def prepare(self, x: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(x, dtype=np.float64)
@@ -127,8 +130,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         return out
 
     def _learn_arrays(self):
-        return (self.root, self.node_leaf, self.node_active, self.node_kind, self.node_feature,
-                self.node_value, self.node_children, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.node_slot,
+        return (self.root, self.node_nav, self.node_active, self.node_value, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.node_slot,
                 self.node_last, self.node_depth, self.counters, self.free_slots, self.nominal_counts,
                 self.numeric_stats, self.ranks, self.value_ranks, self.feat_map, self.feat_nominal, self.grace, self.delta, self.tau,
                 self.tree_nodes, self.max_nodes, self.work, self.iwork)

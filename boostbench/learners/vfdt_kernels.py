@@ -59,6 +59,9 @@ def _copy(dst, src):  # pragma: no cover - compiled
         dst[i] = src[i]
 
 NUMERIC, NOMINAL_BINARY, MULTIWAY = 0, 1, 2
+# A node's row of ``node_nav`` holds what a walk down the tree reads, in one cache line for small
+# widths: column TEST is LEAF or ``feature * 4 + kind``, columns 1.. the children by branch.
+TEST, LEAF = 0, -1
 MIN_BRANCH_FRACTION = 0.01
 MAX_SHARE_TO_SPLIT = 0.99
 N_SPLIT_POINTS = 10
@@ -142,19 +145,19 @@ def _node_weight(node, node_stats, node_classes):  # pragma: no cover - compiled
 
 
 @kernel
-def _next_child(node, node_children, after):  # pragma: no cover - compiled
+def _next_child(node, node_nav, after):  # pragma: no cover - compiled
     """The child of ``node`` with the lowest node id above ``after`` (-1 if none): children by age,
     the order river keeps them in."""
     child = -1
-    for b in range(node_children.shape[1]):
-        c = node_children[node, b]
+    for b in range(1, node_nav.shape[1]):
+        c = node_nav[node, b]
         if c > after and (child < 0 or c < child):
             child = c
     return child
 
 
 @kernel
-def _subtree_weight(node, node_leaf, node_children, node_stats, node_classes, node_sub,
+def _subtree_weight(node, node_nav, node_stats, node_classes, node_sub,
                     node_parent):  # pragma: no cover - compiled
     """Class weight held by the leaves under ``node``, summed child by child in age order (river's
     ``total_weight`` of a branch: the statistics a branch kept from its split do not count).
@@ -162,16 +165,16 @@ def _subtree_weight(node, node_leaf, node_children, node_stats, node_classes, no
     A branch keeps its sum in ``node_sub`` (NaN when stale: training marks the path up from the
     leaf it changes), so a detour costs the children's sums, not a walk over the subtree. The
     cached value is the one the same additions give, so it is exact."""
-    if node_leaf[node]:
+    if node_nav[node, TEST] == LEAF:
         return _node_weight(node, node_stats, node_classes)
     cached = node_sub[node]
     if cached == cached:
         return cached
     total = 0.0
-    child = _next_child(node, node_children, -1)
+    child = _next_child(node, node_nav, -1)
     while child >= 0:
-        total += _subtree_weight(child, node_leaf, node_children, node_stats, node_classes, node_sub, node_parent)
-        child = _next_child(node, node_children, child)
+        total += _subtree_weight(child, node_nav, node_stats, node_classes, node_sub, node_parent)
+        child = _next_child(node, node_nav, child)
     node_sub[node] = total
     return total
 
@@ -186,53 +189,54 @@ def _mark_stale(node, node_sub, node_parent):  # pragma: no cover - compiled
 
 
 @kernel
-def _heaviest_child(node, node_leaf, node_children, node_stats, node_classes, node_sub, node_parent):  # pragma: no cover - compiled
+def _heaviest_child(node, node_nav, node_stats, node_classes, node_sub, node_parent):  # pragma: no cover - compiled
     """river's most common path: the child whose leaves hold the most weight; ties go to the
     oldest child."""
     heaviest = -1
     best = -1.0
-    child = _next_child(node, node_children, -1)
+    child = _next_child(node, node_nav, -1)
     while child >= 0:
-        w = _subtree_weight(child, node_leaf, node_children, node_stats, node_classes, node_sub, node_parent)
+        w = _subtree_weight(child, node_nav, node_stats, node_classes, node_sub, node_parent)
         if w > best:
             best = w
             heaviest = child
-        child = _next_child(node, node_children, child)
+        child = _next_child(node, node_nav, child)
     return heaviest
 
 
 @kernel
-def _walk(node, parent, x, tree, node_leaf, node_kind, node_feature, node_value, node_children,
+def _walk(node, parent, x, tree, node_nav, node_value,
           node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
     """Walk from ``node`` (child of ``parent``) down to a leaf; see :func:`find_leaf`."""
     detour = False
-    while not node_leaf[node]:
-        value = x[feat_map[tree, node_feature[node]]]
+    while node_nav[node, TEST] != LEAF:
+        test = node_nav[node, TEST]
+        value = x[feat_map[tree, test >> 2]]
         child = -1
         if value == value:
-            kind = node_kind[node]
+            kind = test & 3
             if kind == NUMERIC:
                 branch = 0 if value <= node_value[node] else 1
             elif kind == NOMINAL_BINARY:
                 branch = 0 if value == node_value[node] else 1
             else:
                 branch = int(value)
-                if branch >= node_children.shape[1]:
+                if branch >= node_nav.shape[1] - 1:
                     branch = -1
             if branch >= 0:
-                child = node_children[node, branch]
+                child = node_nav[node, 1 + branch]
             if child < 0 and kind == MULTIWAY and branch >= 0:
                 return -1, node, branch
         if child < 0:  # missing value: the most traversed path
             detour = True
-            child = _heaviest_child(node, node_leaf, node_children, node_stats, node_classes, node_sub, node_parent)
+            child = _heaviest_child(node, node_nav, node_stats, node_classes, node_sub, node_parent)
         parent = node
         node = child
     return node, parent, -2 if detour else -1
 
 
 @kernel
-def find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value, node_children,
+def find_leaf(tree, x, root, node_nav, node_value,
               node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
     """The leaf ``x`` reaches in ``tree`` when it trains (missing values follow the heaviest child).
 
@@ -240,30 +244,26 @@ def find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value, nod
     the value, with ``parent`` that branch and ``branch`` the value's code (training adds a leaf
     there); ``branch = -2`` when the path took a missing value's detour.
     """
-    return _walk(root[tree], -1, x, tree, node_leaf, node_kind, node_feature, node_value, node_children,
+    return _walk(root[tree], -1, x, tree, node_nav, node_value,
                  node_stats, node_classes, node_sub, node_parent, feat_map)
 
 
 @kernel
-def _predicting_leaf(leaf, parent, tree, x, node_leaf, node_kind, node_feature, node_value, node_children,
+def _predicting_leaf(leaf, parent, tree, x, node_nav, node_value,
                      node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
     """The leaf that predicts for ``x`` given where training would end: at a multiway branch
     without a child for the value, river follows the most common path (and walks on)."""
     while leaf < 0:
-        start = _heaviest_child(parent, node_leaf, node_children, node_stats, node_classes, node_sub, node_parent)
-        leaf, parent, _ = _walk(start, parent, x, tree, node_leaf, node_kind, node_feature, node_value,
-                                node_children, node_stats, node_classes, node_sub, node_parent, feat_map)
+        start = _heaviest_child(parent, node_nav, node_stats, node_classes, node_sub, node_parent)
+        leaf, parent, _ = _walk(start, parent, x, tree, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
     return leaf
 
 
 @kernel
-def predict_tree(tree, x, out, root, node_leaf, node_kind, node_feature, node_value,
-                 node_children, node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
+def predict_tree(tree, x, out, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
     """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty)."""
-    leaf, parent, _ = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
-                                node_children, node_stats, node_classes, node_sub, node_parent, feat_map)
-    leaf = _predicting_leaf(leaf, parent, tree, x, node_leaf, node_kind, node_feature, node_value,
-                            node_children, node_stats, node_classes, node_sub, node_parent, feat_map)
+    leaf, parent, _ = find_leaf(tree, x, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
+    leaf = _predicting_leaf(leaf, parent, tree, x, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
     _write_distribution(node_stats, node_classes, leaf, out)
 
 
@@ -283,8 +283,7 @@ def _write_distribution(node_stats, node_classes, source, out):  # pragma: no co
 
 
 @kernel
-def predict_all(x, out, route, route_x, root, node_leaf, node_kind, node_feature, node_value,
-                node_children, node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
+def predict_all(x, out, route, route_x, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
     """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``.
 
     Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 4)``, column 3
@@ -293,11 +292,9 @@ def predict_all(x, out, route, route_x, root, node_leaf, node_kind, node_feature
     """
     _copy(route_x, x)
     for tree in range(out.shape[0]):
-        leaf, parent, branch = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
-                                         node_children, node_stats, node_classes, node_sub, node_parent, feat_map)
+        leaf, parent, branch = find_leaf(tree, x, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
         route[tree, 0], route[tree, 1], route[tree, 2], route[tree, 3] = leaf, parent, branch, 1
-        leaf = _predicting_leaf(leaf, parent, tree, x, node_leaf, node_kind, node_feature, node_value,
-                                node_children, node_stats, node_classes, node_sub, node_parent, feat_map)
+        leaf = _predicting_leaf(leaf, parent, tree, x, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
         _write_distribution(node_stats, node_classes, leaf, out[tree])
 
 
@@ -322,16 +319,15 @@ def _add_class(row, c):  # pragma: no cover - compiled
 
 
 @kernel
-def _new_node(counters, parent, depth, node_leaf, node_active, node_depth, node_children, node_stats, node_classes,
+def _new_node(counters, parent, depth, node_nav, node_active, node_depth, node_stats, node_classes,
               node_sub, node_parent, node_slot, node_last, free_slots):  # pragma: no cover - compiled
     node = counters[0]
     counters[0] += 1
     node_parent[node] = parent
     node_sub[node] = np.nan
-    node_leaf[node] = True
     node_active[node] = True
     node_depth[node] = depth
-    node_children[node, :] = -1
+    node_nav[node, :] = -1  # a leaf (TEST = LEAF) without children
     node_stats[node, :] = 0.0
     node_classes[node, -1] = 0
     node_last[node] = 0.0
@@ -347,19 +343,19 @@ def _new_node(counters, parent, depth, node_leaf, node_active, node_depth, node_
 
 
 @kernel
-def _add_child(leaf, branch, dist, keys, classes, n_classes, depth, counters, node_leaf, node_active, node_depth, node_children,
+def _add_child(leaf, branch, dist, keys, classes, n_classes, depth, counters, node_nav, node_active, node_depth,
                node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots):  # pragma: no cover - compiled
     """A new leaf under ``leaf`` at ``branch``, starting from class weights ``dist`` (``(k,)``) that
     holds the classes with ``keys > 0`` (``(k,)``; one may hold weight 0, as in river) in the order
     ``classes[:n_classes]``."""
-    child = _new_node(counters, leaf, depth, node_leaf, node_active, node_depth, node_children, node_stats,
+    child = _new_node(counters, leaf, depth, node_nav, node_active, node_depth, node_stats,
                       node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
     _copy(node_stats[child], dist)
     for i in range(n_classes):
         if keys[classes[i]] > 0.0:
             _add_class(node_classes[child], classes[i])
     node_last[child] = _node_weight(child, node_stats, node_classes)
-    node_children[leaf, branch] = child
+    node_nav[leaf, 1 + branch] = child
 
 
 @kernel
@@ -400,8 +396,7 @@ def _in_rank_order(row, out):  # pragma: no cover - compiled
 
 
 @kernel
-def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, node_feature, node_value,
-               node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
+def learn_tree(tree, x, y, w, route, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
                nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, grace, delta, tau,
                tree_nodes, max_nodes, work, iwork):  # pragma: no cover
     """Train tree ``tree`` on ``(x, y)`` with importance weight ``w`` (already scaled by c_i).
@@ -423,15 +418,13 @@ def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, no
     if route[tree, 3] == 1:
         leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
     else:
-        leaf, parent, branch = find_leaf(tree, x, root, node_leaf, node_kind, node_feature, node_value,
-                                         node_children, node_stats, node_classes, node_sub, node_parent, feat_map)
+        leaf, parent, branch = find_leaf(tree, x, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
     route[tree, 3] = 0
     may_split = branch == -1  # river tries splits only at a leaf reached directly
     same_path = leaf if branch != -2 else -1  # a detour may turn with the new weight
     if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
-        leaf = _new_node(counters, parent, node_depth[parent] + 1, node_leaf, node_active, node_depth,
-                         node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
-        node_children[parent, branch] = leaf
+        leaf = _new_node(counters, parent, node_depth[parent] + 1, node_nav, node_active, node_depth, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
+        node_nav[parent, 1 + branch] = leaf
         tree_nodes[tree] += 1
         may_split = False
         same_path = leaf if branch != -2 else -1
@@ -440,7 +433,7 @@ def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, no
     _mark_stale(node_parent[leaf], node_sub, node_parent)
     if not node_active[leaf]:
         return same_path
-    if tree_nodes[tree] + node_children.shape[1] > max_nodes:  # full: no split can fit any more
+    if tree_nodes[tree] + node_nav.shape[1] - 1 > max_nodes:  # full: no split can fit any more
         node_active[leaf] = False
         _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
         return same_path
@@ -476,11 +469,10 @@ def learn_tree(tree, x, y, w, route, root, node_leaf, node_active, node_kind, no
     if not may_split or total - node_last[leaf] < grace[tree]:
         return same_path
     node_last[leaf] = total
-    tree_nodes[tree] += _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_feature,
-                                       node_value, node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last,
+    tree_nodes[tree] += _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last,
                                        node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks,
                                        value_ranks, feat_nominal, delta, tau, work, iwork)
-    return same_path if node_leaf[leaf] else -1
+    return same_path if node_nav[leaf, TEST] == LEAF else -1
 
 
 @kernel
@@ -512,8 +504,7 @@ def _rest_of(table, v, value_ranks, classes, n_classes, value_order, out):  # pr
 
 
 @kernel
-def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_feature, node_value,
-                   node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
+def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
                    nominal_counts, numeric_stats, ranks, value_ranks, feat_nominal, delta,
                    tau, work, iwork):  # pragma: no cover
     """Try to split ``leaf`` (river's ``_attempt_to_split``); returns the number of nodes added.
@@ -607,8 +598,7 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
         _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
         for v in range(n_values):
             if table[v].sum() > 0.0:  # classes in sorted order (iwork row 3 is 0..k-1)
-                _add_child(leaf, v, table[v], table[v], iwork[3, :k], k, depth, counters, node_leaf, node_active, node_depth,
-                           node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
+                _add_child(leaf, v, table[v], table[v], iwork[3, :k], k, depth, counters, node_nav, node_active, node_depth, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
                 added += 1
     else:
         post = work[2:4, :k]
@@ -631,20 +621,16 @@ def _attempt_split(tree, leaf, total, node_leaf, node_active, node_kind, node_fe
                     keys[1, c] = 0.0 if best_value >= stats_j[c, 4] else 1.0
         _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
         for b in range(2):
-            _add_child(leaf, b, post[b], keys[b], classes, n_classes, depth, counters, node_leaf, node_active, node_depth,
-                       node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
+            _add_child(leaf, b, post[b], keys[b], classes, n_classes, depth, counters, node_nav, node_active, node_depth, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
             added += 1
-    node_leaf[leaf] = False
+    node_nav[leaf, TEST] = best_feature * 4 + best_kind
     node_active[leaf] = False
-    node_kind[leaf] = best_kind
-    node_feature[leaf] = best_feature
     node_value[leaf] = best_value
     return added
 
 
 @kernel
-def learn_all(x, y, weights, route, route_x, root, node_leaf, node_active, node_kind, node_feature,
-              node_value, node_children, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters,
+def learn_all(x, y, weights, route, route_x, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters,
               free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, grace, delta,
               tau, tree_nodes, max_nodes, work, iwork, weight_scale):  # pragma: no cover - compiled
     """Train every tree with ``weights[i] > 0`` on ``(x, y)`` with weight ``weights[i] * c_i``."""
@@ -652,8 +638,7 @@ def learn_all(x, y, weights, route, route_x, root, node_leaf, node_active, node_
         route[:, 3] = 0
     for tree in range(weights.shape[0]):
         if weights[tree] > 0.0:
-            learn_tree(tree, x, y, weights[tree] * weight_scale[tree], route, root, node_leaf, node_active,
-                       node_kind, node_feature, node_value, node_children, node_stats, node_classes, node_sub, node_parent, node_slot,
+            learn_tree(tree, x, y, weights[tree] * weight_scale[tree], route, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot,
                        node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks,
                        value_ranks, feat_map, feat_nominal, grace, delta, tau, tree_nodes, max_nodes, work, iwork)
 
