@@ -38,14 +38,23 @@ def forward(P, alpha, u):  # pragma: no cover - compiled
     labels = np.empty(n, dtype=np.int64)
     experts = np.empty(n, dtype=np.int64)
     C = np.empty((k, k))
+    for r in range(k):
+        for l in range(k):
+            if l != r:
+                C[r, l] = _sigmoid_gap(s[r], s[l])
+    changed = -1  # the label whose vote moved: only its row and column of C change
     expected = np.empty(k)
     for i in range(n):
         s_before[i] = s
+        if changed >= 0:
+            for m in range(k):
+                if m != changed:
+                    C[changed, m] = _sigmoid_gap(s[changed], s[m])
+                    C[m, changed] = _sigmoid_gap(s[m], s[changed])
         for r in range(k):
             total = 0.0
             for l in range(k):
                 if l != r:
-                    C[r, l] = _sigmoid_gap(s[r], s[l])
                     total += C[r, l]
             C[r, r] = -total
         for l in range(k):
@@ -54,6 +63,7 @@ def forward(P, alpha, u):  # pragma: no cover - compiled
                 acc += P[i, r] * C[r, l]
             expected[l] = acc
         labels[i] = _pick(expected, u[2 * i], True)
+        changed = labels[i] if alpha[i] != 0.0 else -1
         s[labels[i]] += alpha[i]
         experts[i] = _pick(s, u[2 * i + 1], False)
     return s_before, labels, experts
