@@ -45,7 +45,7 @@ def main() -> None:
     for column in ("data set", "algorithm", "metric", "seeds", "compiled", "river", "diff", "identical runs",
                    "runtime s compiled / river"):
         table.add_column(column, justify="right")
-    for row in compare(runs[runs["protocol"] == "prequential"]).itertuples():
+    for row in compare(runs[runs["protocol"].isin(["prequential", "train_test"])]).itertuples():
         colour = "green" if abs(row.diff) <= TOLERANCE else "red"
         table.add_row(row.dataset, row.algorithm, row.metric.replace("_", " "), str(row.seeds),
                       f"{row.compiled:.4f}", f"{row.river:.4f}", f"[{colour}]{row.diff:+.4f}[/]",

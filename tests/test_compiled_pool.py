@@ -105,7 +105,7 @@ def test_online_boosting_kernel_equals_its_reference(dataset):
     """Same Poisson counts, ties and trees: the compiled update and the Python one agree exactly."""
     def run(compiled):
         record = run_experiment(compose_config([f"dataset={dataset}", "algorithm=online_boosting", "n_learners=8",
-                                                "learner.backend=compiled", f"algorithm.compiled={compiled}"]))
+                                                f"algorithm.compiled={compiled}"]))
         return record["curve"]["cumulative_accuracy"]
 
     assert run("true") == run("false")
@@ -149,3 +149,29 @@ def test_node_budget_keeps_trees_and_memory_bounded():
     with pytest.raises(Exception, match="max_nodes"):
         run_experiment(compose_config(["dataset=balance", "+learner.max_nodes=10", "n_learners=2",
                                       "learner.backend=river"]))
+
+
+def test_gaussian_cdf_is_rivers_to_the_last_bit():
+    """Weighted per-class Gaussians (weights below 1 included: zero variance, a step, NaN at the
+    mean) give exactly river's CDF; ``var ** 0.5`` must be C's pow, not sqrt."""
+    from river.proba import Gaussian
+
+    from boostbench.learners.vfdt_kernels import _gaussian_cdf
+
+    rng = np.random.default_rng(11)
+    mismatches = 0
+    for trial in range(3000):
+        estimator, stats = Gaussian(), np.zeros(5)
+        for value in rng.normal(rng.uniform(-3, 3), rng.uniform(0.01, 3), size=rng.integers(1, 6)):
+            w = np.float64(rng.uniform(0.05, 0.6) if trial % 3 == 0 else rng.uniform(1, 50))
+            estimator.update(float(value), w)
+            old_mean = stats[1]
+            stats[0] += w
+            stats[1] += w / stats[0] * (value - old_mean)
+            stats[2] += w * (value - old_mean) * (value - stats[1])
+        for point in (*rng.normal(stats[1], 2, size=5), stats[1]):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                expected = estimator.cdf(float(point))
+            got = _gaussian_cdf(stats, float(point), 0.5)
+            mismatches += not (got == expected or (np.isnan(got) and np.isnan(expected)))
+    assert mismatches == 0
