@@ -156,7 +156,7 @@ def test_gaussian_cdf_is_rivers_to_the_last_bit():
     mean) give exactly river's CDF; ``var ** 0.5`` must be C's pow, not sqrt."""
     from river.proba import Gaussian
 
-    from boostbench.learners.vfdt_kernels import _gaussian_cdf
+    from boostbench.learners.vfdt_kernels import _gaussian_cdf, _sigma
 
     rng = np.random.default_rng(11)
     mismatches = 0
@@ -172,6 +172,6 @@ def test_gaussian_cdf_is_rivers_to_the_last_bit():
         for point in (*rng.normal(stats[1], 2, size=5), stats[1]):
             with np.errstate(divide="ignore", invalid="ignore"):
                 expected = estimator.cdf(float(point))
-            got = _gaussian_cdf(stats, float(point), 0.5)
+            got = _gaussian_cdf(stats, _sigma(stats, 0.5), float(point))
             mismatches += not (got == expected or (np.isnan(got) and np.isnan(expected)))
     assert mismatches == 0

@@ -102,29 +102,37 @@ def _merit_of_branches(pre_entropy, entropies, weights):  # pragma: no cover - c
 
 
 @kernel
-def _gaussian_cdf(stats, value, half):  # pragma: no cover - compiled
-    """CDF at ``value`` of a Gaussian estimator ``[weight, mean, S, min, max]`` (variance ddof 1),
-    in river's floating-point steps (split merits tie often; the same rounding breaks ties alike).
+def _sigma(stats, half):  # pragma: no cover - compiled
+    """Standard deviation of a Gaussian estimator ``[weight, mean, S, min, max]`` (variance
+    ddof 1), 0 when the variance is 0, in river's steps.
 
     ``half`` is 0.5, passed at run time: river takes ``var ** 0.5`` with C's ``pow``, which is
-    not ``sqrt`` to the last bit, and a literal 0.5 lets the compiler turn it into ``sqrt``. A
-    zero variance gives river a step (0 or 1), or NaN exactly at the mean (0 / 0).
+    not ``sqrt`` to the last bit, and a literal 0.5 lets the compiler turn it into ``sqrt``.
     """
-    n, mean, s = stats[0], stats[1], stats[2]
+    n, s = stats[0], stats[2]
     var = s / (n - 1.0) if n > 1.0 else 0.0
-    if var <= 0.0:
-        if value == mean:
-            return np.nan
-        return 1.0 if value > mean else 0.0
-    return 0.5 * (1.0 + math.erf((value - mean) / var ** half / math.sqrt(2.0)))
+    return var ** half if var > 0.0 else 0.0
 
 
 @kernel
-def _numeric_split(stats, point, post, half):  # pragma: no cover - compiled
+def _gaussian_cdf(stats, sigma, value):  # pragma: no cover - compiled
+    """CDF at ``value`` of a Gaussian estimator with standard deviation ``sigma`` (:func:`_sigma`),
+    as river computes it (split merits tie often; the same rounding breaks ties alike). A zero
+    deviation gives river a step (0 or 1), or NaN exactly at the mean (0 / 0)."""
+    mean = stats[1]
+    if sigma <= 0.0:
+        if value == mean:
+            return np.nan
+        return 1.0 if value > mean else 0.0
+    return 0.5 * (1.0 + math.erf((value - mean) / sigma / math.sqrt(2.0)))
+
+
+@kernel
+def _numeric_split(stats, sigmas, point, post):  # pragma: no cover - compiled
     """Class weights left (``x <= point``) and right of a threshold, from per-class Gaussians.
 
-    ``stats`` is ``(k, 5)`` ``[weight, mean, S, min, max]``; ``post`` ``(2, k)`` is overwritten;
-    ``half``: see :func:`_gaussian_cdf`.
+    ``stats`` is ``(k, 5)`` ``[weight, mean, S, min, max]``, ``sigmas`` ``(k,)`` their deviations
+    (:func:`_sigma`); ``post`` ``(2, k)`` is overwritten.
     """
     post[:] = 0.0
     for c in range(stats.shape[0]):
@@ -136,7 +144,7 @@ def _numeric_split(stats, point, post, half):  # pragma: no cover - compiled
         elif point >= st[4]:
             post[0, c] = st[0]
         else:
-            left = _gaussian_cdf(st, point, half) * st[0]
+            left = _gaussian_cdf(st, sigmas[c], point) * st[0]
             post[0, c] = left
             post[1, c] = st[0] - left
 
@@ -543,6 +551,7 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
     best, second = -np.inf, -np.inf
     best_feature, best_kind, best_value = -1, -1, 0.0
     binary = work[0:2, :k]
+    sigmas = work[11, :k]
     row_entropy, row_weight = work[4, :n_values], work[5, :n_values]
     pair_entropy, pair_weight = work[6, :2], work[7, :2]
     attributes, classes, value_order = iwork[0, :n_local], iwork[1, :k], iwork[2, :n_values]
@@ -572,12 +581,13 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
                 if st[0] > 0.0:
                     lo = min(lo, st[3])
                     hi = max(hi, st[4])
+                    sigmas[c] = _sigma(st, work[10, 0])  # once per attribute, not per point
             step = (hi - lo) / (N_SPLIT_POINTS + 1.0)
             for i in range(N_SPLIT_POINTS):
                 point = lo + step * (i + 1)
                 if not (lo < point < hi):
                     continue
-                _numeric_split(numeric_stats[slot, j], point, binary, work[10, 0])
+                _numeric_split(numeric_stats[slot, j], sigmas, point, binary)
                 pair_entropy[0], pair_weight[0] = _entropy_in_order(binary[0], classes, n_classes)
                 pair_entropy[1], pair_weight[1] = _entropy_in_order(binary[1], classes, n_classes)
                 m = _merit_of_branches(pre_entropy, pair_entropy, pair_weight)
@@ -600,7 +610,7 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
     # split: post-split class distributions become the children's statistics
     depth = node_depth[leaf] + 1
     if best_kind == MULTIWAY:
-        table = work[11: 11 + n_values, :k]
+        table = work[12: 12 + n_values, :k]
         for v in range(n_values):
             _copy(table[v], nominal_counts[slot, best_feature, v])
         _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
@@ -621,7 +631,10 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
             _copy(keys[1], post[1])
         else:
             stats_j = numeric_stats[slot, best_feature]
-            _numeric_split(stats_j, best_value, post, work[10, 0])
+            for c in range(k):
+                if stats_j[c, 0] > 0.0:
+                    sigmas[c] = _sigma(stats_j[c], work[10, 0])
+            _numeric_split(stats_j, sigmas, best_value, post)
             keys[:] = 0.0
             for c in range(k):  # river's split keeps a class on each side its range reaches
                 if stats_j[c, 0] > 0.0:
@@ -652,11 +665,11 @@ def learn_all(x, y, weights, route, route_x, root, node_nav, node_active, node_v
 
 
 def scratch(n_classes: int, n_local: int, n_values: int) -> tuple[np.ndarray, np.ndarray]:
-    """Scratch space for :func:`learn_tree`: float64 ``(11 + values, w)`` (``[10, 0]`` holds 0.5,
-    see :func:`_gaussian_cdf`) and int64 ``(4, w)`` (row 3 holds ``0..k-1``)."""
+    """Scratch space for :func:`learn_tree`: float64 ``(12 + values, w)`` (``[10, 0]`` holds 0.5,
+    see :func:`_sigma`) and int64 ``(4, w)`` (row 3 holds ``0..k-1``)."""
     width = max(n_classes, n_local, n_values, 2)
     iwork = np.zeros((4, width), dtype=np.int64)
     iwork[3, :n_classes] = np.arange(n_classes)
-    work = np.zeros((11 + n_values, width))
+    work = np.zeros((12 + n_values, width))
     work[10, 0] = 0.5
     return work, iwork
