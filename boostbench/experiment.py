@@ -174,6 +174,13 @@ def warm_up_kernels(cfg: DictConfig) -> float:
     numba caches compiled code on disk, so this is long only on a fresh checkout.
     """
     began = time.perf_counter()
+    from boostbench.core.ties import warm_up as warm_up_ties
+
+    warm_up_ties()  # the random-tie helpers every booster may use
+    if cfg.algorithm.name == "online_boosting":
+        from boostbench.boosters.online_boosting_kernels import vote_odds
+
+        vote_odds(np.ones(2), np.zeros(2), 1e-6)
     if cfg.learner.get("backend") == "compiled":
         from boostbench.learners.compiled_pool import warm_up
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
+from boostbench.boosters.online_boosting_kernels import vote_odds
 from boostbench.core.ties import argmax_rows_random_tie, argmax_tie_u
 
 
@@ -41,10 +42,8 @@ class OnlineBoosting(OnlineBooster):
 
     def vote_weights(self) -> np.ndarray:
         """``log((1 - eps_m) / eps_m)`` for members with ``0 <= eps_m < 1/2``, else 0: ``(N,)``."""
-        seen = self.lambda_sc + self.lambda_sw
-        eps = np.divide(self.lambda_sw, seen, out=np.ones_like(seen), where=seen > 0)
-        clipped = np.clip(eps, self.eps_floor, 0.5)
-        return np.where(eps < 0.5, np.log((1.0 - clipped) / clipped), 0.0)
+        # the odds in a kernel, numpy's log as before (its SIMD log is not libm's to the last bit)
+        return np.log(vote_odds(self.lambda_sc, self.lambda_sw, self.eps_floor))
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         """Normalised weighted votes, ``(k,)`` (uniform while no member may vote)."""

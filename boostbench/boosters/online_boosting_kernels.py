@@ -9,6 +9,7 @@ see the same Poisson counts and uniforms).
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from boostbench.core.ties import pick_tie_u
 from boostbench.learners.vfdt_kernels import _copy, _write_distribution, kernel, learn_tree, predict_tree
@@ -40,3 +41,18 @@ def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, proba, route, root
         else:
             lambda_sw[m] += lam
             lam *= (lambda_sc[m] + lambda_sw[m]) / (2.0 * lambda_sw[m])
+
+
+@njit(cache=True)
+def vote_odds(lambda_sc, lambda_sw, eps_floor):  # pragma: no cover - compiled
+    """``(1 - eps_m) / eps_m`` with ``eps_m`` clipped to ``[eps_floor, 1/2]``, for members with
+    ``eps_m < 1/2``; 1 (a vote weight of 0 after the log) for the others and the unseen: ``(N,)``."""
+    odds = np.ones(lambda_sc.shape[0])
+    for m in range(lambda_sc.shape[0]):
+        seen = lambda_sc[m] + lambda_sw[m]
+        if seen > 0.0:
+            eps = lambda_sw[m] / seen
+            if eps < 0.5:
+                clipped = min(max(eps, eps_floor), 0.5)
+                odds[m] = (1.0 - clipped) / clipped
+    return odds

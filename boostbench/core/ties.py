@@ -25,11 +25,32 @@ def argmin_random_tie(values: np.ndarray, rng: np.random.Generator) -> int:
     return _pick_among(values, int(values.argmin()), rng)
 
 
+@njit(cache=True)
+def _rows_argmax(values):  # pragma: no cover - compiled
+    """Row-wise first argmax (numpy's), and whether any row has a tied maximum."""
+    n, k = values.shape
+    labels = np.empty(n, dtype=np.int64)
+    tied = False
+    for i in range(n):
+        best = 0
+        for j in range(1, k):
+            if values[i, j] > values[i, best]:
+                best = j
+        for j in range(best + 1, k):
+            if values[i, j] == values[i, best]:
+                tied = True
+        labels[i] = best
+    return labels, tied
+
+
 def argmax_rows_random_tie(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Row-wise argmax of ``values`` (``(N, k)``), ties drawn uniformly; returns ``(N,)`` int64."""
+    """Row-wise argmax of ``values`` (``(N, k)``), ties drawn uniformly; returns ``(N,)`` int64.
+
+    The generator is used only when some row has a tie (then one uniform per entry)."""
+    labels, tied = _rows_argmax(np.ascontiguousarray(values, dtype=np.float64))
+    if not tied:
+        return labels
     is_max = values == values.max(axis=1, keepdims=True)
-    if not (is_max.sum(axis=1) > 1).any():
-        return values.argmax(axis=1)
     return (rng.random(values.shape) * is_max).argmax(axis=1)
 
 
@@ -72,3 +93,9 @@ def pick_tie_u(values, u, want_min):  # pragma: no cover - compiled
                 return j
             seen += 1
     return values.shape[0] - 1
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's disk cache) the compiled helpers."""
+    _rows_argmax(np.zeros((1, 2)))
+    pick_tie_u(np.zeros(2), 0.5, True)
