@@ -101,3 +101,32 @@ def test_random_ties_draw_only_on_a_tie_and_uniformly():
     picks = [argmax_random_tie(np.array([0.5, 0.2, 0.5, 0.5]), rng) for _ in range(3000)]
     counts = np.bincount(picks, minlength=4)
     assert counts[1] == 0 and all(900 < c < 1100 for c in counts[[0, 2, 3]])
+
+
+def test_row_argmax_is_numpys_and_draws_only_on_a_tie():
+    from boostbench.core.ties import argmax_rows_random_tie
+
+    rng = np.random.default_rng(4)
+    values = rng.random((50, 5))
+    state = np.random.default_rng(9)
+    before = state.bit_generator.state
+    np.testing.assert_array_equal(argmax_rows_random_tie(values, state), values.argmax(axis=1))
+    assert state.bit_generator.state == before  # no tie, no draw
+    values[7] = [0.2, 0.9, 0.1, 0.9, 0.9]
+    picks = {int(argmax_rows_random_tie(values, state)[7]) for _ in range(200)}
+    assert picks == {1, 3, 4}
+
+
+def test_oza_vote_odds_give_the_numpy_vote_weights():
+    from boostbench.boosters.online_boosting_kernels import vote_odds
+
+    rng = np.random.default_rng(5)
+    lambda_sc, lambda_sw = rng.exponential(size=300), rng.exponential(size=300)
+    lambda_sc[:20] = 0.0
+    lambda_sw[:10] = 0.0  # unseen members
+    lambda_sw[20:30] = 0.0  # no error yet: eps clipped to the floor
+    seen = lambda_sc + lambda_sw
+    eps = np.divide(lambda_sw, seen, out=np.ones_like(seen), where=seen > 0)
+    clipped = np.clip(eps, 1e-6, 0.5)
+    expected = np.where(eps < 0.5, np.log((1.0 - clipped) / clipped), 0.0)
+    np.testing.assert_array_equal(np.log(vote_odds(lambda_sc, lambda_sw, 1e-6)), expected)
