@@ -28,7 +28,7 @@ splitters first saw them, a leaf's classes in the order it first held them (a cl
 with weight 0 after a numeric split, and counts in the Hoeffding bound's range), children by
 age. With that, the compiled trees predict exactly what river's trees predict (tested on every
 vendored data set, with unit and random weights). This holds for Python <= 3.11, whose ``sum``
-adds floats one by one (3.12 compensates).
+adds floats one by one (3.12 compensates: there the trees agree to rounding, not to the bit).
 
 Left out: river's memory manager (``max_size``), which deactivates the least promising leaves
 past 100 MB per tree. In its place, optionally, a node budget per tree (``max_nodes``): a full
