@@ -24,6 +24,11 @@ def compare(runs: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (dataset, algorithm), group in runs.groupby(["dataset", "algorithm"]):
         metric = "final_accuracy" if group["final_accuracy"].notna().all() else "test_rank_loss"
+        twice = group.duplicated(subset=["backend", "seed"], keep=False)
+        if twice.any():  # runs of the same seed under two configs (e.g. before a booster gained a key)
+            print(f"{dataset} {algorithm}: several runs per seed ({', '.join(sorted(set(group.loc[twice, 'config_hash'])))}); "
+                  "skipped, remove the stale ones")
+            continue
         by = {b: g.set_index("seed") for b, g in group.groupby("backend")}
         if set(by) != {"compiled", "river"}:
             continue
