@@ -12,9 +12,11 @@ untimed run first, and a second row times it from an empty cache every time.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import multiprocessing as mp
 import resource
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -33,16 +35,17 @@ def _stream(dataset_name: str, seed: int):
 
 
 def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=None):
+    """One timed run; ``cache_dir`` is the disk cache to use (None: an empty one, removed after)."""
     import os
 
     from boostbench.config import compose_config
-
-    os.environ["BOOSTBENCH_CACHE"] = cache_dir or tempfile.mkdtemp(prefix="boostbench-cold-cache-")
     from boostbench.experiment import run_experiment
 
-    cfg = compose_config([f"dataset={dataset_name}", f"algorithm={algorithm}", f"learner.backend={backend}",
-                          f"n_learners={n_learners}", f"seed={seed}", "gamma=0.1"])
-    m = run_experiment(cfg)["metrics"]
+    with tempfile.TemporaryDirectory(prefix="boostbench-cold-cache-") as empty:
+        os.environ["BOOSTBENCH_CACHE"] = cache_dir or empty
+        cfg = compose_config([f"dataset={dataset_name}", f"algorithm={algorithm}", f"learner.backend={backend}",
+                              f"n_learners={n_learners}", f"seed={seed}", "gamma=0.1"])
+        m = run_experiment(cfg)["metrics"]
     quality = m.get("final_accuracy", m.get("test_rank_loss"))
     return {"us_per_example": m["us_per_example"], "quality": quality, "compile_s": m["compile_s"]}
 
@@ -122,6 +125,7 @@ def main() -> None:
     multilabel = ds in ("emotions", "scene", "yeast", "mediamill_reduced")
     algorithms = ["ada_olmr", "online_bmr"] if multilabel else ["adaboost_olm", "online_boosting", "online_mbbm"]
     cache = tempfile.mkdtemp(prefix="boostbench-bench-cache-")  # this benchmark's own disk cache
+    atexit.register(shutil.rmtree, cache, ignore_errors=True)
     # (row, worker, its arguments, whether an untimed run fills the disk cache first)
     candidates = [(f"boostbench {a} (compiled pool)", "boostbench", (ds, a, "compiled", n, seed, cache),
                    a == "online_mbbm") for a in algorithms]

@@ -1,7 +1,6 @@
 """The batch boosting family: agreement with scikit-learn, the papers' invariants and bounds."""
 
 import itertools
-import json
 
 import numpy as np
 import pytest

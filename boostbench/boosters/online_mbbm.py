@@ -77,13 +77,12 @@ class OnlineMBBM(OnlineBooster):
         n, k = P.shape
         table = self.table
         s = np.zeros(k, dtype=np.int64)
-        labels = np.empty(n, dtype=np.int64)
         row_weights = np.empty((n, k))
         potential = self.potential
         i = 0
         while True:
-            i = online_mbbm_kernels.forward(P, u, s, i, table.index, table.D, table.w, table.base, labels,
-                                            row_weights, potential.memo, potential.gamma, potential.memo_base)
+            i = online_mbbm_kernels.forward(P, u, s, i, table.index, table.D, table.w, table.base, row_weights,
+                                            potential.memo, potential.gamma, potential.memo_base)
             if i == n:
                 return s, row_weights
             table.grow()

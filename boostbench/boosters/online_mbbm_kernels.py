@@ -31,7 +31,7 @@ def vote_key(s, base):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def forward(P, u, s, start, index, D_table, w_table, base, labels, row_weights, memo, gamma,
+def forward(P, u, s, start, index, D_table, w_table, base, row_weights, memo, gamma,
             memo_base):  # pragma: no cover - compiled
     """Learners ``start, start+1, ...``: label ``argmin p_i^T D^i`` (ties by ``u[i]``), votes ``s``.
 
@@ -41,7 +41,8 @@ def forward(P, u, s, start, index, D_table, w_table, base, labels, row_weights, 
         index: vote key -> row of ``D_table`` ``(rows, k, k)`` and ``w_table`` ``(rows, k)``;
             a missing matrix is built (:func:`~boostbench.core.potentials.cost_matrix_compiled`,
             potentials memoised in ``memo``) and added while the tables have room.
-        labels: ``(N,)`` int64 out; row_weights: ``(N, k)`` out (``w_i[t]`` for each true label).
+        row_weights: ``(N, k)`` out (``w_i[t]`` for each true label); memo, gamma, memo_base: the
+            potentials' memo (:class:`~boostbench.core.potentials.Potential01`).
 
     Returns:
         N when the pass is complete, else the learner at which the tables are full.
@@ -67,7 +68,6 @@ def forward(P, u, s, start, index, D_table, w_table, base, labels, row_weights, 
                 acc += P[i, r] * D[r, l]
             expected[l] = acc
         label = pick_tie_u(expected, u[i], True)
-        labels[i] = label
         row_weights[i] = w_table[row]
         s[label] += 1
     return n
@@ -116,6 +116,8 @@ class CostMatrixTable:
         self.w = np.concatenate([self.w, np.empty((rows - len(self.w), *self.w.shape[1:]))])
 
     def load(self, path: Path) -> None:
+        """Take the matrices of a file :meth:`save` wrote (none if it is missing, unreadable or
+        for another k)."""
         stored = load_arrays(path)
         if stored is None or not {"keys", "D", "w"} <= set(stored) or stored["D"].shape[1:] != self.D.shape[1:]:
             return
@@ -127,6 +129,7 @@ class CostMatrixTable:
         self.saved = n
 
     def save(self, path: Path) -> None:
+        """Write the table to ``path`` (atomically) if it grew since it was loaded or saved."""
         n = len(self.index)
         if n > self.saved and save_arrays(path, keys=_keys_by_row(self.index), D=self.D[:n], w=self.w[:n]):
             self.saved = n
@@ -166,4 +169,4 @@ def warm_up() -> None:
     table = CostMatrixTable(2, 2)
     memo = Dict.empty(key_type=types.int64, value_type=types.float64)  # private: nothing to keep
     forward(np.full((2, 2), 0.5), np.zeros(2), np.zeros(2, dtype=np.int64), 0, table.index, table.D, table.w,
-            table.base, np.zeros(2, dtype=np.int64), np.zeros((2, 2)), memo, 0.1, 6)
+            table.base, np.zeros((2, 2)), memo, 0.1, 6)

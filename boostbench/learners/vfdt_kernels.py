@@ -68,19 +68,6 @@ N_SPLIT_POINTS = 10
 
 
 @kernel
-def _entropy(dist):  # pragma: no cover - compiled
-    total = 0.0
-    h = 0.0
-    for value in dist:
-        if value > 0.0:
-            h -= value * math.log2(value)
-            total += value
-    if total <= 0.0:
-        return 0.0, 0.0
-    return (h + total * math.log2(total)) / total, total
-
-
-@kernel
 def _merit_of_branches(pre_entropy, entropies, weights):  # pragma: no cover - compiled
     """Information gain of a split whose branches have these entropies and weights; -inf if
     fewer than two branches hold more than 1% of the weight. Zero-weight branches count for
@@ -493,7 +480,9 @@ def learn_tree(tree, x, y, w, route, root, node_nav, node_active, node_value, no
 
 @kernel
 def _entropy_in_order(dist, order, n):  # pragma: no cover - compiled
-    """:func:`_entropy` of ``dist`` summed over the classes ``order[:n]`` (a river dict's order)."""
+    """Entropy in bits of class weights ``dist`` (``(k,)``) and their total, summed over the
+    classes ``order[:n]`` (a river dict's order; zero weights skipped), as river's
+    ``InfoGainSplitCriterion`` computes it. Returns ``(entropy, total)``, ``(0, 0)`` if empty."""
     total = 0.0
     h = 0.0
     for i in range(n):
@@ -561,9 +550,9 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
         feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
         if feat_nominal[tree, j]:
             table = nominal_counts[slot, j]  # (values, k); unseen values are zero rows
-            # the multiway split: branches by value, classes in sorted order
+            # the multiway split: branches by value, classes in sorted order (iwork row 3: 0..k-1)
             for v in range(n_values):
-                row_entropy[v], row_weight[v] = _entropy(table[v])
+                row_entropy[v], row_weight[v] = _entropy_in_order(table[v], iwork[3], k)
             feature_best = _merit_of_branches(pre_entropy, row_entropy, row_weight)
             feature_kind = MULTIWAY
             for v in range(n_values):
