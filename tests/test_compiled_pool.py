@@ -184,3 +184,34 @@ def test_gaussian_cdf_is_rivers_to_the_last_bit():
             got = _gaussian_cdf(stats, _sigma(stats, 0.5), float(point))
             mismatches += not (got == expected or (np.isnan(got) and np.isnan(expected)))
     assert mismatches == 0
+
+
+@pytest.mark.parametrize("dataset", ["car", "mice"])
+def test_adaboost_olm_step_kernels_equal_the_python_steps(dataset):
+    """Over the compiled pool Adaboost.OLM runs a stream chunk as one kernel call (and an example
+    as two): the same draws, votes, Hedge weights and trees as its Python steps. A small initial
+    capacity makes the chunk kernel stop for the pool to grow."""
+    from boostbench.boosters import AdaboostOLM
+
+    data = load_dataset(compose_config([f"dataset={dataset}"]).dataset)
+    order = np.random.default_rng(0).permutation(data.n_examples)[:400]
+    runs = {}
+    for mode in ("chunks", "steps", "python"):
+        pool = CompiledHoeffdingTreePool(params(8, grace=5, scale=20.0), data.n_classes, data.n_categories, capacity=16)
+        booster = AdaboostOLM(pool, data.n_classes, np.random.default_rng(3))
+        if mode == "python":
+            booster._fused = None  # numpy's Hedge and one call per weak-learner pass
+        if mode == "chunks":
+            hits = np.concatenate([booster.test_then_train(data.X[part], data.y[part])
+                                   for part in np.array_split(order, 3)])
+        else:
+            hits = []
+            for i in order:
+                hits.append(booster.predict(data.X[i]) == data.y[i])
+                booster.update(int(data.y[i]))
+        runs[mode] = (np.asarray(hits), booster.alpha.copy(), booster.hedge.log_v.copy(), pool.n_nodes, booster.t)
+    for mode in ("steps", "python"):
+        assert np.array_equal(runs[mode][0], runs["chunks"][0])
+        assert np.array_equal(runs[mode][1], runs["chunks"][1]) and np.array_equal(runs[mode][2], runs["chunks"][2])
+        assert runs[mode][3:] == runs["chunks"][3:]
+    assert runs["chunks"][3] > 16 * 4  # the trees grew past the initial capacity

@@ -71,7 +71,8 @@ class AdaboostOLM(OnlineBooster):
         pool, n_classes, rng, classes, features: see :class:`OnlineBooster`.
         alpha_bound: the feasible set ``[-alpha_bound, alpha_bound]`` of OGD (paper: 2).
         hedge_eta: Hedge's step size (paper: 1).
-        compiled: run the per-example loops as numba kernels (same results as the reference).
+        compiled: run the per-example loops as numba kernels (same results as the reference);
+            over the compiled pool, each step is a single kernel call.
     """
 
     def __init__(self, pool, n_classes, rng, classes=None, features=None,
@@ -87,26 +88,58 @@ class AdaboostOLM(OnlineBooster):
         self.hedge = Hedge(n, hedge_eta)
         self.t = 0
         self._state = None
+        # over the compiled pool, each step is one kernel call (same arithmetic, no Python loop)
+        self._fused = adaboost_olm_kernels.FusedStep(pool) if compiled and hasattr(pool, "learn_arrays") else None
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         """Distribution of the Hedge-drawn expert's label, ``(k,)``."""
         xp = self.pool.prepare(x)
-        P = self.pool.predict_proba(xp)
-        s_before, labels, experts = self._forward(P, self.alpha, self.rng.random(2 * self.pool.n_learners))
-        p = self.hedge.probabilities()
-        self._state = (xp, s_before, labels, experts, p)
+        u = self.rng.random(2 * self.pool.n_learners)
+        if self._fused is not None:
+            self._fused.predict(xp, self.alpha, self.hedge.log_v, u)
+            f = self._fused
+            self._state = (xp, f.s_before, f.labels, f.experts, f.p)
+        else:
+            P = self.pool.predict_proba(xp)
+            s_before, labels, experts = self._forward(P, self.alpha, u)
+            self._state = (xp, s_before, labels, experts, self.hedge.probabilities())
+        experts, p = self._state[3], self._state[4]
         return np.bincount(experts, weights=p, minlength=self.n_classes)
 
     def predict(self, x: np.ndarray) -> int:
         """Algorithm 2 lines 10-11: the label of an expert drawn with probability ∝ its weight."""
-        self.predict_proba(x)
-        return int(self._state[3][self.hedge.draw(self.rng, self._state[4])])
+        if self._fused is None:
+            self.predict_proba(x)
+            return int(self._state[3][self.hedge.draw(self.rng, self._state[4])])
+        # the same draws as above: 2N tie-breaking uniforms, then the draw's
+        xp = self.pool.prepare(x)
+        label = self._fused.predict(xp, self.alpha, self.hedge.log_v, self.rng.random(2 * self.pool.n_learners + 1))
+        self._state = (xp, None, None, None, None)
+        return int(label)
+
+    def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """See :meth:`OnlineBooster.test_then_train`; over the compiled pool, one kernel call
+        (:func:`~boostbench.boosters.adaboost_olm_kernels.run_steps`) with the same draws."""
+        if self._fused is None:
+            return super().test_then_train(X, y)
+        m = len(X)
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        U = self.rng.random((m, 2 * self.pool.n_learners + 1))  # predict's draws, example by example
+        hits = np.empty(m, dtype=bool)
+        self._fused.run(X, np.ascontiguousarray(y, dtype=np.int64), U, self.t, self.alpha_bound,
+                        self.hedge.eta, self.alpha, self.hedge.log_v, hits)
+        self.t += m
+        self._state = None
+        return hits
 
     def update(self, y: int) -> None:
         xp, s_before, labels, experts, _ = self._state
         self.t += 1
         eta = olm_step_size(self.t, self.n_classes)
-        self.alpha, weights = self._backward(s_before, labels, self.alpha, int(y), eta, self.alpha_bound)
-        self.hedge.update((experts != y).astype(np.float64))
-        self.pool.learn(xp, y, weights)
+        if self._fused is not None:
+            self._fused.update(xp, int(y), eta, self.alpha_bound, self.hedge.eta, self.alpha, self.hedge.log_v)
+        else:
+            self.alpha, weights = self._backward(s_before, labels, self.alpha, int(y), eta, self.alpha_bound)
+            self.hedge.update((experts != y).astype(np.float64))
+            self.pool.learn(xp, y, weights)
         self._state = None

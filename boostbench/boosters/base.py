@@ -67,6 +67,16 @@ class OnlineBooster(_BoosterCore, base.Classifier):
     def update(self, y: int) -> None:
         """Reveal the true label ``y`` (int in ``0..k-1``) of the last predicted example."""
 
+    def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:meth:`predict` then :meth:`update` on each row of ``X`` (``(m, d)`` float64, labels
+        ``y`` ``(m,)`` int) in order; returns ``(m,)`` bool, whether each prediction was right.
+        Boosters with a compiled step override it with one kernel call (the same numbers)."""
+        hits = np.empty(len(X), dtype=bool)
+        for i, (x, label) in enumerate(zip(X, y)):
+            hits[i] = self.predict(x) == label
+            self.update(int(label))
+        return hits
+
     @property
     def _multiclass(self) -> bool:
         return True

@@ -12,24 +12,26 @@ import numpy as np
 from numba import njit
 
 from boostbench.core.ties import pick_tie_u
-from boostbench.learners.vfdt_kernels import _copy, _write_distribution, kernel, learn_tree, predict_tree
+from boostbench.learners.vfdt_kernels import _copy, _write_distribution, kernel, learn_trees, predict_tree
 
 
 @kernel
-def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, proba, route, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth,
-           counters, free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, grace,
-           delta, tau, tree_nodes, max_nodes, work, iwork):  # pragma: no cover - compiled
-    """Oza's pass over the N members for one example (see the reference for the steps)."""
+def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, proba, counts, route, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth,
+           counters, free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, split_params,
+           tree_nodes, max_nodes, work, iwork):  # pragma: no cover - compiled
+    """Oza's pass over the N members for one example (see the reference for the steps).
+    ``proba`` ``(k,)`` and ``counts`` ``(N,)`` are scratch."""
     np.random.seed(seed)
     lam = 1.0
     for m in range(P.shape[0]):
         presentations = np.random.poisson(lam)
         _copy(proba, P[m])
         if presentations > 0:
-            leaf = learn_tree(m, x, y, presentations * weight_scale[m], route, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent,
-                              node_slot, node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats,
-                              ranks, value_ranks, feat_map, feat_nominal, grace, delta, tau, tree_nodes, max_nodes,
-                              work, iwork)
+            counts[m] = presentations
+            leaf = learn_trees(m, m + 1, x, y, counts, weight_scale, route, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent,
+                               node_slot, node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats,
+                               ranks, value_ranks, feat_map, feat_nominal, split_params, tree_nodes, max_nodes,
+                               work, iwork)
             if leaf >= 0:  # x still ends at the leaf it trained: no second walk
                 _write_distribution(node_stats, node_classes, leaf, proba)
             else:

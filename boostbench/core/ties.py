@@ -74,25 +74,31 @@ def argmax_tie_u(values: np.ndarray, u: float) -> int:
     return int(best[int(u * len(best))])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pick_tie_u(values, u, want_min):  # pragma: no cover - compiled
     """:func:`argmin_tie_u` (``want_min``) or :func:`argmax_tie_u`, compiled for the booster kernels."""
+    n = values.shape[0]
     best = values[0]
-    for v in values:
-        if (v < best) if want_min else (v > best):
-            best = v
+    for j in range(1, n):
+        if (values[j] < best) if want_min else (values[j] > best):
+            best = values[j]
     count = 0
-    for v in values:
-        if (v <= best + TIE_TOLERANCE) if want_min else (v >= best - TIE_TOLERANCE):
+    first = -1
+    for j in range(n):
+        if (values[j] <= best + TIE_TOLERANCE) if want_min else (values[j] >= best - TIE_TOLERANCE):
             count += 1
+            if first < 0:
+                first = j
     target = int(u * count)
+    if target == 0:  # the common case: one extreme
+        return first
     seen = 0
-    for j in range(values.shape[0]):
+    for j in range(n):
         if (values[j] <= best + TIE_TOLERANCE) if want_min else (values[j] >= best - TIE_TOLERANCE):
             if seen == target:
                 return j
             seen += 1
-    return values.shape[0] - 1
+    return n - 1
 
 
 def warm_up() -> None:

@@ -37,22 +37,25 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self.feat_nominal = n_categories[self.feat_map] > 0
         d_local = self.feat_map.shape[1]
         self.width = max(2, int(n_categories.max(initial=0)))  # children per node (multiway)
-        self.grace = params.grace_period.astype(np.float64)
-        self.delta = params.delta.astype(np.float64)
-        self.tau = params.tau.astype(np.float64)
+        # (N, 3) columns K.GRACE, K.DELTA, K.TAU: one argument for the kernels, not three
+        self.split_params = np.column_stack([params.grace_period, params.delta, params.tau]).astype(np.float64)
         self.weight_scale = params.weight_scale.astype(np.float64)
         k = self.n_classes
-        # statistics shapes: nominal (slots, d_local, values, k); numeric (slots, d_local, k, 5);
+        # statistics shapes: nominal (slots, k, d_local, values); numeric (slots, d_local, k, 5);
         # first-seen ranks, last column a count: attributes (row d_local) and each attribute's
-        # classes (slots, d_local + 1, max(k, d_local) + 1), each nominal (attribute, class)'s values
+        # classes (slots, d_local + 1, max(k, d_local) + 1), each (class, nominal attribute)'s
+        # values (slots, k, d_local, values + 1). Class first: training reads one class's entries
+        # of every attribute, so they share cache lines (as do the int16 ranks)
         n_values = max(1, int(n_categories.max(initial=0)))
         d_nominal = d_local if self.feat_nominal.any() else 1
-        self._nominal_shape = (d_nominal, n_values, k)
+        self._nominal_shape = (k, d_nominal, n_values)
         self._numeric_shape = (d_local if (~self.feat_nominal).any() else 1, k, 5)
         self._ranks_shape = (d_local + 1, max(k, d_local) + 1)
-        self._value_ranks_shape = (d_nominal, k, n_values + 1)
+        self._value_ranks_shape = (k, d_nominal, n_values + 1)
+        self._rank_dtype = np.int16 if max(k, d_local, n_values) < np.iinfo(np.int16).max else np.int32
         self.work, self.iwork = K.scratch(k, d_local, n_values)
         self._proba = np.empty(k)
+        self._counts = np.zeros(n)  # per-tree weights of a single tree's training (scratch)
         self.counters = np.zeros(3, dtype=np.int64)  # nodes used, slots used, free slots
         self._allocate_nodes(max(capacity, 4 * n))
         self._allocate_slots(max(capacity, 4 * n))
@@ -86,7 +89,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     def _allocate_slots(self, size: int) -> None:
         fields = {"nominal_counts": (np.float64, self._nominal_shape), "numeric_stats": (np.float64, self._numeric_shape),
-                  "ranks": (np.int32, self._ranks_shape), "value_ranks": (np.int32, self._value_ranks_shape),
+                  "ranks": (self._rank_dtype, self._ranks_shape), "value_ranks": (self._rank_dtype, self._value_ranks_shape),
                   "free_slots": (np.int64, ())}
         for name, (dtype, tail) in fields.items():
             fresh = np.zeros((size, *tail), dtype=dtype)
@@ -97,7 +100,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     def _ensure(self, trees: int) -> None:
         """Room for ``trees`` trees each to split once and add a leaf in this call."""
-        extra = trees * (self.width + 1)
+        extra = trees * (self.width + 1)  # as room_per_example for all trees
         if self.counters[0] + extra > len(self.node_nav):
             self._allocate_nodes(2 * (len(self.node_nav) + extra))
         if self.counters[1] + extra > len(self.nominal_counts):
@@ -113,7 +116,9 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         return int(self.counters[0])
 
     # -- the pool interface -----------------------------------------------------------------
-    def _tree_arrays(self):
+    def tree_arrays(self):
+        """The arrays :func:`~boostbench.learners.vfdt_kernels.predict_all` reads after ``route``
+        and ``route_x`` (for booster kernels that call it)."""
         return (self.root, self.node_nav, self.node_value, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.feat_map)
 
     def prepare(self, x: np.ndarray) -> np.ndarray:
@@ -121,24 +126,37 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     def predict_proba(self, xp: np.ndarray) -> np.ndarray:
         out = np.empty((self.n_learners, self.n_classes))
-        K.predict_all(xp, out, self.route, self.route_x, *self._tree_arrays())
+        K.predict_all(xp, out, self.route, self.route_x, *self.tree_arrays())
         return out
 
     def predict_proba_one(self, i: int, xp: np.ndarray) -> np.ndarray:
         out = np.empty(self.n_classes)
-        K.predict_tree(i, xp, out, *self._tree_arrays())
+        K.predict_tree(i, xp, out, *self.tree_arrays())
         return out
 
-    def _learn_arrays(self):
+    def learn_arrays(self):
+        """The arrays :func:`~boostbench.learners.vfdt_kernels.learn_all` takes after ``route``
+        and ``route_x``, up to ``weight_scale`` (for booster kernels; call :meth:`reserve` first)."""
         return (self.root, self.node_nav, self.node_active, self.node_value, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.node_slot,
                 self.node_last, self.node_depth, self.counters, self.free_slots, self.nominal_counts,
-                self.numeric_stats, self.ranks, self.value_ranks, self.feat_map, self.feat_nominal, self.grace, self.delta, self.tau,
+                self.numeric_stats, self.ranks, self.value_ranks, self.feat_map, self.feat_nominal, self.split_params,
                 self.tree_nodes, self.max_nodes, self.work, self.iwork)
 
-    def learn(self, xp: np.ndarray, y: int, weights: np.ndarray) -> None:
+    @property
+    def room_per_example(self) -> tuple[int, int]:
+        """Free nodes and free slots an example may need (every tree splits once); kernels that
+        train on many examples stop before one without that room."""
+        extra = self.n_learners * (self.width + 1)
+        return extra, extra
+
+    def reserve(self) -> None:
+        """Room for every tree to split once in the next training call."""
         self._ensure(self.n_learners)
+
+    def learn(self, xp: np.ndarray, y: int, weights: np.ndarray) -> None:
+        self.reserve()
         K.learn_all(xp, int(y), np.ascontiguousarray(weights, dtype=np.float64), self.route, self.route_x,
-                    *self._learn_arrays(), self.weight_scale)
+                    *self.learn_arrays(), self.weight_scale)
 
     def learn_one(self, i: int, xp: np.ndarray, y: int, weight: float) -> None:
         if weight <= 0:
@@ -146,7 +164,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._ensure(1)
         if not K.same_example(xp, self.route_x):
             self.route[:, 3] = 0
-        K.learn_tree(i, xp, int(y), float(weight) * self.weight_scale[i], self.route, *self._learn_arrays())
+        self._counts[i] = weight
+        K.learn_trees(i, i + 1, xp, int(y), self._counts, self.weight_scale, self.route, *self.learn_arrays())
 
 
     def oza_update(self, seed: int, xp: np.ndarray, y: int, P: np.ndarray, lambda_sc: np.ndarray,
@@ -158,7 +177,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._ensure(self.n_learners)
         if not K.same_example(xp, self.route_x):
             self.route[:, 3] = 0
-        update(seed, xp, y, P, lambda_sc, lambda_sw, self.weight_scale, self._proba, self.route, *self._learn_arrays())
+        update(seed, xp, y, P, lambda_sc, lambda_sw, self.weight_scale, self._proba, self._counts, self.route, *self.learn_arrays())
 
 
 def warm_up() -> None:

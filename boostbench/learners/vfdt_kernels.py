@@ -65,6 +65,7 @@ TEST, LEAF = 0, -1
 MIN_BRANCH_FRACTION = 0.01
 MAX_SHARE_TO_SPLIT = 0.99
 N_SPLIT_POINTS = 10
+GRACE, DELTA, TAU = 0, 1, 2  # columns of a pool's per-tree ``split_params``
 
 
 @kernel
@@ -399,10 +400,14 @@ def _in_rank_order(row, out):  # pragma: no cover - compiled
 
 
 @kernel
-def learn_tree(tree, x, y, w, route, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
-               nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, grace, delta, tau,
-               tree_nodes, max_nodes, work, iwork):  # pragma: no cover
-    """Train tree ``tree`` on ``(x, y)`` with importance weight ``w`` (already scaled by c_i).
+def learn_trees(first, stop, x, y, weights, weight_scale, route, root, node_nav, node_active, node_value, node_stats,
+                node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
+                nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, split_params,
+                tree_nodes, max_nodes, work, iwork):  # pragma: no cover
+    """Train trees ``first..stop-1`` on ``(x, y)``, tree t with importance weight
+    ``weights[t] * weight_scale[t]`` (c_i) when ``weights[t] > 0``.
+
+    One call for many trees: the loop runs here, so the ~30 arrays are passed once, not per tree.
 
     ``route[tree]``, when flagged valid, is where ``x`` ends in this tree (kept by
     :func:`predict_all`); training may change the tree, so the flag is cleared. A tree with
@@ -415,67 +420,72 @@ def learn_tree(tree, x, y, w, route, root, node_nav, node_active, node_value, no
     gives the same merits to the last bit, so that the frequent exact ties break alike.
 
     Returns:
-        The leaf that now predicts for ``x`` when training left its path as it was (no split, no
-        missing-value detour), else -1.
+        For the last tree trained: the leaf that now predicts for ``x`` when training left its
+        path as it was (no split, no missing-value detour), else -1 (also when none trained).
     """
-    if route[tree, 3] == 1:
-        leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
-    else:
-        leaf, parent, branch = find_leaf(tree, x, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
-    route[tree, 3] = 0
-    may_split = branch == -1  # river tries splits only at a leaf reached directly
-    same_path = leaf if branch != -2 else -1  # a detour may turn with the new weight
-    if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
-        leaf = _new_node(counters, parent, node_depth[parent] + 1, node_nav, node_active, node_depth, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
-        node_nav[parent, 1 + branch] = leaf
-        tree_nodes[tree] += 1
-        may_split = False
-        same_path = leaf if branch != -2 else -1
-    node_stats[leaf, y] += w
-    _add_class(node_classes[leaf], y)
-    _mark_stale(node_parent[leaf], node_sub, node_parent)
-    if not node_active[leaf]:
-        return same_path
-    if tree_nodes[tree] + node_nav.shape[1] - 1 > max_nodes:  # full: no split can fit any more
-        node_active[leaf] = False
-        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
-        return same_path
-    slot = node_slot[leaf]
+    result = -1
     n_local = feat_map.shape[1]
-    k = node_stats.shape[1]
-    for j in range(n_local):
-        value = x[feat_map[tree, j]]
-        if value != value:
+    for tree in range(first, stop):
+        if not weights[tree] > 0.0:
             continue
-        _first_seen(ranks[slot, n_local], j)
-        _first_seen(ranks[slot, j], y)
-        if feat_nominal[tree, j]:
-            code = int(value)
-            if code < nominal_counts.shape[2]:
-                _first_seen(value_ranks[slot, j, y], code)
-                nominal_counts[slot, j, code, y] += w
+        w = weights[tree] * weight_scale[tree]
+        if route[tree, 3] == 1:
+            leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
         else:
-            st = numeric_stats[slot, j, y]
-            if st[0] == 0.0:
-                st[3] = value
-                st[4] = value
+            leaf, parent, branch = find_leaf(tree, x, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
+        route[tree, 3] = 0
+        may_split = branch == -1  # river tries splits only at a leaf reached directly
+        if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
+            leaf = _new_node(counters, parent, node_depth[parent] + 1, node_nav, node_active, node_depth, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
+            node_nav[parent, 1 + branch] = leaf
+            tree_nodes[tree] += 1
+            may_split = False
+        result = leaf if branch != -2 else -1  # a detour may turn with the new weight
+        node_stats[leaf, y] += w
+        _add_class(node_classes[leaf], y)
+        _mark_stale(node_parent[leaf], node_sub, node_parent)
+        if not node_active[leaf]:
+            continue
+        if tree_nodes[tree] + node_nav.shape[1] - 1 > max_nodes:  # full: no split can fit any more
+            node_active[leaf] = False
+            _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
+            continue
+        slot = node_slot[leaf]
+        for j in range(n_local):
+            value = x[feat_map[tree, j]]
+            if value != value:
+                continue
+            _first_seen(ranks[slot, n_local], j)
+            _first_seen(ranks[slot, j], y)
+            if feat_nominal[tree, j]:
+                code = int(value)
+                if code < nominal_counts.shape[3]:
+                    _first_seen(value_ranks[slot, y, j], code)
+                    nominal_counts[slot, y, j, code] += w
             else:
-                if value < st[3]:
+                st = numeric_stats[slot, j, y]
+                if st[0] == 0.0:
                     st[3] = value
-                if value > st[4]:
                     st[4] = value
-            old_mean = st[1]
-            st[0] += w
-            st[1] += w / st[0] * (value - old_mean)
-            st[2] += w * (value - old_mean) * (value - st[1])
-    total = _node_weight(leaf, node_stats, node_classes)
-    if not may_split or total - node_last[leaf] < grace[tree]:
-        return same_path
-    node_last[leaf] = total
-    tree_nodes[tree] += _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last,
-                                       node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks,
-                                       value_ranks, feat_nominal, delta, tau, work, iwork)
-    return same_path if node_nav[leaf, TEST] == LEAF else -1
+                else:
+                    if value < st[3]:
+                        st[3] = value
+                    if value > st[4]:
+                        st[4] = value
+                old_mean = st[1]
+                st[0] += w
+                st[1] += w / st[0] * (value - old_mean)
+                st[2] += w * (value - old_mean) * (value - st[1])
+        total = _node_weight(leaf, node_stats, node_classes)
+        if not may_split or total - node_last[leaf] < split_params[tree, GRACE]:
+            continue
+        node_last[leaf] = total
+        tree_nodes[tree] += _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last,
+                                           node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks,
+                                           value_ranks, feat_nominal, split_params, work, iwork)
+        if node_nav[leaf, TEST] != LEAF:
+            result = -1
+    return result
 
 
 @kernel
@@ -496,22 +506,70 @@ def _entropy_in_order(dist, order, n):  # pragma: no cover - compiled
 
 
 @kernel
-def _rest_of(table, v, value_ranks, classes, n_classes, value_order, out):  # pragma: no cover - compiled
+def _entropy_keeping_terms(dist, terms):  # pragma: no cover - compiled
+    """:func:`_entropy_in_order` over the classes in index order, keeping each class's term
+    ``w log2 w`` in ``terms`` (``(k,)``) for :func:`_entropy_from_terms`.
+    Returns ``(entropy, total, log2(total))``."""
+    total = 0.0
+    h = 0.0
+    for c in range(dist.shape[0]):
+        value = dist[c]
+        if value > 0.0:
+            terms[c] = value * math.log2(value)
+            h -= terms[c]
+            total += value
+    if total <= 0.0:
+        return 0.0, 0.0, 0.0
+    log_total = math.log2(total)
+    return (h + total * log_total) / total, total, log_total
+
+
+@kernel
+def _entropy_from_terms(dist, order, n, terms, known_total, known_log):  # pragma: no cover - compiled
+    """:func:`_entropy_in_order` of ``dist`` in the class order ``order[:n]``, taking the terms
+    ``w log2 w`` from ``terms`` and ``log2(total)`` from ``known_log`` when the total sums to
+    ``known_total``: the same operations on the same values, without the logarithms.
+    Returns ``(entropy, total)``."""
+    total = 0.0
+    h = 0.0
+    for i in range(n):
+        c = order[i]
+        if dist[c] > 0.0:
+            h -= terms[c]
+            total += dist[c]
+    if total <= 0.0:
+        return 0.0, 0.0
+    log_total = known_log if total == known_total else math.log2(total)
+    return (h + total * log_total) / total, total
+
+
+@kernel
+def _value_orders(value_ranks, classes, n_classes, orders, counts):  # pragma: no cover - compiled
+    """For each class ``classes[:n_classes]`` of a nominal attribute, its values in the order they
+    were first seen (``orders[c]``) and their number (``counts[c]``)."""
+    for i in range(n_classes):
+        c = classes[i]
+        counts[c] = _in_rank_order(value_ranks[c], orders[c])
+
+
+@kernel
+def _rest_of(table, v, classes, n_classes, orders, counts, out):  # pragma: no cover - compiled
     """Class weights of every value but ``v`` (``out``, ``(k,)``), each class summed over its
-    values in the order they were first seen, as river's nominal splitter sums them."""
+    values in the order they were first seen (:func:`_value_orders`), as river's nominal
+    splitter sums them."""
     out[:] = 0.0
     for i in range(n_classes):
         c = classes[i]
-        for r in range(_in_rank_order(value_ranks[c], value_order)):
-            u = value_order[r]
+        for r in range(counts[c]):
+            u = orders[c, r]
             if u != v:
                 out[c] += table[u, c]
 
 
 @kernel
 def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
-                   nominal_counts, numeric_stats, ranks, value_ranks, feat_nominal, delta,
-                   tau, work, iwork):  # pragma: no cover
+                   nominal_counts, numeric_stats, ranks, value_ranks, feat_nominal, split_params,
+                   work, iwork):  # pragma: no cover
     """Try to split ``leaf`` (river's ``_attempt_to_split``); returns the number of nodes added.
     ``work`` and ``iwork`` are scratch space (:func:`scratch`)."""
     stats = node_stats[leaf]
@@ -532,7 +590,7 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
     n_keys = node_classes[leaf, -1]
     pre_entropy, _ = _entropy_in_order(stats, node_classes[leaf], n_keys)
     n_local = feat_nominal.shape[1]
-    n_values = nominal_counts.shape[2]
+    n_values = nominal_counts.shape[3]
     # River ranks [null split, its splitters in the order their attributes were first seen] by
     # merit with a stable sort: among equal merits the later attribute ranks higher. A nominal
     # attribute always proposes its multiway split (even at -inf merit); a numeric one without a
@@ -541,24 +599,29 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
     best_feature, best_kind, best_value = -1, -1, 0.0
     binary = work[0:2, :k]
     sigmas = work[11, :k]
-    row_entropy, row_weight = work[4, :n_values], work[5, :n_values]
+    row_entropy, row_weight, row_log = work[4, :n_values], work[5, :n_values], work[12, :n_values]
+    terms = work[13: 13 + n_values, :k]  # each value's w log2 w by class
     pair_entropy, pair_weight = work[6, :2], work[7, :2]
-    attributes, classes, value_order = iwork[0, :n_local], iwork[1, :k], iwork[2, :n_values]
+    attributes, classes = iwork[0, :n_local], iwork[1, :k]
+    value_counts, value_orders = iwork[2, :k], iwork[4: 4 + k, :n_values]
     for a in range(_in_rank_order(ranks[slot, n_local], attributes)):
         j = attributes[a]
         n_classes = _in_rank_order(ranks[slot, j], classes)  # the splitter's class order
         feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
         if feat_nominal[tree, j]:
-            table = nominal_counts[slot, j]  # (values, k); unseen values are zero rows
+            table = nominal_counts[slot, :, j].T  # (values, k); unseen values are zero rows
             # the multiway split: branches by value, classes in sorted order (iwork row 3: 0..k-1)
             for v in range(n_values):
-                row_entropy[v], row_weight[v] = _entropy_in_order(table[v], iwork[3], k)
+                row_entropy[v], row_weight[v], row_log[v] = _entropy_keeping_terms(table[v], terms[v])
             feature_best = _merit_of_branches(pre_entropy, row_entropy, row_weight)
             feature_kind = MULTIWAY
+            # one-vs-rest splits: the value's side has the multiway branch's terms, in the
+            # splitter's class order
+            _value_orders(value_ranks[slot, :, j], classes, n_classes, value_orders, value_counts)
             for v in range(n_values):
                 if row_weight[v] > 0.0:
-                    _rest_of(table, v, value_ranks[slot, j], classes, n_classes, value_order, binary[1])
-                    pair_entropy[0], pair_weight[0] = _entropy_in_order(table[v], classes, n_classes)
+                    _rest_of(table, v, classes, n_classes, value_orders, value_counts, binary[1])
+                    pair_entropy[0], pair_weight[0] = _entropy_from_terms(table[v], classes, n_classes, terms[v], row_weight[v], row_log[v])
                     pair_entropy[1], pair_weight[1] = _entropy_in_order(binary[1], classes, n_classes)
                     m = _merit_of_branches(pre_entropy, pair_entropy, pair_weight)
                     if m > feature_best:
@@ -589,8 +652,8 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
         elif feature_best > second:
             second = feature_best
     # river's range of merit counts the classes its statistics hold, with weight 0 or not
-    bound = math.sqrt(math.log2(max(n_keys, 2)) ** 2 * math.log(1.0 / delta[tree]) / (2.0 * total))
-    if not (best - second > bound or bound < tau[tree]):  # -inf - -inf is nan: no
+    bound = math.sqrt(math.log2(max(n_keys, 2)) ** 2 * math.log(1.0 / split_params[tree, DELTA]) / (2.0 * total))
+    if not (best - second > bound or bound < split_params[tree, TAU]):  # -inf - -inf is nan: no
         return 0
     if best_feature < 0:  # the null split wins: start the attribute statistics afresh
         _reset_splitters(slot, nominal_counts, numeric_stats, ranks, value_ranks)
@@ -599,9 +662,9 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
     # split: post-split class distributions become the children's statistics
     depth = node_depth[leaf] + 1
     if best_kind == MULTIWAY:
-        table = work[12: 12 + n_values, :k]
+        table = work[13: 13 + n_values, :k]
         for v in range(n_values):
-            _copy(table[v], nominal_counts[slot, best_feature, v])
+            _copy(table[v], nominal_counts[slot, :, best_feature, v])
         _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
         for v in range(n_values):
             if table[v].sum() > 0.0:  # classes in sorted order (iwork row 3 is 0..k-1)
@@ -612,10 +675,11 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
         keys = work[8:10, :k]
         n_classes = _in_rank_order(ranks[slot, best_feature], classes)
         if best_kind == NOMINAL_BINARY:
-            table = nominal_counts[slot, best_feature]
+            table = nominal_counts[slot, :, best_feature].T
             v = int(best_value)
             _copy(post[0], table[v])
-            _rest_of(table, v, value_ranks[slot, best_feature], classes, n_classes, value_order, post[1])
+            _value_orders(value_ranks[slot, :, best_feature], classes, n_classes, value_orders, value_counts)
+            _rest_of(table, v, classes, n_classes, value_orders, value_counts, post[1])
             _copy(keys[0], post[0])
             _copy(keys[1], post[1])
         else:
@@ -641,24 +705,23 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
 
 @kernel
 def learn_all(x, y, weights, route, route_x, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters,
-              free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, grace, delta,
-              tau, tree_nodes, max_nodes, work, iwork, weight_scale):  # pragma: no cover - compiled
+              free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, split_params,
+              tree_nodes, max_nodes, work, iwork, weight_scale):  # pragma: no cover - compiled
     """Train every tree with ``weights[i] > 0`` on ``(x, y)`` with weight ``weights[i] * c_i``."""
     if not same_example(x, route_x):
         route[:, 3] = 0
-    for tree in range(weights.shape[0]):
-        if weights[tree] > 0.0:
-            learn_tree(tree, x, y, weights[tree] * weight_scale[tree], route, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot,
-                       node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks,
-                       value_ranks, feat_map, feat_nominal, grace, delta, tau, tree_nodes, max_nodes, work, iwork)
+    learn_trees(0, weights.shape[0], x, y, weights, weight_scale, route, root, node_nav, node_active, node_value,
+                node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters,
+                free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal,
+                split_params, tree_nodes, max_nodes, work, iwork)
 
 
 def scratch(n_classes: int, n_local: int, n_values: int) -> tuple[np.ndarray, np.ndarray]:
-    """Scratch space for :func:`learn_tree`: float64 ``(12 + values, w)`` (``[10, 0]`` holds 0.5,
-    see :func:`_sigma`) and int64 ``(4, w)`` (row 3 holds ``0..k-1``)."""
+    """Scratch space for :func:`learn_trees`: float64 ``(13 + values, w)`` (``[10, 0]`` holds 0.5,
+    see :func:`_sigma`) and int64 ``(4 + k, w)`` (row 3 holds ``0..k-1``)."""
     width = max(n_classes, n_local, n_values, 2)
-    iwork = np.zeros((4, width), dtype=np.int64)
+    iwork = np.zeros((4 + n_classes, width), dtype=np.int64)
     iwork[3, :n_classes] = np.arange(n_classes)
-    work = np.zeros((12 + n_values, width))
+    work = np.zeros((13 + n_values, width))
     work[10, 0] = 0.5
     return work, iwork

@@ -83,16 +83,25 @@ def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.
     member_correct = np.zeros(booster.pool.n_learners, dtype=np.int64) if tracks_members else None
     hits = 0
     began = time.perf_counter()
-    for t, index in enumerate(order):
-        x, label = X[index], int(y[index])
-        hit = booster.predict(x) == label
-        correct[t] = hit
-        hits += hit
-        if tracks_members and t >= start:
-            member_correct += booster.member_predictions == label
-        booster.update(label)
-        if on_progress is not None and (t + 1) % progress_every == 0:
-            on_progress(t + 1, hits / (t + 1))
+    if tracks_members:
+        for t, index in enumerate(order):
+            x, label = X[index], int(y[index])
+            hit = booster.predict(x) == label
+            correct[t] = hit
+            hits += hit
+            if t >= start:
+                member_correct += booster.member_predictions == label
+            booster.update(label)
+            if on_progress is not None and (t + 1) % progress_every == 0:
+                on_progress(t + 1, hits / (t + 1))
+    else:  # chunks between progress reports, which a booster may run in one compiled call
+        chunk = progress_every if on_progress is not None else 1024
+        for t in range(0, n, chunk):
+            rows = order[t:t + chunk]
+            correct[t:t + len(rows)] = booster.test_then_train(X[rows], y[rows])
+            hits += int(correct[t:t + len(rows)].sum())
+            if on_progress is not None and t + len(rows) < n:
+                on_progress(t + len(rows), hits / (t + len(rows)))
     runtime = time.perf_counter() - began
     if on_progress is not None:
         on_progress(n, hits / max(n, 1))
