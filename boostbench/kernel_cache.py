@@ -1,0 +1,45 @@
+"""Where numba keeps compiled kernels: a directory keyed by the source of every compiled module.
+
+numba checks a cached function against its own source file only. Our booster kernels call (and
+inline) the tree kernels of another module, so after an edit or an upgrade that changed only
+``vfdt_kernels.py`` they would load stale machine code: silently wrong numbers. Keying the whole
+cache by a digest of all modules that use numba makes any such change start a fresh cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from boostbench.core.disk_cache import cache_dir
+
+
+def source_digest(package: Path) -> str:
+    """sha256 (16 hex digits) of the path and text of every module under ``package`` that uses numba."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        text = path.read_bytes()
+        if b"numba" in text:
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + text)
+    return digest.hexdigest()[:16]
+
+
+def configure() -> Path | None:
+    """Point numba's cache at ``<cache>/numba/<source digest>`` (see :func:`cache_dir`), unless
+    ``NUMBA_CACHE_DIR`` is set or that directory cannot be written (numba's default then).
+    Must run before the kernel modules are imported. Returns the directory used, or None."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return None
+    target = cache_dir("numba") / source_digest(Path(__file__).resolve().parent)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=target).close()
+    except OSError:
+        return None
+    os.environ["NUMBA_CACHE_DIR"] = str(target)  # read when numba is first imported
+    if "numba" in sys.modules:
+        sys.modules["numba"].config.CACHE_DIR = str(target)
+    return target
