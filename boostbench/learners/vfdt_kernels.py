@@ -293,12 +293,49 @@ def predict_all(x, out, route, route_x, root, node_nav, node_value, node_stats, 
     Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 4)``, column 3
     = valid) and ``x`` in ``route_x``, so that training on the same ``x`` right after need not
     walk the trees again (:func:`learn_all` checks ``x`` and each tree's flag).
+
+    The trees are walked side by side, a level of every tree at a time: a walk is a chain of
+    dependent loads, and chains of different trees overlap. A tree whose walk meets a missing
+    value or a multiway branch without a child for the value is walked alone afterwards
+    (:func:`find_leaf`, :func:`_predicting_leaf`), with the same result.
     """
     _copy(route_x, x)
-    for tree in range(out.shape[0]):
-        leaf, parent, branch = find_leaf(tree, x, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
-        route[tree, 0], route[tree, 1], route[tree, 2], route[tree, 3] = leaf, parent, branch, 1
-        leaf = _predicting_leaf(leaf, parent, tree, x, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
+    n_trees = out.shape[0]
+    width = node_nav.shape[1] - 1
+    for tree in range(n_trees):  # route[tree] = (node, parent, -1 while walking / -3 to redo, 0)
+        route[tree, 0], route[tree, 1], route[tree, 2], route[tree, 3] = root[tree], -1, -1, 0
+    walking = n_trees
+    while walking > 0:
+        walking = 0
+        for tree in range(n_trees):
+            node = route[tree, 0]
+            if route[tree, 2] != -1 or node_nav[node, TEST] == LEAF:
+                continue
+            test = node_nav[node, TEST]
+            value = x[feat_map[tree, test >> 2]]
+            kind = test & 3
+            branch = -1
+            if value == value:
+                if kind == NUMERIC:
+                    branch = 0 if value <= node_value[node] else 1
+                elif kind == NOMINAL_BINARY:
+                    branch = 0 if value == node_value[node] else 1
+                elif int(value) < width:
+                    branch = int(value)
+            child = node_nav[node, 1 + branch] if branch >= 0 else -1
+            if child < 0:
+                route[tree, 2] = -3
+                continue
+            route[tree, 0], route[tree, 1] = child, node
+            walking += 1
+    for tree in range(n_trees):
+        if route[tree, 2] == -3:
+            leaf, parent, branch = find_leaf(tree, x, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
+            route[tree, 0], route[tree, 1], route[tree, 2] = leaf, parent, branch
+            leaf = _predicting_leaf(leaf, parent, tree, x, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
+        else:
+            leaf = route[tree, 0]
+        route[tree, 3] = 1
         _write_distribution(node_stats, node_classes, leaf, out[tree])
 
 
