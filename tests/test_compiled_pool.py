@@ -215,3 +215,23 @@ def test_adaboost_olm_step_kernels_equal_the_python_steps(dataset):
         assert np.array_equal(runs[mode][1], runs["chunks"][1]) and np.array_equal(runs[mode][2], runs["chunks"][2])
         assert runs[mode][3:] == runs["chunks"][3:]
     assert runs["chunks"][3] > 16 * 4  # the trees grew past the initial capacity
+
+
+def test_node_fields_stay_views_of_their_rows_through_growth_and_pickling():
+    """A leaf's fields share rows (one cache line per leaf for training); growing the arrays or
+    unpickling the pool must keep every field a view of its block, or training would write to
+    a copy."""
+    import pickle
+
+    rng = np.random.default_rng(2)
+    pool = CompiledHoeffdingTreePool(params(3, grace=2, tau=0.9, delta=0.5), 2, [0, 0], capacity=4)
+    for _ in range(300):
+        x = rng.normal(size=2)
+        pool.learn(pool.prepare(x), int(x[0] > 0), np.ones(3))
+    clone = pickle.loads(pickle.dumps(pool))
+    for p in (pool, clone):
+        assert np.shares_memory(p.node_stats, p._node_f) and np.shares_memory(p.node_slot, p._node_i)
+    x = clone.prepare(np.array([0.3, -0.2]))
+    clone.learn(x, 1, np.ones(3))
+    pool.learn(x, 1, np.ones(3))
+    assert np.array_equal(clone._node_f, pool._node_f) and np.array_equal(clone.predict_proba(x), pool.predict_proba(x))

@@ -70,22 +70,40 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
                                           self.node_last, self.free_slots)
 
     # -- storage --------------------------------------------------------------------------
+    # What training reads of a leaf shares a row: its class weights with the weight at its last
+    # split attempt and its subtree sum (floats), its parent, slot, active flag and depth (ints).
+    # The kernels see each field as its own array: views into these blocks (rebuilt on growth
+    # and after unpickling).
+
     def _allocate_nodes(self, size: int) -> None:
-        old = getattr(self, "node_nav", None)
-        fields = {
+        k = self.n_classes
+        shapes = {
             "node_nav": (np.int64, (1 + self.width,)),  # test (leaf, or feature and kind), children
-            "node_active": (np.bool_, ()), "node_value": (np.float64, ()),
-            "node_stats": (np.float64, (self.n_classes,)),
-            "node_classes": (np.int32, (self.n_classes + 1,)),  # classes by first sight, count
-            "node_sub": (np.float64, ()), "node_parent": (np.int64, ()),  # subtree weight cache, parent
-            "node_slot": (np.int64, ()), "node_last": (np.float64, ()), "node_depth": (np.int64, ()),
+            "node_value": (np.float64, ()),  # threshold or value of the test
+            "node_classes": (np.int32, (k + 1,)),  # classes by first sight, count
+            "_node_f": (np.float64, (k + 2,)),  # class weights, weight at last attempt, subtree sum
+            "_node_i": (np.int64, (4,)),  # parent, slot, active, depth
         }
-        for name, (dtype, tail) in fields.items():
+        for name, (dtype, tail) in shapes.items():
             fresh = np.zeros((size, *tail), dtype=dtype)
-            if old is not None:
-                current = getattr(self, name)
+            current = getattr(self, name, None)
+            if current is not None:
                 fresh[: len(current)] = current
             setattr(self, name, fresh)
+        self._node_views()
+
+    def _node_views(self) -> None:
+        k = self.n_classes
+        self.node_stats, self.node_last, self.node_sub = self._node_f[:, :k], self._node_f[:, k], self._node_f[:, k + 1]
+        self.node_parent, self.node_slot, self.node_active, self.node_depth = (self._node_i[:, c] for c in range(4))
+
+    def __getstate__(self):
+        views = ("node_stats", "node_last", "node_sub", "node_parent", "node_slot", "node_active", "node_depth")
+        return {name: value for name, value in self.__dict__.items() if name not in views}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._node_views()
 
     def _allocate_slots(self, size: int) -> None:
         fields = {"nominal_counts": (np.float64, self._nominal_shape), "numeric_stats": (np.float64, self._numeric_shape),
