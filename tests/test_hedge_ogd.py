@@ -117,6 +117,19 @@ def test_row_argmax_is_numpys_and_draws_only_on_a_tie():
     assert picks == {1, 3, 4}
 
 
+def test_row_argmax_with_ties_is_the_numpy_formula():
+    """The compiled tie-break gives numpy's ``(u * is_max).argmax(axis=1)`` from the same draws."""
+    from boostbench.core.ties import argmax_rows_random_tie
+
+    rng = np.random.default_rng(6)
+    values = rng.integers(0, 3, size=(400, 4)).astype(float) / 2  # many tied rows
+    values[:5] = 0.25  # all tied
+    for seed in range(5):
+        u = np.random.default_rng(seed).random(values.shape)
+        expected = (u * (values == values.max(axis=1, keepdims=True))).argmax(axis=1)
+        assert np.array_equal(argmax_rows_random_tie(values, np.random.default_rng(seed)), expected)
+
+
 def test_oza_vote_odds_give_the_numpy_vote_weights():
     from boostbench.boosters.online_boosting_kernels import vote_odds
 
