@@ -167,6 +167,20 @@ def test_ada_olmr_first_update_by_hand():
     assert booster.alpha[1] == pytest.approx(-(-0.5 * 0.1 + 0.25 * 0.1 + 0.25 * 0.8))
     # each learner is fed the relevant label with weight max(c) - c[l] = 3/4
     assert pool.calls == [(0, 0, 0.75), (1, 0, 0.75)]
+    # second round, alpha != 0: learner i's cost is the gradient at s^{i-1}, its alpha step
+    # uses the gradient at s^i (eq. 8), each from the definitions
+    H = np.array([[0.6, 0.3, 0.1], [0.1, 0.1, 0.8]])
+    alpha = booster.alpha.copy()
+    S = np.cumsum(alpha[:, None] * H, axis=0)
+    booster.predict_scores(np.zeros(1))
+    np.testing.assert_allclose(booster._state[2], S)  # the experts' scores s^1, s^2
+    relevant = np.array([0, 0, 1], bool)
+    costs = np.array([logistic_rank_gradient(np.zeros(3), relevant), logistic_rank_gradient(S[0], relevant)])
+    steps = [logistic_rank_gradient(S[i], relevant) @ H[i] for i in range(2)]
+    pool.calls.clear()
+    booster.update(relevant)
+    np.testing.assert_allclose(booster.alpha, np.clip(alpha - np.array(steps) / np.sqrt(2), -2, 2))
+    np.testing.assert_allclose([w for _, _, w in pool.calls], costs.max(axis=1) - costs[:, 2])
 
 
 def test_online_bmr_trains_relevant_labels_with_potential_weights():

@@ -70,9 +70,12 @@ class AdaOLMR(OnlineRanker):
         xp, H, S = self._state
         self._reveal(relevant)
         self.t += 1
-        S_before = np.vstack([np.zeros(self.n_classes), S[:-1]])  # s^{i-1}
-        costs = logistic_rank_gradient(S_before, relevant)        # c^i, eq. (8)
-        gradients = np.einsum("ik,ik->i", logistic_rank_gradient(S, relevant), H)  # c^{i+1} . h^i
+        # eq. (8) at s^0 = 0, s^1, ..., s^N in one call (rows are independent, so each is the
+        # same as alone): rows 0..N-1 are the cost vectors c^i (at s^{i-1}), rows 1..N the
+        # gradients at s^i, c^{i+1}
+        G = logistic_rank_gradient(np.vstack([np.zeros(self.n_classes), S]), relevant)
+        costs = G[:-1]
+        gradients = np.einsum("ik,ik->i", G[1:], H)  # c^{i+1} . h^i
         step = 1.0 / np.sqrt(self.t)
         self.alpha = project(self.alpha - step * gradients, self.alpha_bound)
         self.hedge.update(rank_loss(S, relevant))
