@@ -143,3 +143,23 @@ def test_oza_vote_odds_give_the_numpy_vote_weights():
     clipped = np.clip(eps, 1e-6, 0.5)
     expected = np.where(eps < 0.5, np.log((1.0 - clipped) / clipped), 0.0)
     np.testing.assert_array_equal(np.log(vote_odds(lambda_sc, lambda_sw, 1e-6)), expected)
+
+
+def test_compiled_hedge_steps_are_the_numpy_ones():
+    """The kernels' Hedge: the same log-weights to the bit, the same draws, probabilities to rounding."""
+    from boostbench.core.hedge import hedge_pick, hedge_probabilities, hedge_probabilities_into, hedge_update, hedge_update_01
+
+    rng = np.random.default_rng(7)
+    log_v = np.zeros(40)
+    for _ in range(50):
+        predictions, y = rng.integers(0, 3, size=40), int(rng.integers(3))
+        expected = hedge_update(log_v, (predictions != y).astype(np.float64), 0.7)
+        hedge_update_01(log_v, predictions, y, 0.7)
+        assert np.array_equal(log_v, expected)
+        p = np.empty(40)
+        hedge_probabilities_into(log_v, p)
+        np.testing.assert_allclose(p, hedge_probabilities(log_v), rtol=1e-14)
+        cdf = np.cumsum(p)
+        cdf /= cdf[-1]
+        for u in rng.random(20):
+            assert hedge_pick(p, u) == int(np.searchsorted(cdf, u, side="right"))

@@ -11,6 +11,8 @@ import math
 import numpy as np
 from numba import njit
 
+from boostbench.core.hedge import hedge_pick, hedge_probabilities_into, hedge_update_01
+from boostbench.core.ogd import olm_step_size
 from boostbench.core.ties import pick_tie_u as _pick
 from boostbench.learners.vfdt_kernels import _copy, kernel, learn_all, predict_all
 
@@ -115,7 +117,7 @@ def backward(s_before, labels, alpha, y, eta, bound):  # pragma: no cover - comp
 
 # -- one kernel call per step over the compiled pool ------------------------------------------
 # The booster's per-example path without Python in between: the pool's trees, Algorithm 2's
-# loops and Hedge (the same arithmetic as boostbench.core.hedge, with libm's exp for numpy's).
+# loops and Hedge's compiled steps (boostbench.core.hedge).
 
 @kernel
 def predict_step(x, alpha, log_v, u, P, s, s_before, labels, experts, C, expected, p,
@@ -128,27 +130,11 @@ def predict_step(x, alpha, log_v, u, P, s, s_before, labels, experts, C, expecte
     predict_all(x, P, route, route_x, root, node_nav, node_value, node_stats, node_classes,
                 node_sub, node_parent, feat_map)
     _forward_into(P, alpha, u, s, s_before, labels, experts, C, expected)
+    hedge_probabilities_into(log_v, p)
     n = p.shape[0]
-    top = log_v[0]
-    for i in range(n):
-        top = max(top, log_v[i])
-    total = 0.0
-    for i in range(n):
-        p[i] = math.exp(log_v[i] - top)
-        total += p[i]
-    for i in range(n):
-        p[i] = p[i] / total
     if u.shape[0] <= 2 * n:
         return -1
-    last = 0.0  # cdf = cumsum(p) / its last entry; the first entry above u
-    for i in range(n):
-        last += p[i]
-    running = 0.0
-    for i in range(n):
-        running += p[i]
-        if running / last > u[2 * n]:
-            return experts[i]
-    return experts[n - 1]
+    return experts[hedge_pick(p, u[2 * n])]
 
 
 @kernel
@@ -161,14 +147,7 @@ def update_step(x, y, eta, bound, hedge_eta, s_before, labels, experts, alpha, l
     the training weights into ``weights``, Hedge's step on ``log_v`` (in place; 0-1 losses) and
     the trees' training (the pool must have room, see ``CompiledHoeffdingTreePool.learn``)."""
     _backward_into(s_before, labels, alpha, y, eta, bound, alpha, weights)
-    n = log_v.shape[0]
-    for i in range(n):
-        log_v[i] = log_v[i] - hedge_eta * (1.0 if experts[i] != y else 0.0)
-    top = log_v[0]
-    for i in range(n):
-        top = max(top, log_v[i])
-    for i in range(n):
-        log_v[i] = log_v[i] - top
+    hedge_update_01(log_v, experts, y, hedge_eta)
     learn_all(x, y, weights, route, route_x, root, node_nav, node_active, node_value, node_stats,
               node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters,
               free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal,
@@ -199,8 +178,7 @@ def run_steps(X, Y, U, t, k, bound, hedge_eta, room_nodes, room_slots, hits, alp
                              route, route_x, root, node_nav, node_value, node_stats, node_classes,
                              node_sub, node_parent, feat_map)
         hits[i] = label == Y[i]
-        eta = 2.0 * math.sqrt(2.0) / ((k - 1) * math.sqrt(t + i + 1))  # olm_step_size
-        update_step(x, Y[i], eta, bound, hedge_eta, s_before, labels, experts, alpha, log_v, weights,
+        update_step(x, Y[i], olm_step_size(t + i + 1, k), bound, hedge_eta, s_before, labels, experts, alpha, log_v, weights,
                     route, route_x, root, node_nav, node_active, node_value, node_stats, node_classes,
                     node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
                     nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal,

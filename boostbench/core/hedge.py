@@ -8,7 +8,10 @@ log space, so long streams cannot underflow them to zero. With step size ``eta``
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from numba import njit
 
 
 def hedge_update(log_v: np.ndarray, losses: np.ndarray, eta: float) -> np.ndarray:
@@ -30,6 +33,50 @@ def hedge_probabilities(log_v: np.ndarray) -> np.ndarray:
     """The distribution over experts, ``(N,)`` float64 summing to 1."""
     p = np.exp(log_v - log_v.max())
     return p / p.sum()
+
+
+# Compiled twins of the steps above, for booster kernels that run Hedge without Python: the same
+# arithmetic in the same order (libm's exp where numpy may use its SIMD exp: a probability can
+# differ in the last bit, which moves a draw only if the uniform lies that close to a boundary).
+
+@njit(cache=True, _nrt=False)
+def hedge_probabilities_into(log_v, p):  # pragma: no cover - compiled
+    """:func:`hedge_probabilities` of ``log_v`` (``(N,)``) into ``p`` (``(N,)``)."""
+    top = log_v[0]
+    for i in range(log_v.shape[0]):
+        top = max(top, log_v[i])
+    total = 0.0
+    for i in range(log_v.shape[0]):
+        p[i] = math.exp(log_v[i] - top)
+        total += p[i]
+    for i in range(p.shape[0]):
+        p[i] = p[i] / total
+
+
+@njit(cache=True, _nrt=False)
+def hedge_pick(p, u):  # pragma: no cover - compiled
+    """:meth:`Hedge.draw`'s search: the first i with ``cumsum(p)[i] / sum(p) > u`` (``u`` in [0, 1))."""
+    last = 0.0
+    for i in range(p.shape[0]):
+        last += p[i]
+    running = 0.0
+    for i in range(p.shape[0]):
+        running += p[i]
+        if running / last > u:
+            return i
+    return p.shape[0] - 1
+
+
+@njit(cache=True, _nrt=False)
+def hedge_update_01(log_v, predictions, y, eta):  # pragma: no cover - compiled
+    """:func:`hedge_update` in place with the 0-1 losses ``predictions[i] != y`` (``(N,)`` int64)."""
+    for i in range(log_v.shape[0]):
+        log_v[i] = log_v[i] - eta * (1.0 if predictions[i] != y else 0.0)
+    top = log_v[0]
+    for i in range(log_v.shape[0]):
+        top = max(top, log_v[i])
+    for i in range(log_v.shape[0]):
+        log_v[i] = log_v[i] - top
 
 
 def hedge_loss_bound(losses: np.ndarray, beta: float) -> float:

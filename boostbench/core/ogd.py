@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 
 def project(alpha, bound: float = 2.0):
@@ -22,7 +23,8 @@ def ogd_step(alpha: float, gradient: float, eta: float, bound: float = 2.0) -> f
     return project(alpha - eta * gradient, bound)
 
 
-def olm_step_size(t: int, k: int) -> float:
+@njit(cache=True)
+def olm_step_size(t: int, k: int) -> float:  # compiled: Adaboost.OLM's stream kernel calls it too
     """Adaboost.OLM's step size ``eta_t = 2 sqrt(2) / ((k - 1) sqrt(t))`` (Algorithm 2, line 13).
 
     Args:

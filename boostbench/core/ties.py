@@ -44,15 +44,13 @@ def _rows_argmax(values):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _rows_argmax_u(values, u):  # pragma: no cover - compiled
+def _rows_argmax_u(values, labels, u):  # pragma: no cover - compiled
     """Row-wise first argmax of ``u * (values == row max)``: the tied entry with the largest
-    uniform (numpy's ``(u * is_max).argmax(axis=1)``, to the bit: u times 1 or 0 is exact)."""
+    uniform (numpy's ``(u * is_max).argmax(axis=1)``, to the bit: u times 1 or 0 is exact).
+    ``labels`` (``(N,)``, an argmax per row from :func:`_rows_argmax`) is overwritten."""
     n, k = values.shape
-    labels = np.empty(n, dtype=np.int64)
     for i in range(n):
-        top = values[i, 0]
-        for j in range(1, k):
-            top = max(top, values[i, j])
+        top = values[i, labels[i]]
         best, best_u = 0, -1.0
         for j in range(k):
             score = u[i, j] if values[i, j] == top else 0.0
@@ -70,7 +68,7 @@ def argmax_rows_random_tie(values: np.ndarray, rng: np.random.Generator) -> np.n
     labels, tied = _rows_argmax(values)
     if not tied:
         return labels
-    return _rows_argmax_u(values, rng.random(values.shape))
+    return _rows_argmax_u(values, labels, rng.random(values.shape))
 
 
 TIE_TOLERANCE = 1e-9  # values this close count as tied, so rounding cannot decide a tie
@@ -123,5 +121,5 @@ def pick_tie_u(values, u, want_min):  # pragma: no cover - compiled
 def warm_up() -> None:
     """Compile (or load from numba's disk cache) the compiled helpers."""
     _rows_argmax(np.zeros((1, 2)))
-    _rows_argmax_u(np.zeros((1, 2)), np.zeros((1, 2)))
+    _rows_argmax_u(np.zeros((1, 2)), np.zeros(1, dtype=np.int64), np.zeros((1, 2)))
     pick_tie_u(np.zeros(2), 0.5, True)

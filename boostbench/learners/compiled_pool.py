@@ -84,12 +84,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             "_node_f": (np.float64, (k + 2,)),  # class weights, weight at last attempt, subtree sum
             "_node_i": (np.int64, (4,)),  # parent, slot, active, depth
         }
-        for name, (dtype, tail) in shapes.items():
-            fresh = np.zeros((size, *tail), dtype=dtype)
-            current = getattr(self, name, None)
-            if current is not None:
-                fresh[: len(current)] = current
-            setattr(self, name, fresh)
+        self._grow(shapes, size)
         self._node_views()
 
     def _node_views(self) -> None:
@@ -109,6 +104,11 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         fields = {"nominal_counts": (np.float64, self._nominal_shape), "numeric_stats": (np.float64, self._numeric_shape),
                   "ranks": (self._rank_dtype, self._ranks_shape), "value_ranks": (self._rank_dtype, self._value_ranks_shape),
                   "free_slots": (np.int64, ())}
+        self._grow(fields, size)
+
+    def _grow(self, fields: dict, size: int) -> None:
+        """Give each ``name: (dtype, row shape)`` a zeroed ``(size, *row shape)`` array that starts
+        with the current one's rows (if any)."""
         for name, (dtype, tail) in fields.items():
             fresh = np.zeros((size, *tail), dtype=dtype)
             current = getattr(self, name, None)
