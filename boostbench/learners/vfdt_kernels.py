@@ -209,29 +209,33 @@ def _heaviest_child(node, node_nav, node_stats, node_classes, node_sub, node_par
 
 
 @kernel
+def _branch(node, value, node_nav, node_value):  # pragma: no cover - compiled
+    """The branch the internal ``node``'s test sends ``value`` down: numeric ``value <= threshold``
+    -> 0, else 1; nominal binary ``value == v`` -> 0, else 1; multiway the value's code. -1 for a
+    missing value (NaN) or a code past the node's children."""
+    if value != value:
+        return -1
+    kind = node_nav[node, TEST] & 3
+    if kind == NUMERIC:
+        return 0 if value <= node_value[node] else 1
+    if kind == NOMINAL_BINARY:
+        return 0 if value == node_value[node] else 1
+    code = int(value)
+    return code if code < node_nav.shape[1] - 1 else -1
+
+
+@kernel
 def _walk(node, parent, x, tree, node_nav, node_value,
           node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
     """Walk from ``node`` (child of ``parent``) down to a leaf; see :func:`find_leaf`."""
     detour = False
     while node_nav[node, TEST] != LEAF:
         test = node_nav[node, TEST]
-        value = x[feat_map[tree, test >> 2]]
-        child = -1
-        if value == value:
-            kind = test & 3
-            if kind == NUMERIC:
-                branch = 0 if value <= node_value[node] else 1
-            elif kind == NOMINAL_BINARY:
-                branch = 0 if value == node_value[node] else 1
-            else:
-                branch = int(value)
-                if branch >= node_nav.shape[1] - 1:
-                    branch = -1
-            if branch >= 0:
-                child = node_nav[node, 1 + branch]
-            if child < 0 and kind == MULTIWAY and branch >= 0:
-                return -1, node, branch
-        if child < 0:  # missing value: the most traversed path
+        branch = _branch(node, x[feat_map[tree, test >> 2]], node_nav, node_value)
+        child = node_nav[node, 1 + branch] if branch >= 0 else -1
+        if child < 0 and branch >= 0:  # multiway, no child for the value yet
+            return -1, node, branch
+        if child < 0:  # missing value (or a code past the children): the most traversed path
             detour = True
             child = _heaviest_child(node, node_nav, node_stats, node_classes, node_sub, node_parent)
         parent = node
@@ -301,7 +305,6 @@ def predict_all(x, out, route, route_x, root, node_nav, node_value, node_stats, 
     """
     _copy(route_x, x)
     n_trees = out.shape[0]
-    width = node_nav.shape[1] - 1
     for tree in range(n_trees):  # route[tree] = (node, parent, -1 while walking / -3 to redo, 0)
         route[tree, 0], route[tree, 1], route[tree, 2], route[tree, 3] = root[tree], -1, -1, 0
     walking = n_trees
@@ -311,17 +314,7 @@ def predict_all(x, out, route, route_x, root, node_nav, node_value, node_stats, 
             node = route[tree, 0]
             if route[tree, 2] != -1 or node_nav[node, TEST] == LEAF:
                 continue
-            test = node_nav[node, TEST]
-            value = x[feat_map[tree, test >> 2]]
-            kind = test & 3
-            branch = -1
-            if value == value:
-                if kind == NUMERIC:
-                    branch = 0 if value <= node_value[node] else 1
-                elif kind == NOMINAL_BINARY:
-                    branch = 0 if value == node_value[node] else 1
-                elif int(value) < width:
-                    branch = int(value)
+            branch = _branch(node, x[feat_map[tree, node_nav[node, TEST] >> 2]], node_nav, node_value)
             child = node_nav[node, 1 + branch] if branch >= 0 else -1
             if child < 0:
                 route[tree, 2] = -3
