@@ -1,16 +1,19 @@
 """0-1 potentials of OnlineMBBM (Jung et al. 2017, eq. 3): exact vs Monte Carlo, recursion, properness."""
 
 import itertools
+import math
 
 import numpy as np
 import pytest
 
-from boostbench.core.potentials import Potential01, potential_01_exact, potential_01_monte_carlo
+from boostbench.core.potentials import (FIRST_PMF, HALF_CDF, TRUE_PMF, Potential01, potential_01_exact,
+                                        potential_01_monte_carlo, potential_tables)
 
 
 def exact(n, s, r, gamma):
     s = np.asarray(s)
-    return potential_01_exact(n, (s[r] - np.delete(s, r)).astype(np.int64), len(s), gamma)
+    deficits = (s[r] - np.delete(s, r)).astype(np.int64)
+    return potential_01_exact(n, deficits, potential_tables(len(s), gamma, n))
 
 
 def zero_one_loss(s, r):
@@ -26,6 +29,50 @@ def test_exact_matches_monte_carlo(n, s, r, gamma):
     estimate = potential_01_monte_carlo(n, np.array(s), r, gamma, draws, np.random.default_rng(1))
     value = exact(n, s, r, gamma)
     assert abs(value - estimate) < 5 * np.sqrt(max(value * (1 - value), 1e-4) / draws)
+
+
+def by_enumeration(n, s, r, gamma):
+    """phi^r_n(s) summed over every outcome of the n votes (multinomial probabilities)."""
+    k = len(s)
+    u = np.full(k, (1 - gamma) / k)
+    u[r] += gamma
+    total = 0.0
+    for bars in itertools.combinations(range(n + k - 1), k - 1):  # stars and bars
+        counts = np.diff([-1, *bars, n + k - 1]) - 1
+        final = np.asarray(s) + counts
+        if np.delete(final, r).max() >= final[r]:
+            coef = math.factorial(n) / np.prod([math.factorial(c) for c in counts])
+            total += coef * np.prod(u ** counts)
+    return total
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 6])
+def test_exact_equals_the_sum_over_every_outcome(k):
+    rng = np.random.default_rng(10 + k)
+    for _ in range(12):
+        n = int(rng.integers(0, 9 if k < 6 else 6))
+        s = rng.integers(0, 5, size=k)
+        r = int(rng.integers(k))
+        gamma = float(rng.choice([0.01, 0.1, 0.3]))
+        assert exact(n, s, r, gamma) == pytest.approx(by_enumeration(n, s, r, gamma), abs=1e-13)
+
+
+@pytest.mark.parametrize("k,gamma", [(4, 0.1), (7, 0.01)])
+def test_binomial_tables_match_scipy(k, gamma):
+    from scipy.stats import binom
+
+    tables = potential_tables(k, gamma, 300)
+    for r in (0, 1, 2, 7, 50, 299, 300):
+        x = np.arange(r + 1)
+        np.testing.assert_allclose(tables[HALF_CDF, r, : r + 1], binom.cdf(x, r, 0.5), rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(tables[FIRST_PMF, r, : r + 1], binom.pmf(x, r, 1 / (k - 1)), rtol=1e-11, atol=1e-300)
+        np.testing.assert_allclose(tables[TRUE_PMF, r, : r + 1], binom.pmf(x, r, (1 - gamma) / k + gamma),
+                                   rtol=1e-11, atol=1e-300)
+
+
+def test_n_beyond_max_n_is_refused():
+    with pytest.raises(ValueError, match="max_n"):
+        Potential01(3, 0.1, max_n=5).phi(6, np.zeros(3, dtype=np.int64), 0)
 
 
 @pytest.mark.parametrize("s", [[0, 0, 0], [2, 1, 0], [1, 1, 0], [0, 3, 3], [5, 0, 0]])

@@ -82,7 +82,7 @@ class OnlineMBBM(OnlineBooster):
         i = 0
         while True:
             i = online_mbbm_kernels.forward(P, u, s, i, table.index, table.D, table.w, table.base, row_weights,
-                                            potential.memo, potential.gamma, potential.memo_base)
+                                            potential.memo, potential.memo_base, potential.tables)
             if i == n:
                 return s, row_weights
             table.grow()

@@ -17,7 +17,7 @@ from numba import types
 from numba.typed import Dict
 
 from boostbench.core.disk_cache import cache_dir, load_arrays, save_arrays
-from boostbench.core.potentials import cost_matrix_compiled
+from boostbench.core.potentials import cost_matrix_compiled, potential_tables
 from boostbench.core.ties import pick_tie_u
 
 
@@ -31,8 +31,8 @@ def vote_key(s, base):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def forward(P, u, s, start, index, D_table, w_table, base, row_weights, memo, gamma,
-            memo_base):  # pragma: no cover - compiled
+def forward(P, u, s, start, index, D_table, w_table, base, row_weights, memo, memo_base,
+            tables):  # pragma: no cover - compiled
     """Learners ``start, start+1, ...``: label ``argmin p_i^T D^i`` (ties by ``u[i]``), votes ``s``.
 
     Args:
@@ -41,8 +41,8 @@ def forward(P, u, s, start, index, D_table, w_table, base, row_weights, memo, ga
         index: vote key -> row of ``D_table`` ``(rows, k, k)`` and ``w_table`` ``(rows, k)``;
             a missing matrix is built (:func:`~boostbench.core.potentials.cost_matrix_compiled`,
             potentials memoised in ``memo``) and added while the tables have room.
-        row_weights: ``(N, k)`` out (``w_i[t]`` for each true label); memo, gamma, memo_base: the
-            potentials' memo (:class:`~boostbench.core.potentials.Potential01`).
+        row_weights: ``(N, k)`` out (``w_i[t]`` for each true label); memo, memo_base, tables:
+            the potentials' (:class:`~boostbench.core.potentials.Potential01`).
 
     Returns:
         N when the pass is complete, else the learner at which the tables are full.
@@ -57,7 +57,7 @@ def forward(P, u, s, start, index, D_table, w_table, base, row_weights, memo, ga
             row = len(index)
             if row == D_table.shape[0]:
                 return i
-            D, w = cost_matrix_compiled(n - 1 - i, s, k, gamma, memo, memo_base)
+            D, w = cost_matrix_compiled(n - 1 - i, s, memo, memo_base, tables)
             D_table[row] = D
             w_table[row] = w
             index[key] = row
@@ -135,7 +135,7 @@ class CostMatrixTable:
             self.saved = n
 
 
-TABLE_FORMAT = 1  # in the file name: a change in the key encoding starts new files
+TABLE_FORMAT = 2  # in the file name: a change in the keys or the potentials (as MEMO_FORMAT) starts new files
 _TABLES: dict[tuple[int, float, int], CostMatrixTable] = {}
 
 
@@ -169,4 +169,4 @@ def warm_up() -> None:
     table = CostMatrixTable(2, 2)
     memo = Dict.empty(key_type=types.int64, value_type=types.float64)  # private: nothing to keep
     forward(np.full((2, 2), 0.5), np.zeros(2), np.zeros(2, dtype=np.int64), 0, table.index, table.D, table.w,
-            table.base, np.zeros((2, 2)), memo, 0.1, 6)
+            table.base, np.zeros((2, 2)), memo, 6, potential_tables(2, 0.1, 2))

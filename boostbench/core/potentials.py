@@ -8,13 +8,17 @@ other label ``(1-gamma)/k``). It satisfies eq. (3): ``phi^r_0 = L_r`` and
 
 We compute it exactly (the reference code uses a 100-draw Monte Carlo estimate): condition on
 the true label's count ``j ~ Binomial(n, u_r)``; the other ``n - j`` votes are uniform over the
-other ``k - 1`` labels, and are split cell by cell (cell c takes ``Binomial(rest, 1/cells_left)``)
-while each cell must stay below the true label's final count. Cost ``O(k n^3 / 6)`` per value;
-values depend on ``s`` only through the sorted deficits ``s[r] - s[l]``, which are memoised.
+other ``k - 1`` labels, and are split label by label (label c takes ``Binomial(rest, 1/labels_left)``)
+while each must stay below the true label's final count. The binomial rows are tabulated once
+(:func:`potential_tables`); the last two labels split what is left as ``Binomial(rest, 1/2)``, one
+lookup in its CDF. Cost per value: ``O(n)`` for k = 3, ``O(n^2)`` for k = 4, ``O((k - 4) n^3 / 6)``
+beyond. Values depend on ``s`` only through the sorted deficits ``s[r] - s[l]``, which are
+memoised.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 
@@ -28,6 +32,8 @@ from boostbench.core.disk_cache import cache_dir, load_arrays, save_arrays
 
 @njit(cache=True)
 def _binomial_pmf_row(n: int, p: float) -> np.ndarray:  # pragma: no cover - compiled
+    """``(n+1,)`` pmf of Binomial(n, p): the mode's term from log-gamma, the others by the ratio of
+    neighbouring terms (one multiplication each; far tails underflow to 0)."""
     out = np.zeros(n + 1)
     if p >= 1.0:
         out[n] = 1.0
@@ -35,63 +41,114 @@ def _binomial_pmf_row(n: int, p: float) -> np.ndarray:  # pragma: no cover - com
     if p <= 0.0:
         out[0] = 1.0
         return out
-    log_p, log_q = np.log(p), np.log1p(-p)
-    for j in range(n + 1):
-        log_choose = math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1)
-        out[j] = np.exp(log_choose + j * log_p + (n - j) * log_q)
+    q = 1.0 - p
+    mode = min(int((n + 1) * p), n)
+    out[mode] = math.exp(math.lgamma(n + 1) - math.lgamma(mode + 1) - math.lgamma(n - mode + 1)
+                         + mode * math.log(p) + (n - mode) * math.log1p(-p))
+    for j in range(mode, n):
+        out[j + 1] = out[j] * (n - j) / (j + 1) * p / q
+    for j in range(mode, 0, -1):
+        out[j - 1] = out[j] * j / (n - j + 1) * q / p
     return out
 
 
+HALF_CDF, FIRST_PMF, TRUE_PMF = 0, 1, 2  # the tables of :func:`potential_tables`
+
+
 @njit(cache=True)
-def potential_01_exact(n: int, deficits: np.ndarray, k: int, gamma: float) -> float:  # pragma: no cover
+def potential_tables(k: int, gamma: float, max_n: int) -> np.ndarray:  # pragma: no cover - compiled
+    """The binomial rows :func:`potential_01_exact` reads, ``(3, max_n+1, max_n+1)`` float64
+    (entries with ``x > r`` are 0):
+
+    - ``[HALF_CDF, r, x] = P(Binomial(r, 1/2) <= x)``: the last two labels;
+    - ``[FIRST_PMF, r, x] = P(Binomial(r, 1/(k-1)) = x)``: the first other label (k >= 4);
+    - ``[TRUE_PMF, r, x] = P(Binomial(r, (1-gamma)/k + gamma) = x)``: the true label.
+    """
+    tables = np.zeros((3, max_n + 1, max_n + 1))
+    p_true = (1.0 - gamma) / k + gamma
+    for r in range(max_n + 1):
+        half = _binomial_pmf_row(r, 0.5)
+        acc = 0.0
+        for x in range(r + 1):
+            acc += half[x]
+            tables[HALF_CDF, r, x] = acc
+        if k >= 4:
+            tables[FIRST_PMF, r, : r + 1] = _binomial_pmf_row(r, 1.0 / (k - 1))
+        tables[TRUE_PMF, r, : r + 1] = _binomial_pmf_row(r, p_true)
+    return tables
+
+
+@njit(cache=True, inline="always")  # called per vote count: no call, no reference counting
+def _last_two_labels(rest, bound_a, bound_b, half_cdf):  # pragma: no cover - compiled
+    """P(X <= bound_a and rest - X <= bound_b) for ``X ~ Binomial(rest, 1/2)``: the last two labels
+    share the ``rest`` votes left, each must stay within its bound."""
+    lo = max(rest - bound_b, 0)
+    hi = min(bound_a, rest)
+    if lo > hi:
+        return 0.0
+    return half_cdf[rest, hi] - (half_cdf[rest, lo - 1] if lo > 0 else 0.0)
+
+
+@njit(cache=True)
+def potential_01_exact(n: int, deficits: np.ndarray, tables: np.ndarray) -> float:  # pragma: no cover - compiled
     """``phi^r_n(s)`` for the 0-1 loss, exactly.
 
     Args:
         n: votes still to be cast (``N - i``), >= 0.
-        deficits: ``(k-1,)`` int64, ``s[r] - s[l]`` for every ``l != r`` (any order).
-        k: number of labels.
-        gamma: edge in (0, 1).
+        deficits: ``(k-1,)`` int64, ``s[r] - s[l]`` for every ``l != r`` (any order; ascending
+            is fastest: the labels with the least room are split off first).
+        tables: :func:`potential_tables` of this k and gamma, with ``max_n >= n``.
 
     Returns:
         The probability (float64 in [0, 1]) that some other label ends with at least the true
         label's vote.
     """
-    p_true = (1.0 - gamma) / k + gamma
-    pmf_true = _binomial_pmf_row(n, p_true)
-    V = np.zeros(n + 1)
+    others = deficits.shape[0]
+    half_cdf, first_pmf, true_pmf = tables[HALF_CDF], tables[FIRST_PMF], tables[TRUE_PMF, n]
+    V = np.zeros(n + 1)  # mass by number of votes not yet placed among the other labels
     W = np.zeros(n + 1)
     correct = 0.0
     for j in range(n + 1):
-        if pmf_true[j] == 0.0:
+        # with j votes for the true label, label c may take at most deficits[c] + j - 1 votes
+        if true_pmf[j] == 0.0 or deficits[0] + j - 1 < 0:
             continue
         m = n - j
+        if others == 1:
+            if m <= deficits[0] + j - 1:
+                correct += true_pmf[j]
+            continue
+        if others == 2:
+            correct += true_pmf[j] * _last_two_labels(m, deficits[0] + j - 1, deficits[1] + j - 1, half_cdf)
+            continue
+        bound_a, bound_b = deficits[others - 2] + j - 1, deficits[others - 1] + j - 1
+        if others == 3:  # the first label takes x of the m votes, the last two the rest
+            mass = 0.0
+            for x in range(min(m, deficits[0] + j - 1) + 1):
+                mass += first_pmf[m, x] * _last_two_labels(m - x, bound_a, bound_b, half_cdf)
+            correct += true_pmf[j] * mass
+            continue
         V[: m + 1] = 0.0
-        V[m] = 1.0  # mass by number of votes not yet placed among the other labels
-        alive = True
-        for c in range(k - 1):
-            bound = deficits[c] + j - 1  # this label may take at most `bound` votes
-            if bound < 0:
-                alive = False
-                break
-            cells_left = k - 1 - c
+        for x in range(min(m, deficits[0] + j - 1) + 1):
+            V[m - x] = first_pmf[m, x]
+        for c in range(1, others - 2):  # then every label but the last two, one at a time
+            bound = deficits[c] + j - 1
             W[: m + 1] = 0.0
-            if cells_left == 1:  # the last label takes every remaining vote
-                for rest in range(min(m, bound) + 1):
-                    W[0] += V[rest]
-            else:
-                p = 1.0 / cells_left
-                ratio = p / (1.0 - p)
-                for rest in range(m + 1):
-                    v = V[rest]
-                    if v == 0.0:
-                        continue
-                    pmf = (1.0 - p) ** rest
-                    for x in range(min(rest, bound) + 1):
-                        W[rest - x] += v * pmf
-                        pmf *= ratio * (rest - x) / (x + 1)
+            p = 1.0 / (others - c)
+            ratio = p / (1.0 - p)
+            for rest in range(m + 1):
+                v = V[rest]
+                if v == 0.0:
+                    continue
+                pmf = (1.0 - p) ** rest
+                for x in range(min(rest, bound) + 1):
+                    W[rest - x] += v * pmf
+                    pmf *= ratio * (rest - x) / (x + 1)
             V, W = W, V
-        if alive:
-            correct += pmf_true[j] * V[0]
+        mass = 0.0
+        for rest in range(m + 1):
+            if V[rest] != 0.0:
+                mass += V[rest] * _last_two_labels(rest, bound_a, bound_b, half_cdf)
+        correct += true_pmf[j] * mass
     return min(1.0, max(0.0, 1.0 - correct))
 
 
@@ -111,6 +168,18 @@ def potential_01_monte_carlo(n: int, s: np.ndarray, r: int, gamma: float, n_draw
     return float(np.mean(others >= final[:, r]))
 
 
+@njit(cache=True, inline="always")
+def _sort_small(a):  # pragma: no cover - compiled
+    """Sort ``a`` in place by insertion: k - 1 entries, where a general sort's call costs more."""
+    for i in range(1, a.shape[0]):
+        v = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+
+
 @njit(cache=True)
 def _deficit_key(n, deficits, base):  # pragma: no cover - compiled
     """``(n, clipped sorted deficits)`` as one int64: digits base ``base`` of ``deficits + n``."""
@@ -121,14 +190,16 @@ def _deficit_key(n, deficits, base):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def cost_matrix_compiled(n, s, k, gamma, memo, base):  # pragma: no cover - compiled
+def cost_matrix_compiled(n, s, memo, base, tables):  # pragma: no cover - compiled
     """:meth:`Potential01.cost_matrix` in numba, with the potentials memoised in ``memo``
-    (``(n, deficits)`` key -> phi, see :func:`_deficit_key`). The Python builder
+    (``(n, deficits)`` key -> phi, see :func:`_deficit_key`; ``tables`` see
+    :func:`potential_01_exact`). The Python builder
     (:meth:`Potential01.cost_matrix_reference`) is its reference.
 
     Returns:
         ``(D (k, k), w (k,))`` as :func:`boostbench.core.cost_matrix.normalized_cost_matrix`.
     """
+    k = s.shape[0]
     raw = np.empty((k, k))
     moved = s.copy()
     deficits = np.empty(k - 1, dtype=np.int64)
@@ -140,12 +211,12 @@ def cost_matrix_compiled(n, s, k, gamma, memo, base):  # pragma: no cover - comp
                 if m != r:
                     deficits[j] = min(max(moved[r] - moved[m], -n), n + 1)
                     j += 1
-            deficits.sort()
+            _sort_small(deficits)
             key = _deficit_key(n, deficits, base)
             if key in memo:
                 raw[r, l] = memo[key]
             else:
-                value = potential_01_exact(n, deficits, k, gamma)
+                value = potential_01_exact(n, deficits, tables)
                 memo[key] = value
                 raw[r, l] = value
         moved[l] -= 1
@@ -165,7 +236,9 @@ def cost_matrix_compiled(n, s, k, gamma, memo, base):  # pragma: no cover - comp
 # -- potentials shared by every run of a process, and kept on disk between processes ------------
 # A potential depends only on (k, gamma, n, deficits): a run's values serve every later run with
 # the same k and gamma. Computing them is most of OnlineMBBM's cost on short streams.
-MEMO_FORMAT = 1  # in the file name: a change in the key encoding starts new files
+# in the file name: a change in the key encoding or in how values are computed (2: the last two
+# labels by the tabulated CDF, equal to the old values to rounding, not to the bit) starts new files
+MEMO_FORMAT = 2
 _SHARED: dict[tuple[int, float, int], Dict] = {}
 _SAVED: dict[tuple[int, float, int], int] = {}
 
@@ -190,6 +263,12 @@ def _memo_to_arrays(memo):  # pragma: no cover - compiled
 def _memo_from_arrays(memo, keys, values):  # pragma: no cover - compiled
     for i in range(keys.shape[0]):
         memo[keys[i]] = values[i]
+
+
+@functools.lru_cache(maxsize=8)
+def shared_tables(k: int, gamma: float, max_n: int) -> np.ndarray:
+    """:func:`potential_tables`, one per process for each ``(k, gamma, max_n)`` (treat as read-only)."""
+    return potential_tables(int(k), float(gamma), int(max_n))
 
 
 def shared_memo(k: int, gamma: float, max_n: int) -> Dict:
@@ -233,21 +312,29 @@ class Potential01:
         self.gamma = float(gamma)
         self._phi: dict[tuple, float] = {}
         self._matrices: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
-        self.memo_base = 2 * max_n + 2
+        self.max_n = int(max_n)
+        self.memo_base = 2 * self.max_n + 2
         fits = np.log2(max_n + 1) + (self.k - 1) * np.log2(self.memo_base) < 62
-        self.memo = shared_memo(self.k, self.gamma, max_n) if fits else None
+        self.memo = shared_memo(self.k, self.gamma, self.max_n) if fits else None
+        self.tables = shared_tables(self.k, self.gamma, self.max_n)
 
     def __getstate__(self) -> dict:
-        # a numba dict does not pickle; the shared memo is re-attached on load
-        return {**self.__dict__, "memo": self.memo is not None}
+        # a numba dict does not pickle; the shared memo (and the tables) are re-attached on load
+        return {**self.__dict__, "memo": self.memo is not None, "tables": None}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        max_n = (self.memo_base - 2) // 2
-        self.memo = shared_memo(self.k, self.gamma, max_n) if state["memo"] else None
+        self.memo = shared_memo(self.k, self.gamma, self.max_n) if state["memo"] else None
+        self.tables = shared_tables(self.k, self.gamma, self.max_n)
 
     def phi(self, n: int, s: np.ndarray, r: int) -> float:
-        """``phi^r_n(s)`` for integer votes ``s`` (``(k,)``)."""
+        """``phi^r_n(s)`` for integer votes ``s`` (``(k,)``).
+
+        Raises:
+            ValueError: ``n`` outside ``[0, max_n]``.
+        """
+        if not 0 <= n <= self.max_n:
+            raise ValueError(f"n = {n} is outside [0, max_n = {self.max_n}]")
         return self._phi_of_deficits(n, np.sort(np.clip(s[r] - np.delete(s, r), -n, n + 1)))
 
     def _phi_of_deficits(self, n: int, deficits: np.ndarray) -> float:
@@ -256,7 +343,7 @@ class Potential01:
         key = (n, deficits.astype(np.int64).tobytes())
         value = self._phi.get(key)
         if value is None:
-            value = potential_01_exact(int(n), deficits.astype(np.int64), self.k, self.gamma)
+            value = potential_01_exact(int(n), deficits.astype(np.int64), self.tables)
             self._phi[key] = value
         return value
 
@@ -267,17 +354,22 @@ class Potential01:
             n: ``N - i`` (at most ``max_n``).
             s: ``(k,)`` int64 votes of learners ``1..i-1`` (not modified).
 
+        Raises:
+            ValueError: ``n`` outside ``[0, max_n]``.
+
         Returns:
             ``(D, w)``: the normalised cost matrix ``D`` (``(k, k)``, eq. 5) built from
             ``C[r, l] = phi^r_n(s + e_l)`` (eq. 4), and ``w`` (``(k,)``), where ``w[r]`` is the
             training weight ``w_i[t]`` of eq. (5) when the true label is ``r``. Treat both as
             read-only: they are shared through the cache.
         """
+        if not 0 <= n <= self.max_n:
+            raise ValueError(f"n = {n} is outside [0, max_n = {self.max_n}]")
         key = (n, s.tobytes())
         entry = self._matrices.get(key)
         if entry is None:
             if self.memo is not None:
-                entry = cost_matrix_compiled(int(n), s.astype(np.int64), self.k, self.gamma, self.memo, self.memo_base)
+                entry = cost_matrix_compiled(int(n), s.astype(np.int64), self.memo, self.memo_base, self.tables)
             else:
                 entry = self.cost_matrix_reference(n, s)
             self._matrices[key] = entry
