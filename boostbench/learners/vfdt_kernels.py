@@ -530,9 +530,50 @@ def _entropy_in_order(dist, order, n):  # pragma: no cover - compiled
         if value > 0.0:
             h -= value * math.log2(value)
             total += value
+    return _entropy_of_sums(h, total)
+
+
+@kernel
+def _entropy_of_sums(h, total):  # pragma: no cover - compiled
+    """``(entropy, total)`` from ``h = -sum w log2 w`` and ``total = sum w``; ``(0, 0)`` if empty."""
     if total <= 0.0:
         return 0.0, 0.0
     return (h + total * math.log2(total)) / total, total
+
+
+@kernel
+def _threshold_merit(stats, sigmas, whole_terms, point, classes, n_classes, pre_entropy, pair_entropy,
+                     pair_weight):  # pragma: no cover
+    """Merit of the numeric split at ``point``: :func:`_numeric_split` and both sides'
+    :func:`_entropy_in_order` in one pass over the splitter's classes ``classes[:n_classes]``
+    (the same operations on the same values, each side summed in the same order). A class wholly
+    on one side brings its ``w log2 w`` from ``whole_terms`` (``(k,)``), the same for every point.
+    ``pair_entropy`` and ``pair_weight`` (``(2,)``) are overwritten."""
+    h_left, total_left, h_right, total_right = 0.0, 0.0, 0.0, 0.0
+    for i in range(n_classes):
+        c = classes[i]
+        st = stats[c]
+        weight = st[0]
+        if weight <= 0.0:
+            continue
+        if point < st[3]:
+            h_right -= whole_terms[c]
+            total_right += weight
+        elif point >= st[4]:
+            h_left -= whole_terms[c]
+            total_left += weight
+        else:
+            left = _gaussian_cdf(st, sigmas[c], point) * weight
+            right = weight - left
+            if left > 0.0:
+                h_left -= left * math.log2(left)
+                total_left += left
+            if right > 0.0:
+                h_right -= right * math.log2(right)
+                total_right += right
+    pair_entropy[0], pair_weight[0] = _entropy_of_sums(h_left, total_left)
+    pair_entropy[1], pair_weight[1] = _entropy_of_sums(h_right, total_right)
+    return _merit_of_branches(pre_entropy, pair_entropy, pair_weight)
 
 
 @kernel
@@ -658,21 +699,21 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
                         feature_best, feature_kind, feature_value = m, NOMINAL_BINARY, float(v)
         else:
             lo, hi = np.inf, -np.inf
-            for c in range(k):
+            whole_terms = terms[0]
+            for c in range(k):  # once per attribute, not per point
                 st = numeric_stats[slot, j, c]
                 if st[0] > 0.0:
                     lo = min(lo, st[3])
                     hi = max(hi, st[4])
-                    sigmas[c] = _sigma(st, work[10, 0])  # once per attribute, not per point
+                    sigmas[c] = _sigma(st, work[10, 0])
+                    whole_terms[c] = st[0] * math.log2(st[0])
             step = (hi - lo) / (N_SPLIT_POINTS + 1.0)
             for i in range(N_SPLIT_POINTS):
                 point = lo + step * (i + 1)
                 if not (lo < point < hi):
                     continue
-                _numeric_split(numeric_stats[slot, j], sigmas, point, binary)
-                pair_entropy[0], pair_weight[0] = _entropy_in_order(binary[0], classes, n_classes)
-                pair_entropy[1], pair_weight[1] = _entropy_in_order(binary[1], classes, n_classes)
-                m = _merit_of_branches(pre_entropy, pair_entropy, pair_weight)
+                m = _threshold_merit(numeric_stats[slot, j], sigmas, whole_terms, point, classes, n_classes,
+                                     pre_entropy, pair_entropy, pair_weight)
                 if m > feature_best:
                     feature_best, feature_kind, feature_value = m, NUMERIC, point
         if feature_best >= best:
