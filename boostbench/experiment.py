@@ -201,6 +201,26 @@ def warm_up_kernels(cfg: DictConfig) -> float:
     return time.perf_counter() - began
 
 
+def _run_pass(cfg, dataset, spec, generators, on_start, on_progress):
+    """The protocol's pass: ``(metrics, curve, extras)``."""
+    if cfg.protocol.name in SPLIT_PROTOCOLS:
+        return _split_pass(cfg, dataset, spec, generators, on_start, on_progress)
+    multilabel = isinstance(dataset, MultilabelDataset)
+    k = dataset.n_labels if multilabel else dataset.n_classes
+    order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle))
+    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories, generators.learners)
+    booster = build_booster(cfg.algorithm, pool, k, generators.booster)
+    if on_start is not None:
+        on_start(dataset, len(order))
+    run_pass = _multilabel_pass if multilabel else _multiclass_pass
+    metrics, curve = run_pass(cfg, dataset, booster, order, on_progress)
+    if cfg.algorithm.name == "online_mbbm":
+        from boostbench.boosters.online_mbbm import save_caches
+
+        save_caches()  # the potentials and cost matrices this run computed serve later runs
+    return metrics, curve, {}
+
+
 def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None = None,
                    on_start: Callable[[Any, int], None] | None = None,
                    on_progress: Callable[[int, float], None] | None = None) -> dict[str, Any]:
@@ -223,27 +243,15 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     k = dataset.n_labels if multilabel else dataset.n_classes
     generators = run_generators(int(cfg.seed))
     spec = algorithm_spec(str(cfg.algorithm.name))
-    extras: dict[str, Any] = {}
     compile_s = warm_up_kernels(cfg)
-    # what exists now (modules, data, compiled kernels) lives as long as the run: the collector
-    # need not scan it again and again during the timed pass
+    # what exists now (modules, data, compiled kernels) outlives the pass: the collector need not
+    # scan it again and again while the pass is timed
     gc.collect()
     gc.freeze()
-    if cfg.protocol.name in SPLIT_PROTOCOLS:
-        metrics, curve, extras = _split_pass(cfg, dataset, spec, generators, on_start, on_progress)
-    else:
-        order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle))
-        pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories,
-                         generators.learners)
-        booster = build_booster(cfg.algorithm, pool, k, generators.booster)
-        if on_start is not None:
-            on_start(dataset, len(order))
-        run_pass = _multilabel_pass if multilabel else _multiclass_pass
-        metrics, curve = run_pass(cfg, dataset, booster, order, on_progress)
-        if cfg.algorithm.name == "online_mbbm":
-            from boostbench.boosters.online_mbbm import save_caches
-
-            save_caches()  # the potentials and cost matrices this run computed serve later runs
+    try:
+        metrics, curve, extras = _run_pass(cfg, dataset, spec, generators, on_start, on_progress)
+    finally:
+        gc.unfreeze()
     metrics["us_per_example"] = 1e6 * metrics["runtime_s"] / metrics["n_examples"]
     metrics["peak_rss_bytes"] = peak_rss_bytes()
     metrics["compile_s"] = compile_s  # numba compilation before the timed pass (0 when cached)
