@@ -201,12 +201,11 @@ def warm_up_kernels(cfg: DictConfig) -> float:
     return time.perf_counter() - began
 
 
-def _run_pass(cfg, dataset, spec, generators, on_start, on_progress):
-    """The protocol's pass: ``(metrics, curve, extras)``."""
+def _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress):
+    """The protocol's pass over ``dataset`` (``k`` classes or labels): ``(metrics, curve, extras)``."""
     if cfg.protocol.name in SPLIT_PROTOCOLS:
         return _split_pass(cfg, dataset, spec, generators, on_start, on_progress)
     multilabel = isinstance(dataset, MultilabelDataset)
-    k = dataset.n_labels if multilabel else dataset.n_classes
     order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle))
     pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories, generators.learners)
     booster = build_booster(cfg.algorithm, pool, k, generators.booster)
@@ -249,7 +248,7 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     gc.collect()
     gc.freeze()
     try:
-        metrics, curve, extras = _run_pass(cfg, dataset, spec, generators, on_start, on_progress)
+        metrics, curve, extras = _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress)
     finally:
         gc.unfreeze()
     metrics["us_per_example"] = 1e6 * metrics["runtime_s"] / metrics["n_examples"]

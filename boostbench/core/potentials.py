@@ -170,7 +170,7 @@ def potential_01_monte_carlo(n: int, s: np.ndarray, r: int, gamma: float, n_draw
 
 @njit(cache=True, inline="always")
 def _sort_small(a):  # pragma: no cover - compiled
-    """Sort ``a`` in place by insertion: k - 1 entries, where a general sort's call costs more."""
+    """Sort ``a`` (``(k-1,)`` int64) in place by insertion: a general sort's call costs more."""
     for i in range(1, a.shape[0]):
         v = a[i]
         j = i - 1
@@ -327,14 +327,18 @@ class Potential01:
         self.memo = shared_memo(self.k, self.gamma, self.max_n) if state["memo"] else None
         self.tables = shared_tables(self.k, self.gamma, self.max_n)
 
+    def _check_n(self, n: int) -> None:
+        # the tables hold rows up to max_n: a larger n would read past them
+        if not 0 <= n <= self.max_n:
+            raise ValueError(f"n = {n} is outside [0, max_n = {self.max_n}]")
+
     def phi(self, n: int, s: np.ndarray, r: int) -> float:
         """``phi^r_n(s)`` for integer votes ``s`` (``(k,)``).
 
         Raises:
             ValueError: ``n`` outside ``[0, max_n]``.
         """
-        if not 0 <= n <= self.max_n:
-            raise ValueError(f"n = {n} is outside [0, max_n = {self.max_n}]")
+        self._check_n(n)
         return self._phi_of_deficits(n, np.sort(np.clip(s[r] - np.delete(s, r), -n, n + 1)))
 
     def _phi_of_deficits(self, n: int, deficits: np.ndarray) -> float:
@@ -363,8 +367,7 @@ class Potential01:
             training weight ``w_i[t]`` of eq. (5) when the true label is ``r``. Treat both as
             read-only: they are shared through the cache.
         """
-        if not 0 <= n <= self.max_n:
-            raise ValueError(f"n = {n} is outside [0, max_n = {self.max_n}]")
+        self._check_n(n)
         key = (n, s.tobytes())
         entry = self._matrices.get(key)
         if entry is None:

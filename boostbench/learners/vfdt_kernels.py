@@ -116,6 +116,18 @@ def _gaussian_cdf(stats, sigma, value):  # pragma: no cover - compiled
 
 
 @kernel
+def _left_weight(st, sigma, point):  # pragma: no cover - compiled
+    """A class's weight left of a threshold (``x <= point``; the right gets ``weight - left``):
+    all of it from its maximum on, none below its minimum, else the Gaussian CDF's share.
+    ``st`` is the class's ``[weight, mean, S, min, max]``, ``sigma`` its deviation (:func:`_sigma`)."""
+    if point < st[3]:
+        return 0.0
+    if point >= st[4]:
+        return st[0]
+    return _gaussian_cdf(st, sigma, point) * st[0]
+
+
+@kernel
 def _numeric_split(stats, sigmas, point, post):  # pragma: no cover - compiled
     """Class weights left (``x <= point``) and right of a threshold, from per-class Gaussians.
 
@@ -125,16 +137,9 @@ def _numeric_split(stats, sigmas, point, post):  # pragma: no cover - compiled
     post[:] = 0.0
     for c in range(stats.shape[0]):
         st = stats[c]
-        if st[0] <= 0.0:
-            continue
-        if point < st[3]:
-            post[1, c] = st[0]
-        elif point >= st[4]:
-            post[0, c] = st[0]
-        else:
-            left = _gaussian_cdf(st, sigmas[c], point) * st[0]
-            post[0, c] = left
-            post[1, c] = st[0] - left
+        if st[0] > 0.0:
+            post[0, c] = _left_weight(st, sigmas[c], point)
+            post[1, c] = st[0] - post[0, c]
 
 
 @kernel
@@ -556,14 +561,14 @@ def _threshold_merit(stats, sigmas, whole_terms, point, classes, n_classes, pre_
         weight = st[0]
         if weight <= 0.0:
             continue
-        if point < st[3]:
+        left = _left_weight(st, sigmas[c], point)
+        if left == 0.0:
             h_right -= whole_terms[c]
             total_right += weight
-        elif point >= st[4]:
+        elif left == weight:
             h_left -= whole_terms[c]
             total_left += weight
-        else:
-            left = _gaussian_cdf(st, sigmas[c], point) * weight
+        else:  # NaN (a zero deviation at the mean) goes to neither side, as in river's sums
             right = weight - left
             if left > 0.0:
                 h_left -= left * math.log2(left)
