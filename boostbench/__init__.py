@@ -6,7 +6,3 @@ Data flow: ``data`` (registry, loaders, encoding, stream) -> ``learners`` (weak-
 """
 
 __version__ = "0.1.0"
-
-from boostbench import kernel_cache as _kernel_cache
-
-_kernel_cache.configure()  # before any kernel module is imported

@@ -11,7 +11,14 @@ from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
@@ -52,7 +59,7 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
 
         def on_start(dataset, n):
             nonlocal task
-            metric = "rank loss" if hasattr(dataset, "label_names") else "acc"
+            metric = "rank loss" if cfg.dataset.get("task") == "multilabel" else "acc"
             task = progress.add_task(f"{cfg.algorithm.name} on {dataset.name}", total=n, metric=metric, value=0.0)
 
         def on_progress(done, value):
@@ -118,7 +125,11 @@ def _print_summary(record: dict, path) -> None:
         rows = [("final accuracy (last {:.0%})".format(c["protocol"]["final_fraction"]), f"{m['final_accuracy']:.4f}"),
                 ("cumulative accuracy", f"{m['cumulative_accuracy']:.4f}"), ("examples", f"{m['n_examples']:,}")]
     if not split or c["learner"]["name"] != "tree":
-        rows.append(("weak learners", str(c["n_learners"]) if c["algorithm"]["name"] != "vfdt" else "1"))
+        from boostbench.algorithms import algorithm_spec
+
+        spec = algorithm_spec(c["algorithm"]["name"])
+        if spec.family == "online":
+            rows.append(("weak learners", str(spec.pool_size(c["n_learners"]))))
     rows += [
         ("runtime (s)", f"{m['runtime_s']:.2f}"),
         ("µs per example", f"{m['us_per_example']:,.0f}"),
@@ -164,12 +175,11 @@ def report(
     from pathlib import Path
 
     from boostbench.reporting.records import load_runs
-    from boostbench.reporting.report import REPORTS, export_tidy, write_report, write_study_report
-    from boostbench.reporting.tables import TABLES
+    from boostbench.reporting.report import REPORTS, export_tidy
 
-    names = list(TABLES) + list(REPORTS) if table == "all" else [table]
-    if any(name not in TABLES and name not in REPORTS for name in names):
-        _fail(f"unknown table {table!r} (available: {', '.join([*TABLES, *REPORTS])}, all)")
+    names = list(REPORTS) if table == "all" else [table]
+    if any(name not in REPORTS for name in names):
+        _fail(f"unknown table {table!r} (available: {', '.join(REPORTS)}, all)")
     try:
         runs = load_runs(results_dir)
     except BoostbenchError as exc:
@@ -180,23 +190,23 @@ def report(
         _fail(f"no run records under {Path(results_dir) / 'runs'}" + (f" with backend {backend}" if backend else ""))
     target = Path(out_dir or results_dir)
     for name in names:
-        if name in REPORTS:
-            frame, written = write_study_report(name, results_dir, target, runs)
-            if frame.empty:
-                console.print(f"[dim]{name}: no runs for it in {results_dir}[/]")
-                continue
+        report = REPORTS[name]
+        frame, written = report.write(results_dir, target, runs, n_learners)
+        if report.paper_table:
+            _print_table(name, frame)
+        elif frame.empty:
+            console.print(f"[dim]{name}: no runs for it in {results_dir}[/]")
+            continue
+        else:
             for path in written:
                 if path.suffix == ".md":
                     console.print(path.read_text(encoding="utf-8"), markup=False, highlight=False)
-        else:
-            frame, written = write_report(name, results_dir, target, runs, n_learners)
-            _print_table(name, frame)
         console.print(f"wrote {len(written)} files under {target} ({name})")
     export_tidy(results_dir, runs, target)
 
 
 def _print_table(name, frame) -> None:
-    from boostbench.reporting.tables import TABLES
+    from boostbench.reporting.tables import TABLES, cell_rows
 
     spec = TABLES[name]
     digits = 3 if spec.higher_is_better else 4
@@ -204,18 +214,17 @@ def _print_table(name, frame) -> None:
     shown.add_column("data set")
     for column in spec.columns:
         shown.add_column(column, justify="right")
-    for dataset, group in frame.groupby("dataset", sort=False):
-        cells = []
-        for row in group.itertuples():
-            paper = "—" if row.paper != row.paper else f"{row.paper:.{digits}f}"
-            if row.n_seeds == 0:
-                cells.append(f"[dim]- ({paper})\n{row.note}[/]")
-                continue
-            worse = -row.diff if spec.higher_is_better else row.diff
-            colour = "white" if row.diff != row.diff or abs(worse) <= 0.01 else "red" if worse > 0 else "green"
-            cells.append(f"[{colour}]{row.ours:.{digits}f}[/]±{row.std:.{digits}f} ({paper})\n"
-                         f"{row.runtime_s:.1f} s ({row.paper_runtime_s} s)"
-                         + (f"\n[dim]{row.note}[/]" if row.note else ""))
+
+    def cell(row) -> str:
+        paper = "—" if row.paper != row.paper else f"{row.paper:.{digits}f}"
+        if row.n_seeds == 0:
+            return f"[dim]- ({paper})\n{row.note}[/]"
+        worse = -row.diff if spec.higher_is_better else row.diff
+        colour = "white" if row.diff != row.diff or abs(worse) <= 0.01 else "red" if worse > 0 else "green"
+        return (f"[{colour}]{row.ours:.{digits}f}[/]±{row.std:.{digits}f} ({paper})\n"
+                f"{row.runtime_s:.1f} s ({row.paper_runtime_s} s)" + (f"\n[dim]{row.note}[/]" if row.note else ""))
+
+    for dataset, cells in cell_rows(frame, cell):
         shown.add_row(dataset, *cells)
     console.print(shown)
 

@@ -16,12 +16,9 @@ from omegaconf import DictConfig, OmegaConf
 from boostbench.errors import ConfigError
 from boostbench.paths import CONFIG_DIR
 
-# Keys that say where things go or how they are shown, not what is computed. The top-level
-# gamma is only a default: an algorithm that uses it holds the resolved value itself, so a gamma
-# grid swept over an algorithm without gamma maps onto one record.
-NON_SEMANTIC_KEYS = ("data_dir", "results_dir", "progress", "gamma", "n_rounds")  # n_rounds: as gamma
+# Keys that say where things go or how they are shown, not what is computed.
+PRESENTATION_KEYS = ("data_dir", "results_dir", "progress")
 SPLIT_PROTOCOLS = ("kfold", "holdout")
-BATCH_LEARNERS = ("tree", "naive_bayes", "tan", "ban")
 
 
 def _group_options(group: str) -> list[str]:
@@ -70,44 +67,39 @@ def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
     return cfg
 
 
-def _require(condition: bool, message: str) -> None:
-    if not condition:
-        raise ConfigError(message)
-
-
-def validate(cfg: DictConfig) -> None:
-    """Check the values a run depends on.
-
-    Raises:
-        ConfigError: n_learners < 1, a negative or non-integer seed, gamma outside (0, 1),
-            final_fraction outside (0, 1], an unknown algorithm, n_rounds < 1, or a combination
-            the algorithm cannot run (see :func:`incompatibility`).
-    """
-    from boostbench.boosters import algorithm_spec
-
+def _resolved(cfg: DictConfig | dict) -> dict[str, Any]:
+    if not isinstance(cfg, DictConfig):
+        return cfg
     try:
-        resolved = OmegaConf.to_container(cfg, resolve=True)
+        return OmegaConf.to_container(cfg, resolve=True)
     except Exception as exc:  # interpolation errors
         raise ConfigError(f"cannot resolve configuration: {' '.join(str(exc).split())}") from None
-    n_learners = resolved.get("n_learners")
-    _require(isinstance(n_learners, int) and not isinstance(n_learners, bool) and n_learners >= 1,
-             f"n_learners must be an integer >= 1, got {n_learners!r}")
-    seed = resolved.get("seed")
-    _require(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0,
-             f"seed must be an integer >= 0, got {seed!r}")
-    gamma = resolved.get("gamma")
-    _require(isinstance(gamma, (int, float)) and not isinstance(gamma, bool) and 0.0 < gamma < 1.0,
-             f"gamma must be in (0, 1), got {gamma!r}")
-    fraction = resolved["protocol"].get("final_fraction", 0.2)
-    _require(isinstance(fraction, (int, float)) and 0.0 < fraction <= 1.0,
-             f"protocol.final_fraction must be in (0, 1], got {fraction!r}")
-    reason = incompatibility(resolved)
-    _require(reason is None, reason or "")
+
+
+def validate(cfg: DictConfig | dict) -> None:
+    """Check every value a run depends on, against the declarations of the registries
+    (:mod:`boostbench.algorithms`, :mod:`boostbench.learners.registry`): the one place where
+    configuration values are checked. Imports nothing heavy, so a mistake is reported at once.
+
+    Raises:
+        ConfigError: a value outside its declared range (``n_learners``, ``seed``, ``gamma``,
+            ``n_rounds``, ``protocol.final_fraction``, the algorithm's and the learner's keys), an
+            unknown algorithm or learner, or a combination the algorithm cannot run
+            (see :func:`incompatibility`).
+    """
+    from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec
+    from boostbench.constraints import Interval, check, positive_int
+    from boostbench.learners.registry import check_learner
+
+    resolved = _resolved(cfg)
+    check("", resolved, {**KNOB_CONSTRAINTS, "seed": positive_int(0)})
+    check("protocol", resolved["protocol"], {"final_fraction": Interval(0.0, 1.0, closed_high=True)})
     spec = algorithm_spec(str(resolved["algorithm"]["name"]))
-    if spec.family == "batch":
-        rounds = resolved["algorithm"].get("n_rounds", 1)  # base: a single model
-        _require(isinstance(rounds, int) and not isinstance(rounds, bool) and rounds >= 1,
-                 f"n_rounds must be an integer >= 1, got {rounds!r}")
+    check("algorithm", resolved["algorithm"], spec.params)
+    check_learner(resolved["learner"])
+    reason = incompatibility(resolved)
+    if reason is not None:
+        raise ConfigError(reason)
 
 
 def incompatibility(cfg: DictConfig | dict) -> str | None:
@@ -115,29 +107,28 @@ def incompatibility(cfg: DictConfig | dict) -> str | None:
 
     These are combinations a grid over several axes produces (the sweep marks them n/a):
     a multiclass algorithm on multi-label data, a batch algorithm under an online protocol or
-    over Hoeffding trees, an online algorithm over batch trees, a tree-only booster over a
+    with an online-only learner, an online algorithm over batch trees, a tree-only booster over a
     Bayesian network, a multi-label algorithm under k-fold.
     """
-    from boostbench.boosters import algorithm_spec
+    from boostbench.algorithms import algorithm_spec
+    from boostbench.learners.registry import learner_spec, names
 
-    resolved = OmegaConf.to_container(cfg, resolve=True) if isinstance(cfg, DictConfig) else cfg
+    resolved = _resolved(cfg)
     name = str(resolved["algorithm"]["name"])
     spec = algorithm_spec(name)
     task = resolved["dataset"].get("task", "multiclass")
     protocol, learner = resolved["protocol"]["name"], resolved["learner"]["name"]
     if task != spec.task:
         return f"algorithm {name!r} is for {spec.task} data; dataset {resolved['dataset'].get('name')!r} is {task}"
+    if spec.family == "batch" and learner != "tree" and spec.cls.needs_trees:
+        return f"algorithm {name!r} fits per-label tree hypotheses: it needs learner=tree, not {learner!r}"
+    if not getattr(learner_spec(learner), spec.family):
+        return (f"algorithm {name!r} is {spec.family}: it needs learner={', '.join(names(spec.family))}, "
+                f"not {learner!r}")
     if spec.family == "batch":
         if protocol not in SPLIT_PROTOCOLS:
             return f"algorithm {name!r} is a batch algorithm: use protocol=kfold or protocol=holdout, not {protocol!r}"
-        if learner not in BATCH_LEARNERS:
-            return f"algorithm {name!r} is a batch algorithm: it needs learner={', '.join(BATCH_LEARNERS)}, not {learner!r}"
-        if learner != "tree" and spec.cls.needs_trees:
-            return f"algorithm {name!r} fits per-label tree hypotheses: it needs learner=tree, not {learner!r}"
         return None
-    if learner == "tree":
-        return (f"algorithm {name!r} is online: it needs online weak learners (learner=hoeffding_tree, "
-                "naive_bayes, tan or ban), not learner=tree")
     if protocol in SPLIT_PROTOCOLS and task != "multiclass":
         return f"protocol {protocol!r} is for multiclass data; multi-label algorithms use protocol=train_test"
     return None
@@ -148,12 +139,24 @@ def resolved_dict(cfg: DictConfig) -> dict[str, Any]:
     return OmegaConf.to_container(cfg, resolve=True)
 
 
+def semantic_config(cfg: DictConfig | dict) -> dict[str, Any]:
+    """The part of a resolved config that decides the numbers: without the presentation keys and
+    without the top-level knobs (:data:`boostbench.algorithms.KNOBS`) the algorithm does not
+    declare it uses (e.g. ``gamma`` for Adaboost.OLM, ``n_learners`` for one VFDT)."""
+    from boostbench.algorithms import KNOBS, algorithm_spec
+
+    data = resolved_dict(cfg) if isinstance(cfg, DictConfig) else dict(cfg)
+    uses = algorithm_spec(str(data["algorithm"]["name"])).uses
+    return {k: v for k, v in data.items() if k not in PRESENTATION_KEYS and (k not in KNOBS or k in uses)}
+
+
 def config_hash(cfg: DictConfig | dict) -> str:
-    """SHA-256 (hex, first 16 chars) of the resolved config without non-semantic keys.
+    """SHA-256 (hex, first 16 chars) of :func:`semantic_config`.
 
     Two runs with the same hash compute the same numbers (up to timing).
+
+    Raises:
+        ConfigError: unknown algorithm.
     """
-    data = resolved_dict(cfg) if isinstance(cfg, DictConfig) else dict(cfg)
-    semantic = {k: v for k, v in data.items() if k not in NON_SEMANTIC_KEYS}
-    text = json.dumps(semantic, sort_keys=True, separators=(",", ":"), default=str)
+    text = json.dumps(semantic_config(cfg), sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

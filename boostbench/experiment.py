@@ -21,16 +21,27 @@ import numpy as np
 from omegaconf import DictConfig
 
 import boostbench
-from boostbench.batch.weak_learners import make_batch_learner
-from boostbench.boosters import AlgorithmSpec, algorithm_spec, build_batch_booster, build_booster
+from boostbench.algorithms import (
+    AlgorithmSpec,
+    algorithm_spec,
+    build_batch_booster,
+    build_booster,
+)
 from boostbench.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, validate
 from boostbench.data import load_dataset, stream_order
 from boostbench.data.dataset import Dataset
 from boostbench.data.mulan import MultilabelDataset
-from boostbench.learners import make_pool
+from boostbench.learners.registry import make_batch_learner, make_pool
 from boostbench.paths import REPO_ROOT
-from boostbench.protocols import (FoldResult, fit_batch, fit_online, holdout_split, kfold_splits, prequential,
-                                  train_then_test)
+from boostbench.protocols import (
+    FoldResult,
+    fit_batch,
+    fit_online,
+    holdout_split,
+    kfold_splits,
+    prequential,
+    train_then_test,
+)
 from boostbench.seeding import run_generators
 from boostbench.store import record_path, write_record
 
@@ -69,9 +80,10 @@ def peak_rss_bytes() -> int:
 
 
 def _multiclass_pass(cfg: DictConfig, dataset: Dataset, booster, order: np.ndarray,
-                     on_progress) -> tuple[dict[str, Any], dict[str, Any]]:
+                     on_progress, spec: AlgorithmSpec) -> tuple[dict[str, Any], dict[str, Any]]:
     """Prequential pass (Jung et al. 2017): metrics and curve."""
-    result = prequential(booster, dataset.X, dataset.y, order, float(cfg.protocol.final_fraction), on_progress)
+    result = prequential(booster, dataset.X, dataset.y, order, float(cfg.protocol.final_fraction), on_progress,
+                         track_members=spec.tracks_members)
     metrics: dict[str, Any] = {
         "final_accuracy": result.final_accuracy,
         "cumulative_accuracy": result.cumulative_accuracy,
@@ -94,7 +106,7 @@ def _multiclass_pass(cfg: DictConfig, dataset: Dataset, booster, order: np.ndarr
 
 
 def _multilabel_pass(cfg: DictConfig, dataset: MultilabelDataset, booster, order: np.ndarray,
-                     on_progress) -> tuple[dict[str, Any], dict[str, Any]]:
+                     on_progress, spec: AlgorithmSpec) -> tuple[dict[str, Any], dict[str, Any]]:
     """MULAN train -> test pass (Jung & Tewari 2018): metrics and test rank-loss curve."""
     train = order[order < dataset.n_train]  # the seeded order, kept within each part
     test = order[order >= dataset.n_train]
@@ -169,8 +181,9 @@ def _split_pass(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, generato
     return metrics, curve, extras
 
 
-def warm_up_kernels(cfg: DictConfig) -> float:
-    """Compile the numba kernels this run uses before its timed pass; returns the seconds taken.
+def warm_up_kernels(cfg: DictConfig, spec: AlgorithmSpec) -> float:
+    """Compile the numba kernels this run uses before its timed pass (what the registry entry
+    declares, and the compiled pool's own); returns the seconds taken.
 
     numba caches compiled code on disk, so this is long only on a fresh checkout.
     """
@@ -178,26 +191,13 @@ def warm_up_kernels(cfg: DictConfig) -> float:
     from boostbench.core.ties import warm_up as warm_up_ties
 
     warm_up_ties()  # the random-tie helpers every booster may use
-    if cfg.algorithm.name == "online_boosting":
-        from boostbench.boosters.online_boosting_kernels import vote_odds
-
-        vote_odds(np.ones(2), np.zeros(2), 1e-6)
-    if cfg.learner.get("backend") == "compiled":
+    backend = cfg.learner.get("backend")
+    if backend == "compiled" and spec.family == "online":
         from boostbench.learners.compiled_pool import warm_up
 
         warm_up()
-    if cfg.algorithm.name == "adaboost_olm" and cfg.algorithm.get("compiled", False):
-        from boostbench.boosters.adaboost_olm_kernels import warm_up
-
+    for warm_up in spec.warm_ups(cfg.algorithm, backend):
         warm_up()
-    if cfg.algorithm.name == "online_mbbm":
-        from boostbench.core.potentials import potential_01_exact, potential_tables
-
-        potential_01_exact(1, np.zeros(1, dtype=np.int64), potential_tables(2, 0.1, 1))
-        if cfg.algorithm.get("compiled", False):
-            from boostbench.boosters.online_mbbm_kernels import warm_up
-
-            warm_up()
     return time.perf_counter() - began
 
 
@@ -212,11 +212,7 @@ def _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress):
     if on_start is not None:
         on_start(dataset, len(order))
     run_pass = _multilabel_pass if multilabel else _multiclass_pass
-    metrics, curve = run_pass(cfg, dataset, booster, order, on_progress)
-    if cfg.algorithm.name == "online_mbbm":
-        from boostbench.boosters.online_mbbm import save_caches
-
-        save_caches()  # the potentials and cost matrices this run computed serve later runs
+    metrics, curve = run_pass(cfg, dataset, booster, order, on_progress, spec)
     return metrics, curve, {}
 
 
@@ -242,15 +238,17 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     k = dataset.n_labels if multilabel else dataset.n_classes
     generators = run_generators(int(cfg.seed))
     spec = algorithm_spec(str(cfg.algorithm.name))
-    compile_s = warm_up_kernels(cfg)
+    compile_s = warm_up_kernels(cfg, spec)
     # what exists now (modules, data, compiled kernels) outlives the pass: the collector need not
     # scan it again and again while the pass is timed
+    spec.load_caches(k, cfg.algorithm, int(cfg.n_learners))  # what earlier runs computed (booster: no I/O)
     gc.collect()
     gc.freeze()
     try:
         metrics, curve, extras = _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress)
     finally:
         gc.unfreeze()
+    spec.save_caches()  # what this run computed serves later runs
     metrics["us_per_example"] = 1e6 * metrics["runtime_s"] / metrics["n_examples"]
     metrics["peak_rss_bytes"] = peak_rss_bytes()
     metrics["compile_s"] = compile_s  # numba compilation before the timed pass (0 when cached)

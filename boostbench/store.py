@@ -1,26 +1,76 @@
-"""The result store: one JSON record per run, written atomically, keyed by config hash."""
+"""The result store: one JSON record per run, written atomically, keyed by config hash.
+
+Layout: ``<results_dir>/runs/<config hash>.json``. Everything that reads or writes records goes
+through this module: :func:`write_record`, :func:`read_record`, :func:`iter_records`.
+"""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+from boostbench.errors import DataError
+
+
+def runs_dir(results_dir: str | os.PathLike) -> Path:
+    """The folder of a store's records: ``<results_dir>/runs``."""
+    return Path(results_dir) / "runs"
 
 
 def record_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
     """Where the record of the run with ``config_hash`` lives: ``<results_dir>/runs/<hash>.json``."""
-    return Path(results_dir) / "runs" / f"{config_hash}.json"
+    return runs_dir(results_dir) / f"{config_hash}.json"
 
 
-def _read_umask() -> int:
-    mask = os.umask(0)  # the only way to read it; done once, at import
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: not a valid result record ({exc})") from None
+    if not isinstance(record, dict) or not {"config", "metrics", "config_hash"} <= set(record):
+        raise DataError(f"{path}: not a valid result record (config, metrics or config_hash missing)")
+    return record
+
+
+def read_record(results_dir: str | os.PathLike, config_hash: str) -> dict[str, Any]:
+    """The record of the run with ``config_hash``.
+
+    Raises:
+        DataError: missing or not a valid record (the path is named).
+    """
+    return _load(record_path(results_dir, config_hash))
+
+
+def iter_records(results_dir: str | os.PathLike,
+                 on_error: Callable[[DataError], None] | None = None) -> Iterator[dict[str, Any]]:
+    """Every record of a store, in file-name order.
+
+    Args:
+        on_error: called with the error of a record that cannot be read, which is then skipped;
+            None: the error is raised.
+
+    Raises:
+        DataError: an unreadable record, without ``on_error``.
+    """
+    for path in sorted(runs_dir(results_dir).glob("*.json")):
+        try:
+            yield _load(path)
+        except DataError as exc:
+            if on_error is None:
+                raise
+            on_error(exc)
+
+
+@functools.cache
+def _umask() -> int:
+    mask = os.umask(0)  # the only way to read it; once, at the first write
     os.umask(mask)
     return mask
-
-
-_UMASK = _read_umask()
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> Path:
@@ -40,7 +90,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(handle.name, 0o666 & ~_UMASK)  # a temporary file is private; a result is not
+        os.chmod(handle.name, 0o666 & ~_umask())  # a temporary file is private; a result is not
         os.replace(handle.name, path)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)

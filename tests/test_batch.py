@@ -8,8 +8,17 @@ from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 from typer.testing import CliRunner
 
-from boostbench.batch import (BATCH_ALGORITHMS, SAMME, AdaBoost, AdaBoostM1, AdaBoostM2, AdaBoostMH, AdaBoostMM,
-                              OneVsAll, TreeParams)
+from boostbench.algorithms import ALGORITHMS
+from boostbench.batch import (
+    SAMME,
+    AdaBoost,
+    AdaBoostM1,
+    AdaBoostM2,
+    AdaBoostMH,
+    AdaBoostMM,
+    OneVsAll,
+    TreeParams,
+)
 from boostbench.batch.adaboost_mm import mm_cost_matrix
 from boostbench.batch.weak_learners import fit_gain_tree, leaf_values
 from boostbench.cli import app
@@ -18,6 +27,8 @@ from boostbench.core.hedge import Hedge, hedge_loss_bound, hedge_run
 from boostbench.errors import ConfigError
 from boostbench.experiment import run_experiment
 from boostbench.protocols import holdout_split, kfold_splits
+
+BATCH_ALGORITHMS = {name: spec.cls for name, spec in ALGORITHMS.items() if spec.family == "batch"}
 
 
 def gaussian_blobs(n=240, d=4, k=3, seed=0, spread=1.2):
@@ -237,7 +248,7 @@ def test_bad_batch_configs_exit_with_one_line(tmp_path, overrides, message):
 def test_batch_reports_rebuild_from_the_store(tmp_path):
     from boostbench.experiment import save
     from boostbench.reporting.records import load_runs
-    from boostbench.reporting.report import write_study_report
+    from boostbench.reporting.report import REPORTS
 
     records = {}
     for algorithm in ("adaboost_m1", "one_vs_all"):
@@ -249,12 +260,12 @@ def test_batch_reports_rebuild_from_the_store(tmp_path):
         save(run_experiment(compose_config(["protocol=kfold", "dataset=heart", f"algorithm={algorithm}",
                                             "n_rounds=4"])), str(tmp_path))
     runs = load_runs(tmp_path)
-    table, written = write_study_report("combessie_heart", tmp_path, tmp_path, runs)
+    table, written = REPORTS["combessie_heart"].write(tmp_path, tmp_path, runs, 100)
     names = {p.name for p in written}
     assert {"errors.png", "combessie_heart.md", "weights_adaboost_m1_depth1.png"} <= names
     row = table.set_index("algorithm").loc["one_vs_all"]
     assert row["test_error"] == pytest.approx(records["one_vs_all"]["metrics"]["test_error"])
-    table, written = write_study_report("mukherjee_schapire", tmp_path, tmp_path, runs)
+    table, written = REPORTS["mukherjee_schapire"].write(tmp_path, tmp_path, runs, 100)
     mm = table.set_index("algorithm").loc["adaboost_mm"]
     folds = runs.set_index("algorithm").loc["adaboost_mm", "fold_test_error"]
     assert mm["test_error"] == pytest.approx(np.mean(folds)) and mm["n_folds"] == 5

@@ -5,14 +5,15 @@ import pickle
 
 import numpy as np
 import pytest
+from conftest import ScriptedPool
 from omegaconf import OmegaConf
 
-from boostbench.boosters import ALGORITHMS, AdaboostOLM, OnlineBoosting, OnlineMBBM, build_booster
+from boostbench.algorithms import ALGORITHMS, build_booster
+from boostbench.boosters import AdaboostOLM, OnlineBoosting, OnlineMBBM
 from boostbench.core.potentials import Potential01
 from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
 from boostbench.learners import make_pool
-from conftest import ScriptedPool
 
 X0 = np.zeros(2)
 MULTICLASS = sorted(name for name, spec in ALGORITHMS.items() if spec.task == "multiclass" and spec.family == "online")

@@ -6,8 +6,15 @@ import math
 import numpy as np
 import pytest
 
-from boostbench.core.potentials import (FIRST_PMF, HALF_CDF, TRUE_PMF, Potential01, potential_01_exact,
-                                        potential_01_monte_carlo, potential_tables)
+from boostbench.core.potentials import (
+    FIRST_PMF,
+    HALF_CDF,
+    TRUE_PMF,
+    Potential01,
+    potential_01_exact,
+    potential_01_monte_carlo,
+    potential_tables,
+)
 
 
 def exact(n, s, r, gamma):
@@ -164,6 +171,8 @@ def test_potentials_are_kept_on_disk(tmp_path, monkeypatch):
     assert saved and list(tmp_path.rglob("*.npz"))
     monkeypatch.setattr(P, "_SHARED", {})  # a new process
     monkeypatch.setattr(P, "_SAVED", {})
+    assert len(Potential01(3, 0.1, max_n=12).memo) == 0  # the booster's side reads no file
+    P.load_memo(3, 0.1, 12)  # the runner's side does
     second = Potential01(3, 0.1, max_n=12)
     assert dict(second.memo) == saved
     np.testing.assert_array_equal(second.cost_matrix(7, np.array([2, 1, 1]))[0], D)
@@ -171,4 +180,5 @@ def test_potentials_are_kept_on_disk(tmp_path, monkeypatch):
         path.write_bytes(b"not an npz file")
     monkeypatch.setattr(P, "_SHARED", {})
     monkeypatch.setattr(P, "_SAVED", {})
+    P.load_memo(3, 0.1, 12)
     assert len(Potential01(3, 0.1, max_n=12).memo) == 0

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from boostbench.boosters import ALGORITHMS
+from boostbench.algorithms import ALGORITHMS
 from boostbench.cli import app
 from boostbench.config import compose_config, config_hash
 from boostbench.experiment import run_experiment
@@ -80,8 +80,8 @@ def malformed_csv(tmp_path):
 BAD_INPUTS = [
     (["dataset=nope"], "unknown dataset 'nope'"),
     (["algorithm=nope"], "unknown algorithm 'nope'"),
-    (["gamma=1.5", "algorithm=online_mbbm"], "gamma must be in (0, 1)"),
-    (["gamma=0"], "gamma must be in (0, 1)"),
+    (["gamma=1.5", "algorithm=online_mbbm"], "gamma must be a number in (0, 1), got"),
+    (["gamma=0"], "gamma must be a number in (0, 1), got"),
     (["n_learners=0"], "n_learners must be an integer >= 1"),
     (["seed=-1"], "seed must be"),
     (["dataset=csv", "dataset.file=/no/such/file.csv", "dataset.class_column=label"], "file not found"),

@@ -1,4 +1,5 @@
-"""Batch multiclass boosting (Mukherjee & Schapire; Combessie & Machraoui), one module per algorithm."""
+"""Batch multiclass boosting (Mukherjee & Schapire; Combessie & Machraoui), one module per algorithm
+(built through the registry, :mod:`boostbench.algorithms`)."""
 
 from boostbench.batch.adaboost import AdaBoost
 from boostbench.batch.adaboost_m1 import AdaBoostM1
@@ -11,9 +12,5 @@ from boostbench.batch.one_vs_all import OneVsAll
 from boostbench.batch.samme import SAMME
 from boostbench.batch.weak_learners import TreeParams
 
-BATCH_ALGORITHMS: dict[str, type[BatchBooster]] = {
-    cls.name: cls for cls in (AdaBoost, AdaBoostM1, AdaBoostM2, SAMME, AdaBoostMH, AdaBoostMM, OneVsAll, BaseModel)
-}
-
-__all__ = ["BATCH_ALGORITHMS", "AdaBoost", "AdaBoostM1", "AdaBoostM2", "AdaBoostMH", "AdaBoostMM",
+__all__ = ["AdaBoost", "AdaBoostM1", "AdaBoostM2", "AdaBoostMH", "AdaBoostMM",
            "BaseModel", "BatchBooster", "OneVsAll", "SAMME", "TreeParams"]

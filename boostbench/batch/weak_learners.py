@@ -28,8 +28,6 @@ from typing import Any
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from boostbench.errors import ConfigError
-
 LEAF_RULES = ("argmax", "positive", "sign")
 
 
@@ -41,24 +39,6 @@ class TreeParams:
     max_leaf_nodes: int | None = None
     min_samples_leaf: int = 1
 
-    @classmethod
-    def from_config(cls, cfg: Any) -> "TreeParams":
-        """From a ``learner=tree`` config.
-
-        Raises:
-            ConfigError: a bound that is not a positive integer (``max_leaf_nodes`` >= 2).
-        """
-        def positive(key: str, minimum: int, optional: bool):
-            value = cfg.get(key, None)
-            if value is None and optional:
-                return None
-            if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
-                raise ConfigError(f"learner.{key} must be an integer >= {minimum}"
-                                  f"{' or null' if optional else ''}, got {value!r}")
-            return value
-
-        return cls(max_depth=positive("max_depth", 1, True), max_leaf_nodes=positive("max_leaf_nodes", 2, True),
-                   min_samples_leaf=positive("min_samples_leaf", 1, False) if "min_samples_leaf" in cfg else 1)
 
     def fit_label(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_classes: int,
                   rng: np.random.Generator) -> DecisionTreeClassifier:
@@ -152,18 +132,3 @@ def fit_gain_tree(X: np.ndarray, gain: np.ndarray, params: TreeParams, rng: np.r
     sums = np.zeros((tree.tree_.node_count, gain.shape[1]))
     np.add.at(sums, tree.apply(X), gain)
     return GainTree(tree, leaf_values(sums, rule))
-
-
-def make_batch_learner(cfg: Any, X_train: np.ndarray, n_categories: np.ndarray, rng: np.random.Generator) -> Any:
-    """The label learner a ``learner`` config names for a batch booster: trees or a Bayesian network.
-
-    Raises:
-        ConfigError: a learner batch boosters cannot use (Hoeffding trees are online), or bad values.
-    """
-    if cfg.name == "tree":
-        return TreeParams.from_config(cfg)
-    if cfg.name in ("naive_bayes", "tan", "ban"):
-        from boostbench.learners.bayes_pool import BayesParams
-
-        return BayesParams.from_config(cfg, X_train, n_categories, rng)
-    raise ConfigError(f"learner {cfg.name!r} is online-only; batch algorithms use learner=tree, naive_bayes, tan or ban")

@@ -89,7 +89,7 @@ class AdaboostOLM(OnlineBooster):
         self.t = 0
         self._state = None
         # over the compiled pool, each step is one kernel call (same arithmetic, no Python loop)
-        self._fused = adaboost_olm_kernels.FusedStep(pool) if compiled and hasattr(pool, "learn_arrays") else None
+        self._fused = adaboost_olm_kernels.FusedStep(pool) if compiled and pool.compiled else None
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         """Distribution of the Hedge-drawn expert's label, ``(k,)``."""
@@ -97,7 +97,7 @@ class AdaboostOLM(OnlineBooster):
         u = self.rng.random(2 * self.pool.n_learners)
         if self._fused is not None:
             self._fused.predict(xp, self.alpha, self.hedge.log_v, u)
-            f = self._fused
+            f = self._fused.arrays
             self._state = (xp, f.s_before, f.labels, f.experts, f.p)
         else:
             P = self.pool.predict_proba(xp)

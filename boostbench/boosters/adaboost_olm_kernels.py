@@ -7,14 +7,22 @@ Same arithmetic as the reference functions in :mod:`boostbench.boosters.adaboost
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from boostbench.core.hedge import hedge_pick, hedge_probabilities_into, hedge_update_01
 from boostbench.core.ogd import olm_step_size
 from boostbench.core.ties import pick_tie_u as _pick
-from boostbench.learners.vfdt_kernels import _copy, kernel, learn_all, predict_all
+from boostbench.kernel_cache import njit
+from boostbench.learners.vfdt_kernels import (
+    Forest,
+    copy_into,
+    forget_routes_unless,
+    kernel,
+    learn_trees,
+    predict_all,
+)
 
 
 @kernel
@@ -35,7 +43,7 @@ def _forward_into(P, alpha, u, s, s_before, labels, experts, C, expected):  # pr
                 C[r, l] = _sigmoid_gap(s[r], s[l])
     changed = -1  # the label whose vote moved: only its row and column of C change
     for i in range(n):
-        _copy(s_before[i], s)
+        copy_into(s_before[i], s)
         if changed >= 0:
             for m in range(k):
                 if m != changed:
@@ -116,86 +124,93 @@ def backward(s_before, labels, alpha, y, eta, bound):  # pragma: no cover - comp
 
 
 # -- one kernel call per step over the compiled pool ------------------------------------------
-# The booster's per-example path without Python in between: the pool's trees, Algorithm 2's
-# loops and Hedge's compiled steps (boostbench.core.hedge).
+# The booster's per-example path without Python in between: the pool's trees (its Forest),
+# Algorithm 2's loops and Hedge's compiled steps (boostbench.core.hedge).
+
+class StepArrays(NamedTuple):
+    """What one step computes and the next reads, for N learners and k labels: ``P`` ``(N, k)``
+    the trees' distributions, ``s_before`` ``(N, k)`` the votes before each learner, ``labels``
+    and ``experts`` int64 ``(N,)``, ``p`` ``(N,)`` Hedge's distribution, ``weights`` ``(N,)`` the
+    training weights; ``s`` ``(k,)``, ``C`` ``(k, k)``, ``expected`` ``(k,)`` scratch. The kernels
+    take it as a plain tuple ``step`` (as they take the pool's trees, see
+    :class:`~boostbench.learners.vfdt_kernels.Forest`)."""
+
+    P: np.ndarray
+    s_before: np.ndarray
+    labels: np.ndarray
+    experts: np.ndarray
+    p: np.ndarray
+    weights: np.ndarray
+    s: np.ndarray
+    C: np.ndarray
+    expected: np.ndarray
+
+    @classmethod
+    def empty(cls, n: int, k: int) -> "StepArrays":
+        return cls(np.empty((n, k)), np.empty((n, k)), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
+                   np.empty(n), np.empty(n), np.empty(k), np.empty((k, k)), np.empty(k))
+
 
 @kernel
-def predict_step(x, alpha, log_v, u, P, s, s_before, labels, experts, C, expected, p,
-                 route, route_x, root, node_nav, node_value, node_stats, node_classes, node_sub,
-                 node_parent, feat_map):  # pragma: no cover - compiled
-    """Algorithm 2 lines 4-11 for ``x``: the trees' distributions into ``P`` (``(N, k)``),
-    :func:`forward` into ``s_before``/``labels``/``experts``, Hedge's distribution into ``p``
-    (``(N,)``). With ``u`` of length ``2N + 1``, returns the label of the expert drawn with
-    ``u[2N]`` (:meth:`boostbench.core.hedge.Hedge.draw`'s search), else -1."""
-    predict_all(x, P, route, route_x, root, node_nav, node_value, node_stats, node_classes,
-                node_sub, node_parent, feat_map)
-    _forward_into(P, alpha, u, s, s_before, labels, experts, C, expected)
+def predict_step(x, alpha, log_v, u, step, trees):  # pragma: no cover - compiled
+    """Algorithm 2 lines 4-11 for ``x``: the trees' distributions (``trees``, the pool's
+    :meth:`~boostbench.learners.compiled_pool.CompiledHoeffdingTreePool.kernel_state`) into
+    ``S.P``, :func:`forward` into ``S.s_before``/``S.labels``/``S.experts``, Hedge's distribution
+    into ``S.p`` (``S = StepArrays(*step)``). With ``u`` of length ``2N + 1``, returns the label of
+    the expert drawn with ``u[2N]`` (:meth:`boostbench.core.hedge.Hedge.draw`'s search), else -1."""
+    S = StepArrays(*step)
+    predict_all(x, S.P, trees)
+    _forward_into(S.P, alpha, u, S.s, S.s_before, S.labels, S.experts, S.C, S.expected)
+    p = S.p
     hedge_probabilities_into(log_v, p)
     n = p.shape[0]
     if u.shape[0] <= 2 * n:
         return -1
-    return experts[hedge_pick(p, u[2 * n])]
+    return S.experts[hedge_pick(p, u[2 * n])]
 
 
 @kernel
-def update_step(x, y, eta, bound, hedge_eta, s_before, labels, experts, alpha, log_v, weights,
-                route, route_x, root, node_nav, node_active, node_value, node_stats, node_classes,
-                node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
-                nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, split_params,
-                tree_nodes, max_nodes, work, iwork, weight_scale):  # pragma: no cover - compiled
+def update_step(x, y, eta, bound, hedge_eta, alpha, log_v, step, trees):  # pragma: no cover - compiled
     """Algorithm 2 lines 12-15 once ``y`` is revealed: the OGD step on ``alpha`` (in place),
-    the training weights into ``weights``, Hedge's step on ``log_v`` (in place; 0-1 losses) and
-    the trees' training (the pool must have room, see ``CompiledHoeffdingTreePool.learn``)."""
-    _backward_into(s_before, labels, alpha, y, eta, bound, alpha, weights)
-    hedge_update_01(log_v, experts, y, hedge_eta)
-    learn_all(x, y, weights, route, route_x, root, node_nav, node_active, node_value, node_stats,
-              node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters,
-              free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal,
-              split_params, tree_nodes, max_nodes, work, iwork, weight_scale)
+    the training weights into ``S.weights``, Hedge's step on ``log_v`` (in place; 0-1 losses) and
+    the trees' training (the pool must have room: ``CompiledHoeffdingTreePool.reserve``)."""
+    S = StepArrays(*step)
+    _backward_into(S.s_before, S.labels, alpha, y, eta, bound, alpha, S.weights)
+    hedge_update_01(log_v, S.experts, y, hedge_eta)
+    forget_routes_unless(x, trees)
+    learn_trees(0, S.weights.shape[0], x, y, S.weights, trees)
 
 
 @kernel
-def run_steps(X, Y, U, t, k, bound, hedge_eta, room_nodes, room_slots, hits, alpha, log_v, P, s,
-              s_before, labels, experts, C, expected, p, weights, route, route_x, root, node_nav,
-              node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot,
-              node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks,
-              value_ranks, feat_map, feat_nominal, split_params, tree_nodes, max_nodes, work, iwork,
-              weight_scale):  # pragma: no cover - compiled
+def run_steps(X, Y, U, t, k, bound, hedge_eta, room, hits, alpha, log_v, step, trees):  # pragma: no cover - compiled
     """Test-then-train on the rows of ``X`` (``(m, d)``) in order: :func:`predict_step` with
     ``U[i]`` (``(2N + 1,)``), ``hits[i] = label == Y[i]``, then :func:`update_step` at round
     ``t + i + 1``. Stops early, before an example the pool may have no room for (fewer than
-    ``room_nodes`` free nodes or ``room_slots`` free slots; the caller grows the pool).
+    ``room`` free nodes or free slots; the caller grows the pool).
 
     Returns:
         The number of examples done.
     """
-    n_nodes, n_slots = node_nav.shape[0], nominal_counts.shape[0]
+    F = Forest(*trees)
+    n_nodes, n_slots = F.node_nav.shape[0], F.nominal_counts.shape[0]
+    counters = F.counters
     for i in range(X.shape[0]):
-        if counters[0] + room_nodes > n_nodes or counters[1] + room_slots > n_slots:
+        if counters[0] + room > n_nodes or counters[1] + room > n_slots:
             return i
         x = X[i]
-        label = predict_step(x, alpha, log_v, U[i], P, s, s_before, labels, experts, C, expected, p,
-                             route, route_x, root, node_nav, node_value, node_stats, node_classes,
-                             node_sub, node_parent, feat_map)
+        label = predict_step(x, alpha, log_v, U[i], step, trees)
         hits[i] = label == Y[i]
-        update_step(x, Y[i], olm_step_size(t + i + 1, k), bound, hedge_eta, s_before, labels, experts, alpha, log_v, weights,
-                    route, route_x, root, node_nav, node_active, node_value, node_stats, node_classes,
-                    node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
-                    nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal,
-                    split_params, tree_nodes, max_nodes, work, iwork, weight_scale)
+        update_step(x, Y[i], olm_step_size(t + i + 1, k), bound, hedge_eta, alpha, log_v, step, trees)
     return X.shape[0]
 
 
 def warm_up() -> None:
     """Compile (or load from numba's disk cache) the kernels with the types a run uses."""
-    from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
-    from boostbench.learners.pool import HoeffdingTreeParams
+    from boostbench.learners.compiled_pool import tiny_pool
 
     s_before, labels, _ = forward(np.full((2, 3), 1 / 3), np.zeros(2), np.zeros(4))
     backward(s_before, labels, np.zeros(2), 0, 0.5, 2.0)
-    params = HoeffdingTreeParams(delta=np.full(2, 0.5), tau=np.full(2, 0.5),
-                                 grace_period=np.full(2, 1), weight_scale=np.ones(2))
-    pool = CompiledHoeffdingTreePool(params, 3, [0, 2], capacity=8)
+    pool = tiny_pool(3)
     step = FusedStep(pool)
     x = pool.prepare(np.array([0.5, 1.0]))
     for y in (0, 1, 2):
@@ -207,26 +222,18 @@ def warm_up() -> None:
 
 class FusedStep:
     """Adaboost.OLM's two calls per example over a compiled pool (:func:`predict_step`,
-    :func:`update_step`), with the scratch arrays they share.
-
-    Attributes after :meth:`predict`: ``P`` ``(N, k)``, ``s_before`` ``(N, k)``, ``labels`` and
-    ``experts`` ``(N,)`` int64, ``p`` ``(N,)`` Hedge's distribution.
-    """
+    :func:`update_step`), with the arrays they share (``arrays``, :class:`StepArrays`, filled
+    by :meth:`predict`)."""
 
     def __init__(self, pool):
-        n, k = pool.n_learners, pool.n_classes
         self.pool = pool
-        self.P, self.s_before = np.empty((n, k)), np.empty((n, k))
-        self.labels, self.experts = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-        self.p, self.weights = np.empty(n), np.empty(n)
-        self._s, self._C, self._expected = np.empty(k), np.empty((k, k)), np.empty(k)
+        self.arrays = StepArrays.empty(pool.n_learners, pool.n_classes)
+        self._step = tuple(self.arrays)  # as the kernels take it
 
     def predict(self, xp, alpha, log_v, u) -> int:
         """Lines 4-11; ``u`` ``(2N + 1,)`` (ties, then the draw) returns the drawn expert's label,
         ``(2N,)`` returns -1."""
-        return predict_step(xp, alpha, log_v, u, self.P, self._s, self.s_before, self.labels,
-                            self.experts, self._C, self._expected, self.p, self.pool.route,
-                            self.pool.route_x, *self.pool.tree_arrays())
+        return predict_step(xp, alpha, log_v, u, self._step, self.pool.kernel_state())
 
     def run(self, X, Y, U, t, bound, hedge_eta, alpha, log_v, hits) -> None:
         """Test-then-train on the rows of ``X`` (float64 ``(m, d)``, labels ``Y`` int64 ``(m,)``),
@@ -235,16 +242,10 @@ class FusedStep:
         pool = self.pool
         done = 0
         while done < len(X):
-            pool.reserve()
+            forest = pool.reserve()
             done += run_steps(X[done:], Y[done:], U[done:], t + done, pool.n_classes, bound, hedge_eta,
-                              pool.room_per_example[0], pool.room_per_example[1], hits[done:], alpha, log_v,
-                              self.P, self._s, self.s_before, self.labels, self.experts, self._C,
-                              self._expected, self.p, self.weights, pool.route, pool.route_x,
-                              *pool.learn_arrays(), pool.weight_scale)
+                              pool.room_per_example, hits[done:], alpha, log_v, self._step, forest)
 
     def update(self, xp, y, eta, bound, hedge_eta, alpha, log_v) -> None:
         """Lines 12-15 (``alpha`` and ``log_v`` in place)."""
-        self.pool.reserve()
-        update_step(xp, y, eta, bound, hedge_eta, self.s_before, self.labels, self.experts, alpha,
-                    log_v, self.weights, self.pool.route, self.pool.route_x,
-                    *self.pool.learn_arrays(), self.pool.weight_scale)
+        update_step(xp, y, eta, bound, hedge_eta, alpha, log_v, self._step, self.pool.reserve())

@@ -28,6 +28,7 @@ class HedgeExperts(OnlineBooster):
 
     def __init__(self, pool, n_classes, rng, classes=None, features=None, beta: float = 0.5):
         super().__init__(pool, n_classes, rng, classes, features)
+        self.beta = float(beta)  # river reads hyper-parameters back by name (repr, clone)
         self.hedge = Hedge.from_beta(pool.n_learners, beta)
         self._state = None
 

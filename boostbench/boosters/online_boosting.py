@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
-from boostbench.boosters.online_boosting_kernels import vote_odds
+from boostbench.boosters.online_boosting_kernels import CompiledUpdate, vote_odds
 from boostbench.core.ties import argmax_rows_random_tie, argmax_tie_u
 
 
@@ -35,7 +35,8 @@ class OnlineBoosting(OnlineBooster):
                  compiled: bool = True):
         super().__init__(pool, n_classes, rng, classes, features)
         self.eps_floor = float(eps_floor)
-        self.compiled = bool(compiled) and hasattr(pool, "oza_update")
+        self.compiled = bool(compiled)
+        self._compiled_update = CompiledUpdate(pool) if compiled and pool.compiled else None
         self.lambda_sc = np.zeros(pool.n_learners)
         self.lambda_sw = np.zeros(pool.n_learners)
         self._state = None
@@ -58,8 +59,8 @@ class OnlineBoosting(OnlineBooster):
     def update(self, y: int) -> None:
         xp, P = self._state
         seed = int(self.rng.integers(2**32))
-        if self.compiled:
-            self.pool.oza_update(seed, xp, int(y), P, self.lambda_sc, self.lambda_sw)
+        if self._compiled_update is not None:
+            self._compiled_update(seed, xp, int(y), P, self.lambda_sc, self.lambda_sw)
         else:
             self.update_reference(seed, xp, int(y), P)
         self._state = None

@@ -9,34 +9,37 @@ see the same Poisson counts and uniforms).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from boostbench.core.ties import pick_tie_u
-from boostbench.learners.vfdt_kernels import _copy, _write_distribution, kernel, learn_trees, predict_tree
+from boostbench.kernel_cache import njit
+from boostbench.learners.vfdt_kernels import (
+    copy_into,
+    forget_routes_unless,
+    kernel,
+    learn_trees,
+    predict_tree,
+    write_distribution,
+)
 
 
 @kernel
-def update(seed, x, y, P, lambda_sc, lambda_sw, weight_scale, proba, counts, route, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth,
-           counters, free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, split_params,
-           tree_nodes, max_nodes, work, iwork):  # pragma: no cover - compiled
-    """Oza's pass over the N members for one example (see the reference for the steps).
+def update(seed, x, y, P, lambda_sc, lambda_sw, proba, counts, trees):  # pragma: no cover - compiled
+    """Oza's pass over the N members for one example (see the reference for the steps), over the
+    pool's ``trees`` (its ``kernel_state()`` after ``reserve()``: room for every tree to split).
     ``proba`` ``(k,)`` and ``counts`` ``(N,)`` are scratch."""
     np.random.seed(seed)
+    forget_routes_unless(x, trees)
     lam = 1.0
     for m in range(P.shape[0]):
         presentations = np.random.poisson(lam)
-        _copy(proba, P[m])
+        copy_into(proba, P[m])
         if presentations > 0:
             counts[m] = presentations
-            leaf = learn_trees(m, m + 1, x, y, counts, weight_scale, route, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent,
-                               node_slot, node_last, node_depth, counters, free_slots, nominal_counts, numeric_stats,
-                               ranks, value_ranks, feat_map, feat_nominal, split_params, tree_nodes, max_nodes,
-                               work, iwork)
+            leaf = learn_trees(m, m + 1, x, y, counts, trees)
             if leaf >= 0:  # x still ends at the leaf it trained: no second walk
-                _write_distribution(node_stats, node_classes, leaf, proba)
+                write_distribution(trees, leaf, proba)
             else:
-                predict_tree(m, x, proba, root, node_nav, node_value,
-                             node_stats, node_classes, node_sub, node_parent, feat_map)
+                predict_tree(m, x, proba, trees)
         if pick_tie_u(proba, np.random.random(), False) == y:
             lambda_sc[m] += lam
             lam *= (lambda_sc[m] + lambda_sw[m]) / (2.0 * lambda_sc[m])
@@ -58,3 +61,35 @@ def vote_odds(lambda_sc, lambda_sw, eps_floor):  # pragma: no cover - compiled
                 clipped = min(max(eps, eps_floor), 0.5)
                 odds[m] = (1.0 - clipped) / clipped
     return odds
+
+
+class CompiledUpdate:
+    """Oza's update over a compiled pool as one kernel call (:func:`update`), with its scratch.
+
+    ``update(seed, xp, y, P, lambda_sc, lambda_sw)`` as
+    :meth:`boostbench.boosters.online_boosting.OnlineBoosting.update_reference` (``lambda_sc``,
+    ``lambda_sw`` ``(N,)`` updated in place).
+    """
+
+    def __init__(self, pool):
+        self.pool = pool
+        self._proba = np.empty(pool.n_classes)
+        self._counts = np.zeros(pool.n_learners)
+
+    def __call__(self, seed: int, xp: np.ndarray, y: int, P: np.ndarray, lambda_sc: np.ndarray,
+                 lambda_sw: np.ndarray) -> None:
+        update(seed, xp, y, P, lambda_sc, lambda_sw, self._proba, self._counts, self.pool.reserve())
+
+
+def warm_up_votes() -> None:
+    """Compile (or load from numba's disk cache) the vote kernel, over any pool."""
+    vote_odds(np.ones(2), np.zeros(2), 1e-6)
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's disk cache) the update kernel over the compiled pool."""
+    from boostbench.learners.compiled_pool import tiny_pool
+
+    pool = tiny_pool(2)
+    x = pool.prepare(np.array([0.5, 1.0]))
+    CompiledUpdate(pool)(0, x, 1, pool.predict_proba(x), np.zeros(2), np.zeros(2))

@@ -10,12 +10,30 @@ from boostbench.core.potentials import Potential01
 from boostbench.core.ties import argmax_random_tie, argmin_tie_u
 
 
+# -- the runner's hooks (the booster does no I/O) ------------------------------------------------
+def load_caches(k: int, algorithm_cfg, n_learners: int) -> None:
+    """Start from the potentials and cost matrices earlier runs of ``(k, gamma, N)`` kept on disk."""
+    from boostbench.core.potentials import load_memo
+
+    gamma = float(algorithm_cfg["gamma"])
+    load_memo(k, gamma, n_learners)
+    if algorithm_cfg.get("compiled", True):
+        online_mbbm_kernels.load_table(k, gamma, n_learners)
+
+
 def save_caches() -> None:
     """Keep the potentials and cost matrices this process computed for later runs."""
     from boostbench.core.potentials import save_memos
 
     save_memos()
     online_mbbm_kernels.save_tables()
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's disk cache) the exact potentials."""
+    from boostbench.core.potentials import potential_01_exact, potential_tables
+
+    potential_01_exact(1, np.zeros(1, dtype=np.int64), potential_tables(2, 0.1, 1))
 
 
 class OnlineMBBM(OnlineBooster):
@@ -45,6 +63,7 @@ class OnlineMBBM(OnlineBooster):
             raise ValueError(f"gamma must be in (0, 1), got {gamma}")
         self.gamma = float(gamma)
         self.weight_factor = float(weight_factor)
+        self.compiled = bool(compiled)  # river reads hyper-parameters back by name (repr, clone)
         self.potential = Potential01(n_classes, gamma, max_n=pool.n_learners)
         self.table = None
         if compiled and self.potential.memo is not None:

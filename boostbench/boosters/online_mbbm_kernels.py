@@ -12,13 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 from numba import types
 from numba.typed import Dict
 
 from boostbench.core.disk_cache import cache_dir, load_arrays, save_arrays
 from boostbench.core.potentials import cost_matrix_compiled, potential_tables
 from boostbench.core.ties import pick_tie_u
+from boostbench.kernel_cache import njit
 
 
 @njit(cache=True)
@@ -144,7 +144,8 @@ def _table_path(k: int, gamma: float, n_learners: int) -> Path:
 
 
 def shared_table(k: int, gamma: float, n_learners: int) -> CostMatrixTable:
-    """The process-wide table for ``(k, gamma, N)``, first filled from the disk cache.
+    """The process-wide table for ``(k, gamma, N)`` (in memory only: the runner fills it from
+    disk with :func:`load_table` and writes it back with :func:`save_tables`).
 
     Raises:
         ValueError: see :class:`CostMatrixTable`.
@@ -152,10 +153,19 @@ def shared_table(k: int, gamma: float, n_learners: int) -> CostMatrixTable:
     key = (int(k), float(gamma), int(n_learners))
     table = _TABLES.get(key)
     if table is None:
-        table = CostMatrixTable(k, n_learners)
-        table.load(_table_path(*key))
-        _TABLES[key] = table
+        table = _TABLES[key] = CostMatrixTable(k, n_learners)
     return table
+
+
+def load_table(k: int, gamma: float, n_learners: int) -> None:
+    """Fill the shared table of ``(k, gamma, N)`` from the disk cache if a previous run left one
+    (once per process; nothing for a k the kernel cannot key)."""
+    try:
+        table = shared_table(k, gamma, n_learners)
+    except ValueError:
+        return
+    if len(table.index) == 0:
+        table.load(_table_path(int(k), float(gamma), int(n_learners)))
 
 
 def save_tables() -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from boostbench.kernel_cache import njit
 
 
 def hedge_update(log_v: np.ndarray, losses: np.ndarray, eta: float) -> np.ndarray:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from boostbench.kernel_cache import njit
 
 
 def project(alpha, bound: float = 2.0):

@@ -23,11 +23,12 @@ import math
 from pathlib import Path
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.typed import Dict
 
 from boostbench.core.cost_matrix import normalized_cost_matrix
 from boostbench.core.disk_cache import cache_dir, load_arrays, save_arrays
+from boostbench.kernel_cache import njit
 
 
 @njit(cache=True)
@@ -272,17 +273,26 @@ def shared_tables(k: int, gamma: float, max_n: int) -> np.ndarray:
 
 
 def shared_memo(k: int, gamma: float, max_n: int) -> Dict:
-    """The process-wide potential memo for ``(k, gamma, max_n)``, first filled from the disk
-    cache (:mod:`boostbench.core.disk_cache`) if a previous run left one."""
+    """The process-wide potential memo for ``(k, gamma, max_n)`` (in memory only: the runner
+    fills it from disk with :func:`load_memo` and writes it back with :func:`save_memos`)."""
     key = (int(k), float(gamma), int(max_n))
     memo = _SHARED.get(key)
     if memo is None:
         memo = Dict.empty(key_type=types.int64, value_type=types.float64)
+        _SHARED[key], _SAVED[key] = memo, 0
+    return memo
+
+
+def load_memo(k: int, gamma: float, max_n: int) -> None:
+    """Fill the shared memo of ``(k, gamma, max_n)`` from the disk cache
+    (:mod:`boostbench.core.disk_cache`) if a previous run left one (once per process)."""
+    key = (int(k), float(gamma), int(max_n))
+    memo = shared_memo(*key)
+    if _SAVED[key] == 0 and len(memo) == 0:
         stored = load_arrays(_memo_path(*key))
         if stored is not None and {"keys", "values"} <= set(stored):
             _memo_from_arrays(memo, stored["keys"].astype(np.int64), stored["values"].astype(np.float64))
-        _SHARED[key], _SAVED[key] = memo, len(memo)
-    return memo
+        _SAVED[key] = len(memo)
 
 
 def save_memos() -> None:

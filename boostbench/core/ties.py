@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from boostbench.kernel_cache import njit
 
 
 def _pick_among(values: np.ndarray, i: int, rng: np.random.Generator) -> int:

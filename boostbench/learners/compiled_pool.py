@@ -54,8 +54,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._value_ranks_shape = (k, d_nominal, n_values + 1)
         self._rank_dtype = np.int16 if max(k, d_local, n_values) < np.iinfo(np.int16).max else np.int32
         self.work, self.iwork = K.scratch(k, d_local, n_values)
-        self._proba = np.empty(k)
         self._counts = np.zeros(n)  # per-tree weights of a single tree's training (scratch)
+        self._forest = None
         self.counters = np.zeros(3, dtype=np.int64)  # nodes used, slots used, free slots
         self._allocate_nodes(max(capacity, 4 * n))
         self._allocate_slots(max(capacity, 4 * n))
@@ -65,9 +65,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self.tree_nodes = np.ones(n, dtype=np.int64)
         self.max_nodes = np.int64(np.iinfo(np.int64).max // 2 if max_nodes is None else max_nodes)
         self.root = np.empty(n, dtype=np.int64)
-        for tree in range(n):
-            self.root[tree] = K._new_node(self.counters, -1, 0, self.node_nav, self.node_active, self.node_depth, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.node_slot,
-                                          self.node_last, self.free_slots)
+        K.plant(self.kernel_state())
 
     # -- storage --------------------------------------------------------------------------
     # What training reads of a leaf shares a row: its class weights with the weight at its last
@@ -93,12 +91,22 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self.node_parent, self.node_slot, self.node_active, self.node_depth = (self._node_i[:, c] for c in range(4))
 
     def __getstate__(self):
-        views = ("node_stats", "node_last", "node_sub", "node_parent", "node_slot", "node_active", "node_depth")
+        views = ("node_stats", "node_last", "node_sub", "node_parent", "node_slot", "node_active", "node_depth",
+                 "_forest")
         return {name: value for name, value in self.__dict__.items() if name not in views}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self._forest = None
         self._node_views()
+
+    def kernel_state(self) -> tuple:
+        """The arrays as the kernels take them: a plain tuple in the field order of
+        :class:`~boostbench.learners.vfdt_kernels.Forest`, valid until the pool grows (training
+        calls :meth:`reserve` first, which returns it anew)."""
+        if self._forest is None:
+            self._forest = tuple(getattr(self, name) for name in K.Forest._fields)
+        return self._forest
 
     def _allocate_slots(self, size: int) -> None:
         fields = {"nominal_counts": (np.float64, self._nominal_shape), "numeric_stats": (np.float64, self._numeric_shape),
@@ -115,6 +123,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             if current is not None:
                 fresh[: len(current)] = current
             setattr(self, name, fresh)
+        self._forest = None  # it holds the old arrays
 
     def _ensure(self, trees: int) -> None:
         """Room for ``trees`` trees each to split once and add a leaf in this call."""
@@ -134,79 +143,60 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         return int(self.counters[0])
 
     # -- the pool interface -----------------------------------------------------------------
-    def tree_arrays(self):
-        """The arrays :func:`~boostbench.learners.vfdt_kernels.predict_all` reads after ``route``
-        and ``route_x`` (for booster kernels that call it)."""
-        return (self.root, self.node_nav, self.node_value, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.feat_map)
+    compiled = True
 
     def prepare(self, x: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(x, dtype=np.float64)
 
     def predict_proba(self, xp: np.ndarray) -> np.ndarray:
         out = np.empty((self.n_learners, self.n_classes))
-        K.predict_all(xp, out, self.route, self.route_x, *self.tree_arrays())
+        K.predict_all(xp, out, self.kernel_state())
         return out
 
     def predict_proba_one(self, i: int, xp: np.ndarray) -> np.ndarray:
         out = np.empty(self.n_classes)
-        K.predict_tree(i, xp, out, *self.tree_arrays())
+        K.predict_tree(i, xp, out, self.kernel_state())
         return out
 
-    def learn_arrays(self):
-        """The arrays :func:`~boostbench.learners.vfdt_kernels.learn_all` takes after ``route``
-        and ``route_x``, up to ``weight_scale`` (for booster kernels; call :meth:`reserve` first)."""
-        return (self.root, self.node_nav, self.node_active, self.node_value, self.node_stats, self.node_classes, self.node_sub, self.node_parent, self.node_slot,
-                self.node_last, self.node_depth, self.counters, self.free_slots, self.nominal_counts,
-                self.numeric_stats, self.ranks, self.value_ranks, self.feat_map, self.feat_nominal, self.split_params,
-                self.tree_nodes, self.max_nodes, self.work, self.iwork)
-
     @property
-    def room_per_example(self) -> tuple[int, int]:
-        """Free nodes and free slots an example may need (every tree splits once); kernels that
-        train on many examples stop before one without that room."""
-        extra = self.n_learners * (self.width + 1)
-        return extra, extra
+    def room_per_example(self) -> int:
+        """Free nodes (and as many free slots) an example may need: every tree splits once.
+        Kernels that train on many examples stop before one without that room."""
+        return self.n_learners * (self.width + 1)
 
-    def reserve(self) -> None:
-        """Room for every tree to split once in the next training call."""
+    def reserve(self) -> tuple:
+        """Room for every tree to split once in the next training call; returns
+        :meth:`kernel_state` (the arrays may have grown)."""
         self._ensure(self.n_learners)
+        return self.kernel_state()
 
     def learn(self, xp: np.ndarray, y: int, weights: np.ndarray) -> None:
-        self.reserve()
-        K.learn_all(xp, int(y), np.ascontiguousarray(weights, dtype=np.float64), self.route, self.route_x,
-                    *self.learn_arrays(), self.weight_scale)
+        K.learn_all(xp, int(y), np.ascontiguousarray(weights, dtype=np.float64), self.reserve())
 
     def learn_one(self, i: int, xp: np.ndarray, y: int, weight: float) -> None:
         if weight <= 0:
             return
         self._ensure(1)
-        if not K.same_example(xp, self.route_x):
-            self.route[:, 3] = 0
+        forest = self.kernel_state()
+        K.forget_routes_unless(xp, forest)
         self._counts[i] = weight
-        K.learn_trees(i, i + 1, xp, int(y), self._counts, self.weight_scale, self.route, *self.learn_arrays())
+        K.learn_trees(i, i + 1, xp, int(y), self._counts, forest)
 
 
-    def oza_update(self, seed: int, xp: np.ndarray, y: int, P: np.ndarray, lambda_sc: np.ndarray,
-                   lambda_sw: np.ndarray) -> None:
-        """Oza's online-boosting update over all members in one kernel call
-        (:mod:`boostbench.boosters.online_boosting_kernels`); updates ``lambda_sc``/``lambda_sw``."""
-        from boostbench.boosters.online_boosting_kernels import update
-
-        self._ensure(self.n_learners)
-        if not K.same_example(xp, self.route_x):
-            self.route[:, 3] = 0
-        update(seed, xp, y, P, lambda_sc, lambda_sw, self.weight_scale, self._proba, self._counts, self.route, *self.learn_arrays())
+def tiny_pool(n_classes: int) -> CompiledHoeffdingTreePool:
+    """Two trees over a numeric and a nominal attribute: a throwaway pool that compiles the
+    kernels with the types of a real run (warm-up)."""
+    params = HoeffdingTreeParams(delta=np.full(2, 0.5), tau=np.full(2, 0.5),
+                                 grace_period=np.full(2, 1), weight_scale=np.ones(2))
+    return CompiledHoeffdingTreePool(params, n_classes, [0, 2], capacity=8)
 
 
 def warm_up() -> None:
     """Compile (or load from numba's disk cache) every pool kernel on a throwaway pool."""
-    params = HoeffdingTreeParams(delta=np.full(2, 0.5), tau=np.full(2, 0.5),
-                                 grace_period=np.full(2, 1), weight_scale=np.ones(2))
-    pool = CompiledHoeffdingTreePool(params, 2, [0, 2], capacity=8)
+    pool = tiny_pool(2)
     x = pool.prepare(np.array([0.5, 1.0]))
     for y in (0, 1, 0, 1):
         pool.learn(x, y, np.ones(2))
         pool.learn_one(0, x, y, 1.0)
-    P = pool.predict_proba(x)
+    pool.predict_proba(x)
     pool.predict_proba_one(1, x)
-    pool.oza_update(0, x, 1, P, np.zeros(2), np.zeros(2))

@@ -2,10 +2,9 @@
 
 A pool holds N weak learners for a k-class problem and answers for all of them in one call,
 so that a compiled pool can replace the river-backed one behind the same interface.
-Per-learner parameters follow the authors' reference code (see
-``shared/spec/reference-implementation-facts.md``): split confidence and tie threshold
-log-uniform, grace period uniform, and an importance-weight constant ``c_i`` that scales
-every training weight the learner receives.
+Per-learner parameters follow the authors' reference code (yhjung88/OnlineBoostingWithVFDT):
+split confidence and tie threshold log-uniform, grace period uniform, and an importance-weight
+constant ``c_i`` that scales every training weight the learner receives.
 """
 
 from __future__ import annotations
@@ -15,8 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
-from boostbench.errors import ConfigError
 
 
 def _log_uniform(rng: np.random.Generator, low: float, high: float, n: int) -> np.ndarray:
@@ -49,16 +46,10 @@ class HoeffdingTreeParams:
             ranges: mapping with ``[low, high]`` pairs ``delta``, ``tau``, ``grace_period``,
                 ``weight_scale``.
 
-        Raises:
-            ConfigError: a range is not ``low <= high`` with positive values.
+        The ranges are checked with the config (:mod:`boostbench.learners.registry`).
         """
-        bounds = {}
-        for key in ("delta", "tau", "grace_period", "weight_scale"):
-            pair = ranges[key]
-            low, high = float(pair[0]), float(pair[1])
-            if not (0 < low <= high):
-                raise ConfigError(f"learner.{key} must be [low, high] with 0 < low <= high, got {list(pair)}")
-            bounds[key] = (low, high)
+        bounds = {key: (float(ranges[key][0]), float(ranges[key][1]))
+                  for key in ("delta", "tau", "grace_period", "weight_scale")}
         return cls(
             delta=_log_uniform(rng, *bounds["delta"], n),
             tau=_log_uniform(rng, *bounds["tau"], n),
@@ -79,6 +70,10 @@ class WeakLearnerPool(ABC):
 
     n_learners: int
     n_classes: int
+    #: True for a pool whose trees booster kernels can drive directly: it then has
+    #: ``kernel_state()`` and ``reserve()`` (room to train, then ``kernel_state()``), the trees
+    #: as :class:`~boostbench.learners.vfdt_kernels.Forest` describes; False for the others.
+    compiled: bool = False
 
     @abstractmethod
     def prepare(self, x: np.ndarray) -> Any:
@@ -113,54 +108,3 @@ def draw_feature_subsets(n_learners: int, n_features: int, size: int | None,
     if size is None or n_features <= size:
         return None
     return np.sort(np.stack([rng.choice(n_features, size=size, replace=False) for _ in range(n_learners)]), axis=1)
-
-
-ONLINE_LEARNERS = ("hoeffding_tree", "naive_bayes", "tan", "ban")
-
-
-def make_pool(cfg: Any, n_learners: int, n_classes: int, n_categories: list[int],
-              rng: np.random.Generator, X_train: np.ndarray | None = None) -> WeakLearnerPool:
-    """Build the pool the ``learner`` config names.
-
-    Args:
-        cfg: the ``learner`` config (Hoeffding trees: ranges, ``backend``: river or compiled,
-            ``feature_subset_size``; Bayesian networks: see :mod:`boostbench.learners.bayes_pool`).
-        n_learners: N; n_classes: k.
-        n_categories: ``(d,)`` category count of each attribute, 0 for numeric ones.
-        rng: the run's learner generator (parameters, then feature subsets).
-        X_train: ``(n, d)`` training rows, where the protocol has a training part (TAN/BAN fit
-            their discretisation of numeric attributes on it).
-
-    Raises:
-        ConfigError: unknown backend or learner name, n_learners < 1, bad subset size.
-    """
-    if n_learners < 1:
-        raise ConfigError(f"n_learners must be >= 1, got {n_learners}")
-    if cfg.name in ("naive_bayes", "tan", "ban"):
-        from boostbench.learners.bayes_pool import BayesParams, BayesPool
-
-        return BayesPool(BayesParams.from_config(cfg, X_train, np.asarray(n_categories), rng), n_learners, n_classes)
-    if cfg.name != "hoeffding_tree":
-        raise ConfigError(f"unknown learner {cfg.name!r} for an online algorithm (available: {', '.join(ONLINE_LEARNERS)})")
-    params = HoeffdingTreeParams.draw(n_learners, rng, cfg)
-    size = cfg.get("feature_subset_size")
-    if size is not None and (not isinstance(size, int) or size < 1):
-        raise ConfigError(f"learner.feature_subset_size must be a positive integer or null, got {size!r}")
-    subsets = draw_feature_subsets(n_learners, len(n_categories), size, rng)
-    max_nodes = cfg.get("max_nodes")
-    if max_nodes is not None and (not isinstance(max_nodes, int) or max_nodes < 1 or cfg.backend != "compiled"):
-        raise ConfigError(f"learner.max_nodes must be null or an integer >= 1 with learner.backend=compiled "
-                          f"(river trees bound themselves by size in MB), got {max_nodes!r}")
-    if cfg.backend == "river":
-        from boostbench.learners.river_pool import RiverHoeffdingTreePool
-
-        nominal = [j for j, m in enumerate(n_categories) if m > 0]
-        return RiverHoeffdingTreePool(params, n_classes, nominal, str(cfg.leaf_prediction), subsets)
-    if cfg.backend == "compiled":
-        from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
-
-        if cfg.leaf_prediction != "mc":
-            raise ConfigError("the compiled pool has majority-class leaves only (learner.leaf_prediction=mc); "
-                              "naive-Bayes leaves need learner.backend=river")
-        return CompiledHoeffdingTreePool(params, n_classes, n_categories, subsets, max_nodes=max_nodes)
-    raise ConfigError(f"unknown learner.backend {cfg.backend!r} (available: river, compiled)")

@@ -42,9 +42,11 @@ statistics arrays (released when they split or are deactivated). The Python side
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+
+from boostbench.kernel_cache import njit
 
 # No reference counting in the kernels: numba would otherwise increment and decrement each of a
 # call's ~30 array arguments, which costs more than a tree's training step. So the kernels
@@ -52,8 +54,69 @@ from numba import njit
 kernel = njit(cache=True, _nrt=False)
 
 
+class Forest(NamedTuple):
+    """The compiled pool's N trees as the kernels see them, fields by name.
+
+    The public kernels (:func:`predict_all`, :func:`predict_tree`, :func:`learn_trees`,
+    :func:`learn_all`, :func:`write_distribution`, :func:`forget_routes_unless`) take ``trees``:
+    the pool's :meth:`~boostbench.learners.compiled_pool.CompiledHoeffdingTreePool.kernel_state`,
+    a plain tuple of these fields in this order, and name them with ``F = Forest(*trees)`` (free
+    in compiled code). Plain, because numba's dispatcher types a plain tuple of arrays in C and a
+    named one in Python, 2 µs more per call from Python. A booster kernel passes ``trees`` on.
+    A new field is added here only: the pool fills the tuple by these names.
+
+    Inside, the helpers called per node, per tree of a walk or recursively (the walk, subtree
+    weights, a leaf's distribution, a split attempt's merits) take the arrays they read instead:
+    a call that is not inlined passes every field of a tuple argument (over 200 machine words),
+    which doubled the cost of :func:`predict_all`.
+
+    Nodes (all trees, by node id, ``capacity`` rows): ``node_nav`` int64 ``(capacity, 1 + width)``
+    (test, children), ``node_value`` float64 (threshold or value), ``node_stats`` float64
+    ``(capacity, k)`` class weights, ``node_classes`` int32 ``(capacity, k + 1)`` classes by first
+    sight and their count, ``node_sub`` float64 cached subtree weight (NaN: stale),
+    ``node_last`` float64 weight at the last split attempt, ``node_parent``, ``node_slot``,
+    ``node_depth`` int64, ``node_active`` bool-like int64. Statistics slots (active leaves):
+    ``nominal_counts``, ``numeric_stats``, ``ranks``, ``value_ranks``, ``free_slots``.
+    Per tree: ``root``, ``tree_nodes`` int64 ``(N,)``, ``feat_map`` int64 ``(N, d_local)`` the
+    attributes each tree sees, ``feat_nominal`` bool ``(N, d_local)``, ``split_params`` float64
+    ``(N, 3)`` (columns GRACE, DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i).
+    ``counters`` int64 ``(3,)`` nodes used, slots used, free slots; ``max_nodes`` int64 the node
+    budget per tree; ``route`` int64 ``(N, 4)`` and ``route_x`` float64 ``(d,)`` where the last
+    predicted example ends in each tree (:func:`predict_all`); ``work``/``iwork`` scratch
+    (:func:`scratch`).
+    """
+
+    root: np.ndarray
+    node_nav: np.ndarray
+    node_value: np.ndarray
+    node_stats: np.ndarray
+    node_classes: np.ndarray
+    node_sub: np.ndarray
+    node_last: np.ndarray
+    node_parent: np.ndarray
+    node_slot: np.ndarray
+    node_active: np.ndarray
+    node_depth: np.ndarray
+    nominal_counts: np.ndarray
+    numeric_stats: np.ndarray
+    ranks: np.ndarray
+    value_ranks: np.ndarray
+    free_slots: np.ndarray
+    counters: np.ndarray
+    tree_nodes: np.ndarray
+    max_nodes: np.int64
+    feat_map: np.ndarray
+    feat_nominal: np.ndarray
+    split_params: np.ndarray
+    weight_scale: np.ndarray
+    route: np.ndarray
+    route_x: np.ndarray
+    work: np.ndarray
+    iwork: np.ndarray
+
+
 @kernel
-def _copy(dst, src):  # pragma: no cover - compiled
+def copy_into(dst, src):  # pragma: no cover - compiled
     """``dst[:] = src`` for 1-d arrays, without the temporary numba's slice assignment may need."""
     for i in range(dst.shape[0]):
         dst[i] = src[i]
@@ -232,7 +295,7 @@ def _branch(node, value, node_nav, node_value):  # pragma: no cover - compiled
 @kernel
 def _walk(node, parent, x, tree, node_nav, node_value,
           node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
-    """Walk from ``node`` (child of ``parent``) down to a leaf; see :func:`find_leaf`."""
+    """Walk from ``node`` (child of ``parent``) down to a leaf; see :func:`_find_leaf`."""
     detour = False
     while node_nav[node, TEST] != LEAF:
         test = node_nav[node, TEST]
@@ -249,7 +312,7 @@ def _walk(node, parent, x, tree, node_nav, node_value,
 
 
 @kernel
-def find_leaf(tree, x, root, node_nav, node_value,
+def _find_leaf(tree, x, root, node_nav, node_value,
               node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
     """The leaf ``x`` reaches in ``tree`` when it trains (missing values follow the heaviest child).
 
@@ -273,17 +336,26 @@ def _predicting_leaf(leaf, parent, tree, x, node_nav, node_value,
 
 
 @kernel
-def predict_tree(tree, x, out, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
+def predict_tree(tree, x, out, trees):  # pragma: no cover - compiled
     """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty)."""
-    leaf, parent, _ = find_leaf(tree, x, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
-    leaf = _predicting_leaf(leaf, parent, tree, x, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
-    _write_distribution(node_stats, node_classes, leaf, out)
+    F = Forest(*trees)
+    leaf, parent, _ = _find_leaf(tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
+    leaf = _predicting_leaf(leaf, parent, tree, x, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
+    _write_distribution(F.node_stats, F.node_classes, leaf, out)
+
+
+@kernel
+def write_distribution(trees, source, out):  # pragma: no cover - compiled
+    """Leaf ``source``'s class weights times 1 / their total into ``out`` (``(k,)``; river's
+    normalisation, to the last bit), or uniform if empty."""
+    F = Forest(*trees)
+    _write_distribution(F.node_stats, F.node_classes, source, out)
 
 
 @kernel
 def _write_distribution(node_stats, node_classes, source, out):  # pragma: no cover - compiled
-    """``source``'s class weights times 1 / their total (river's normalisation, to the last bit),
-    or uniform if empty."""
+    # the arrays it reads, not the Forest: called per tree and per example, and a call that is
+    # not inlined passes every field of its arguments
     total = _node_weight(source, node_stats, node_classes)
     k = out.shape[0]
     if total > 0.0:
@@ -296,7 +368,7 @@ def _write_distribution(node_stats, node_classes, source, out):  # pragma: no co
 
 
 @kernel
-def predict_all(x, out, route, route_x, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
+def predict_all(x, out, trees):  # pragma: no cover - compiled
     """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``.
 
     Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 4)``, column 3
@@ -306,9 +378,12 @@ def predict_all(x, out, route, route_x, root, node_nav, node_value, node_stats, 
     The trees are walked side by side, a level of every tree at a time: a walk is a chain of
     dependent loads, and chains of different trees overlap. A tree whose walk meets a missing
     value or a multiway branch without a child for the value is walked alone afterwards
-    (:func:`find_leaf`, :func:`_predicting_leaf`), with the same result.
+    (:func:`_find_leaf`, :func:`_predicting_leaf`), with the same result.
     """
-    _copy(route_x, x)
+    F = Forest(*trees)
+    route, root, node_nav, node_value, feat_map = F.route, F.root, F.node_nav, F.node_value, F.feat_map
+    route_x = F.route_x
+    copy_into(route_x, x)
     n_trees = out.shape[0]
     for tree in range(n_trees):  # route[tree] = (node, parent, -1 while walking / -3 to redo, 0)
         route[tree, 0], route[tree, 1], route[tree, 2], route[tree, 3] = root[tree], -1, -1, 0
@@ -328,13 +403,13 @@ def predict_all(x, out, route, route_x, root, node_nav, node_value, node_stats, 
             walking += 1
     for tree in range(n_trees):
         if route[tree, 2] == -3:
-            leaf, parent, branch = find_leaf(tree, x, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
+            leaf, parent, branch = _find_leaf(tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
             route[tree, 0], route[tree, 1], route[tree, 2] = leaf, parent, branch
-            leaf = _predicting_leaf(leaf, parent, tree, x, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
+            leaf = _predicting_leaf(leaf, parent, tree, x, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
         else:
             leaf = route[tree, 0]
         route[tree, 3] = 1
-        _write_distribution(node_stats, node_classes, leaf, out[tree])
+        _write_distribution(F.node_stats, F.node_classes, leaf, out[tree])
 
 
 @kernel
@@ -358,18 +433,19 @@ def _add_class(row, c):  # pragma: no cover - compiled
 
 
 @kernel
-def _new_node(counters, parent, depth, node_nav, node_active, node_depth, node_stats, node_classes,
-              node_sub, node_parent, node_slot, node_last, free_slots):  # pragma: no cover - compiled
+def _new_node(F, parent, depth):  # pragma: no cover - compiled
+    """A new empty, active leaf under ``parent`` (-1 for a root) with a statistics slot; its id."""
+    counters, free_slots = F.counters, F.free_slots
     node = counters[0]
     counters[0] += 1
-    node_parent[node] = parent
-    node_sub[node] = np.nan
-    node_active[node] = True
-    node_depth[node] = depth
-    node_nav[node, :] = -1  # a leaf (TEST = LEAF) without children
-    node_stats[node, :] = 0.0
-    node_classes[node, -1] = 0
-    node_last[node] = 0.0
+    F.node_parent[node] = parent
+    F.node_sub[node] = np.nan
+    F.node_active[node] = True
+    F.node_depth[node] = depth
+    F.node_nav[node, :] = -1  # a leaf (TEST = LEAF) without children
+    F.node_stats[node, :] = 0.0
+    F.node_classes[node, -1] = 0
+    F.node_last[node] = 0.0
     # take a free statistics slot, or a new one
     if counters[2] > 0:
         counters[2] -= 1
@@ -377,43 +453,40 @@ def _new_node(counters, parent, depth, node_nav, node_active, node_depth, node_s
     else:
         slot = counters[1]
         counters[1] += 1
-    node_slot[node] = slot
+    F.node_slot[node] = slot
     return node
 
 
 @kernel
-def _add_child(leaf, branch, dist, keys, classes, n_classes, depth, counters, node_nav, node_active, node_depth,
-               node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots):  # pragma: no cover - compiled
+def _add_child(F, leaf, branch, dist, keys, classes, n_classes, depth):  # pragma: no cover - compiled
     """A new leaf under ``leaf`` at ``branch``, starting from class weights ``dist`` (``(k,)``) that
     holds the classes with ``keys > 0`` (``(k,)``; one may hold weight 0, as in river) in the order
     ``classes[:n_classes]``."""
-    child = _new_node(counters, leaf, depth, node_nav, node_active, node_depth, node_stats,
-                      node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
-    _copy(node_stats[child], dist)
+    child = _new_node(F, leaf, depth)
+    copy_into(F.node_stats[child], dist)
     for i in range(n_classes):
         if keys[classes[i]] > 0.0:
-            _add_class(node_classes[child], classes[i])
-    node_last[child] = _node_weight(child, node_stats, node_classes)
-    node_nav[leaf, 1 + branch] = child
+            _add_class(F.node_classes[child], classes[i])
+    F.node_last[child] = _node_weight(child, F.node_stats, F.node_classes)
+    F.node_nav[leaf, 1 + branch] = child
 
 
 @kernel
-def _reset_splitters(slot, nominal_counts, numeric_stats, ranks, value_ranks):  # pragma: no cover - compiled
-    nominal_counts[slot] = 0
-    numeric_stats[slot] = 0.0
-    ranks[slot] = 0
-    value_ranks[slot] = 0
+def _reset_splitters(F, slot):  # pragma: no cover - compiled
+    F.nominal_counts[slot] = 0
+    F.numeric_stats[slot] = 0.0
+    F.ranks[slot] = 0
+    F.value_ranks[slot] = 0
 
 
 @kernel
-def _release(node, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks,
-             value_ranks):  # pragma: no cover - compiled
-    slot = node_slot[node]
+def _release(F, node):  # pragma: no cover - compiled
+    slot = F.node_slot[node]
     if slot >= 0:
-        _reset_splitters(slot, nominal_counts, numeric_stats, ranks, value_ranks)
-        free_slots[counters[2]] = slot
-        counters[2] += 1
-        node_slot[node] = -1
+        _reset_splitters(F, slot)
+        F.free_slots[F.counters[2]] = slot
+        F.counters[2] += 1
+        F.node_slot[node] = -1
 
 
 @kernel
@@ -435,14 +508,11 @@ def _in_rank_order(row, out):  # pragma: no cover - compiled
 
 
 @kernel
-def learn_trees(first, stop, x, y, weights, weight_scale, route, root, node_nav, node_active, node_value, node_stats,
-                node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
-                nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, split_params,
-                tree_nodes, max_nodes, work, iwork):  # pragma: no cover
+def learn_trees(first, stop, x, y, weights, trees):  # pragma: no cover
     """Train trees ``first..stop-1`` on ``(x, y)``, tree t with importance weight
     ``weights[t] * weight_scale[t]`` (c_i) when ``weights[t] > 0``.
 
-    One call for many trees: the loop runs here, so the ~30 arrays are passed once, not per tree.
+    One call for many trees: the loop runs here, not in Python.
 
     ``route[tree]``, when flagged valid, is where ``x`` ends in this tree (kept by
     :func:`predict_all`); training may change the tree, so the flag is cleared. A tree with
@@ -458,34 +528,39 @@ def learn_trees(first, stop, x, y, weights, weight_scale, route, root, node_nav,
         For the last tree trained: the leaf that now predicts for ``x`` when training left its
         path as it was (no split, no missing-value detour), else -1 (also when none trained).
     """
+    F = Forest(*trees)
+    node_nav, node_stats, node_classes, node_active = F.node_nav, F.node_stats, F.node_classes, F.node_active
+    node_last, route, feat_map, feat_nominal = F.node_last, F.route, F.feat_map, F.feat_nominal
+    nominal_counts, numeric_stats, ranks, value_ranks = F.nominal_counts, F.numeric_stats, F.ranks, F.value_ranks
+    tree_nodes = F.tree_nodes
     result = -1
     n_local = feat_map.shape[1]
     for tree in range(first, stop):
         if not weights[tree] > 0.0:
             continue
-        w = weights[tree] * weight_scale[tree]
+        w = weights[tree] * F.weight_scale[tree]
         if route[tree, 3] == 1:
             leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
         else:
-            leaf, parent, branch = find_leaf(tree, x, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
+            leaf, parent, branch = _find_leaf(tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
         route[tree, 3] = 0
         may_split = branch == -1  # river tries splits only at a leaf reached directly
         if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
-            leaf = _new_node(counters, parent, node_depth[parent] + 1, node_nav, node_active, node_depth, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
+            leaf = _new_node(F, parent, F.node_depth[parent] + 1)
             node_nav[parent, 1 + branch] = leaf
             tree_nodes[tree] += 1
             may_split = False
         result = leaf if branch != -2 else -1  # a detour may turn with the new weight
         node_stats[leaf, y] += w
         _add_class(node_classes[leaf], y)
-        _mark_stale(node_parent[leaf], node_sub, node_parent)
+        _mark_stale(F.node_parent[leaf], F.node_sub, F.node_parent)
         if not node_active[leaf]:
             continue
-        if tree_nodes[tree] + node_nav.shape[1] - 1 > max_nodes:  # full: no split can fit any more
+        if tree_nodes[tree] + node_nav.shape[1] - 1 > F.max_nodes:  # full: no split can fit any more
             node_active[leaf] = False
-            _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
+            _release(F, leaf)
             continue
-        slot = node_slot[leaf]
+        slot = F.node_slot[leaf]
         for j in range(n_local):
             value = x[feat_map[tree, j]]
             if value != value:
@@ -512,12 +587,10 @@ def learn_trees(first, stop, x, y, weights, weight_scale, route, root, node_nav,
                 st[1] += w / st[0] * (value - old_mean)
                 st[2] += w * (value - old_mean) * (value - st[1])
         total = _node_weight(leaf, node_stats, node_classes)
-        if not may_split or total - node_last[leaf] < split_params[tree, GRACE]:
+        if not may_split or total - node_last[leaf] < F.split_params[tree, GRACE]:
             continue
         node_last[leaf] = total
-        tree_nodes[tree] += _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last,
-                                           node_depth, counters, free_slots, nominal_counts, numeric_stats, ranks,
-                                           value_ranks, feat_nominal, split_params, work, iwork)
+        tree_nodes[tree] += _attempt_split(F, tree, leaf, total)
         if node_nav[leaf, TEST] != LEAF:
             result = -1
     return result
@@ -643,12 +716,30 @@ def _rest_of(table, v, classes, n_classes, orders, counts, out):  # pragma: no c
 
 
 @kernel
-def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters, free_slots,
-                   nominal_counts, numeric_stats, ranks, value_ranks, feat_nominal, split_params,
-                   work, iwork):  # pragma: no cover
-    """Try to split ``leaf`` (river's ``_attempt_to_split``); returns the number of nodes added.
-    ``work`` and ``iwork`` are scratch space (:func:`scratch`)."""
-    stats = node_stats[leaf]
+def _attempt_split(F, tree, leaf, total):  # pragma: no cover
+    """Try to split ``leaf`` of ``tree`` (river's ``_attempt_to_split``) whose class weights sum
+    to ``total``; returns the number of nodes added."""
+    slot = F.node_slot[leaf]
+    decision, feature, kind, value = _best_split(
+        tree, F.node_stats[leaf], F.node_classes[leaf], total, F.nominal_counts[slot], F.numeric_stats[slot],
+        F.ranks[slot], F.value_ranks[slot], F.feat_nominal, F.split_params, F.work, F.iwork)
+    if decision == RESET:
+        _reset_splitters(F, slot)
+    if decision != SPLIT:
+        return 0
+    return _split(F, leaf, slot, feature, kind, value)
+
+
+KEEP, RESET, SPLIT = 0, 1, 2  # what a split attempt decides (_best_split)
+
+
+@kernel
+def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats, ranks, value_ranks, feat_nominal,
+                split_params, work, iwork):  # pragma: no cover - compiled
+    """The decision of a split attempt on a leaf with class weights ``stats`` (``(k,)``, summing to
+    ``total``), its classes by first sight ``classes_seen`` and its statistics slot's arrays:
+    ``(KEEP | RESET | SPLIT, feature, kind, value)``. (Hot: it takes the arrays it reads, not the
+    Forest, whose fields a call that is not inlined would all pass.)"""
     k = stats.shape[0]
     n_seen = 0
     majority = 0.0
@@ -658,15 +749,13 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
         if stats[c] > majority:
             majority = stats[c]
     if n_seen <= 1:  # pure: river does not try
-        return 0
-    slot = node_slot[leaf]
+        return KEEP, -1, -1, 0.0
     if majority / total > MAX_SHARE_TO_SPLIT:  # only the null split is proposed, and it wins
-        _reset_splitters(slot, nominal_counts, numeric_stats, ranks, value_ranks)
-        return 0
-    n_keys = node_classes[leaf, -1]
-    pre_entropy, _ = _entropy_in_order(stats, node_classes[leaf], n_keys)
+        return RESET, -1, -1, 0.0
+    n_keys = classes_seen[-1]
+    pre_entropy, _ = _entropy_in_order(stats, classes_seen, n_keys)
     n_local = feat_nominal.shape[1]
-    n_values = nominal_counts.shape[3]
+    n_values = nominal_counts.shape[2]
     # River ranks [null split, its splitters in the order their attributes were first seen] by
     # merit with a stable sort: among equal merits the later attribute ranks higher. A nominal
     # attribute always proposes its multiway split (even at -inf merit); a numeric one without a
@@ -680,12 +769,12 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
     pair_entropy, pair_weight = work[6, :2], work[7, :2]
     attributes, classes = iwork[0, :n_local], iwork[1, :k]
     value_counts, value_orders = iwork[2, :k], iwork[4: 4 + k, :n_values]
-    for a in range(_in_rank_order(ranks[slot, n_local], attributes)):
+    for a in range(_in_rank_order(ranks[n_local], attributes)):
         j = attributes[a]
-        n_classes = _in_rank_order(ranks[slot, j], classes)  # the splitter's class order
+        n_classes = _in_rank_order(ranks[j], classes)  # the splitter's class order
         feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
         if feat_nominal[tree, j]:
-            table = nominal_counts[slot, :, j].T  # (values, k); unseen values are zero rows
+            table = nominal_counts[:, j].T  # (values, k); unseen values are zero rows
             # the multiway split: branches by value, classes in sorted order (iwork row 3: 0..k-1)
             for v in range(n_values):
                 row_entropy[v], row_weight[v], row_log[v] = _entropy_keeping_terms(table[v], terms[v])
@@ -693,7 +782,7 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
             feature_kind = MULTIWAY
             # one-vs-rest splits: the value's side has the multiway branch's terms, in the
             # splitter's class order
-            _value_orders(value_ranks[slot, :, j], classes, n_classes, value_orders, value_counts)
+            _value_orders(value_ranks[:, j], classes, n_classes, value_orders, value_counts)
             for v in range(n_values):
                 if row_weight[v] > 0.0:
                     _rest_of(table, v, classes, n_classes, value_orders, value_counts, binary[1])
@@ -706,7 +795,7 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
             lo, hi = np.inf, -np.inf
             whole_terms = terms[0]
             for c in range(k):  # once per attribute, not per point
-                st = numeric_stats[slot, j, c]
+                st = numeric_stats[j, c]
                 if st[0] > 0.0:
                     lo = min(lo, st[3])
                     hi = max(hi, st[4])
@@ -717,7 +806,7 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
                 point = lo + step * (i + 1)
                 if not (lo < point < hi):
                     continue
-                m = _threshold_merit(numeric_stats[slot, j], sigmas, whole_terms, point, classes, n_classes,
+                m = _threshold_merit(numeric_stats[j], sigmas, whole_terms, point, classes, n_classes,
                                      pre_entropy, pair_entropy, pair_weight)
                 if m > feature_best:
                     feature_best, feature_kind, feature_value = m, NUMERIC, point
@@ -730,21 +819,33 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
     # river's range of merit counts the classes its statistics hold, with weight 0 or not
     bound = math.sqrt(math.log2(max(n_keys, 2)) ** 2 * math.log(1.0 / split_params[tree, DELTA]) / (2.0 * total))
     if not (best - second > bound or bound < split_params[tree, TAU]):  # -inf - -inf is nan: no
-        return 0
+        return KEEP, -1, -1, 0.0
     if best_feature < 0:  # the null split wins: start the attribute statistics afresh
-        _reset_splitters(slot, nominal_counts, numeric_stats, ranks, value_ranks)
-        return 0
+        return RESET, -1, -1, 0.0
+    return SPLIT, best_feature, best_kind, best_value
+
+
+@kernel
+def _split(F, leaf, slot, best_feature, best_kind, best_value):  # pragma: no cover - compiled
+    """Split ``leaf`` (statistics ``slot``) on ``best_feature`` as :func:`_best_split` chose:
+    the split's class distributions become the children's statistics; returns the nodes added."""
+    node_nav, nominal_counts, numeric_stats, ranks = F.node_nav, F.nominal_counts, F.numeric_stats, F.ranks
+    value_ranks, work, iwork = F.value_ranks, F.work, F.iwork
+    k = F.node_stats.shape[1]
+    n_values = nominal_counts.shape[3]
+    sigmas = work[11, :k]
+    classes = iwork[1, :k]
+    value_counts, value_orders = iwork[2, :k], iwork[4: 4 + k, :n_values]
     added = 0
-    # split: post-split class distributions become the children's statistics
-    depth = node_depth[leaf] + 1
+    depth = F.node_depth[leaf] + 1
     if best_kind == MULTIWAY:
         table = work[13: 13 + n_values, :k]
         for v in range(n_values):
-            _copy(table[v], nominal_counts[slot, :, best_feature, v])
-        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
+            copy_into(table[v], nominal_counts[slot, :, best_feature, v])
+        _release(F, leaf)
         for v in range(n_values):
             if table[v].sum() > 0.0:  # classes in sorted order (iwork row 3 is 0..k-1)
-                _add_child(leaf, v, table[v], table[v], iwork[3, :k], k, depth, counters, node_nav, node_active, node_depth, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
+                _add_child(F, leaf, v, table[v], table[v], iwork[3, :k], k, depth)
                 added += 1
     else:
         post = work[2:4, :k]
@@ -753,11 +854,11 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
         if best_kind == NOMINAL_BINARY:
             table = nominal_counts[slot, :, best_feature].T
             v = int(best_value)
-            _copy(post[0], table[v])
+            copy_into(post[0], table[v])
             _value_orders(value_ranks[slot, :, best_feature], classes, n_classes, value_orders, value_counts)
             _rest_of(table, v, classes, n_classes, value_orders, value_counts, post[1])
-            _copy(keys[0], post[0])
-            _copy(keys[1], post[1])
+            copy_into(keys[0], post[0])
+            copy_into(keys[1], post[1])
         else:
             stats_j = numeric_stats[slot, best_feature]
             for c in range(k):
@@ -769,27 +870,38 @@ def _attempt_split(tree, leaf, total, node_nav, node_active, node_value, node_st
                 if stats_j[c, 0] > 0.0:
                     keys[0, c] = 0.0 if best_value < stats_j[c, 3] else 1.0
                     keys[1, c] = 0.0 if best_value >= stats_j[c, 4] else 1.0
-        _release(leaf, counters, node_slot, free_slots, nominal_counts, numeric_stats, ranks, value_ranks)
+        _release(F, leaf)
         for b in range(2):
-            _add_child(leaf, b, post[b], keys[b], classes, n_classes, depth, counters, node_nav, node_active, node_depth, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, free_slots)
+            _add_child(F, leaf, b, post[b], keys[b], classes, n_classes, depth)
             added += 1
     node_nav[leaf, TEST] = best_feature * 4 + best_kind
-    node_active[leaf] = False
-    node_value[leaf] = best_value
+    F.node_active[leaf] = False
+    F.node_value[leaf] = best_value
     return added
 
 
 @kernel
-def learn_all(x, y, weights, route, route_x, root, node_nav, node_active, node_value, node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters,
-              free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal, split_params,
-              tree_nodes, max_nodes, work, iwork, weight_scale):  # pragma: no cover - compiled
-    """Train every tree with ``weights[i] > 0`` on ``(x, y)`` with weight ``weights[i] * c_i``."""
-    if not same_example(x, route_x):
-        route[:, 3] = 0
-    learn_trees(0, weights.shape[0], x, y, weights, weight_scale, route, root, node_nav, node_active, node_value,
-                node_stats, node_classes, node_sub, node_parent, node_slot, node_last, node_depth, counters,
-                free_slots, nominal_counts, numeric_stats, ranks, value_ranks, feat_map, feat_nominal,
-                split_params, tree_nodes, max_nodes, work, iwork)
+def learn_all(x, y, weights, trees):  # pragma: no cover - compiled
+    """Train every tree with ``weights[i] > 0`` on ``(x, y)`` with weight ``weights[i] * c_i``
+    (``weights`` float64 ``(N,)``); the pool must have room (``CompiledHoeffdingTreePool.reserve``)."""
+    forget_routes_unless(x, trees)
+    learn_trees(0, weights.shape[0], x, y, weights, trees)
+
+
+@kernel
+def forget_routes_unless(x, trees):  # pragma: no cover - compiled
+    """Clear the kept routes (:func:`predict_all`) unless they were taken for ``x``."""
+    F = Forest(*trees)
+    if not same_example(x, F.route_x):
+        F.route[:, 3] = 0
+
+
+@kernel
+def plant(trees):  # pragma: no cover - compiled
+    """Give every tree a root: an empty leaf (``root`` ``(N,)`` is written)."""
+    F = Forest(*trees)
+    for tree in range(F.root.shape[0]):
+        F.root[tree] = _new_node(F, -1, 0)
 
 
 def scratch(n_classes: int, n_local: int, n_values: int) -> tuple[np.ndarray, np.ndarray]:

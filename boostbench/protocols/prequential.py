@@ -22,7 +22,7 @@ class PrequentialResult:
         correct: ``(n,)`` bool, whether the prediction for the t-th streamed example was right.
         final_start: index of the first example of the final window.
         member_correct_final: ``(N,)`` int64 correct predictions of each member in the final
-            window, for boosters exposing ``member_predictions`` (else None).
+            window, when the members were tracked (else None).
         runtime_s: wall time of the pass in seconds (prediction + update, no data loading).
     """
 
@@ -62,7 +62,7 @@ def final_window_start(n: int, final_fraction: float) -> int:
 
 def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.ndarray,
                 final_fraction: float = 0.2, on_progress: ProgressCallback | None = None,
-                progress_every: int = 25) -> PrequentialResult:
+                progress_every: int = 25, track_members: bool = False) -> PrequentialResult:
     """Run one test-then-train pass: predict ``x_t``, score it, then reveal ``y_t``.
 
     Args:
@@ -72,6 +72,8 @@ def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.
         final_fraction: the final window's share of the stream, in (0, 1].
         on_progress: called every ``progress_every`` examples and at the end with
             ``(examples done, running accuracy)``.
+        track_members: also score every member's label (the booster's ``member_predictions``
+            ``(N,)`` after each prediction; the registry's ``tracks_members``).
 
     Returns:
         A :class:`PrequentialResult`.
@@ -79,11 +81,10 @@ def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.
     n = len(order)
     start = final_window_start(n, final_fraction)
     correct = np.zeros(n, dtype=bool)
-    tracks_members = hasattr(booster, "member_predictions")
-    member_correct = np.zeros(booster.pool.n_learners, dtype=np.int64) if tracks_members else None
+    member_correct = np.zeros(booster.pool.n_learners, dtype=np.int64) if track_members else None
     hits = 0
     began = time.perf_counter()
-    if tracks_members:
+    if track_members:
         for t, index in enumerate(order):
             x, label = X[index], int(y[index])
             hit = booster.predict(x) == label

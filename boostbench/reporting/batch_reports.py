@@ -4,21 +4,16 @@ and name the compared algorithms only)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from boostbench.reporting.figures import plt, png_bytes
-from boostbench.store import atomic_write_bytes, atomic_write_text
+from boostbench.reporting.figures import new_figure, png_bytes
+from boostbench.store import atomic_write_bytes, atomic_write_text, read_record
 
 HEART_ALGORITHMS = ("adaboost_m1", "adaboost_m2", "one_vs_all")
 MS_ALGORITHMS = ("adaboost_mm", "adaboost_m1", "adaboost_mh", "samme")
-
-
-def _record(results_dir: str | Path, key: str) -> dict:
-    return json.loads((Path(results_dir) / "runs" / f"{key}.json").read_text(encoding="utf-8"))
 
 
 def combessie_heart(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | Path) -> tuple[pd.DataFrame, list[Path]]:
@@ -37,9 +32,9 @@ def combessie_heart(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
     mine = runs[(runs["dataset"] == "heart") & (runs["protocol"] == "holdout")
                 & runs["algorithm"].isin(HEART_ALGORITHMS)]
     rows, written = [], []
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    fig, ax = new_figure((7.5, 4.5))
     for (algorithm, depth), group in mine.groupby(["algorithm", "max_depth"]):
-        records = [_record(results_dir, key) for key in group.sort_values("seed")["config_hash"]]
+        records = [read_record(results_dir, key) for key in group.sort_values("seed")["config_hash"]]
         train = np.mean([r["curve"]["train_error"] for r in records], axis=0)
         test = np.mean([r["curve"]["test_error"] for r in records], axis=0)
         rounds = records[0]["curve"]["rounds"]
@@ -57,7 +52,6 @@ def combessie_heart(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
                                            out / "figures" / "combessie_heart" / f"weights_{algorithm}_depth{depth:g}.png"))
     table = pd.DataFrame(rows)
     if table.empty:
-        plt.close(fig)
         return table, written
     ax.set_xlabel("boosting rounds T")
     ax.set_ylabel("error (mean over seeds)")
@@ -66,7 +60,6 @@ def combessie_heart(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     written.append(atomic_write_bytes(out / "figures" / "combessie_heart" / "errors.png", png_bytes(fig)))
-    plt.close(fig)
     lines = ["| algorithm | tree depth | train error | test error | best test error (round) | rounds kept | seeds |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -85,7 +78,7 @@ def _weights_figure(record: dict, title: str, path: Path) -> Path:
 
     W = np.asarray(record["weights"]["values"])
     order = np.argsort(W[-1])
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = new_figure((7, 4))
     image = ax.imshow(W[:, order], aspect="auto", origin="lower", interpolation="nearest",
                       norm=LogNorm(vmin=max(W[W > 0].min(), 1e-8), vmax=W.max()), cmap="viridis")
     fig.colorbar(image, ax=ax, label="weight D_t(i)")
@@ -94,7 +87,6 @@ def _weights_figure(record: dict, title: str, path: Path) -> Path:
     ax.set_title(f"Evolution of the sample weights: {title}")
     fig.tight_layout()
     written = atomic_write_bytes(path, png_bytes(fig))
-    plt.close(fig)
     return written
 
 

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")  # files only, no display
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+from boostbench.store import atomic_write_bytes, read_record
 
-from boostbench.store import atomic_write_bytes  # noqa: E402
+
+def new_figure(figsize: tuple[float, float]):
+    """``(figure, axes)`` drawn for a file: matplotlib's object API, no pyplot and so no display
+    backend to choose (nothing global changes)."""
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots()
 
 
 def curves(results_dir: str | Path, runs: pd.DataFrame) -> pd.DataFrame:
@@ -19,7 +22,7 @@ def curves(results_dir: str | Path, runs: pd.DataFrame) -> pd.DataFrame:
     ``x`` is examples seen, or the boosting round for ``train_error`` / ``test_error``)."""
     rows = []
     for key in runs["config_hash"]:
-        record = json.loads((Path(results_dir) / "runs" / f"{key}.json").read_text(encoding="utf-8"))
+        record = read_record(results_dir, key)
         curve = record["curve"]
         if "rounds" in curve:  # split protocols: errors against boosting rounds
             for metric in ("train_error", "test_error"):
@@ -49,7 +52,7 @@ def learning_curves(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
     for dataset, group in long.groupby("dataset"):
         metric = group["metric"].iloc[0]
         final = "final_accuracy" if metric == "cumulative_accuracy" else "test_rank_loss"
-        fig, ax = plt.subplots(figsize=(7, 4.2))
+        fig, ax = new_figure((7, 4.2))
         for algorithm, sub in group.groupby("algorithm"):
             if sub["gamma"].notna().any():
                 by_gamma = runs[(runs["dataset"] == dataset) & (runs["algorithm"] == algorithm)].groupby("gamma")[final].mean()
@@ -66,7 +69,6 @@ def learning_curves(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
         fig.tight_layout()
         path = Path(out_dir) / f"{dataset}.png"
         written.append(atomic_write_bytes(path, png_bytes(fig)))
-        plt.close(fig)
     return written
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
-from boostbench.errors import DataError
+from boostbench.errors import BoostbenchError
+from boostbench.store import iter_records
 
 COLUMNS = ["config_hash", "dataset", "algorithm", "learner", "backend", "protocol", "seed", "n_learners", "gamma",
            "max_depth", "n_rounds", "final_accuracy", "final_accuracy_member_mean", "cumulative_accuracy",
@@ -21,20 +21,23 @@ def load_runs(results_dir: str | Path) -> pd.DataFrame:
 
     ``gamma`` is filled only for algorithms that use it, ``max_depth`` / ``n_rounds`` only for the
     batch boosters' trees, and each metric only for the protocol that has it (NaN otherwise;
-    ``fold_test_error`` is a list per run under the split protocols).
+    ``fold_test_error`` is a list per run under the split protocols). Records that compute the
+    same numbers under today's hash (e.g. written before an algorithm declared a knob unused)
+    count once: the latest.
 
     Raises:
-        DataError: a record is not valid JSON (its path is named).
+        DataError: a record is not valid (its path is named).
     """
-    rows = []
-    for path in sorted(Path(results_dir, "runs").glob("*.json")):
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise DataError(f"{path}: not a valid result record ({exc})") from None
+    rows: dict[str, dict] = {}
+    for record in iter_records(results_dir):
         config, metrics = record["config"], record["metrics"]
+        key = _current_hash(record)
+        finished = record.get("provenance", {}).get("finished_utc", "")
+        if key in rows and rows[key]["_finished"] >= finished:
+            continue
         algorithm = config["algorithm"]
-        rows.append({
+        rows[key] = {
+            "_finished": finished,
             "config_hash": record["config_hash"],
             "dataset": config["dataset"]["name"],
             "algorithm": algorithm["name"],
@@ -47,6 +50,16 @@ def load_runs(results_dir: str | Path) -> pd.DataFrame:
             "max_depth": config["learner"].get("max_depth", float("nan")) if config["learner"]["name"] == "tree"
             else float("nan"),
             "n_rounds": algorithm.get("n_rounds", float("nan")),
-            **{key: metrics.get(key, float("nan")) for key in METRICS},
-        })
-    return pd.DataFrame(rows, columns=COLUMNS)
+            **{name: metrics.get(name, float("nan")) for name in METRICS},
+        }
+    return pd.DataFrame(list(rows.values()), columns=COLUMNS)
+
+
+def _current_hash(record: dict) -> str:
+    """The record's config hash as computed today (the stored one for an algorithm no longer known)."""
+    from boostbench.config import config_hash
+
+    try:
+        return config_hash(record["config"])
+    except BoostbenchError:
+        return record["config_hash"]

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from boostbench.reporting import batch_reports, figures, significance, sun_tables, tables
+from boostbench.reporting import (
+    batch_reports,
+    figures,
+    significance,
+    sun_tables,
+    tables,
+)
 from boostbench.reporting.records import load_runs
 from boostbench.store import atomic_write_bytes, atomic_write_text
 
@@ -55,19 +63,30 @@ def write_report(name: str, results_dir: str | Path, out_dir: str | Path, runs: 
     return frame, written
 
 
-# Reports of studies that print no table of numbers to compare with (their own layouts).
-REPORTS = {"combessie_heart": "Combessie & Machraoui, Heart Disease curves",
-           "mukherjee_schapire": "Mukherjee & Schapire, AdaBoost.MM vs M1 vs MH (k-fold CV)",
-           "sun_tables": "Sun, Tables 2-3: online vs batch boosting with TAN / BAN / Naive Bayes"}
+@dataclass(frozen=True)
+class Report:
+    """One report of the registry: ``write(results_dir, out_dir, runs, n_learners)`` writes its
+    files and returns ``(summary frame, paths)`` (an empty frame: no runs for it); a paper table
+    is shown on screen cell by cell next to the paper's values, a study as its Markdown."""
+
+    title: str
+    write: Callable[[str | Path, Path, pd.DataFrame, int], tuple[pd.DataFrame, list[Path]]]
+    paper_table: bool = False
 
 
-def write_study_report(name: str, results_dir: str | Path, out_dir: str | Path,
-                       runs: pd.DataFrame) -> tuple[pd.DataFrame, list[Path]]:
-    """Write report ``name`` of :data:`REPORTS`; returns its summary frame (empty: no runs) and paths."""
-    if name == "combessie_heart":
-        return batch_reports.combessie_heart(results_dir, runs, out_dir)
-    if name == "mukherjee_schapire":
-        return batch_reports.mukherjee_schapire(runs, out_dir)
-    if name == "sun_tables":
-        return sun_tables.write(runs, out_dir)
-    raise KeyError(name)
+def _paper_table(name: str) -> Callable:
+    return lambda results_dir, out_dir, runs, n_learners: write_report(name, results_dir, out_dir, runs, n_learners)
+
+
+REPORTS: dict[str, Report] = {
+    "jung2017_table1": Report("Jung, Goetz & Tewari 2017, Table 1 (accuracy on the last 20%, runtime)",
+                              _paper_table("jung2017_table1"), paper_table=True),
+    "jung_tewari2018_table3": Report("Jung & Tewari 2018, Table 3 (test rank loss, runtime)",
+                                     _paper_table("jung_tewari2018_table3"), paper_table=True),
+    "combessie_heart": Report("Combessie & Machraoui, Heart Disease curves",
+                              lambda results_dir, out_dir, runs, _: batch_reports.combessie_heart(results_dir, runs, out_dir)),
+    "mukherjee_schapire": Report("Mukherjee & Schapire, AdaBoost.MM vs M1 vs MH (k-fold CV)",
+                                 lambda results_dir, out_dir, runs, _: batch_reports.mukherjee_schapire(runs, out_dir)),
+    "sun_tables": Report("Sun, Tables 2-3: online vs batch boosting with TAN / BAN / Naive Bayes",
+                         lambda results_dir, out_dir, runs, _: sun_tables.write(runs, out_dir)),
+}

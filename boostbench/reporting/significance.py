@@ -8,16 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
+import pandas as pd
+import scikit_posthocs as sp
+from scipy.stats import friedmanchisquare
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import scikit_posthocs as sp  # noqa: E402
-from scipy.stats import friedmanchisquare  # noqa: E402
-
-from boostbench.reporting.figures import png_bytes  # noqa: E402
-from boostbench.store import atomic_write_bytes  # noqa: E402
+from boostbench.reporting.figures import new_figure, png_bytes
+from boostbench.store import atomic_write_bytes
 
 
 def score_matrix(table: pd.DataFrame) -> pd.DataFrame:
@@ -48,12 +44,11 @@ def cd_diagram(scores: pd.DataFrame, higher_is_better: bool, path: Path, title: 
     pvalues = sp.posthoc_nemenyi_friedman(oriented.to_numpy())
     pvalues.index = pvalues.columns = scores.columns
     ranks = scores.rank(axis=1, ascending=not higher_is_better).mean(axis=0)
-    fig, ax = plt.subplots(figsize=(7, 2.6))
+    fig, ax = new_figure((7, 2.6))
     sp.critical_difference_diagram(ranks, pvalues, ax=ax)
     ax.set_title(title)
     fig.tight_layout()
     data = png_bytes(fig)
-    plt.close(fig)
     return atomic_write_bytes(path, data)
 
 

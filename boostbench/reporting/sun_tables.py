@@ -17,7 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from boostbench.data.registry import available_datasets
-from boostbench.reporting.tables import paper_tables
+from boostbench.reporting.tables import cell_rows, paper_tables
 from boostbench.store import atomic_write_text
 
 KEY = "sun_online_boosting_tables_2_3"
@@ -90,21 +90,19 @@ def rebuild(runs: pd.DataFrame) -> pd.DataFrame:
 
 def to_markdown(table: pd.DataFrame) -> str:
     """The three tables (TAN, BAN, Naive Bayes) as Markdown."""
+    def cell(row) -> str:
+        paper = "" if row.paper != row.paper else f" / {row.paper:.1f}"
+        if row.n == 0:
+            return f"— ({row.note}){paper}"
+        spread = f" ± {row.std:.1f}" if row.n > 1 else ""  # folds x seeds, or seeds
+        return f"{row.ours:.1f}{spread}{' −' if row.online_worse else ''}{paper}"
+
     lines = []
     titles = {"tan": "Table 2: TAN", "ban": "Table 3: BAN", "naive_bayes": "Naive Bayes (no table in the paper)"}
     for learner, block in table.groupby("learner", sort=False):
         lines += [f"### {titles[learner]}", "", "| data set | " + " | ".join(COLUMNS) + " |",
                   "|---|" + "---|" * len(COLUMNS)]
-        for dataset, group in block.groupby("dataset", sort=False):
-            cells = []
-            for row in group.itertuples():
-                paper = "" if row.paper != row.paper else f" / {row.paper:.1f}"
-                if row.n == 0:
-                    cells.append(f"— ({row.note}){paper}")
-                    continue
-                spread = f" ± {row.std:.1f}" if row.n > 1 else ""  # folds x seeds, or seeds
-                mark = " −" if row.online_worse else ""
-                cells.append(f"{row.ours:.1f}{spread}{mark}{paper}")
+        for dataset, cells in cell_rows(block, cell):
             lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
         lines.append("")
     lines.append("Cells: our test accuracy (%), mean ± std over every fold of every seed (k-fold CV), or over "

@@ -1,7 +1,7 @@
 """Paper tables rebuilt from the result store, next to the papers' own numbers.
 
-The papers' values come from ``paper_tables.yaml`` (a copy of ``shared/spec/paper_tables.yaml``,
-transcribed from the seed papers). A cell is the mean ± std over seeds of one metric; a column
+The papers' values come from ``paper_tables.yaml`` beside this module (transcribed by hand from
+the papers). A cell is the mean ± std over seeds of one metric; a column
 tuned over an edge gamma ("Best MBBM", "best BMR") takes, per data set, the gamma whose mean is
 best.
 """
@@ -61,6 +61,13 @@ TABLES = {
         metric="test_rank_loss", paper_value="rank_loss", higher_is_better=False,
         protocol="train_test"),
 }
+
+
+def cell_rows(frame: pd.DataFrame, cell) -> list[tuple[str, list[str]]]:
+    """A rebuilt table's rows for display: ``(data set, [cell(row) for each of its columns])``, in
+    the frame's order (a rebuilt table has one row per data set and column)."""
+    return [(dataset, [cell(row) for row in group.itertuples()])
+            for dataset, group in frame.groupby("dataset", sort=False)]
 
 
 def paper_tables() -> dict:
