@@ -78,7 +78,7 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def sweep(
     overrides: Optional[list[str]] = typer.Argument(None, help="Hydra sweep overrides, e.g. dataset=balance,car seed='range(0,5)'"),
-    n_jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="parallel jobs (default: all cores)"),
+    n_jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="parallel jobs: joblib workers (default: all cores), a SLURM array's tasks at once, a local Ray cluster's CPUs"),
 ):
     """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
     from boostbench.sweep import run_sweep, summarize

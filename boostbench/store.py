@@ -106,3 +106,143 @@ def atomic_write_text(path: Path, text: str) -> Path:
 def write_record(record: dict[str, Any], path: Path) -> Path:
     """Write one run record as JSON to ``path`` atomically (NaN and infinity are refused)."""
     return atomic_write_text(path, json.dumps(record, indent=1, sort_keys=True, allow_nan=False) + "\n")
+
+
+# -- claims: one worker per grid point, on any filesystem -----------------------------------------
+# A sweep's workers may run on many machines that share the store over NFS, where flock() is
+# unreliable. A claim is a file created with O_EXCL (atomic on NFS v3 and later) that names its
+# owner; the owner refreshes its time while it runs, a claim not refreshed for ``stale_after_s``
+# is taken over (its owner died: SIGKILL, pre-emption, a lost node), and it is removed when the
+# job ends. A finished record always wins: nobody claims a grid point whose record exists.
+
+CLAIM_STALE_AFTER_S = 600.0  # a claim this long without a refresh is a dead worker's
+CLAIM_REFRESH_S = 30.0
+
+
+def claim_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
+    """``<results_dir>/claims/<hash>.claim``: apart from the records, and gone when the job ends."""
+    return Path(results_dir) / "claims" / f"{config_hash}.claim"
+
+
+class Claim:
+    """The claim on one grid point, held by this process until :meth:`release` (or its death).
+
+    Use :func:`claim`; as a context manager it is released on exit.
+    """
+
+    def __init__(self, path: Path, owner: dict[str, Any], refresh_s: float):
+        import threading
+
+        self.path, self.owner = path, owner
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._refresh, args=(refresh_s,), daemon=True)
+        self._thread.start()
+
+    def _refresh(self, every_s: float) -> None:
+        while not self._stop.wait(every_s):
+            try:
+                os.utime(self.path)  # still alive
+            except OSError:
+                return
+
+    def release(self) -> None:
+        """Stop refreshing and remove the claim file if it is still ours."""
+        self._stop.set()
+        self._thread.join()
+        try:
+            if json.loads(self.path.read_text(encoding="utf-8")).get("token") == self.owner["token"]:
+                self.path.unlink()
+        except (OSError, ValueError):
+            pass
+
+    def __enter__(self) -> "Claim":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def _process_start(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot, Linux), None if it is gone or a
+    zombie (killed, not yet reaped: alive to ``kill(pid, 0)``, dead to us)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return None if fields[0] == "Z" else int(fields[19])
+
+
+def _owner() -> dict[str, Any]:
+    import datetime as dt
+    import socket
+    import uuid
+
+    return {"host": socket.gethostname(), "pid": os.getpid(), "process_start": _process_start(os.getpid()),
+            "token": uuid.uuid4().hex, "started_utc": dt.datetime.now(dt.timezone.utc).isoformat()}
+
+
+def _alive(owner: dict[str, Any]) -> bool:
+    """Whether a claim's owner process, on this machine, still runs (its pid may have been reused)."""
+    if Path("/proc/self/stat").exists():
+        start = _process_start(owner["pid"])
+        return start is not None and owner.get("process_start") in (None, start)
+    try:
+        os.kill(owner["pid"], 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def _is_stale(path: Path, stale_after_s: float) -> bool:
+    import socket
+    import time
+
+    try:
+        age = time.time() - path.stat().st_mtime
+    except FileNotFoundError:
+        return False  # released meanwhile: try again
+    try:
+        owner = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        owner = {}  # half-written by a worker killed as it claimed: judged by age alone
+    if owner.get("host") == socket.gethostname() and isinstance(owner.get("pid"), int) and not _alive(owner):
+        return True  # its owner ran on this machine and is gone
+    return age > stale_after_s
+
+
+def claim(results_dir: str | os.PathLike, config_hash: str, stale_after_s: float = CLAIM_STALE_AFTER_S,
+          refresh_s: float = CLAIM_REFRESH_S) -> Claim | None:
+    """Claim the grid point ``config_hash`` for this process.
+
+    Returns:
+        The claim, or None when its record exists or another live worker holds it.
+    """
+    path = claim_path(results_dir, config_hash)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(3):
+        if record_path(results_dir, config_hash).exists():
+            return None
+        owner = _owner()
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666 & ~_umask())
+        except FileExistsError:
+            if not _is_stale(path, stale_after_s):
+                return None
+            # take a dead worker's claim over: one rename wins, the losers find no file to move
+            try:
+                os.rename(path, path.with_suffix(f".stale-{owner['token']}"))
+            except FileNotFoundError:
+                continue
+            path.with_suffix(f".stale-{owner['token']}").unlink(missing_ok=True)
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(owner, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if record_path(results_dir, config_hash).exists():  # finished while we claimed
+            Claim(path, owner, refresh_s).release()
+            return None
+        return Claim(path, owner, refresh_s)
+    return None

@@ -3,16 +3,17 @@
 The grid is expanded by Hydra's sweeper and run by a Hydra launcher (joblib for local
 parallelism by default; any installed launcher, e.g. submitit for a cluster, through
 ``hydra/launcher=...``), driven through hydra-zen's ``launch`` so that a typer command can start it.
-Each job is keyed by its config hash: a job whose record exists is skipped, and a lock on the
-hash (``flock``, released by the kernel even on SIGKILL) keeps two identical grid points, e.g.
-an algorithm that ignores gamma swept over a gamma grid, from running twice at once. Records
-are written atomically, so a sweep killed at any moment resumes with nothing lost, duplicated
-or half-written.
+Each job is keyed by its config hash: a job whose record exists is skipped, and a claim on the
+hash (:func:`boostbench.store.claim`: an exclusive-create file that works on the network
+filesystems clusters share, taken over once its owner stops refreshing it) keeps two identical
+grid points, e.g. an algorithm that ignores gamma swept over a gamma grid, or two sweeps on one
+store, from running one configuration twice at once. Records are written atomically, so a sweep
+killed at any moment, or a cluster job pre-empted, resumes with nothing lost, duplicated or
+half-written.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import time
 from collections.abc import Sequence
@@ -24,7 +25,7 @@ from omegaconf import DictConfig, OmegaConf
 from boostbench.config import check_group_overrides, config_hash, incompatibility
 from boostbench.errors import BoostbenchError, ConfigError
 from boostbench.paths import CONFIG_DIR
-from boostbench.store import record_path
+from boostbench.store import claim, record_path
 
 
 @dataclass(frozen=True)
@@ -67,17 +68,14 @@ def sweep_job(cfg: DictConfig) -> JobOutcome:
         return JobOutcome("error", key, label, 0.0, str(exc))
     if reason is not None:
         return JobOutcome("n/a", key, label, 0.0, reason)
-    path = record_path(cfg.results_dir, key)
-    if path.exists():
+    if record_path(cfg.results_dir, key).exists():
         return JobOutcome("skipped", key, label, 0.0)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock"), "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return JobOutcome("busy", key, label, 0.0, "the same configuration is running in another job")
-        if path.exists():  # finished while we waited for the lock
+    held = claim(cfg.results_dir, key)
+    if held is None:
+        if record_path(cfg.results_dir, key).exists():  # finished meanwhile
             return JobOutcome("skipped", key, label, 0.0)
+        return JobOutcome("busy", key, label, 0.0, "the same configuration is running in another job")
+    with held:
         try:
             save(run_experiment(cfg), str(cfg.results_dir))
         except BoostbenchError as exc:
@@ -88,17 +86,47 @@ def sweep_job(cfg: DictConfig) -> JobOutcome:
     return JobOutcome("done", key, label, seconds)
 
 
+# Where each launcher takes its parallelism (``-j``): joblib's workers, a SLURM job array's
+# simultaneous tasks, the CPUs of a local Ray cluster (each job asks for one).
+PARALLELISM = {"joblib": "hydra.launcher.n_jobs", "submitit_slurm": "hydra.launcher.array_parallelism",
+               "ray": "+hydra.launcher.ray.init.num_cpus"}
+
+
+def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[str]:
+    """The launcher (joblib unless ``hydra/launcher=`` names one) and ``-j`` in its own terms.
+
+    Raises:
+        ConfigError: ``-j`` for a launcher without a parallelism setting (submitit_local starts
+            every job at once).
+    """
+    chosen = [o.partition("=")[2] for o in overrides if o.startswith("hydra/launcher=")]
+    launcher = chosen[-1] if chosen else "joblib"
+    extra = [] if chosen else ["hydra/launcher=joblib"]
+    key = PARALLELISM.get(launcher)
+    if key is not None and any(o.lstrip("+").startswith(key.lstrip("+") + "=") for o in overrides):
+        return extra  # the user's own setting wins
+    if n_jobs is None and launcher == "joblib":
+        n_jobs = os.cpu_count() or 1
+    if n_jobs is not None:
+        if key is None:
+            raise ConfigError(f"-j has no meaning for hydra/launcher={launcher} (it sets its own parallelism); "
+                              f"-j works with {', '.join(PARALLELISM)}")
+        extra.append(f"{key}={n_jobs}")
+    return extra
+
+
 def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOutcome]:
     """Expand ``overrides`` (Hydra sweep syntax: ``a=1,2``, ``seed='range(0,5)'``) and run every job.
 
     Args:
         overrides: Hydra overrides; ``+experiment=<name>`` adds a paper grid from
             ``configs/experiment/``. A ``hydra/launcher=...`` override replaces the joblib launcher.
-        n_jobs: parallel jobs for the joblib launcher (default: an ``hydra.launcher.n_jobs=``
-            override if given, else the number of cores).
+        n_jobs: parallel jobs, in the launcher's own terms (:data:`PARALLELISM`; joblib's
+            default: the number of cores). An override of that setting wins.
 
     Raises:
-        ConfigError: an override does not parse or names an unknown option.
+        ConfigError: an override does not parse or names an unknown option, or ``n_jobs`` for a
+            launcher without a parallelism setting.
     """
     from hydra.errors import HydraException
     from hydra_zen import launch
@@ -112,11 +140,7 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOu
         "sweep": {"dir": "${results_dir}/multirun/${now:%Y-%m-%d_%H-%M-%S}", "subdir": "${hydra.job.num}"},
         "output_subdir": None,
     }
-    extra = ["hydra/hydra_logging=disabled", "hydra/job_logging=disabled"]
-    if not any(o.startswith("hydra/launcher=") for o in overrides):
-        extra.append("hydra/launcher=joblib")
-        if not any(o.startswith("hydra.launcher.n_jobs=") for o in overrides):  # the user's wins
-            extra.append(f"hydra.launcher.n_jobs={n_jobs or os.cpu_count() or 1}")
+    extra = ["hydra/hydra_logging=disabled", "hydra/job_logging=disabled", *_launcher_overrides(overrides, n_jobs)]
     try:
         jobs = launch(primary, sweep_job, overrides=[*overrides, *extra], multirun=True, version_base="1.3")
     except (HydraException, OmegaConfBaseException, ValueError) as exc:

@@ -64,3 +64,15 @@ def test_launcher_jobs_come_from_the_overrides(tmp_path):
     outcome = summarize(run_sweep(["dataset=balance", "algorithm=vfdt", "seed=0,1", "n_learners=1",
                                    "hydra.launcher.n_jobs=1", f"results_dir={tmp_path}"]))
     assert outcome == {"done": 2}
+
+
+def test_jobs_flag_speaks_each_launchers_language():
+    from boostbench.sweep import _launcher_overrides
+
+    assert _launcher_overrides([], 3) == ["hydra/launcher=joblib", "hydra.launcher.n_jobs=3"]
+    assert _launcher_overrides(["hydra.launcher.n_jobs=1"], 3) == ["hydra/launcher=joblib"]  # the user's wins
+    assert _launcher_overrides(["hydra/launcher=submitit_slurm"], 64) == ["hydra.launcher.array_parallelism=64"]
+    assert _launcher_overrides(["hydra/launcher=ray"], 2) == ["+hydra.launcher.ray.init.num_cpus=2"]
+    assert _launcher_overrides(["hydra/launcher=submitit_local"], None) == []
+    with pytest.raises(ConfigError, match="-j has no meaning for hydra/launcher=submitit_local"):
+        _launcher_overrides(["hydra/launcher=submitit_local"], 2)

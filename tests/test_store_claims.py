@@ -1,0 +1,112 @@
+"""The store's claims: one worker per grid point without flock (network filesystems), dead
+workers' claims taken over, nothing left beside the records."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+import time
+
+from boostbench.store import claim, claim_path, iter_records, read_record, record_path, write_record
+
+
+def test_a_claim_is_exclusive_and_released(tmp_path):
+    first = claim(tmp_path, "abc")
+    assert first is not None and claim_path(tmp_path, "abc").exists()
+    assert claim(tmp_path, "abc") is None  # held by a live worker (this process)
+    owner = json.loads(claim_path(tmp_path, "abc").read_text())
+    assert owner["pid"] == os.getpid() and owner["host"]
+    first.release()
+    assert not claim_path(tmp_path, "abc").exists()
+    with claim(tmp_path, "abc") as again:
+        assert again is not None
+    assert list((tmp_path / "claims").iterdir()) == []
+
+
+def test_a_finished_record_wins(tmp_path):
+    write_record({"config": {}, "metrics": {}, "config_hash": "abc"}, record_path(tmp_path, "abc"))
+    assert claim(tmp_path, "abc") is None
+    assert not claim_path(tmp_path, "abc").exists()
+
+
+def test_a_dead_workers_claim_is_taken_over(tmp_path):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    path = claim_path(tmp_path, "abc")
+    path.parent.mkdir(parents=True)
+    import socket
+
+    path.write_text(json.dumps({"host": socket.gethostname(), "pid": int(dead.stdout), "token": "x"}))
+    taken = claim(tmp_path, "abc")  # same machine, its process is gone: at once
+    assert taken is not None and json.loads(path.read_text())["pid"] == os.getpid()
+    taken.release()
+
+
+def test_a_silent_claim_from_another_machine_goes_stale(tmp_path):
+    path = claim_path(tmp_path, "abc")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"host": "another-node", "pid": 1, "token": "x"}))
+    assert claim(tmp_path, "abc", stale_after_s=60) is None  # fresh: its owner may be alive
+    old = time.time() - 120
+    os.utime(path, (old, old))
+    taken = claim(tmp_path, "abc", stale_after_s=60)  # not refreshed for 2 min: taken over
+    assert taken is not None
+    taken.release()
+    assert sorted(p.name for p in path.parent.iterdir()) == []  # no stale file left either
+
+
+def test_the_owner_refreshes_its_claim(tmp_path):
+    held = claim(tmp_path, "abc", refresh_s=0.05)
+    old = time.time() - 1000
+    os.utime(claim_path(tmp_path, "abc"), (old, old))
+    time.sleep(0.3)
+    assert time.time() - claim_path(tmp_path, "abc").stat().st_mtime < 5
+    assert claim(tmp_path, "abc", stale_after_s=60) is None
+    held.release()
+
+
+def _race(directory, key, start, results):
+    while time.time() < start:
+        pass
+    held = claim(directory, key)
+    results.put(held is not None)
+    time.sleep(0.5)  # hold it while the others try
+    if held is not None:
+        held.release()
+
+
+def test_racing_workers_one_wins(tmp_path):
+    context = mp.get_context("fork")
+    results = context.Queue()
+    start = time.time() + 0.5
+    workers = [context.Process(target=_race, args=(tmp_path, "abc", start, results)) for _ in range(8)]
+    for worker in workers:
+        worker.start()
+    won = [results.get(timeout=30) for _ in workers]
+    for worker in workers:
+        worker.join()
+    assert sum(won) == 1
+
+
+def test_the_read_api_names_a_bad_record(tmp_path):
+    write_record({"config": {}, "metrics": {}, "config_hash": "good"}, record_path(tmp_path, "good"))
+    record_path(tmp_path, "bad").write_text('{"config": {')
+    assert read_record(tmp_path, "good")["config_hash"] == "good"
+    bad = []
+    assert [r["config_hash"] for r in iter_records(tmp_path, on_error=bad.append)] == ["good"]
+    assert len(bad) == 1 and "bad.json" in str(bad[0])
+
+
+def test_a_reused_pid_does_not_keep_a_claim_alive(tmp_path):
+    """The claim records when its process started: another process with the same pid is not it."""
+    path = claim_path(tmp_path, "abc")
+    path.parent.mkdir(parents=True)
+    import socket
+
+    path.write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "process_start": -1,
+                                "token": "x"}))
+    taken = claim(tmp_path, "abc")
+    assert taken is not None
+    taken.release()
