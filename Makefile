@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: setup run test smoke datasets reproduce-tables bench bench-moa-setup scaling lock clean ray-setup launchers
+.PHONY: setup run test smoke datasets reproduce-tables bench bench-moa-setup scaling lock clean ray-setup launchers faults
 
 setup: $(STAMP)
 
@@ -83,6 +83,12 @@ bench: setup
 bench-moa-setup:
 	$(PYTHON) -m venv .venv-moa
 	.venv-moa/bin/python -m pip install --quiet --disable-pip-version-check capymoa
+
+# Reliability (issue 20): kills, two sweeps, a failing job, read-only and full disks, a corrupt
+# record, a changed data file; each must end with the numbers of an undisturbed sweep. Linux, root
+# (it mounts two small tmpfs), a few minutes.
+faults: setup
+	$(BIN)/python benchmarks/faults.py --work /tmp/boostbench-faults
 
 scaling: setup
 	$(BIN)/python benchmarks/scaling.py --lengths 10000 100000 1000000 --learners 10 100 1000 --max-nodes 1000

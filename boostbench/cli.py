@@ -46,11 +46,15 @@ class _RateColumn(ProgressColumn):
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overrides, e.g. dataset=car seed=3")):
     """Run one experiment and write its record under results/runs/."""
-    from boostbench.config import compose_config
-    from boostbench.experiment import run_experiment, save
+    from boostbench.config import compose_config, validate
+    from boostbench.store import check_writable
 
     try:
         cfg = compose_config(overrides or [])
+        validate(cfg)  # before the heavy imports: a mistake is reported at once
+        check_writable(cfg.results_dir)  # before the work, not after it
+        from boostbench.experiment import run_experiment, save
+
         show = bool(cfg.progress) and console.is_terminal
         progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                             _RateColumn(), TextColumn("{task.fields[metric]} {task.fields[value]:.3f}"),
@@ -181,7 +185,8 @@ def report(
     if any(name not in REPORTS for name in names):
         _fail(f"unknown table {table!r} (available: {', '.join(REPORTS)}, all)")
     try:
-        runs = load_runs(results_dir)
+        runs = load_runs(results_dir, on_error=lambda exc: errors.print(f"[yellow]skipped:[/] {exc}", highlight=False,
+                                                                        soft_wrap=True))
     except BoostbenchError as exc:
         _fail(str(exc))
     if backend is not None:

@@ -18,6 +18,9 @@ from boostbench.paths import CONFIG_DIR
 
 # Keys that say where things go or how they are shown, not what is computed.
 PRESENTATION_KEYS = ("data_dir", "results_dir", "progress")
+# The keys a run configuration has (configs/config.yaml, and its groups)
+TOP_LEVEL_KEYS = {"dataset", "learner", "protocol", "algorithm", "n_learners", "seed", "gamma", "n_rounds",
+                  *PRESENTATION_KEYS}
 SPLIT_PROTOCOLS = ("kfold", "holdout")
 
 
@@ -62,8 +65,45 @@ def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
     except MissingConfigException as exc:
         raise ConfigError(str(exc).splitlines()[0]) from None
     except (HydraException, OmegaConfBaseException, ValueError) as exc:
-        message = " ".join(str(exc).split())
-        raise ConfigError(f"bad override: {message}") from None
+        raise ConfigError(_override_message(overrides, " ".join(str(exc).split()))) from None
+    return pin_user_file(cfg)
+
+
+def _override_message(overrides: Sequence[str], message: str) -> str:
+    """Hydra's parse errors in our terms: ``run`` has no ``--multirun`` (``sweep`` is ours), and a
+    character of Hydra's grammar (``;``, ``|``, ...) must be quoted."""
+    if "--multirun" in message:
+        item = next((o for o in overrides if "," in o), "")
+        return (f"bad override {item!r}: several values are a sweep: `boostbench sweep {item}` (or quote the "
+                f"value for a string: key='a,b')")
+    if "LexerNoViableAltException" in message:
+        item = message.partition("LexerNoViableAltException: ")[2].partition(" ^")[0]
+        key, _, value = item.partition("=")
+        return (f"bad override {item!r}: Hydra's grammar reserves a character in {value!r}; quote it, "
+                f"e.g. {key}=\"'{value}'\"")
+    return f"bad override: {message}"
+
+
+def pin_user_file(cfg: DictConfig) -> DictConfig:
+    """A user's own data file (``dataset=csv dataset.file=...``) enters the config by content:
+    ``dataset.sha256`` (so the hash, and a sweep's "done", follow the file, not its name: a file
+    changed in place runs again) and, for the template's name ``custom``, the file's stem as the
+    data set's name. Registry entries carry their sha256 already; a missing file is left for the
+    loader to report."""
+    from omegaconf import open_dict
+
+    from boostbench.data.loaders import sha256_of
+    from boostbench.data.registry import locate
+
+    if OmegaConf.is_missing(cfg.dataset, "file") or cfg.dataset.get("file") is None or cfg.dataset.get("sha256"):
+        return cfg
+    path = locate(str(cfg.dataset.file), cfg.get("data_dir"))
+    if path is None or not path.is_file():
+        return cfg
+    with open_dict(cfg):
+        cfg.dataset.sha256 = sha256_of(path)
+        if cfg.dataset.get("name") == "custom":
+            cfg.dataset.name = path.stem
     return cfg
 
 
@@ -92,8 +132,12 @@ def validate(cfg: DictConfig | dict) -> None:
     from boostbench.learners.registry import check_learner
 
     resolved = _resolved(cfg)
+    unknown = sorted(set(resolved) - TOP_LEVEL_KEYS)
+    if unknown:  # e.g. +foo=1: it would change the config hash and nothing else
+        raise ConfigError(f"unknown configuration key {unknown[0]!r} (top-level keys: {', '.join(sorted(TOP_LEVEL_KEYS))})")
     check("", resolved, {**KNOB_CONSTRAINTS, "seed": positive_int(0)})
-    check("protocol", resolved["protocol"], {"final_fraction": Interval(0.0, 1.0, closed_high=True)})
+    check("protocol", resolved["protocol"], {"final_fraction": Interval(0.0, 1.0, closed_high=True),
+                                             "curve_points": positive_int(2)})
     spec = algorithm_spec(str(resolved["algorithm"]["name"]))
     check("algorithm", resolved["algorithm"], spec.params)
     check_learner(resolved["learner"])

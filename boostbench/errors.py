@@ -9,5 +9,10 @@ class ConfigError(BoostbenchError):
     """The resolved configuration is invalid (unknown name, value out of range)."""
 
 
+class StoreError(BoostbenchError):
+    """The result store cannot be written (read-only, not a directory, disk full); nothing was
+    left half-written."""
+
+
 class DataError(BoostbenchError):
     """A data file is missing, malformed or unusable; the message names file, line, column, value."""

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from boostbench.errors import DataError
+from boostbench.errors import DataError, StoreError
 
 
 def runs_dir(results_dir: str | os.PathLike) -> Path:
@@ -35,6 +35,33 @@ def _load(path: Path) -> dict[str, Any]:
     if not isinstance(record, dict) or not {"config", "metrics", "config_hash"} <= set(record):
         raise DataError(f"{path}: not a valid result record (config, metrics or config_hash missing)")
     return record
+
+
+def has_record(results_dir: str | os.PathLike, config_hash: str) -> bool:
+    """Whether the run's record exists and reads as one (a truncated or foreign file does not
+    count: the run is done again and the file replaced)."""
+    try:
+        read_record(results_dir, config_hash)
+    except DataError:
+        return False
+    return True
+
+
+def check_writable(results_dir: str | os.PathLike) -> None:
+    """Before any work: can records be written under ``results_dir``?
+
+    Raises:
+        StoreError: it is not a directory, or is read-only (the message names it and the reason).
+    """
+    probe = runs_dir(results_dir)
+    while not probe.exists() and probe != probe.parent:  # creates nothing: the run may not happen
+        probe = probe.parent
+    if not probe.is_dir():
+        raise StoreError(f"cannot write results under {results_dir}: {probe} is not a directory")
+    try:
+        tempfile.TemporaryFile(dir=probe).close()
+    except OSError as exc:
+        raise StoreError(f"cannot write results under {results_dir}: {exc.strerror or exc}") from None
 
 
 def read_record(results_dir: str | os.PathLike, config_hash: str) -> dict[str, Any]:
@@ -104,8 +131,22 @@ def atomic_write_text(path: Path, text: str) -> Path:
 
 
 def write_record(record: dict[str, Any], path: Path) -> Path:
-    """Write one run record as JSON to ``path`` atomically (NaN and infinity are refused)."""
-    return atomic_write_text(path, json.dumps(record, indent=1, sort_keys=True, allow_nan=False) + "\n")
+    """Write one run record as JSON to ``path`` atomically (NaN and infinity are refused).
+
+    Raises:
+        StoreError: the write failed (disk full, read-only...); no file is left half-written.
+    """
+    text = json.dumps(record, indent=1, sort_keys=True, allow_nan=False) + "\n"
+    try:
+        return atomic_write_text(path, text)
+    except OSError as exc:
+        raise StoreError(f"cannot write {path}: {exc.strerror or exc}; nothing was written") from None
+
+
+def failure_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
+    """``<results_dir>/failed/<hash>.json``: why the last attempt at a run failed (removed when it
+    succeeds)."""
+    return Path(results_dir) / "failed" / f"{config_hash}.json"
 
 
 # -- claims: one worker per grid point, on any filesystem -----------------------------------------
@@ -218,11 +259,21 @@ def claim(results_dir: str | os.PathLike, config_hash: str, stale_after_s: float
 
     Returns:
         The claim, or None when its record exists or another live worker holds it.
+
+    Raises:
+        StoreError: the claim cannot be written (disk full, read-only).
     """
+    try:
+        return _claim(results_dir, config_hash, stale_after_s, refresh_s)
+    except OSError as exc:
+        raise StoreError(f"cannot claim {config_hash} under {results_dir}: {exc.strerror or exc}") from None
+
+
+def _claim(results_dir, config_hash, stale_after_s, refresh_s) -> Claim | None:
     path = claim_path(results_dir, config_hash)
     path.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(3):
-        if record_path(results_dir, config_hash).exists():
+        if has_record(results_dir, config_hash):
             return None
         owner = _owner()
         try:
@@ -241,7 +292,7 @@ def claim(results_dir: str | os.PathLike, config_hash: str, stale_after_s: float
             json.dump(owner, handle)
             handle.flush()
             os.fsync(handle.fileno())
-        if record_path(results_dir, config_hash).exists():  # finished while we claimed
+        if has_record(results_dir, config_hash):  # finished while we claimed
             Claim(path, owner, refresh_s).release()
             return None
         return Claim(path, owner, refresh_s)

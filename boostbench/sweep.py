@@ -15,17 +15,21 @@ half-written.
 from __future__ import annotations
 
 import os
+import shutil
+import sys
+import tempfile
 import time
+from pathlib import Path
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from boostbench.config import check_group_overrides, config_hash, incompatibility
+from boostbench.config import check_group_overrides, config_hash, incompatibility, pin_user_file
 from boostbench.errors import BoostbenchError, ConfigError
 from boostbench.paths import CONFIG_DIR
-from boostbench.store import claim, record_path
+from boostbench.store import check_writable, claim, failure_path, has_record, write_record
 
 
 @dataclass(frozen=True)
@@ -52,12 +56,34 @@ def _label(cfg: DictConfig) -> str:
     return " ".join(parts)
 
 
+SWEEP_PID = "BOOSTBENCH_SWEEP_PID"  # the sweep's own process, for its workers to know it
+
+
+def _die_with_the_sweep() -> None:
+    """In a worker the sweep started (joblib, submitit_local), die when the sweep dies: a killed
+    sweep must not leave workers running jobs and writing records (Linux ``PR_SET_PDEATHSIG``)."""
+    import ctypes
+    import signal
+
+    parent = os.environ.get(SWEEP_PID)
+    if parent is None or os.getppid() != int(parent) or not sys.platform.startswith("linux"):
+        return  # the sweep itself, or a worker it did not start (Ray's, a SLURM node's)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != int(parent):  # the sweep died while we asked: follow it now
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def sweep_job(cfg: DictConfig) -> JobOutcome:
     """Run one grid point unless its record exists (the Hydra task function)."""
     from boostbench.experiment import run_experiment, save
 
+    _die_with_the_sweep()
     began = time.perf_counter()
     try:
+        cfg = pin_user_file(cfg)
         key = config_hash(cfg)
         label = _label(cfg)
     except BoostbenchError as exc:
@@ -68,19 +94,22 @@ def sweep_job(cfg: DictConfig) -> JobOutcome:
         return JobOutcome("error", key, label, 0.0, str(exc))
     if reason is not None:
         return JobOutcome("n/a", key, label, 0.0, reason)
-    if record_path(cfg.results_dir, key).exists():
+    if has_record(cfg.results_dir, key):
         return JobOutcome("skipped", key, label, 0.0)
-    held = claim(cfg.results_dir, key)
+    try:
+        held = claim(cfg.results_dir, key)
+    except BoostbenchError as exc:
+        return _failed(cfg, key, label, exc, time.perf_counter() - began)
     if held is None:
-        if record_path(cfg.results_dir, key).exists():  # finished meanwhile
+        if has_record(cfg.results_dir, key):  # finished meanwhile
             return JobOutcome("skipped", key, label, 0.0)
         return JobOutcome("busy", key, label, 0.0, "the same configuration is running in another job")
     with held:
         try:
             save(run_experiment(cfg), str(cfg.results_dir))
-        except BoostbenchError as exc:
-            print(f"error  {label}: {exc}", flush=True)
-            return JobOutcome("error", key, label, time.perf_counter() - began, str(exc))
+        except Exception as exc:  # one job's failure, whatever it is, must not sink the sweep
+            return _failed(cfg, key, label, exc, time.perf_counter() - began)
+    failure_path(cfg.results_dir, key).unlink(missing_ok=True)
     seconds = time.perf_counter() - began
     print(f"done   {label} ({seconds:.1f} s)", flush=True)  # progress, from the worker
     return JobOutcome("done", key, label, seconds)
@@ -115,6 +144,25 @@ def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[st
     return extra
 
 
+def _failed(cfg: DictConfig, key: str, label: str, exc: Exception, seconds: float) -> JobOutcome:
+    """Report a failed job in one line and keep why in ``failed/<hash>.json`` (a cluster job's
+    terminal is seldom watched); a later sweep runs it again."""
+    import traceback
+
+    if isinstance(exc, BoostbenchError):
+        reason = " ".join(str(exc).split())
+    else:  # a bug, not a user mistake: its type, message and where it happened
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        reason = f"{type(exc).__name__}: {' '.join(str(exc).split())} ({Path(frame.filename).name}:{frame.lineno})"
+    print(f"error  {label}: {reason}", flush=True)
+    try:
+        write_record({"config_hash": key, "label": label, "reason": reason,
+                      "config": OmegaConf.to_container(cfg, resolve=True)}, failure_path(cfg.results_dir, key))
+    except BoostbenchError:
+        pass  # the outcome still says it
+    return JobOutcome("error", key, label, seconds, reason)
+
+
 def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOutcome]:
     """Expand ``overrides`` (Hydra sweep syntax: ``a=1,2``, ``seed='range(0,5)'``) and run every job.
 
@@ -133,18 +181,30 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOu
     from omegaconf.errors import OmegaConfBaseException
 
     check_group_overrides(overrides)
+    results_dirs = [o.partition("=")[2] for o in overrides if o.startswith("results_dir=")]
+    for results_dir in results_dirs[-1:] or [OmegaConf.load(CONFIG_DIR / "config.yaml").results_dir]:
+        if "," not in results_dir and "$" not in results_dir:  # a plain path: checked before any job
+            check_writable(results_dir)
+    os.environ[SWEEP_PID] = str(os.getpid())  # inherited by the workers
+    extra = ["hydra/hydra_logging=disabled", "hydra/job_logging=disabled", *_launcher_overrides(overrides, n_jobs)]
+    # Hydra's sweep folder: a cluster launcher keeps its jobs' logs there (under the results);
+    # joblib's is empty folders, made in a temporary place and removed
+    local = "hydra/launcher=joblib" in [*overrides, *extra]
+    scratch = tempfile.mkdtemp(prefix="boostbench-sweep-") if local else None
     primary = OmegaConf.load(CONFIG_DIR / "config.yaml")
     primary.hydra = {
         "searchpath": [f"file://{CONFIG_DIR}"],
         "job": {"chdir": False},
-        "sweep": {"dir": "${results_dir}/multirun/${now:%Y-%m-%d_%H-%M-%S}", "subdir": "${hydra.job.num}"},
+        "sweep": {"dir": scratch or "${results_dir}/multirun/${now:%Y-%m-%d_%H-%M-%S}", "subdir": "${hydra.job.num}"},
         "output_subdir": None,
     }
-    extra = ["hydra/hydra_logging=disabled", "hydra/job_logging=disabled", *_launcher_overrides(overrides, n_jobs)]
     try:
         jobs = launch(primary, sweep_job, overrides=[*overrides, *extra], multirun=True, version_base="1.3")
     except (HydraException, OmegaConfBaseException, ValueError) as exc:
         raise ConfigError(f"bad sweep: {' '.join(str(exc).split())}") from None
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
     outcomes = []
     for batch in jobs:
         for job in batch:

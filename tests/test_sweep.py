@@ -76,3 +76,91 @@ def test_jobs_flag_speaks_each_launchers_language():
     assert _launcher_overrides(["hydra/launcher=submitit_local"], None) == []
     with pytest.raises(ConfigError, match="-j has no meaning for hydra/launcher=submitit_local"):
         _launcher_overrides(["hydra/launcher=submitit_local"], 2)
+
+
+def test_a_failing_job_is_recorded_and_does_not_sink_the_sweep(tmp_path, monkeypatch):
+    import boostbench.experiment as experiment
+
+    real = experiment.run_experiment
+
+    def flaky(cfg, *args, **kwargs):
+        if cfg.seed == 1:
+            raise RuntimeError("boom")
+        return real(cfg, *args, **kwargs)
+
+    monkeypatch.setattr(experiment, "run_experiment", flaky)
+    grid = ["dataset=balance", "algorithm=vfdt", "seed=0,1,2", f"results_dir={tmp_path}", "hydra.launcher.n_jobs=1"]
+    outcomes = run_sweep(grid)
+    assert summarize(outcomes) == {"done": 2, "error": 1}
+    failed = next(o for o in outcomes if o.status == "error")
+    assert failed.message.startswith("RuntimeError: boom (test_sweep.py:")
+    note = json.loads((tmp_path / "failed" / f"{failed.config_hash}.json").read_text())
+    assert note["reason"] == failed.message and note["config"]["seed"] == 1
+    monkeypatch.setattr(experiment, "run_experiment", real)  # fixed: the next sweep runs what failed
+    assert summarize(run_sweep(grid)) == {"done": 1, "skipped": 2}
+    assert not list((tmp_path / "failed").iterdir())
+
+
+def test_a_corrupt_record_is_run_again(tmp_path):
+    grid = ["dataset=balance", "algorithm=vfdt", "seed=0,1", f"results_dir={tmp_path}", "hydra.launcher.n_jobs=1"]
+    run_sweep(grid)
+    first = sorted((tmp_path / "runs").glob("*.json"))
+    numbers = json.loads(first[0].read_text())["metrics"]["final_accuracy"]
+    first[0].write_text(first[0].read_text()[:100])  # truncated, e.g. by a full disk outside our writes
+    assert summarize(run_sweep(grid)) == {"done": 1, "skipped": 1}
+    assert json.loads(first[0].read_text())["metrics"]["final_accuracy"] == numbers
+
+
+def test_a_results_dir_that_cannot_be_written_fails_before_any_work(tmp_path):
+    from boostbench.errors import StoreError
+
+    blocker = tmp_path / "not_a_dir"
+    blocker.write_text("")
+    with pytest.raises(StoreError, match="not_a_dir.* is not a directory"):
+        run_sweep(["dataset=balance", "algorithm=vfdt", f"results_dir={blocker}"])
+
+
+def test_a_user_file_changed_in_place_runs_again(tmp_path):
+    data = tmp_path / "mine.csv"
+    rows = ["a,b,label"] + [f"{i % 7},{i % 3},{'x' if i % 2 else 'y'}" for i in range(60)]
+    data.write_text("\n".join(rows) + "\n")
+    grid = ["dataset=csv", f"dataset.file={data}", "dataset.class_column=label", "algorithm=vfdt",
+            f"results_dir={tmp_path / 'results'}", "hydra.launcher.n_jobs=1"]
+    assert summarize(run_sweep(grid)) == {"done": 1}
+    assert summarize(run_sweep(grid)) == {"skipped": 1}
+    data.write_text("\n".join(rows[:40]) + "\n")  # the same name, other contents
+    assert summarize(run_sweep(grid)) == {"done": 1}
+    runs = records(tmp_path / "results")
+    assert sorted(r["metrics"]["n_examples"] for r in runs) == [39, 60]
+    assert {r["config"]["dataset"]["name"] for r in runs} == {"mine"}
+
+
+def test_report_names_a_corrupt_record_and_goes_on(tmp_path):
+    from typer.testing import CliRunner
+
+    from boostbench.cli import app
+
+    run_sweep(["dataset=balance", "algorithm=vfdt,best_vfdt", "n_learners=2", f"results_dir={tmp_path}",
+               "hydra.launcher.n_jobs=1"])
+    bad = sorted((tmp_path / "runs").glob("*.json"))[0]
+    bad.write_text("{")
+    result = CliRunner().invoke(app, ["report", "jung2017_table1", "--results-dir", str(tmp_path), "--n-learners", "2"])
+    assert result.exit_code == 0, result.output
+    assert "skipped" in result.output and bad.name in " ".join(result.output.split())
+
+
+def test_workers_die_with_the_sweep(tmp_path):
+    """SIGKILL to the sweep's main process alone: its workers stop too (no record written later)."""
+    grid = ["dataset=mice", "algorithm=adaboost_olm", "seed=range(0,6)", "n_learners=100"]  # seconds a job
+    command = [sys.executable, "-m", "boostbench", "sweep", *grid, f"results_dir={tmp_path}", "-j", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((tmp_path / "runs").glob("*.json"))) < 2:
+        time.sleep(0.1)
+    time.sleep(1)  # both workers are into their next job
+    process.kill()  # the main process only, not its group
+    process.wait()
+    time.sleep(0.5)  # a worker mid-write may still finish within this
+    settled = len(records(tmp_path))
+    time.sleep(8)  # a worker that outlived the sweep would finish its job meanwhile
+    assert len(records(tmp_path)) == settled < 6, "workers went on after the sweep died"

@@ -50,6 +50,7 @@ def encode(
     missing: Sequence[str] = ("?", ""),
     class_names: Sequence[str] | None = None,
     drop_classes: Sequence[str] = (),
+    max_classes: int = 100,
 ) -> Dataset:
     """Encode ``raw`` into arrays.
 
@@ -63,11 +64,13 @@ def encode(
         missing: cell values that mean "missing" (become NaN).
         class_names: the classes in code order; ``None`` sorts the values found.
         drop_classes: classes whose rows are removed (e.g. a class with 2 examples).
+        max_classes: refuse more distinct class values than this (a feature named as the class
+            column by mistake has hundreds).
 
     Raises:
         DataError: a named column does not exist, a numeric attribute holds a non-number (file,
             line, column and value named), a class value is missing or not in ``class_names``,
-            or fewer than two classes remain.
+            fewer than two classes remain, or more than ``max_classes``.
     """
     frame = raw.frame
     target = _resolve_column(raw, class_column, "class column")
@@ -95,6 +98,10 @@ def encode(
             f"{_where(raw, row)}, column {target!r}: class value {labels[row]!r} is not one of "
             f"{class_names}"
         )
+    if len(class_names) > max_classes:
+        raise DataError(f"{raw.source}, column {target!r}: {len(class_names)} distinct class values, more than "
+                        f"dataset.max_classes = {max_classes}; is {target!r} the class column? (raise "
+                        "dataset.max_classes to accept)")
     rows = np.flatnonzero(keep)
     y = np.fromiter((code_of[labels[i]] for i in rows), dtype=np.int64, count=len(rows))
     present = np.unique(y)
@@ -145,6 +152,14 @@ def encode_features(raw: RawTable, features: Sequence[str], rows: np.ndarray,
         if nominal == "all":
             treat_nominal = True
         elif nominal == "auto":
+            numbers = int((~bad & ~absent).sum())
+            if column not in raw.categories and bad.any() and numbers > 0:
+                # numbers and words in one column: a typo, or a missing-value marker we do not know
+                row = int(rows[np.flatnonzero(bad)[0]])
+                raise DataError(
+                    f"{_where(raw, row)}, column {column!r}: value {frame[column].iloc[row]!r} is not a "
+                    f"number, though {numbers} other values of the column are (declare the column nominal "
+                    f"with dataset.nominal=[...], or the value missing with dataset.missing=[...])")
             treat_nominal = column in raw.categories or bool(bad.any())
         else:
             treat_nominal = column in nominal_set
@@ -163,6 +178,11 @@ def encode_features(raw: RawTable, features: Sequence[str], rows: np.ndarray,
                     f"{_where(raw, row)}, column {column!r}: value "
                     f"{frame[column].iloc[row]!r} is not a number"
                 )
+            infinite = np.isinf(numeric)
+            if infinite.any():  # inf, -inf, 1e999: no learner can use it, and some would crash
+                row = int(rows[np.flatnonzero(infinite)[0]])
+                raise DataError(f"{_where(raw, row)}, column {column!r}: value {frame[column].iloc[row]!r} "
+                                "is not a finite number")
             X[:, j] = numeric
             categories.append(None)
     return X, is_nominal, tuple(categories)

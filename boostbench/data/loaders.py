@@ -66,6 +66,51 @@ def _data_lines(path: Path, skip_rows: int, comment: str | None, sep: str) -> tu
     return np.asarray(numbers, dtype=np.int64), np.asarray(counts, dtype=np.int64)
 
 
+def _check_utf8(path: Path) -> None:
+    """A text table must be UTF-8 (ASCII included): a UTF-16 or binary file would otherwise be
+    split into nonsense lines and reported as a wrong field count.
+
+    Raises:
+        DataError: a NUL byte or bytes that are not UTF-8 (the line is named).
+    """
+    data = path.read_bytes()
+    problem = None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        problem, offset = "a UTF-16 byte-order mark", 0
+    elif b"\x00" in data:
+        problem, offset = "a NUL byte", data.index(b"\x00")
+    else:
+        try:
+            data.decode("utf-8")
+            return
+        except UnicodeDecodeError as exc:
+            problem, offset = f"byte 0x{data[exc.start]:02x}", exc.start
+    line = data.count(b"\n", 0, offset) + 1
+    raise DataError(f"{path}: line {line}: not UTF-8 text ({problem}); save the file as UTF-8")
+
+
+def _check_unique_names(path: Path, sep: str, skip_rows: int, comment: str | None) -> None:
+    """pandas renames a repeated column name ``a`` to ``a.1``: refuse it instead.
+
+    Raises:
+        DataError: a name appears twice (the line and both positions are named).
+    """
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as handle:
+        for number, line in enumerate(handle, start=1):
+            if number <= skip_rows or not line.strip() or (comment and line.lstrip().startswith(comment)):
+                continue
+            names = line.split() if sep == "whitespace" else next(csv.reader([line], delimiter=sep))
+            seen: dict[str, int] = {}
+            for position, name in enumerate((n.strip() for n in names), start=1):
+                if name in seen:
+                    raise DataError(f"{path}: line {number}: column name {name!r} appears twice "
+                                    f"(columns {seen[name]} and {position})")
+                seen[name] = position
+            return
+
+
 def read_csv_table(
     path: Path,
     *,
@@ -91,6 +136,7 @@ def read_csv_table(
     """
     if not path.is_file():
         raise DataError(f"{path}: file not found")
+    _check_utf8(path)
     lines, counts = _data_lines(path, skip_rows, comment, sep)
     if len(lines) == 0:
         raise DataError(f"{path}: no data rows")
@@ -120,6 +166,8 @@ def read_csv_table(
         raise DataError(f"{path}: cannot read as text table: {exc}") from None
     if frame.empty:
         raise DataError(f"{path}: no data rows")
+    if header:
+        _check_unique_names(path, sep, skip_rows, comment)
     frame.columns = [str(c).strip() for c in frame.columns]
     if len(lines) != len(frame):  # quoting spanning lines: fall back to row numbers
         lines = np.arange(1, len(frame) + 1, dtype=np.int64) + skip_rows + int(header)

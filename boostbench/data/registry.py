@@ -213,6 +213,7 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | Mul
         missing=list(spec.get("missing") or ["?", ""]),
         class_names=list(class_names) if class_names else None,
         drop_classes=list(spec.get("drop_classes") or []),
+        max_classes=int(spec.get("max_classes") or 100),
     )
     if spec.get("n_train") is not None:  # a fixed train/test split: the first n_train rows train
         dataset = dataclasses.replace(dataset, n_train=int(spec.n_train))

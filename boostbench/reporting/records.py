@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
-from boostbench.errors import BoostbenchError
+from boostbench.errors import BoostbenchError, DataError
 from boostbench.store import iter_records
 
 COLUMNS = ["config_hash", "dataset", "algorithm", "learner", "backend", "protocol", "seed", "n_learners", "gamma",
@@ -16,7 +17,7 @@ COLUMNS = ["config_hash", "dataset", "algorithm", "learner", "backend", "protoco
 METRICS = COLUMNS[COLUMNS.index("final_accuracy"):]
 
 
-def load_runs(results_dir: str | Path) -> pd.DataFrame:
+def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | None = None) -> pd.DataFrame:
     """Every record under ``<results_dir>/runs/`` as one row (columns: :data:`COLUMNS`).
 
     ``gamma`` is filled only for algorithms that use it, ``max_depth`` / ``n_rounds`` only for the
@@ -25,11 +26,15 @@ def load_runs(results_dir: str | Path) -> pd.DataFrame:
     same numbers under today's hash (e.g. written before an algorithm declared a knob unused)
     count once: the latest.
 
+    Args:
+        on_error: called with the error of each record that cannot be read, which is left out
+            (None: the error is raised).
+
     Raises:
-        DataError: a record is not valid (its path is named).
+        DataError: a record is not valid (its path is named), without ``on_error``.
     """
     rows: dict[str, dict] = {}
-    for record in iter_records(results_dir):
+    for record in iter_records(results_dir, on_error):
         config, metrics = record["config"], record["metrics"]
         key = _current_hash(record)
         finished = record.get("provenance", {}).get("finished_utc", "")
