@@ -15,6 +15,7 @@ half-written.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -74,6 +75,29 @@ def _die_with_the_sweep() -> None:
         return
     if os.getppid() != int(parent):  # the sweep died while we asked: follow it now
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+SHARED_MEMORY = Path("/dev/shm")
+_LEFTOVER = re.compile(r"^(?:joblib_memmapping_folder_|sem\.loky-)(\d+)[_-]")
+
+
+def clean_leftovers(shared_memory: Path = SHARED_MEMORY) -> int:
+    """Remove what killed sweeps left in shared memory: joblib's memmapping folders and loky's
+    semaphores of processes that no longer run (a SIGKILL gives their cleaner no chance).
+    Returns how many were removed."""
+    removed = 0
+    if not shared_memory.is_dir():
+        return 0
+    for entry in shared_memory.iterdir():
+        match = _LEFTOVER.match(entry.name)
+        if match is None or Path(f"/proc/{match.group(1)}").exists():
+            continue
+        try:
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+            removed += 1
+        except OSError:
+            pass  # another user's, or gone meanwhile
+    return removed
 
 
 def sweep_job(cfg: DictConfig) -> JobOutcome:
@@ -186,6 +210,7 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOu
         if "," not in results_dir and "$" not in results_dir:  # a plain path: checked before any job
             check_writable(results_dir)
     os.environ[SWEEP_PID] = str(os.getpid())  # inherited by the workers
+    clean_leftovers()
     extra = ["hydra/hydra_logging=disabled", "hydra/job_logging=disabled", *_launcher_overrides(overrides, n_jobs)]
     # Hydra's sweep folder: a cluster launcher keeps its jobs' logs there (under the results);
     # joblib's is empty folders, made in a temporary place and removed

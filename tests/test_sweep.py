@@ -164,3 +164,17 @@ def test_workers_die_with_the_sweep(tmp_path):
     settled = len(records(tmp_path))
     time.sleep(8)  # a worker that outlived the sweep would finish its job meanwhile
     assert len(records(tmp_path)) == settled < 6, "workers went on after the sweep died"
+
+
+def test_leftovers_of_dead_sweeps_are_cleaned(tmp_path):
+    from boostbench.sweep import clean_leftovers
+
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True).stdout)
+    (tmp_path / f"joblib_memmapping_folder_{dead}_abc_def").mkdir()
+    (tmp_path / f"sem.loky-{dead}-xyz").write_bytes(b"")
+    (tmp_path / f"joblib_memmapping_folder_{os.getpid()}_abc_def").mkdir()  # a live sweep's
+    (tmp_path / "someone_elses_file").write_bytes(b"")
+    assert clean_leftovers(tmp_path) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"joblib_memmapping_folder_{os.getpid()}_abc_def",
+                                                          "someone_elses_file"]
