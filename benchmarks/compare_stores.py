@@ -14,7 +14,7 @@ import sys
 
 from boostbench.store import iter_records
 
-MACHINE_DEPENDENT = ("runtime_s", "us_per_example", "peak_rss_bytes", "compile_s")
+MACHINE_DEPENDENT = ("runtime_s", "us_per_example", "peak_rss_bytes", "compile_s", "cache_fill_s")
 
 
 def numbers(record: dict) -> dict:

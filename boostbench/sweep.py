@@ -102,8 +102,6 @@ def clean_leftovers(shared_memory: Path = SHARED_MEMORY) -> int:
 
 def sweep_job(cfg: DictConfig) -> JobOutcome:
     """Run one grid point unless its record exists (the Hydra task function)."""
-    from boostbench.experiment import run_experiment, save
-
     _die_with_the_sweep()
     began = time.perf_counter()
     try:
@@ -130,6 +128,8 @@ def sweep_job(cfg: DictConfig) -> JobOutcome:
         return JobOutcome("busy", key, label, 0.0, "the same configuration is running in another job")
     with held:
         try:
+            from boostbench.experiment import run_experiment, save  # heavy: not for a skipped job
+
             save(run_experiment(cfg), str(cfg.results_dir))
         except Exception as exc:  # one job's failure, whatever it is, must not sink the sweep
             return _failed(cfg, key, label, exc, time.perf_counter() - began)

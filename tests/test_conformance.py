@@ -51,7 +51,7 @@ def main_metric(name: str, record: dict) -> float:
 
 def without_timing(record: dict) -> dict:
     metrics = {k: v for k, v in record["metrics"].items()
-               if k not in ("runtime_s", "us_per_example", "peak_rss_bytes", "compile_s")}
+               if k not in ("runtime_s", "us_per_example", "peak_rss_bytes", "compile_s", "cache_fill_s")}
     return {"metrics": metrics, "curve": record["curve"], "config_hash": record["config_hash"]}
 
 

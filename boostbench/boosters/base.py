@@ -22,6 +22,11 @@ from boostbench.learners.pool import WeakLearnerPool
 class _BoosterCore:
     """What every booster holds: a pool, k, a generator, and river's label/feature names.
 
+    ``cache_fill_s`` (float, seconds): time spent building values that outlive the run and that a
+    later run reads from the disk cache (OnlineMBBM's cost matrices); the runner times it apart
+    from the pass, as it times the kernels' compilation, so a run's runtime does not depend on
+    the order runs were made in. 0 for boosters without such caches.
+
     Args:
         pool: N weak learners over ``n_classes`` labels.
         n_classes: k >= 2; labels are ints ``0..k-1``.
@@ -42,6 +47,7 @@ class _BoosterCore:
         self.features = list(features) if features is not None else None
         self._code = {label: code for code, label in enumerate(self.classes)}
         self._pending: dict | None = None  # the river example of the last river prediction
+        self.cache_fill_s = 0.0
 
     def _to_array(self, x: dict) -> np.ndarray:
         if self.features is None:

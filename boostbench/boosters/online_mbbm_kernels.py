@@ -31,36 +31,26 @@ def vote_key(s, base):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def forward(P, u, s, start, index, D_table, w_table, base, row_weights, memo, memo_base,
-            tables):  # pragma: no cover - compiled
+def forward(P, u, s, start, index, D_table, w_table, base, row_weights):  # pragma: no cover - compiled
     """Learners ``start, start+1, ...``: label ``argmin p_i^T D^i`` (ties by ``u[i]``), votes ``s``.
 
     Args:
         P: ``(N, k)`` learners' class distributions; u: ``(N,)`` uniforms breaking ties.
         s: ``(k,)`` int64 votes of the learners before ``start``; updated in place.
-        index: vote key -> row of ``D_table`` ``(rows, k, k)`` and ``w_table`` ``(rows, k)``;
-            a missing matrix is built (:func:`~boostbench.core.potentials.cost_matrix_compiled`,
-            potentials memoised in ``memo``) and added while the tables have room.
-        row_weights: ``(N, k)`` out (``w_i[t]`` for each true label); memo, memo_base, tables:
-            the potentials' (:class:`~boostbench.core.potentials.Potential01`).
+        index: vote key -> row of ``D_table`` ``(rows, k, k)`` and ``w_table`` ``(rows, k)``.
+        row_weights: ``(N, k)`` out (``w_i[t]`` for each true label).
 
     Returns:
-        N when the pass is complete, else the learner at which the tables are full.
+        N when the pass is complete, else the learner whose cost matrix is not in the table yet
+        (the caller builds it, timed apart as the cache's fill, and calls again from there).
     """
     n, k = P.shape
     expected = np.empty(k)
     for i in range(start, n):
         key = vote_key(s, base)
-        if key in index:
-            row = index[key]
-        else:
-            row = len(index)
-            if row == D_table.shape[0]:
-                return i
-            D, w = cost_matrix_compiled(n - 1 - i, s, memo, memo_base, tables)
-            D_table[row] = D
-            w_table[row] = w
-            index[key] = row
+        if key not in index:
+            return i
+        row = index[key]
         D = D_table[row]
         for l in range(k):
             acc = 0.0
@@ -108,6 +98,14 @@ class CostMatrixTable:
         self.D = np.empty((1024, k, k))
         self.w = np.empty((1024, k))
         self.saved = 0
+
+    def add(self, s: np.ndarray, D: np.ndarray, w: np.ndarray) -> None:
+        """Keep the cost matrix ``D`` ``(k, k)`` and weights ``w`` ``(k,)`` of the votes ``s``."""
+        row = len(self.index)
+        if row == len(self.D):
+            self.grow()
+        self.D[row], self.w[row] = D, w
+        self.index[vote_key(s, self.base)] = row
 
     def grow(self, rows: int | None = None) -> None:
         """Room for ``rows`` matrices (default: twice as many)."""
@@ -178,5 +176,6 @@ def warm_up() -> None:
     """Compile (or load from numba's disk cache) the kernel with the types a run uses."""
     table = CostMatrixTable(2, 2)
     memo = Dict.empty(key_type=types.int64, value_type=types.float64)  # private: nothing to keep
-    forward(np.full((2, 2), 0.5), np.zeros(2), np.zeros(2, dtype=np.int64), 0, table.index, table.D, table.w,
-            table.base, np.zeros((2, 2)), memo, 6, potential_tables(2, 0.1, 2))
+    s = np.zeros(2, dtype=np.int64)
+    table.add(s, *cost_matrix_compiled(1, s, memo, 6, potential_tables(2, 0.1, 2)))
+    forward(np.full((2, 2), 0.5), np.zeros(2), s, 0, table.index, table.D, table.w, table.base, np.zeros((2, 2)))

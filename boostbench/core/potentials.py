@@ -327,6 +327,7 @@ class Potential01:
         fits = np.log2(max_n + 1) + (self.k - 1) * np.log2(self.memo_base) < 62
         self.memo = shared_memo(self.k, self.gamma, self.max_n) if fits else None
         self.tables = shared_tables(self.k, self.gamma, self.max_n)
+        self.last_was_built = False
 
     def __getstate__(self) -> dict:
         # a numba dict does not pickle; the shared memo (and the tables) are re-attached on load
@@ -380,6 +381,7 @@ class Potential01:
         self._check_n(n)
         key = (n, s.tobytes())
         entry = self._matrices.get(key)
+        self.last_was_built = entry is None  # the booster times what it had to build
         if entry is None:
             if self.memo is not None:
                 entry = cost_matrix_compiled(int(n), s.astype(np.int64), self.memo, self.memo_base, self.tables)
