@@ -27,7 +27,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from boostbench.config import check_group_overrides, config_hash, incompatibility, pin_user_file
+from boostbench.config import check_group_overrides, config_hash, incompatibility, pin_user_file, validate
 from boostbench.errors import BoostbenchError, ConfigError
 from boostbench.paths import CONFIG_DIR
 from boostbench.store import check_writable, claim, failure_path, has_record, write_record
@@ -116,6 +116,10 @@ def sweep_job(cfg: DictConfig) -> JobOutcome:
         return JobOutcome("error", key, label, 0.0, str(exc))
     if reason is not None:
         return JobOutcome("n/a", key, label, 0.0, reason)
+    try:
+        validate(cfg)  # a bad value: said once, in the table, before anything runs
+    except BoostbenchError as exc:
+        return JobOutcome("error", key, label, 0.0, str(exc))
     if has_record(cfg.results_dir, key):
         return JobOutcome("skipped", key, label, 0.0)
     try:

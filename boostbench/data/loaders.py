@@ -223,6 +223,17 @@ def read_arff_table(path: Path) -> RawTable:
     return RawTable(frame=frame, lines=lines, source=str(path), categories=categories)
 
 
+def _remove_empty_folders(root: Path, keep_root: bool) -> None:
+    """Remove the empty folders under ``root`` (and ``root`` itself unless ``keep_root``)."""
+    if not root.is_dir():
+        return
+    for folder in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    if not keep_root and not any(root.iterdir()):
+        root.rmdir()
+
+
 def fetch_openml_table(openml_id: int, cache_dir: Path) -> RawTable:
     """Download (or read from the openml cache) data set ``openml_id`` with openml-python.
 
@@ -232,6 +243,7 @@ def fetch_openml_table(openml_id: int, cache_dir: Path) -> RawTable:
     Raises:
         DataError: the data set is neither cached nor downloadable (no network).
     """
+    existed = cache_dir.exists()
     try:
         import openml
 
@@ -244,9 +256,10 @@ def fetch_openml_table(openml_id: int, cache_dir: Path) -> RawTable:
         )
         frame, _, categorical, names = dataset.get_data(dataset_format="dataframe")
     except Exception as exc:  # network, server and cache errors all mean "not available"
+        _remove_empty_folders(cache_dir, keep_root=existed)  # openml made them for the download
         raise DataError(
             f"OpenML data set {openml_id} is not cached in {cache_dir} and could not be "
-            f"downloaded ({type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''})"
+            f"downloaded ({type(exc).__name__}: {' '.join(str(exc).split())})"
         ) from None
     categories = {}
     for name, is_cat in zip(names, categorical):
