@@ -11,6 +11,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -31,7 +32,8 @@ errors = Console(stderr=True)
 
 
 def _fail(message: str, code: int = 2) -> None:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    # the message is text, not markup: "[low, high]" must print as it is
+    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -99,7 +101,7 @@ def sweep(
         table.add_column(column)
     for outcome in outcomes:
         if outcome.status in ("done", "error", "busy"):
-            table.add_row(outcome.status, outcome.label, f"{outcome.seconds:.1f}", outcome.message)
+            table.add_row(outcome.status, escape(outcome.label), f"{outcome.seconds:.1f}", escape(outcome.message))
     if table.row_count:
         console.print(table)
     counts = summarize(outcomes)
@@ -185,7 +187,7 @@ def report(
     if any(name not in REPORTS for name in names):
         _fail(f"unknown table {table!r} (available: {', '.join(REPORTS)}, all)")
     try:
-        runs = load_runs(results_dir, on_error=lambda exc: errors.print(f"[yellow]skipped:[/] {exc}", highlight=False,
+        runs = load_runs(results_dir, on_error=lambda exc: errors.print(f"[yellow]skipped:[/] {escape(str(exc))}", highlight=False,
                                                                         soft_wrap=True))
     except BoostbenchError as exc:
         _fail(str(exc))

@@ -113,3 +113,10 @@ def test_records_get_the_usual_file_permissions(tmp_path):
     mask = os.umask(0)
     os.umask(mask)
     assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~mask
+
+
+def test_a_message_with_brackets_prints_whole(tmp_path):
+    """Messages are text, not rich markup: '[low, high]' must not vanish."""
+    result = runner.invoke(app, ["run", "learner.delta=[0.5,0.1]", f"results_dir={tmp_path}"])
+    assert result.exit_code == 2
+    assert "learner.delta must be [low, high] with low <= high" in " ".join(result.output.split())
