@@ -64,14 +64,15 @@ def check(name: str, problem: str | None, detail: str = "") -> bool:
 def kill_group_at_random(work: Path, reference: Path, rng: random.Random) -> bool:
     results = work / "killed-group"
     kills = []
-    while True:
+    while len(kills) < 12:
         process = sweep(results, "-j", "2", background=True)
-        time.sleep(rng.uniform(1.0, 6.0))
+        time.sleep(rng.uniform(2.0, 8.0))
         if process.poll() is not None:
             break
         os.killpg(process.pid, signal.SIGKILL)  # the sweep and its workers, mid-run
         process.wait()
         kills.append(n_records(results))
+    sweep(results, "-j", "2")  # the resume after the last kill
     return check("SIGKILL of the process group at random moments, then resume", intact(results, reference),
                  f"{len(kills)} kills at {kills} records")
 

@@ -110,7 +110,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp",
+    # the writer in the name: a writer killed mid-write leaves a file that clean_temporaries finds
+    handle = tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=f".{path.stem}.{_writer()}.", suffix=".tmp",
                                          delete=False)
     try:
         with handle:
@@ -123,6 +124,35 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
         Path(handle.name).unlink(missing_ok=True)
         raise
     return path
+
+
+def _writer() -> str:
+    import socket
+
+    return f"{socket.gethostname()}.{os.getpid()}"
+
+
+def clean_temporaries(results_dir: str | os.PathLike, stale_after_s: float = 3600.0) -> int:
+    """Remove the temporary files of record writes that never finished (a writer killed mid-write):
+    on this machine those of dead processes, from other machines those older than ``stale_after_s``.
+    Returns how many were removed."""
+    import socket
+    import time
+
+    removed = 0
+    host = socket.gethostname()
+    for temporary in runs_dir(results_dir).glob(".*.tmp"):
+        parts = temporary.name.split(".")  # "", stem, host..., pid, random, "tmp"
+        try:
+            writer_host, pid = ".".join(parts[2:-3]), int(parts[-3])
+            stale = (not _alive({"pid": pid}) if writer_host == host
+                     else time.time() - temporary.stat().st_mtime > stale_after_s)
+        except (ValueError, OSError):
+            continue  # not ours, or gone meanwhile
+        if stale:
+            temporary.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def atomic_write_text(path: Path, text: str) -> Path:

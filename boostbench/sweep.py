@@ -30,7 +30,7 @@ from omegaconf import DictConfig, OmegaConf
 from boostbench.config import check_group_overrides, config_hash, incompatibility, pin_user_file, validate
 from boostbench.errors import BoostbenchError, ConfigError
 from boostbench.paths import CONFIG_DIR
-from boostbench.store import check_writable, claim, failure_path, has_record, write_record
+from boostbench.store import check_writable, claim, clean_temporaries, failure_path, has_record, write_record
 
 
 @dataclass(frozen=True)
@@ -213,6 +213,7 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOu
     for results_dir in results_dirs[-1:] or [OmegaConf.load(CONFIG_DIR / "config.yaml").results_dir]:
         if "," not in results_dir and "$" not in results_dir:  # a plain path: checked before any job
             check_writable(results_dir)
+            clean_temporaries(results_dir)
     os.environ[SWEEP_PID] = str(os.getpid())  # inherited by the workers
     clean_leftovers()
     extra = ["hydra/hydra_logging=disabled", "hydra/job_logging=disabled", *_launcher_overrides(overrides, n_jobs)]

@@ -110,3 +110,22 @@ def test_a_reused_pid_does_not_keep_a_claim_alive(tmp_path):
     taken = claim(tmp_path, "abc")
     assert taken is not None
     taken.release()
+
+
+def test_a_killed_writers_temporary_file_is_cleaned(tmp_path):
+    import socket
+
+    from boostbench.store import clean_temporaries
+
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                              text=True).stdout)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    host = socket.gethostname()
+    (runs / f".abc.{host}.{dead}.x1y2.tmp").write_text("{")  # killed mid-write
+    (runs / f".abd.{host}.{os.getpid()}.x1y2.tmp").write_text("{")  # a live writer's
+    (runs / ".abe.other-node.7.x1y2.tmp").write_text("{")  # another machine's, fresh
+    assert clean_temporaries(tmp_path) == 1
+    assert sorted(p.name for p in runs.iterdir()) == [f".abd.{host}.{os.getpid()}.x1y2.tmp", ".abe.other-node.7.x1y2.tmp"]
+    write_record({"config": {}, "metrics": {}, "config_hash": "abf"}, record_path(tmp_path, "abf"))
+    assert (runs / "abf.json").exists() and len(list(runs.glob(".abf.*"))) == 0
