@@ -64,12 +64,17 @@ def check(name: str, problem: str | None, detail: str = "") -> bool:
 def kill_group_at_random(work: Path, reference: Path, rng: random.Random) -> bool:
     results = work / "killed-group"
     kills = []
-    while len(kills) < 12:
+    for _ in range(6):  # each kill lands at a random point of the progress, mid-job or mid-write
+        if n_records(results) >= N_RUNS - 1:
+            break
         process = sweep(results, "-j", "2", background=True)
-        time.sleep(rng.uniform(2.0, 8.0))
+        target = rng.randint(n_records(results), min(n_records(results) + 5, N_RUNS - 1))
+        while n_records(results) < target and process.poll() is None:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.0, 0.4))
         if process.poll() is not None:
             break
-        os.killpg(process.pid, signal.SIGKILL)  # the sweep and its workers, mid-run
+        os.killpg(process.pid, signal.SIGKILL)  # the sweep and its workers
         process.wait()
         kills.append(n_records(results))
     sweep(results, "-j", "2")  # the resume after the last kill
