@@ -145,7 +145,7 @@ def clean_temporaries(results_dir: str | os.PathLike, stale_after_s: float = 360
         parts = temporary.name.split(".")  # "", stem, host..., pid, random, "tmp"
         try:
             writer_host, pid = ".".join(parts[2:-3]), int(parts[-3])
-            stale = (not _alive({"pid": pid}) if writer_host == host
+            stale = (not process_alive(pid) if writer_host == host
                      else time.time() - temporary.stat().st_mtime > stale_after_s)
         except (ValueError, OSError):
             continue  # not ours, or gone meanwhile
@@ -252,13 +252,14 @@ def _owner() -> dict[str, Any]:
             "token": uuid.uuid4().hex, "started_utc": dt.datetime.now(dt.timezone.utc).isoformat()}
 
 
-def _alive(owner: dict[str, Any]) -> bool:
-    """Whether a claim's owner process, on this machine, still runs (its pid may have been reused)."""
+def process_alive(pid: int, started: int | None = None) -> bool:
+    """Whether process ``pid`` on this machine still runs; with ``started`` (its start time, as
+    :func:`_process_start` read it), whether it is still that process and not a reuse of its pid."""
     if Path("/proc/self/stat").exists():
-        start = _process_start(owner["pid"])
-        return start is not None and owner.get("process_start") in (None, start)
+        start = _process_start(pid)
+        return start is not None and started in (None, start)
     try:
-        os.kill(owner["pid"], 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
@@ -267,6 +268,8 @@ def _alive(owner: dict[str, Any]) -> bool:
 
 
 def _is_stale(path: Path, stale_after_s: float) -> bool:
+    """Whether the claim at ``path`` belongs to a dead worker: on this machine its process is gone;
+    from another machine it was not refreshed for ``stale_after_s`` seconds."""
     import socket
     import time
 
@@ -278,7 +281,8 @@ def _is_stale(path: Path, stale_after_s: float) -> bool:
         owner = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         owner = {}  # half-written by a worker killed as it claimed: judged by age alone
-    if owner.get("host") == socket.gethostname() and isinstance(owner.get("pid"), int) and not _alive(owner):
+    if (owner.get("host") == socket.gethostname() and isinstance(owner.get("pid"), int)
+            and not process_alive(owner["pid"], owner.get("process_start"))):
         return True  # its owner ran on this machine and is gone
     return age > stale_after_s
 
@@ -299,7 +303,7 @@ def claim(results_dir: str | os.PathLike, config_hash: str, stale_after_s: float
         raise StoreError(f"cannot claim {config_hash} under {results_dir}: {exc.strerror or exc}") from None
 
 
-def _claim(results_dir, config_hash, stale_after_s, refresh_s) -> Claim | None:
+def _claim(results_dir: str | os.PathLike, config_hash: str, stale_after_s: float, refresh_s: float) -> Claim | None:
     path = claim_path(results_dir, config_hash)
     path.parent.mkdir(parents=True, exist_ok=True)
     for _ in range(3):

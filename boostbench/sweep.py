@@ -20,9 +20,9 @@ import shutil
 import sys
 import tempfile
 import time
-from pathlib import Path
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
@@ -30,7 +30,8 @@ from omegaconf import DictConfig, OmegaConf
 from boostbench.config import check_group_overrides, config_hash, incompatibility, pin_user_file, validate
 from boostbench.errors import BoostbenchError, ConfigError
 from boostbench.paths import CONFIG_DIR
-from boostbench.store import check_writable, claim, clean_temporaries, failure_path, has_record, write_record
+from boostbench.store import (check_writable, claim, clean_temporaries, failure_path, has_record, process_alive,
+                              write_record)
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def clean_leftovers(shared_memory: Path = SHARED_MEMORY) -> int:
         return 0
     for entry in shared_memory.iterdir():
         match = _LEFTOVER.match(entry.name)
-        if match is None or Path(f"/proc/{match.group(1)}").exists():
+        if match is None or process_alive(int(match.group(1))):
             continue
         try:
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
@@ -209,11 +210,11 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOu
     from omegaconf.errors import OmegaConfBaseException
 
     check_group_overrides(overrides)
-    results_dirs = [o.partition("=")[2] for o in overrides if o.startswith("results_dir=")]
-    for results_dir in results_dirs[-1:] or [OmegaConf.load(CONFIG_DIR / "config.yaml").results_dir]:
-        if "," not in results_dir and "$" not in results_dir:  # a plain path: checked before any job
-            check_writable(results_dir)
-            clean_temporaries(results_dir)
+    given = [o.partition("=")[2] for o in overrides if o.startswith("results_dir=")]
+    results_dir = given[-1] if given else OmegaConf.load(CONFIG_DIR / "config.yaml").results_dir
+    if "," not in results_dir and "$" not in results_dir:  # one plain path: checked before any job
+        check_writable(results_dir)
+        clean_temporaries(results_dir)
     os.environ[SWEEP_PID] = str(os.getpid())  # inherited by the workers
     clean_leftovers()
     extra = ["hydra/hydra_logging=disabled", "hydra/job_logging=disabled", *_launcher_overrides(overrides, n_jobs)]
