@@ -78,6 +78,8 @@ bench: setup
 	$(BIN)/python benchmarks/bench.py --dataset car --n-learners 100 --repeats 3
 	$(BIN)/python benchmarks/bench.py --dataset balance --n-learners 100 --repeats 3
 	$(BIN)/python benchmarks/bench.py --dataset mediamill_reduced --n-learners 100 --repeats 1 --skip-river-pool
+	$(BIN)/python benchmarks/bench.py --dataset isolet_like --max-examples 300 --n-learners 100 --repeats 1 \
+	    --skip-river-pool --algorithms adaboost_olm online_boosting
 
 # MOA through capymoa needs Java and pins older pandas/scikit-learn: its own venv.
 bench-moa-setup:
@@ -90,8 +92,11 @@ bench-moa-setup:
 faults: setup
 	$(BIN)/python benchmarks/faults.py --work /tmp/boostbench-faults
 
+# Issue 14: the paper-shaped workloads (configs/dataset/*_like.yaml), whole streams, every online
+# booster that applies, one thread and every core, peak RSS, MOA beside (hours; see the script's
+# --workloads, --algorithms, --max-examples to run a part).
 scaling: setup
-	$(BIN)/python benchmarks/scaling.py --lengths 10000 100000 1000000 --learners 10 100 1000 --max-nodes 1000
+	$(BIN)/python benchmarks/scaling.py
 
 lock:
 	uv pip compile pyproject.toml --extra dev --extra slurm -o requirements.lock --python-version 3.11

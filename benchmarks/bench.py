@@ -7,6 +7,7 @@ between runs (they depend only on k, gamma and N): its row is timed with that ca
 untimed run first, and a second row times it from an empty cache every time.
 
     python benchmarks/bench.py --dataset car --n-learners 100 --repeats 3
+    python benchmarks/bench.py --dataset isolet_like --max-examples 500 --repeats 1   # a prefix
 """
 
 from __future__ import annotations
@@ -26,12 +27,18 @@ from pathlib import Path
 import numpy as np
 
 
+MAX_EXAMPLES: int | None = None  # a prefix of every stream (--max-examples), None: whole
+
+
 def _stream(dataset_name: str, seed: int):
+    """The data set and the runner's stream order for ``seed`` (its prefix, with --max-examples)."""
+    from boostbench.data import stream_order
     from boostbench.data.registry import load_dataset, registry_specs
+    from boostbench.seeding import run_generators
 
     data = load_dataset(registry_specs()[dataset_name])
-    order = np.random.default_rng(seed).permutation(data.n_examples)
-    return data, order
+    order = stream_order(data.n_examples, run_generators(seed).stream, True)
+    return data, order[:MAX_EXAMPLES]
 
 
 def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=None):
@@ -44,7 +51,8 @@ def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=No
     with tempfile.TemporaryDirectory(prefix="boostbench-cold-cache-") as empty:
         os.environ["BOOSTBENCH_CACHE"] = cache_dir or empty
         cfg = compose_config([f"dataset={dataset_name}", f"algorithm={algorithm}", f"learner.backend={backend}",
-                              f"n_learners={n_learners}", f"seed={seed}", "gamma=0.1"])
+                              f"n_learners={n_learners}", f"seed={seed}", "gamma=0.1", "n_threads=1",
+                              *([f"protocol.max_examples={MAX_EXAMPLES}"] if MAX_EXAMPLES else [])])
         m = run_experiment(cfg)["metrics"]
     quality = m.get("final_accuracy", m.get("test_rank_loss"))
     # the pass with the caches' fill: an empty cache's row shows what a cold start costs
@@ -87,7 +95,9 @@ def _capymoa_ozaboost(dataset_name, n_learners, seed):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _worker(queue, kind, args):
+def _worker(queue, kind, args, max_examples):
+    global MAX_EXAMPLES
+    MAX_EXAMPLES = max_examples
     try:
         result = {"boostbench": _boostbench, "river": _river_adaboost, "capymoa": _capymoa_ozaboost}[kind](*args)
         result.setdefault("peak_rss_mib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
@@ -102,7 +112,7 @@ def measure(kind: str, args: tuple, repeats: int, warm_up: bool = False) -> dict
     results = []
     for _ in range(repeats + int(warm_up)):
         queue = context.Queue()
-        process = context.Process(target=_worker, args=(queue, kind, args))
+        process = context.Process(target=_worker, args=(queue, kind, args, MAX_EXAMPLES))
         process.start()
         results.append(queue.get())
         process.join()
@@ -122,10 +132,15 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-river-pool", action="store_true", help="skip boostbench on the river pool (slow)")
+    parser.add_argument("--max-examples", type=int, help="a prefix of the stream (the same for every candidate)")
+    parser.add_argument("--algorithms", nargs="+", help="boostbench's algorithms (default: the paper's online ones)")
     args = parser.parse_args()
+    global MAX_EXAMPLES
+    MAX_EXAMPLES = args.max_examples
     n, seed, ds = args.n_learners, args.seed, args.dataset
-    multilabel = ds in ("emotions", "scene", "yeast", "mediamill_reduced")
-    algorithms = ["ada_olmr", "online_bmr"] if multilabel else ["adaboost_olm", "online_boosting", "online_mbbm"]
+    multilabel = ds in ("emotions", "scene", "yeast", "mediamill_reduced", "mediamill_like")
+    algorithms = args.algorithms or (["ada_olmr", "online_bmr"] if multilabel
+                                     else ["adaboost_olm", "online_boosting", "online_mbbm"])
     cache = tempfile.mkdtemp(prefix="boostbench-bench-cache-")  # this benchmark's own disk cache
     atexit.register(shutil.rmtree, cache, ignore_errors=True)
     # (row, worker, its arguments, whether an untimed run fills the disk cache first)
@@ -140,10 +155,12 @@ def main() -> None:
     if not multilabel:
         candidates.append((f"river AdaBoostClassifier(HoeffdingTree, {n})", "river", (ds, n, seed), False))
         if MOA_PYTHON.exists():
-            candidates.append((f"MOA OzaBoost({n}) via capymoa (Java)", "capymoa", (ds, n, seed), False))
+            candidates.append((f"MOA OzaBoost({n}), capymoa, MOA's Java loop (cumulative acc.)", "capymoa",
+                               (ds, n, seed), False))
     rows = [(name, measure(kind, margs, args.repeats, warm)) for name, kind, margs, warm in candidates]
     reference = rows[0][1]["us_per_example"]
-    table = Table(title=f"{ds}, N = {n}, one core, median of {args.repeats} runs")
+    prefix = f", first {args.max_examples:,} examples" if args.max_examples else ""
+    table = Table(title=f"{ds}{prefix}, N = {n}, one core, median of {args.repeats} runs")
     for column in ("candidate", "µs / example", "× boostbench", "peak RSS MiB",
                    "final-20% accuracy" if not multilabel else "test rank loss", "compile s"):
         table.add_column(column, justify="right" if column != "candidate" else "left")

@@ -1,129 +1,126 @@
-"""Scaling of Adaboost.OLM on the compiled pool: stream length and number of learners.
+"""Scaling on the paper-shaped workloads: whole streams, peak memory, threads, MOA beside.
 
-A seeded river RandomRBF stream (5 classes, 10 numeric features) is generated in chunks, so the
-stream itself takes no growing memory. Reports examples per second and resident memory
-(current RSS from /proc, in MiB) along the way; writes a CSV and a PNG.
+Each run is ``boostbench run`` in a fresh process (so its peak RSS is its own), on the
+paper-shaped stand-ins (``configs/dataset/*_like.yaml``): every online booster that applies,
+with one thread and with every core (``n_threads``), after an untimed short run that fills the
+data and kernel caches. MOA's OzaBoost (capymoa, MOA's Java
+evaluation loop, when ``make bench-moa-setup`` made .venv-moa) runs on the same stream in the
+same order. Writes ``scaling.csv`` and prints the table.
 
-    python benchmarks/scaling.py --lengths 10000 100000 1000000 --learners 10 100 1000
+    python benchmarks/scaling.py                        # every workload, whole streams (hours)
+    python benchmarks/scaling.py --workloads movement_like --algorithms adaboost_olm --threads 1
 """
 
 from __future__ import annotations
 
 import argparse
-import time
+import json
+import os
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
-
-def rss_mib() -> float:
-    """Current resident set size of this process in MiB (Linux /proc)."""
-    with open("/proc/self/statm") as handle:
-        pages = int(handle.read().split()[1])
-    return pages * 4096 / 2**20
-
-
-def chunks(n_examples: int, seed: int, size: int = 10_000):
-    from river.datasets import synth
-
-    generator = iter(synth.RandomRBF(seed_model=seed, seed_sample=seed, n_classes=5, n_features=10, n_centroids=50))
-    left = n_examples
-    while left > 0:
-        m = min(size, left)
-        X = np.empty((m, 10))
-        y = np.empty(m, dtype=np.int64)
-        for i in range(m):
-            x, label = next(generator)
-            X[i] = [x[j] for j in range(10)]
-            y[i] = label
-        left -= m
-        yield X, y
+ROOT = Path(__file__).resolve().parent.parent
+MOA_PYTHON = ROOT / ".venv-moa" / "bin" / "python"
+MULTILABEL = ("ada_olmr", "online_bmr")
+WORKLOADS = {
+    "movement_like": ("adaboost_olm", "online_boosting", "online_mbbm", "best_vfdt"),
+    "covertype_like": ("adaboost_olm", "online_boosting"),
+    "isolet_like": ("adaboost_olm", "online_boosting", "online_mbbm", "best_vfdt"),
+    "mediamill_like": MULTILABEL,
+}
 
 
-def run(n_examples: int, n_learners: int, seed: int = 0, checkpoints: int = 10, max_nodes: int | None = None) -> dict:
-    from omegaconf import OmegaConf
+def run_boostbench(workload: str, algorithm: str, threads: int, seed: int, max_examples: int | None) -> dict:
+    """One ``boostbench run`` in a fresh process; its record's numbers."""
+    with tempfile.TemporaryDirectory(prefix="boostbench-scaling-") as tmp:
+        overrides = [f"dataset={workload}", f"algorithm={algorithm}", f"n_threads={threads}", f"seed={seed}",
+                     "gamma=0.1", f"results_dir={tmp}", "progress=false"]
+        if max_examples:
+            overrides.append(f"protocol.max_examples={max_examples}")
+        done = subprocess.run([sys.executable, "-m", "boostbench", "run", *overrides], capture_output=True, text=True)
+        if done.returncode:
+            return {"error": (done.stderr or done.stdout).strip().splitlines()[-1]}
+        (path,) = Path(tmp, "runs").glob("*.json")
+        m = json.loads(path.read_text())["metrics"]
+    return {"seconds": m["runtime_s"], "us_per_example": m["us_per_example"], "n_examples": m["n_examples"],
+            "peak_rss_mib": m["peak_rss_bytes"] / 2**20, "pool_mib": m.get("pool_bytes", 0) / 2**20,
+            "enforcements": m.get("budget_enforcements", 0),
+            "quality": m.get("final_accuracy", m.get("test_rank_loss")), "cumulative": m.get("cumulative_accuracy")}
 
-    from boostbench.boosters import AdaboostOLM
-    from boostbench.boosters.adaboost_olm_kernels import warm_up as warm_olm
-    from boostbench.learners import make_pool
-    from boostbench.learners.compiled_pool import warm_up as warm_pool
-    from boostbench.paths import CONFIG_DIR
 
-    warm_pool()
-    warm_olm()
-    learner = OmegaConf.load(CONFIG_DIR / "learner" / "hoeffding_tree.yaml")
-    learner.backend = "compiled"
-    learner.max_nodes = max_nodes
-    rng = np.random.default_rng(seed)
-    booster = AdaboostOLM(make_pool(learner, n_learners, 5, [0] * 10, rng), 5, rng)
-    every = max(1, n_examples // checkpoints)
-    seen = hits = 0
-    busy = 0.0
-    trace = []
-    for X, y in chunks(n_examples, seed):
-        began = time.perf_counter()
-        for x, label in zip(X, y):
-            hits += booster.predict(x) == label
-            booster.update(int(label))
-            seen += 1
-            if seen % every == 0:
-                busy += time.perf_counter() - began
-                trace.append((seen, rss_mib()))
-                began = time.perf_counter()
-        busy += time.perf_counter() - began
-    return {"n_examples": n_examples, "n_learners": n_learners, "seconds": busy,
-            "examples_per_s": n_examples / busy, "us_per_example": 1e6 * busy / n_examples,
-            "accuracy": hits / n_examples, "rss_start_mib": trace[0][1], "rss_end_mib": trace[-1][1],
-            "nodes": booster.pool.n_nodes, "trace": trace}
+def run_moa(workload: str, seed: int, max_examples: int | None, n_learners: int = 100) -> dict:
+    """MOA's OzaBoost on the stream the runner makes for ``seed`` (same order), Java loop."""
+    from boostbench.config import compose_config
+    from boostbench.data import load_dataset, stream_order
+    from boostbench.seeding import run_generators
+
+    cfg = compose_config([f"dataset={workload}", f"seed={seed}"])
+    data = load_dataset(cfg.dataset)
+    order = stream_order(data.n_examples, run_generators(seed).stream, True)[:max_examples or None]
+    with tempfile.TemporaryDirectory(prefix="boostbench-moa-") as tmp:
+        path = Path(tmp) / "stream.npz"
+        np.savez(path, X=data.X[order], y=data.y[order])
+        done = subprocess.run([str(MOA_PYTHON), str(ROOT / "benchmarks" / "moa_ozaboost.py"), "--data", str(path),
+                               "--n-learners", str(n_learners), "--seed", str(seed)], capture_output=True, text=True)
+    if done.returncode:
+        return {"error": (done.stderr or done.stdout).strip().splitlines()[-1]}
+    r = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"seconds": r["us_per_example"] * len(order) / 1e6, "us_per_example": r["us_per_example"],
+            "n_examples": len(order), "peak_rss_mib": r["peak_rss_mib"], "cumulative": r["quality"]}
 
 
 def main() -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import pandas as pd
     from rich.console import Console
     from rich.table import Table
 
+    cores = len(os.sched_getaffinity(0))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lengths", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
-    parser.add_argument("--learners", type=int, nargs="+", default=[10, 100, 1000])
-    parser.add_argument("--fixed-learners", type=int, default=100)
-    parser.add_argument("--fixed-length", type=int, default=10_000)
-    parser.add_argument("--max-nodes", type=int, default=None, help="node budget per tree (flat memory)")
+    parser.add_argument("--workloads", nargs="+", default=list(WORKLOADS), choices=list(WORKLOADS))
+    parser.add_argument("--algorithms", nargs="+", help="default: every online booster that applies")
+    parser.add_argument("--threads", type=int, nargs="+", default=sorted({1, cores}))
+    parser.add_argument("--max-examples", type=int, help="a prefix of each stream (default: whole streams)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-moa", action="store_true")
     parser.add_argument("--out", default="results/bench")
     args = parser.parse_args()
-    results = [run(n, args.fixed_learners, max_nodes=args.max_nodes) for n in args.lengths]
-    results += [run(args.fixed_length, m, max_nodes=args.max_nodes) for m in args.learners
-                if m != args.fixed_learners or args.fixed_length not in args.lengths]
-    budget = f", at most {args.max_nodes:,} nodes per tree" if args.max_nodes else ""
-    table = Table(title=f"Adaboost.OLM, compiled pool, RandomRBF (5 classes, 10 features){budget}, one core")
-    for column in ("examples", "learners", "seconds", "examples/s", "µs/example", "accuracy", "RSS start→end MiB", "tree nodes"):
-        table.add_column(column, justify="right")
-    for r in results:
-        table.add_row(f"{r['n_examples']:,}", str(r["n_learners"]), f"{r['seconds']:.1f}", f"{r['examples_per_s']:,.0f}",
-                      f"{r['us_per_example']:,.0f}", f"{r['accuracy']:.3f}",
-                      f"{r['rss_start_mib']:.0f}→{r['rss_end_mib']:.0f}", f"{r['nodes']:,}")
-    Console(width=150).print(table)
+    rows = []
+    for workload in args.workloads:
+        for algorithm in [a for a in WORKLOADS[workload] if not args.algorithms or a in args.algorithms]:
+            # untimed: generates the data set into the disk cache and compiles the kernels, which
+            # a timed run would otherwise count in its peak RSS
+            run_boostbench(workload, algorithm, max(args.threads), args.seed, 50)
+            for threads in args.threads:
+                r = run_boostbench(workload, algorithm, threads, args.seed, args.max_examples)
+                rows.append({"workload": workload, "candidate": f"boostbench {algorithm}", "threads": threads, **r})
+                print(json.dumps(rows[-1]), flush=True)
+        if not args.no_moa and MOA_PYTHON.exists() and workload != "mediamill_like":
+            rows.append({"workload": workload, "candidate": "MOA OzaBoost (capymoa, Java loop)", "threads": 1,
+                         **run_moa(workload, args.seed, args.max_examples)})
+            print(json.dumps(rows[-1]), flush=True)
+    prefix = f"first {args.max_examples:,} examples" if args.max_examples else "whole streams"
+    table = Table(title=f"Paper-shaped workloads, N = 100, seed {args.seed}, {prefix}, default memory budget")
+    columns = ("workload", "candidate", "threads", "examples", "seconds", "µs / example", "peak RSS MiB",
+               "pool MiB", "budget hits", "final-20% acc / rank loss", "cumulative acc")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("workload", "candidate") else "right")
+    for r in rows:
+        if "error" in r:
+            table.add_row(r["workload"], r["candidate"], str(r["threads"]), r["error"][:60], *[""] * 7)
+            continue
+        fmt = lambda key, spec: "" if r.get(key) is None else format(r[key], spec)  # noqa: E731
+        table.add_row(r["workload"], r["candidate"], str(r["threads"]), f"{r['n_examples']:,}", fmt("seconds", ",.1f"),
+                      fmt("us_per_example", ",.0f"), fmt("peak_rss_mib", ",.0f"), fmt("pool_mib", ",.0f"),
+                      fmt("enforcements", "d"), fmt("quality", ".4f"), fmt("cumulative", ".4f"))
+    Console(width=200).print(table)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame([{k: v for k, v in r.items() if k != "trace"} for r in results]).to_csv(out / "scaling.csv", index=False)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    longest = max(results[: len(args.lengths)], key=lambda r: r["n_examples"])
-    xs, rss = zip(*longest["trace"])
-    axes[0].plot(xs, rss, marker="o")
-    axes[0].set_xlabel("examples seen")
-    axes[0].set_ylabel("RSS (MiB)")
-    axes[0].set_title(f"memory along a {longest['n_examples']:,}-example stream")
-    by_n = [r for r in results if r["n_examples"] == args.fixed_length]
-    axes[1].loglog([r["n_learners"] for r in by_n], [r["us_per_example"] for r in by_n], marker="o")
-    axes[1].set_xlabel("learners N")
-    axes[1].set_ylabel("µs per example")
-    axes[1].set_title(f"cost against N ({args.fixed_length:,} examples)")
-    fig.tight_layout()
-    fig.savefig(out / "scaling.png", dpi=110)
-    print(f"wrote {out / 'scaling.csv'} and {out / 'scaling.png'}")
+    pd.DataFrame(rows).to_csv(out / "scaling.csv", index=False)
+    print(f"wrote {out / 'scaling.csv'}")
 
 
 if __name__ == "__main__":

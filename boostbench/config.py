@@ -17,7 +17,9 @@ from boostbench.errors import ConfigError
 from boostbench.paths import CONFIG_DIR
 
 # Keys that say where things go or how they are shown, not what is computed.
-PRESENTATION_KEYS = ("data_dir", "results_dir", "progress")
+# Keys that do not change the numbers (left out of the config hash): where data and results are,
+# the progress bar, and the threads of a run (any number gives the same trees, bit for bit)
+PRESENTATION_KEYS = ("data_dir", "results_dir", "progress", "n_threads")
 # The keys a run configuration has (configs/config.yaml, and its groups)
 TOP_LEVEL_KEYS = {"dataset", "learner", "protocol", "algorithm", "n_learners", "seed", "gamma", "n_rounds",
                   *PRESENTATION_KEYS}
@@ -135,9 +137,10 @@ def validate(cfg: DictConfig | dict) -> None:
     unknown = sorted(set(resolved) - TOP_LEVEL_KEYS)
     if unknown:  # e.g. +foo=1: it would change the config hash and nothing else
         raise ConfigError(f"unknown configuration key {unknown[0]!r} (top-level keys: {', '.join(sorted(TOP_LEVEL_KEYS))})")
-    check("", resolved, {**KNOB_CONSTRAINTS, "seed": positive_int(0)})
+    check("", resolved, {**KNOB_CONSTRAINTS, "seed": positive_int(0), "n_threads": positive_int(nullable=True)})
     check("protocol", resolved["protocol"], {"final_fraction": Interval(0.0, 1.0, closed_high=True),
-                                             "curve_points": positive_int(2)})
+                                             "curve_points": positive_int(2),
+                                             "max_examples": positive_int(nullable=True)})
     spec = algorithm_spec(str(resolved["algorithm"]["name"]))
     check("algorithm", resolved["algorithm"], spec.params)
     check_learner(resolved["learner"])

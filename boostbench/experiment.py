@@ -30,7 +30,7 @@ from boostbench.algorithms import (
 from boostbench.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, validate
 from boostbench.data import load_dataset, stream_order
 from boostbench.data.dataset import Dataset
-from boostbench.data.mulan import MultilabelDataset
+from boostbench.data.dataset import MultilabelDataset
 from boostbench.learners.registry import make_batch_learner, make_pool
 from boostbench.paths import REPO_ROOT
 from boostbench.protocols import (
@@ -135,7 +135,7 @@ def _fit_one_split(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, train
         booster = build_batch_booster(cfg.algorithm, learner, k, booster_rng)
         return fit_batch(booster, dataset.X, dataset.y, train, test)
     pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories, learners_rng,
-                     X_train=dataset.X[train])
+                     X_train=dataset.X[train], n_threads=run_threads(cfg, dataset.n_features, k))
     booster = build_booster(cfg.algorithm, pool, k, booster_rng)
     order = stream_rng.permutation(train) if bool(cfg.protocol.get("shuffle", True)) else train
     return fit_online(booster, dataset.X, dataset.y, order, test)
@@ -184,6 +184,33 @@ def _split_pass(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, generato
     return metrics, curve, extras
 
 
+# ``n_threads: null`` uses every core when a tree sees at least this many attributes x classes: a
+# threaded step costs about 25 us more, which a small example's training does not repay (car,
+# 6 x 4: 59 -> 83 us per example on 2 threads) and a large one's does (movement_like, 18 x 5:
+# 1,049 -> 690 us; mice, 77 x 8: 3,035 -> 1,705 us). The numbers are the same either way.
+THREADS_PAY_FROM = 64
+
+
+def run_threads(cfg: DictConfig, n_features: int, k: int) -> int:
+    """The threads that train a run's trees (``n_features`` attributes, ``k`` classes or labels):
+    ``n_threads``, or (null) every core this process may use when a tree's split attempts are
+    big enough to repay them (:data:`THREADS_PAY_FROM`), else 1; at most numba's thread count.
+    Sets numba's count for the compiled pool."""
+    import os
+
+    if cfg.learner.get("backend") != "compiled":
+        return 1
+    wanted = cfg.get("n_threads")
+    if wanted is None:
+        seen = min(n_features, cfg.learner.get("feature_subset_size") or n_features)
+        wanted = len(os.sched_getaffinity(0)) if seen * k >= THREADS_PAY_FROM else 1
+    import numba
+
+    threads = max(1, min(int(wanted), numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(threads)
+    return threads
+
+
 def warm_up_kernels(cfg: DictConfig, spec: AlgorithmSpec) -> float:
     """Compile the numba kernels this run uses before its timed pass (what the registry entry
     declares, and the compiled pool's own); returns the seconds taken.
@@ -192,15 +219,17 @@ def warm_up_kernels(cfg: DictConfig, spec: AlgorithmSpec) -> float:
     """
     began = time.perf_counter()
     from boostbench.core.ties import warm_up as warm_up_ties
+    from boostbench.kernel_cache import compile_lock
 
-    warm_up_ties()  # the random-tie helpers every booster may use
     backend = cfg.learner.get("backend")
-    if backend == "compiled" and spec.family == "online":
-        from boostbench.learners.compiled_pool import warm_up
+    with compile_lock():  # one process at a time fills the cache (a sweep's jobs start together)
+        warm_up_ties()  # the random-tie helpers every booster may use
+        if backend == "compiled" and spec.family == "online":
+            from boostbench.learners.compiled_pool import warm_up
 
-        warm_up()
-    for warm_up in spec.warm_ups(cfg.algorithm, backend):
-        warm_up()
+            warm_up()
+        for warm_up in spec.warm_ups(cfg.algorithm, backend):
+            warm_up()
     return time.perf_counter() - began
 
 
@@ -210,12 +239,17 @@ def _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress):
         return _split_pass(cfg, dataset, spec, generators, on_start, on_progress)
     multilabel = isinstance(dataset, MultilabelDataset)
     order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle))
-    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories, generators.learners)
+    order = order[:cfg.protocol.get("max_examples") or len(order)]
+    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories, generators.learners,
+                     n_threads=run_threads(cfg, dataset.n_features, k))
     booster = build_booster(cfg.algorithm, pool, k, generators.booster)
     if on_start is not None:
         on_start(dataset, len(order))
     run_pass = _multilabel_pass if multilabel else _multiclass_pass
     metrics, curve = run_pass(cfg, dataset, booster, order, on_progress, spec)
+    if hasattr(pool, "size_bytes"):  # the compiled pool's memory, as its budget counts it
+        metrics["pool_bytes"] = pool.size_bytes
+        metrics["budget_enforcements"] = pool.enforcements
     return metrics, curve, {}
 
 

@@ -12,6 +12,8 @@ forget it.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import sys
@@ -48,6 +50,29 @@ def configure() -> Path | None:
     if "numba" in sys.modules:
         sys.modules["numba"].config.CACHE_DIR = str(target)
     return target
+
+
+@contextlib.contextmanager
+def compile_lock():
+    """Hold an exclusive lock on the kernel cache while compiling or loading kernels: one process
+    at a time. numba's cache is not safe against processes compiling the same parallel kernel at
+    once (numba#10128: each names the kernel's parts its own way, and a cache mixing both
+    crashes the process that loads it), which a sweep's jobs on a fresh cache would do."""
+    directory = os.environ.get("NUMBA_CACHE_DIR") or configure()
+    if not directory:
+        yield
+        return
+    try:
+        handle = open(Path(directory) / ".compile.lock", "a")
+    except OSError:  # a read-only cache: numba compiles in memory, nothing to share
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def njit(*args, **options):

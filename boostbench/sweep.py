@@ -218,6 +218,8 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOu
     os.environ[SWEEP_PID] = str(os.getpid())  # inherited by the workers
     clean_leftovers()
     extra = ["hydra/hydra_logging=disabled", "hydra/job_logging=disabled", *_launcher_overrides(overrides, n_jobs)]
+    if not any(o.startswith("n_threads=") for o in overrides):
+        extra.append("n_threads=1")  # the jobs fill the cores; a run's threads would compete
     # Hydra's sweep folder: a cluster launcher keeps its jobs' logs there (under the results);
     # joblib's is empty folders, made in a temporary place and removed
     local = "hydra/launcher=joblib" in [*overrides, *extra]

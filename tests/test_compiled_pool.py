@@ -140,24 +140,104 @@ def test_a_path_kept_by_predict_is_used_only_for_the_same_example():
         assert np.array_equal(getattr(plain, name)[:plain.n_nodes], getattr(routed, name)[:routed.n_nodes]), name
 
 
-def test_node_budget_keeps_trees_and_memory_bounded():
+def _leaves(pool):
+    """Every tree's leaves (node ids) and which of them are active."""
+    from boostbench.learners import vfdt_kernels as K
+
+    ids = np.empty(pool.n_nodes, dtype=np.int64)
+    n = 0
+    for tree in range(pool.n_learners):
+        n += K._leaves_of(pool.root[tree], pool.node_nav, pool.node_parent, ids[n:])
+    return ids[:n], pool.node_active[ids[:n]].astype(bool)
+
+
+def test_memory_budget_bounds_the_pool():
+    """River's rule over the pool: past the budget only as many leaves as fit stay active; the
+    size the kernels count is the true one, and memory stays flat once the budget is reached."""
     rng = np.random.default_rng(5)
-    pool = CompiledHoeffdingTreePool(params(3, grace=5, scale=20.0), 3, [0, 0, 0, 4], max_nodes=40)
+    budget_mib = 0.01
+    pool = CompiledHoeffdingTreePool(params(3, grace=5, scale=20.0), 3, [0, 0, 0, 4], max_size=budget_mib)
+    node_bytes, slot_bytes = pool.limits[:2]
     def feed(n):
         for _ in range(n):
             x = np.append(rng.uniform(-1, 1, size=3), rng.integers(4))
             pool.learn(pool.prepare(x), int(x[0] > 0) + int(x[1] > 0.5), np.ones(3))
     feed(3000)
-    assert np.all(pool.tree_nodes <= 40) and np.all(pool.tree_nodes > 10)
-    assert pool.n_nodes == pool.tree_nodes.sum()
-    sizes = (len(pool.node_leaf), len(pool.nominal_counts), pool.n_nodes)
-    slots_in_use = pool.counters[1] - pool.counters[2]
+    assert pool.enforcements > 0
+    leaves, active = _leaves(pool)
+    assert len(leaves) == pool.n_nodes - np.count_nonzero(~pool.node_leaf[:pool.n_nodes])
+    assert pool.size_bytes == pool.n_nodes * node_bytes + active.sum() * slot_bytes
+    assert pool.counters[1] - pool.counters[2] == active.sum() and (~active).any()
+    assert pool.size_bytes <= budget_mib * 2**20 + 3 * (pool.width + 1) * (node_bytes + slot_bytes)
+    sizes = (len(pool.node_leaf), len(pool.nominal_counts))
     feed(3000)
-    assert (len(pool.node_leaf), len(pool.nominal_counts), pool.n_nodes) == sizes
-    assert pool.counters[1] - pool.counters[2] <= slots_in_use
-    with pytest.raises(Exception, match="max_nodes"):
-        run_experiment(compose_config(["dataset=balance", "+learner.max_nodes=10", "n_learners=2",
-                                      "learner.backend=river"]))
+    assert (len(pool.node_leaf), len(pool.nominal_counts)) == sizes
+
+
+def test_compacting_slots_keeps_the_trees_and_releases_the_rest():
+    """After deactivations the active leaves' statistics move to the lowest slots; the trees
+    predict and learn on exactly as an uncompacted twin does; the slots past them read zero."""
+    from boostbench.learners.compiled_pool import release_rows
+
+    rng = np.random.default_rng(4)
+    pools = [CompiledHoeffdingTreePool(params(3, grace=5, scale=20.0), 3, [0, 0, 0, 4], max_size=0.02)
+             for _ in range(2)]
+    pools[1]._compact_slots = lambda: None  # the twin never compacts
+    X = np.column_stack([rng.uniform(-1, 1, size=(4000, 3)), rng.integers(4, size=4000)])
+    y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)
+    compacted = 0
+    for x, label in zip(X, y):
+        for pool in pools:
+            pool.learn(pool.prepare(x), int(label), np.ones(3))
+        compacted += pools[0].counters[2] == 0 and pools[1].counters[2] > 0
+        assert np.array_equal(pools[0].predict_proba(pools[0].prepare(x)), pools[1].predict_proba(pools[1].prepare(x)))
+    assert compacted > 0 and pools[0].counters[1] < pools[1].counters[1]
+    a, b = pools
+    for name in ("node_stats", "node_nav", "node_value"):
+        assert np.array_equal(getattr(a, name)[:a.n_nodes], getattr(b, name)[:b.n_nodes])
+    for node in np.flatnonzero(a.node_slot[:a.n_nodes] >= 0):
+        assert np.array_equal(a.numeric_stats[a.node_slot[node]], b.numeric_stats[b.node_slot[node]])
+    high = a.counters[1]
+    assert not a.numeric_stats[high:b.counters[1]].any() and not a.ranks[high:b.counters[1]].any()
+    big = np.arange(40_000, dtype=np.float64).reshape(10_000, 4) + 1  # release: zeros, any alignment
+    release_rows(big, 123, 9_877)
+    assert not big[123:9_877].any() and big[122].all() and big[9_877].all()
+
+
+def test_enforcement_keeps_the_most_promising_leaves():
+    """Promise (weight not of the majority class, over c_i) ranks leaves across trees."""
+    from boostbench.learners import vfdt_kernels as K
+
+    rng = np.random.default_rng(8)
+    pool = CompiledHoeffdingTreePool(params(2, grace=5, scale=5.0), 3, [0, 0, 0])
+    pool.weight_scale[1] = 10.0
+    for _ in range(2000):
+        x = rng.uniform(-1, 1, size=3)
+        pool.learn(pool.prepare(x), int(x[0] > 0) + int(x[1] > 0.5), np.ones(2))
+    leaves, active = _leaves(pool)
+    assert active.all() and len(leaves) > 8 and pool.enforcements == 0
+    keep = 5
+    pool.limits[K.MAX_BYTES] = (pool.n_nodes * pool.limits[K.NODE_BYTES] + keep * pool.limits[K.SLOT_BYTES]) * 10 // 9 + 1
+    K.enforce_size_limit(pool.kernel_state())
+    stats = pool.node_stats[leaves]
+    in_tree_1 = np.isin(leaves, _subtree(pool, pool.root[1]))
+    promise = (stats.sum(axis=1) - stats.max(axis=1)) / np.where(in_tree_1, 10.0, 5.0)
+    _, active = _leaves(pool)
+    assert active.sum() == keep == pool.counters[1] - pool.counters[2]
+    assert promise[active].min() >= promise[~active].max()
+    assert (pool.node_slot[leaves[~active]] == -1).all() and (pool.node_slot[leaves[active]] >= 0).all()
+    pool.limits[K.MAX_BYTES] = np.iinfo(np.int64).max // 4  # room again: every leaf is reactivated
+    K.enforce_size_limit(pool.kernel_state())
+    assert _leaves(pool)[1].all()
+
+
+def _subtree(pool, root):
+    nodes, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack += [c for c in pool.node_nav[node, 1:] if c >= 0]
+    return nodes
 
 
 def test_gaussian_cdf_is_rivers_to_the_last_bit():
@@ -234,5 +314,7 @@ def test_node_fields_stay_views_of_their_rows_through_growth_and_pickling():
     x = clone.prepare(np.array([0.3, -0.2]))
     clone.learn(x, 1, np.ones(3))
     pool.learn(x, 1, np.ones(3))
-    assert np.array_equal(clone._node_f, pool._node_f, equal_nan=True)  # NaN: a stale subtree sum
+    used = pool.n_nodes  # (a pickle keeps the rows in use; the capacity past them is not state)
+    assert clone.n_nodes == used and len(pickle.dumps(pool)) < 2 * len(pickle.dumps(clone))
+    assert np.array_equal(clone._node_f[:used], pool._node_f[:used], equal_nan=True)  # NaN: a stale subtree sum
     assert np.array_equal(clone.predict_proba(x), pool.predict_proba(x))

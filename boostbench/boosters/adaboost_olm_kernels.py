@@ -174,11 +174,18 @@ def update_step(x, y, eta, bound, hedge_eta, alpha, log_v, step, trees):  # prag
     """Algorithm 2 lines 12-15 once ``y`` is revealed: the OGD step on ``alpha`` (in place),
     the training weights into ``S.weights``, Hedge's step on ``log_v`` (in place; 0-1 losses) and
     the trees' training (the pool must have room: ``CompiledHoeffdingTreePool.reserve``)."""
+    weights_step(y, eta, bound, hedge_eta, alpha, log_v, step)
+    forget_routes_unless(x, trees)
+    learn_trees(0, alpha.shape[0], x, y, StepArrays(*step).weights, trees)
+
+
+@kernel
+def weights_step(y, eta, bound, hedge_eta, alpha, log_v, step):  # pragma: no cover - compiled
+    """:func:`update_step` but the trees' training: the OGD step on ``alpha``, the training
+    weights into ``S.weights`` and Hedge's step on ``log_v``."""
     S = StepArrays(*step)
     _backward_into(S.s_before, S.labels, alpha, y, eta, bound, alpha, S.weights)
     hedge_update_01(log_v, S.experts, y, hedge_eta)
-    forget_routes_unless(x, trees)
-    learn_trees(0, S.weights.shape[0], x, y, S.weights, trees)
 
 
 @kernel
@@ -210,14 +217,15 @@ def warm_up() -> None:
 
     s_before, labels, _ = forward(np.full((2, 3), 1 / 3), np.zeros(2), np.zeros(4))
     backward(s_before, labels, np.zeros(2), 0, 0.5, 2.0)
-    pool = tiny_pool(3)
-    step = FusedStep(pool)
-    x = pool.prepare(np.array([0.5, 1.0]))
-    for y in (0, 1, 2):
-        step.predict(x, np.zeros(2), np.zeros(2), np.full(5, 0.5))
-        step.update(x, y, 0.5, 2.0, 1.0, np.zeros(2), np.zeros(2))
-    step.run(np.tile(x, (2, 1)), np.arange(2), np.full((2, 5), 0.5), 3, 2.0, 1.0, np.zeros(2), np.zeros(2),
-             np.empty(2, dtype=bool))
+    for threads in (1, 2):
+        pool = tiny_pool(3, n_threads=threads)
+        step = FusedStep(pool)
+        x = pool.prepare(np.array([0.5, 1.0]))
+        for y in (0, 1, 2):
+            step.predict(x, np.zeros(2), np.zeros(2), np.full(5, 0.5))
+            step.update(x, y, 0.5, 2.0, 1.0, np.zeros(2), np.zeros(2))
+        step.run(np.tile(x, (2, 1)), np.arange(2), np.full((2, 5), 0.5), 3, 2.0, 1.0, np.zeros(2), np.zeros(2),
+                 np.empty(2, dtype=bool))
 
 
 class FusedStep:
@@ -240,6 +248,12 @@ class FusedStep:
         the first at round ``t + 1``, with ``U`` ``(m, 2N + 1)`` as :meth:`predict` takes them;
         ``hits`` ``(m,)`` bool receives whether each prediction was right."""
         pool = self.pool
+        if pool.n_threads > 1:  # the threaded training is called from Python (see learn_trees_threaded)
+            for i in range(len(X)):
+                hits[i] = self.predict(X[i], alpha, log_v, U[i]) == Y[i]
+                self.update(X[i], int(Y[i]), olm_step_size(t + i + 1, pool.n_classes), bound, hedge_eta,
+                            alpha, log_v)
+            return
         done = 0
         while done < len(X):
             forest = pool.reserve()
@@ -248,4 +262,8 @@ class FusedStep:
 
     def update(self, xp, y, eta, bound, hedge_eta, alpha, log_v) -> None:
         """Lines 12-15 (``alpha`` and ``log_v`` in place)."""
-        update_step(xp, y, eta, bound, hedge_eta, alpha, log_v, self._step, self.pool.reserve())
+        if self.pool.n_threads > 1:
+            weights_step(y, eta, bound, hedge_eta, alpha, log_v, self._step)
+            self.pool.learn(xp, y, self.arrays.weights)
+        else:
+            update_step(xp, y, eta, bound, hedge_eta, alpha, log_v, self._step, self.pool.reserve())

@@ -61,3 +61,31 @@ class Dataset(EncodedFeatures):
     @property
     def n_classes(self) -> int:
         return len(self.class_names)
+
+
+@dataclass(frozen=True)
+class MultilabelDataset(EncodedFeatures):
+    """A multi-label data set encoded into numpy arrays.
+
+    Attributes:
+        name: registry name.
+        X: ``(n, d)`` float64 features (codes for nominal attributes, NaN = missing).
+        Y: ``(n, k)`` bool, ``Y[t, l]`` is True when label l is relevant for example t. Empty and
+            full label sets are legal.
+        feature_names, nominal, categories: as in :class:`boostbench.data.Dataset`.
+        label_names: ``k`` label names, in the XML file's order.
+        n_train: the first ``n_train`` rows are MULAN's training file, the rest its test file.
+    """
+
+    name: str
+    X: np.ndarray
+    Y: np.ndarray
+    feature_names: tuple[str, ...]
+    nominal: np.ndarray
+    categories: tuple[tuple[str, ...] | None, ...]
+    label_names: tuple[str, ...]
+    n_train: int
+
+    @property
+    def n_labels(self) -> int:
+        return len(self.label_names)

@@ -8,44 +8,15 @@ train/test split is kept: the training rows come first, ``n_train`` of them.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from boostbench.data.dataset import EncodedFeatures
+from boostbench.data.dataset import MultilabelDataset
 from boostbench.data.encoding import encode_features
 from boostbench.data.loaders import RawTable, read_arff_table
 from boostbench.errors import DataError
-
-
-@dataclass(frozen=True)
-class MultilabelDataset(EncodedFeatures):
-    """A multi-label data set encoded into numpy arrays.
-
-    Attributes:
-        name: registry name.
-        X: ``(n, d)`` float64 features (codes for nominal attributes, NaN = missing).
-        Y: ``(n, k)`` bool, ``Y[t, l]`` is True when label l is relevant for example t. Empty and
-            full label sets are legal.
-        feature_names, nominal, categories: as in :class:`boostbench.data.Dataset`.
-        label_names: ``k`` label names, in the XML file's order.
-        n_train: the first ``n_train`` rows are MULAN's training file, the rest its test file.
-    """
-
-    name: str
-    X: np.ndarray
-    Y: np.ndarray
-    feature_names: tuple[str, ...]
-    nominal: np.ndarray
-    categories: tuple[tuple[str, ...] | None, ...]
-    label_names: tuple[str, ...]
-    n_train: int
-
-    @property
-    def n_labels(self) -> int:
-        return len(self.label_names)
 
 
 def read_label_names(path: Path) -> list[str]:

@@ -12,14 +12,14 @@ import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from omegaconf import DictConfig, OmegaConf
 
-from boostbench.data.dataset import Dataset
-from boostbench.data.encoding import encode
-from boostbench.data.mulan import MultilabelDataset, load_mulan
-from boostbench.data.loaders import (RawTable, expand_characters, fetch_openml_table, read_arff_table,
-                                     read_csv_table, sha256_of)
+from boostbench.data.dataset import Dataset, MultilabelDataset
+
+if TYPE_CHECKING:
+    from boostbench.data.loaders import RawTable
 from boostbench.errors import ConfigError, DataError
 from boostbench.paths import CONFIG_DIR, VENDORED_DATA_DIR
 
@@ -98,6 +98,8 @@ def available_datasets(data_dir: str | None = None) -> list[DatasetInfo]:
 
 
 def _check_sha256(path: Path, expected: str | None) -> None:
+    from boostbench.data.loaders import sha256_of
+
     if expected and sha256_of(path) != expected:
         raise DataError(
             f"{path}: sha256 does not match the registry ({expected[:12]}...): "
@@ -106,6 +108,9 @@ def _check_sha256(path: Path, expected: str | None) -> None:
 
 
 def _read_local(path: Path, spec: DictConfig) -> RawTable:
+    # the readers (and encoding) use pandas: imported when a file is read, not for a generated set
+    from boostbench.data.loaders import expand_characters, read_arff_table, read_csv_table
+
     _check_sha256(path, spec.get("sha256"))
     kind = str(spec.get("format") or "auto")
     if kind == "auto":
@@ -150,6 +155,8 @@ def load_raw(spec: DictConfig, data_dir: str | None = None) -> RawTable:
         raise DataError(f"data set {name!r}: file {file!r} not found under {looked}, and it has no OpenML id")
     cache = data_dirs(data_dir)[0] / "openml"
     try:
+        from boostbench.data.loaders import fetch_openml_table
+
         return fetch_openml_table(int(openml_id), cache)
     except DataError as exc:
         where = f"file {file!r} not found under {looked}" if file not in (None, "???") else "it is not vendored"
@@ -175,6 +182,8 @@ def load_multilabel(spec: DictConfig, data_dir: str | None = None) -> Multilabel
                             f"not found under {looked} (put MULAN's files there, or set data_dir=)")
         _check_sha256(path, (spec.get("sha256") or {}).get(role))
         paths[role] = path
+    from boostbench.data.mulan import load_mulan
+
     return load_mulan(str(spec.get("name")), paths["train"], paths["test"], paths["labels"])
 
 
@@ -187,15 +196,17 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | Mul
     Raises:
         DataError / ConfigError: see :func:`load_raw` and :func:`boostbench.data.encoding.encode`.
     """
-    if spec.get("task", "multiclass") == "multilabel":
-        return load_multilabel(spec, data_dir)
-    if spec.get("generator"):
-        if spec.generator != "random_bn":
-            raise ConfigError(f"unknown data generator {spec.generator!r} (available: random_bn)")
+    if spec.get("generator") == "random_bn":
         from boostbench.data.synthetic import synthetic_dataset
 
         return synthetic_dataset(str(spec.name), int(spec.level), int(spec.n_train), int(spec.n_test),
                                  int(spec.generator_seed))
+    if spec.get("generator"):
+        from boostbench.data.shaped import shaped_dataset
+
+        return shaped_dataset(spec)
+    if spec.get("task", "multiclass") == "multilabel":
+        return load_multilabel(spec, data_dir)
     raw = load_raw(spec, data_dir)
     class_column = spec.get("class_column")
     if raw.source.startswith("openml:") and spec.get("openml_target"):
@@ -203,6 +214,8 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | Mul
     if class_column in (None, "???"):
         raise ConfigError(f"data set {spec.get('name')!r} needs dataset.class_column")
     class_names = spec.get("class_names")
+    from boostbench.data.encoding import encode
+
     dataset = encode(
         raw,
         name=str(spec.get("name")),

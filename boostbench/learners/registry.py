@@ -44,7 +44,7 @@ LEARNERS: dict[str, LearnerSpec] = {
         "backend": OneOf(("compiled", "river")), "leaf_prediction": OneOf(("mc", "nb", "nba")),
         "delta": RangePair(POSITIVE), "tau": RangePair(POSITIVE), "grace_period": RangePair(POSITIVE),
         "weight_scale": RangePair(POSITIVE), "feature_subset_size": positive_int(nullable=True),
-        "max_nodes": positive_int(nullable=True)}),
+        "max_size": Interval(0.0, nullable=True)}),
     "naive_bayes": LearnerSpec(online=True, batch=True, params=_BAYES),
     "tan": LearnerSpec(online=True, batch=True, params=_BAYES),
     "ban": LearnerSpec(online=True, batch=True, params=_BAYES),
@@ -85,12 +85,10 @@ def check_learner(cfg: Mapping[str, Any]) -> None:
         if cfg.get("leaf_prediction", "mc") != "mc":
             raise ConfigError("the compiled pool has majority-class leaves only (learner.leaf_prediction=mc); "
                               "naive-Bayes leaves need learner.backend=river")
-    elif cfg.get("max_nodes") is not None:
-        raise ConfigError("learner.max_nodes needs learner.backend=compiled (river trees bound themselves by size in MB)")
 
 
 def make_pool(cfg: Any, n_learners: int, n_classes: int, n_categories: list[int],
-              rng: np.random.Generator, X_train: np.ndarray | None = None):
+              rng: np.random.Generator, X_train: np.ndarray | None = None, n_threads: int = 1):
     """Build the pool of N online weak learners the ``learner`` config names (checked by
     :func:`check_learner`).
 
@@ -102,6 +100,7 @@ def make_pool(cfg: Any, n_learners: int, n_classes: int, n_categories: list[int]
         rng: the run's learner generator (parameters, then feature subsets).
         X_train: ``(n, d)`` training rows, where the protocol has a training part (TAN/BAN fit
             their discretisation of numeric attributes on it).
+        n_threads: threads training the compiled pool's trees (the same trees for any number).
 
     Raises:
         ConfigError: a learner that is not online, or TAN/BAN over numeric attributes without
@@ -122,10 +121,13 @@ def make_pool(cfg: Any, n_learners: int, n_classes: int, n_categories: list[int]
         from boostbench.learners.river_pool import RiverHoeffdingTreePool
 
         nominal = [j for j, m in enumerate(n_categories) if m > 0]
-        return RiverHoeffdingTreePool(params, n_classes, nominal, str(cfg.leaf_prediction), subsets)
+        max_size = cfg.get("max_size")  # the pool's MiB; river's max_size is per tree
+        return RiverHoeffdingTreePool(params, n_classes, nominal, str(cfg.leaf_prediction), subsets,
+                                      max_size=None if max_size is None else max_size / n_learners)
     from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 
-    return CompiledHoeffdingTreePool(params, n_classes, n_categories, subsets, max_nodes=cfg.get("max_nodes"))
+    return CompiledHoeffdingTreePool(params, n_classes, n_categories, subsets, max_size=cfg.get("max_size"),
+                                     n_threads=n_threads)
 
 
 def make_batch_learner(cfg: Any, X_train: np.ndarray, n_categories: np.ndarray, rng: np.random.Generator) -> Any:

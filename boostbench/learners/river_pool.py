@@ -29,10 +29,13 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
         nominal: indices of nominal attributes (their codes are split multiway).
         leaf_prediction: river's ``'mc'``, ``'nb'`` or ``'nba'``.
         feature_subsets: ``(N, m)`` attribute indices each tree may see, or None for all.
+        max_size: river's ``max_size``, the memory budget per tree in MiB (None: river's default,
+            100). river checks it every ``memory_estimate_period`` (10^6) units of training weight.
     """
 
     def __init__(self, params: HoeffdingTreeParams, n_classes: int, nominal: list[int],
-                 leaf_prediction: str = "mc", feature_subsets: np.ndarray | None = None):
+                 leaf_prediction: str = "mc", feature_subsets: np.ndarray | None = None,
+                 max_size: float | None = None):
         self.params = params
         self.n_learners = len(params.delta)
         self.n_classes = int(n_classes)
@@ -44,6 +47,7 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
                 tau=float(params.tau[i]),
                 leaf_prediction=leaf_prediction,
                 nominal_attributes=list(nominal) or None,
+                **({} if max_size is None else {"max_size": float(max_size)}),
             )
             for i in range(self.n_learners)
         ]

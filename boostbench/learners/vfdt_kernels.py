@@ -30,9 +30,18 @@ age. With that, the compiled trees predict exactly what river's trees predict (t
 vendored data set, with unit and random weights). This holds for Python <= 3.11, whose ``sum``
 adds floats one by one (3.12 compensates: there the trees agree to rounding, not to the bit).
 
-Left out: river's memory manager (``max_size``), which deactivates the least promising leaves
-past 100 MB per tree. In its place, optionally, a node budget per tree (``max_nodes``): a full
-tree deactivates each leaf it trains, so memory stays flat on an endless stream.
+Memory: a budget for the whole pool in bytes (``limits``), river's ``max_size`` rule applied
+to the N trees as one model. The size is counted exactly: nodes times the bytes of a node row
+plus active leaves times the bytes of a statistics slot. When a training call leaves the pool
+past its budget, river's rule (Kirkby 2007; river's ``_enforce_size_limit``) runs over every
+leaf: leaves are ranked by promise (weight not of the majority class, divided by the tree's
+c_i so that trees compare), as many of the most promising as fit in 90% of the budget beside the
+nodes stay (or become again) active, and the others are deactivated: they keep their class
+weights and lose their attribute statistics. (The 10% slack makes the ranking run once per
+tenth of the budget grown, not at every split; river instead measures its size every
+``memory_estimate_period`` units of weight, so with the boosters' real-valued weights its
+manager seldom runs.) A pool whose nodes alone fill the budget grows no more. Unbounded in the
+kernels unless given; the configs set a budget that no vendored data set reaches.
 
 Layout: nodes of all trees share arrays indexed by node id; active leaves own a "slot" in the
 statistics arrays (released when they split or are deactivated). The Python side
@@ -44,6 +53,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from boostbench.kernel_cache import njit
@@ -52,6 +62,10 @@ from boostbench.kernel_cache import njit
 # call's ~30 array arguments, which costs more than a tree's training step. So the kernels
 # allocate nothing: scratch space comes from the pool (:func:`scratch`).
 kernel = njit(cache=True, _nrt=False)
+# Called per tree per example with the whole Forest: inlined, or every call would copy its fields.
+inlined_kernel = njit(cache=True, _nrt=False, inline="always")
+# The one kernel with a parallel loop (threads over trees, :func:`learn_trees_threaded`).
+parallel_kernel = njit(cache=True, _nrt=False, parallel=True)
 
 
 class Forest(NamedTuple):
@@ -80,8 +94,12 @@ class Forest(NamedTuple):
     Per tree: ``root``, ``tree_nodes`` int64 ``(N,)``, ``feat_map`` int64 ``(N, d_local)`` the
     attributes each tree sees, ``feat_nominal`` bool ``(N, d_local)``, ``split_params`` float64
     ``(N, 3)`` (columns GRACE, DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i).
-    ``counters`` int64 ``(3,)`` nodes used, slots used, free slots; ``max_nodes`` int64 the node
-    budget per tree; ``route`` int64 ``(N, 4)`` and ``route_x`` float64 ``(d,)`` where the last
+    ``counters`` int64 ``(4,)`` nodes used, slots used, free slots, budget enforcements;
+    ``limits`` int64 ``(3,)`` bytes of a node row, of a statistics slot and the pool's budget
+    (entries NODE_BYTES, SLOT_BYTES, MAX_BYTES); ``sort_keys`` float64, ``sort_ids`` int64
+    ``(capacity,)`` scratch for ranking the leaves; ``pending`` int64 ``(N, 5)`` and
+    ``pending_value`` float64 ``(N,)`` a split attempt decided, not yet made (:func:`_train`);
+    ``route`` int64 ``(N, 4)`` and ``route_x`` float64 ``(d,)`` where the last
     predicted example ends in each tree (:func:`predict_all`); ``work``/``iwork`` scratch
     (:func:`scratch`).
     """
@@ -100,11 +118,16 @@ class Forest(NamedTuple):
     nominal_counts: np.ndarray
     numeric_stats: np.ndarray
     ranks: np.ndarray
+    attr_ranks: np.ndarray
     value_ranks: np.ndarray
     free_slots: np.ndarray
     counters: np.ndarray
     tree_nodes: np.ndarray
-    max_nodes: np.int64
+    pending: np.ndarray
+    pending_value: np.ndarray
+    limits: np.ndarray
+    sort_keys: np.ndarray
+    sort_ids: np.ndarray
     feat_map: np.ndarray
     feat_nominal: np.ndarray
     split_params: np.ndarray
@@ -129,6 +152,7 @@ MIN_BRANCH_FRACTION = 0.01
 MAX_SHARE_TO_SPLIT = 0.99
 N_SPLIT_POINTS = 10
 GRACE, DELTA, TAU = 0, 1, 2  # columns of a pool's per-tree ``split_params``
+NODE_BYTES, SLOT_BYTES, MAX_BYTES = 0, 1, 2  # entries of a pool's ``limits``
 
 
 @kernel
@@ -435,7 +459,7 @@ def _add_class(row, c):  # pragma: no cover - compiled
 @kernel
 def _new_node(F, parent, depth):  # pragma: no cover - compiled
     """A new empty, active leaf under ``parent`` (-1 for a root) with a statistics slot; its id."""
-    counters, free_slots = F.counters, F.free_slots
+    counters = F.counters
     node = counters[0]
     counters[0] += 1
     F.node_parent[node] = parent
@@ -446,15 +470,18 @@ def _new_node(F, parent, depth):  # pragma: no cover - compiled
     F.node_stats[node, :] = 0.0
     F.node_classes[node, -1] = 0
     F.node_last[node] = 0.0
-    # take a free statistics slot, or a new one
+    F.node_slot[node] = _take_slot(counters, F.free_slots)
+    return node
+
+
+@kernel
+def _take_slot(counters, free_slots):  # pragma: no cover - compiled
+    """A free statistics slot (zeroed), or a new one."""
     if counters[2] > 0:
         counters[2] -= 1
-        slot = free_slots[counters[2]]
-    else:
-        slot = counters[1]
-        counters[1] += 1
-    F.node_slot[node] = slot
-    return node
+        return free_slots[counters[2]]
+    counters[1] += 1
+    return counters[1] - 1
 
 
 @kernel
@@ -476,6 +503,7 @@ def _reset_splitters(F, slot):  # pragma: no cover - compiled
     F.nominal_counts[slot] = 0
     F.numeric_stats[slot] = 0.0
     F.ranks[slot] = 0
+    F.attr_ranks[slot] = 0
     F.value_ranks[slot] = 0
 
 
@@ -512,12 +540,12 @@ def learn_trees(first, stop, x, y, weights, trees):  # pragma: no cover
     """Train trees ``first..stop-1`` on ``(x, y)``, tree t with importance weight
     ``weights[t] * weight_scale[t]`` (c_i) when ``weights[t] > 0``.
 
-    One call for many trees: the loop runs here, not in Python.
+    One call for many trees: the loop runs here, not in Python (:func:`learn_trees_threaded`
+    is the same on several threads).
 
     ``route[tree]``, when flagged valid, is where ``x`` ends in this tree (kept by
-    :func:`predict_all`); training may change the tree, so the flag is cleared. A tree with
-    ``max_nodes`` nodes (``tree_nodes[tree]``) grows no more: a leaf it trains is deactivated
-    (its attribute statistics released) and keeps only its class weights.
+    :func:`predict_all`); training may change the tree, so the flag is cleared. A pool left past
+    its memory budget deactivates its least promising leaves (:func:`_enforce_size_limit`).
 
     Besides the statistics, a slot keeps the order in which its attributes, each attribute's
     classes and each (nominal attribute, class)'s values were first seen (``ranks``,
@@ -529,71 +557,234 @@ def learn_trees(first, stop, x, y, weights, trees):  # pragma: no cover
         path as it was (no split, no missing-value detour), else -1 (also when none trained).
     """
     F = Forest(*trees)
-    node_nav, node_stats, node_classes, node_active = F.node_nav, F.node_stats, F.node_classes, F.node_active
-    node_last, route, feat_map, feat_nominal = F.node_last, F.route, F.feat_map, F.feat_nominal
-    nominal_counts, numeric_stats, ranks, value_ranks = F.nominal_counts, F.numeric_stats, F.ranks, F.value_ranks
-    tree_nodes = F.tree_nodes
     result = -1
-    n_local = feat_map.shape[1]
     for tree in range(first, stop):
-        if not weights[tree] > 0.0:
-            continue
-        w = weights[tree] * F.weight_scale[tree]
-        if route[tree, 3] == 1:
-            leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
-        else:
-            leaf, parent, branch = _find_leaf(tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
-        route[tree, 3] = 0
-        may_split = branch == -1  # river tries splits only at a leaf reached directly
-        if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
-            leaf = _new_node(F, parent, F.node_depth[parent] + 1)
-            node_nav[parent, 1 + branch] = leaf
-            tree_nodes[tree] += 1
-            may_split = False
-        result = leaf if branch != -2 else -1  # a detour may turn with the new weight
-        node_stats[leaf, y] += w
-        _add_class(node_classes[leaf], y)
-        _mark_stale(F.node_parent[leaf], F.node_sub, F.node_parent)
-        if not node_active[leaf]:
-            continue
-        if tree_nodes[tree] + node_nav.shape[1] - 1 > F.max_nodes:  # full: no split can fit any more
-            node_active[leaf] = False
-            _release(F, leaf)
-            continue
-        slot = F.node_slot[leaf]
-        for j in range(n_local):
-            value = x[feat_map[tree, j]]
-            if value != value:
-                continue
-            _first_seen(ranks[slot, n_local], j)
-            _first_seen(ranks[slot, j], y)
-            if feat_nominal[tree, j]:
-                code = int(value)
-                if code < nominal_counts.shape[3]:
-                    _first_seen(value_ranks[slot, y, j], code)
-                    nominal_counts[slot, y, j, code] += w
-            else:
-                st = numeric_stats[slot, j, y]
-                if st[0] == 0.0:
-                    st[3] = value
-                    st[4] = value
-                else:
-                    if value < st[3]:
-                        st[3] = value
-                    if value > st[4]:
-                        st[4] = value
-                old_mean = st[1]
-                st[0] += w
-                st[1] += w / st[0] * (value - old_mean)
-                st[2] += w * (value - old_mean) * (value - st[1])
-        total = _node_weight(leaf, node_stats, node_classes)
-        if not may_split or total - node_last[leaf] < F.split_params[tree, GRACE]:
-            continue
-        node_last[leaf] = total
-        tree_nodes[tree] += _attempt_split(F, tree, leaf, total)
-        if node_nav[leaf, TEST] != LEAF:
-            result = -1
+        if weights[tree] > 0.0:
+            result = _apply(F, tree, _train(F, tree, x, y, weights[tree], 0, True))
+    if size_bytes(F.counters, F.limits) > F.limits[MAX_BYTES]:
+        _enforce_size_limit(F)
     return result
+
+
+@parallel_kernel
+def learn_trees_threaded(first, stop, x, y, weights, trees):  # pragma: no cover
+    """:func:`learn_trees` on numba's threads (at most ``work.shape[0]``, the pool's
+    ``n_threads``: one scratch each), with the same result to the bit: the threads take the trees
+    one at a time as they finish the last (split attempts differ in cost, so a fixed share would
+    wait for the slowest), update their statistics and decide their split attempts; then the
+    splits are made, and the trees that need a new leaf trained, one tree after another in tree
+    order. Trees share nothing but
+    the node and slot allocators, which only that serial part uses, in the order one thread
+    would: the same node ids, the same trees.
+
+    Called from Python only, never from another kernel: numba's cache mishandles a cached kernel
+    that calls a parallel one (numba#8578: the process that loads it may crash)."""
+    F = Forest(*trees)
+    forget_routes_unless(x, trees)
+    for tree in numba.prange(first, stop):  # the caller sets numba's chunk size to 1 (dynamic)
+        if weights[tree] > 0.0:
+            _train_called(F, tree, x, y, weights[tree], numba.get_thread_id())
+    for tree in range(first, stop):
+        if weights[tree] > 0.0:
+            if F.pending[tree, PENDING] == DEFERRED:
+                _train(F, tree, x, y, weights[tree], 0, True)
+            _apply(F, tree, F.pending[tree, PENDING_RESULT])
+    if size_bytes(F.counters, F.limits) > F.limits[MAX_BYTES]:
+        _enforce_size_limit(F)
+
+
+# ``pending[tree]``: what :func:`_train` left for :func:`_apply` (columns), and its states
+PENDING, PENDING_LEAF, PENDING_FEATURE, PENDING_KIND, PENDING_RESULT = 0, 1, 2, 3, 4
+DEFERRED = -1  # (PENDING) the tree needs a new node: trained again, serially
+
+
+@inlined_kernel
+def _train(F, tree, x, y, weight, chunk, may_grow):  # pragma: no cover
+    """Add ``(x, y)`` with ``weight`` (times c_i) to the leaf ``x`` reaches in ``tree`` and, when
+    due, decide its split attempt with scratch ``chunk``. Leaves in ``pending[tree]`` the decision
+    (KEEP, RESET, SPLIT; or DEFERRED, having changed nothing, when the tree needs a new leaf and
+    ``may_grow`` is False), the leaf, the split and :func:`learn_trees`' result for the tree
+    (``pending_value[tree]``: the split's value); returns that result."""
+    node_nav, node_stats, node_classes, node_active = F.node_nav, F.node_stats, F.node_classes, F.node_active
+    route, feat_map, feat_nominal = F.route, F.feat_map, F.feat_nominal
+    nominal_counts, numeric_stats, ranks, value_ranks = F.nominal_counts, F.numeric_stats, F.ranks, F.value_ranks
+    attr_ranks, pending = F.attr_ranks, F.pending
+    n_local = feat_map.shape[1]
+    w = weight * F.weight_scale[tree]
+    if route[tree, 3] == 1:
+        leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
+    else:
+        leaf, parent, branch = _find_leaf(tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
+    pending[tree, PENDING] = KEEP
+    if leaf < 0 and not may_grow:
+        pending[tree, PENDING] = DEFERRED
+        return -1
+    route[tree, 3] = 0
+    may_split = branch == -1  # river tries splits only at a leaf reached directly
+    if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
+        leaf = _new_node(F, parent, F.node_depth[parent] + 1)
+        node_nav[parent, 1 + branch] = leaf
+        F.tree_nodes[tree] += 1
+        may_split = False
+    result = leaf if branch != -2 else -1  # a detour may turn with the new weight
+    pending[tree, PENDING_LEAF] = leaf
+    pending[tree, PENDING_RESULT] = result
+    node_stats[leaf, y] += w
+    _add_class(node_classes[leaf], y)
+    _mark_stale(F.node_parent[leaf], F.node_sub, F.node_parent)
+    if not node_active[leaf]:
+        return result
+    slot = F.node_slot[leaf]
+    for j in range(n_local):
+        value = x[feat_map[tree, j]]
+        if value != value:
+            continue
+        _first_seen(attr_ranks[slot], j)
+        _first_seen(ranks[slot, j], y)
+        if feat_nominal[tree, j]:
+            code = int(value)
+            if code < nominal_counts.shape[3]:
+                _first_seen(value_ranks[slot, y, j], code)
+                nominal_counts[slot, y, j, code] += w
+        else:
+            st = numeric_stats[slot, j, y]
+            if st[0] == 0.0:
+                st[3] = value
+                st[4] = value
+            else:
+                if value < st[3]:
+                    st[3] = value
+                if value > st[4]:
+                    st[4] = value
+            old_mean = st[1]
+            st[0] += w
+            st[1] += w / st[0] * (value - old_mean)
+            st[2] += w * (value - old_mean) * (value - st[1])
+    total = _node_weight(leaf, node_stats, node_classes)
+    if not may_split or total - F.node_last[leaf] < F.split_params[tree, GRACE]:
+        return result
+    F.node_last[leaf] = total
+    decision, feature, kind, value = _best_split(
+        tree, node_stats[leaf], node_classes[leaf], total, nominal_counts[slot], numeric_stats[slot],
+        ranks[slot], attr_ranks[slot], value_ranks[slot], feat_nominal, F.split_params, F.work[chunk], F.iwork[chunk])
+    pending[tree, PENDING], pending[tree, PENDING_FEATURE], pending[tree, PENDING_KIND] = decision, feature, kind
+    F.pending_value[tree] = value
+    return result
+
+
+@kernel
+def _train_called(F, tree, x, y, weight, chunk):  # pragma: no cover
+    """:func:`_train` as a call, without growing the tree, for the parallel loop: with
+    :func:`_train` inlined into its body, numba 0.68 compiled a loop whose trees never split."""
+    return _train(F, tree, x, y, weight, chunk, False)
+
+
+@inlined_kernel
+def _apply(F, tree, result):  # pragma: no cover
+    """Carry out the split attempt :func:`_train` decided for ``tree``; returns ``result``, or -1
+    when the leaf split (it no longer predicts)."""
+    pending = F.pending
+    decision, leaf = pending[tree, PENDING], pending[tree, PENDING_LEAF]
+    if decision == RESET:
+        _reset_splitters(F, F.node_slot[leaf])
+    elif decision == SPLIT:
+        F.tree_nodes[tree] += _split(F, leaf, F.node_slot[leaf], pending[tree, PENDING_FEATURE],
+                                     pending[tree, PENDING_KIND], F.pending_value[tree])
+        return -1
+    return result
+
+
+@kernel
+def size_bytes(counters, limits):  # pragma: no cover - compiled
+    """The pool's size as its budget counts it: nodes times a node row plus active leaves (slots
+    in use) times a statistics slot, in bytes."""
+    return counters[0] * limits[NODE_BYTES] + (counters[1] - counters[2]) * limits[SLOT_BYTES]
+
+
+@kernel
+def _leaves_of(root, node_nav, node_parent, out):  # pragma: no cover - compiled
+    """The leaves under ``root`` in depth-first order, children by age, into ``out``; their number.
+    (Without a stack: back up through the parents to the next younger sibling.)"""
+    n = 0
+    node = root
+    while True:
+        child = _next_child(node, node_nav, -1) if node_nav[node, TEST] != LEAF else -1
+        if child >= 0:
+            node = child
+            continue
+        if node_nav[node, TEST] == LEAF:
+            out[n] = node
+            n += 1
+        while True:
+            if node == root:
+                return n
+            parent = node_parent[node]
+            sibling = _next_child(parent, node_nav, node)
+            if sibling >= 0:
+                node = sibling
+                break
+            node = parent
+
+
+@kernel
+def _before(keys, ids, a, b):  # pragma: no cover - compiled
+    return keys[a] < keys[b] or (keys[a] == keys[b] and ids[a] < ids[b])
+
+
+@kernel
+def _sift_down(keys, ids, root, end):  # pragma: no cover - compiled
+    while 2 * root + 1 < end:
+        child = 2 * root + 1
+        if child + 1 < end and _before(keys, ids, child, child + 1):
+            child += 1
+        if not _before(keys, ids, root, child):
+            return
+        keys[root], keys[child] = keys[child], keys[root]
+        ids[root], ids[child] = ids[child], ids[root]
+        root = child
+
+
+@kernel
+def _sort_by_key(keys, ids, n):  # pragma: no cover - compiled
+    """Sort ``keys[:n]`` ascending, ties by ``ids``, moving ``ids`` along (heap sort: in place)."""
+    for start in range(n // 2 - 1, -1, -1):
+        _sift_down(keys, ids, start, n)
+    for end in range(n - 1, 0, -1):
+        keys[0], keys[end] = keys[end], keys[0]
+        ids[0], ids[end] = ids[end], ids[0]
+        _sift_down(keys, ids, 0, end)
+
+
+@kernel
+def _enforce_size_limit(F):  # pragma: no cover - compiled
+    """river's memory manager over the pool: rank every leaf by promise (weight not of the
+    majority class over its tree's c_i; ties by node id), keep as many of the most promising
+    active as 90% of the budget holds beside the nodes, deactivate the rest and reactivate the
+    inactive ones within the cut."""
+    node_stats, node_classes, node_active = F.node_stats, F.node_classes, F.node_active
+    keys, ids, limits = F.sort_keys, F.sort_ids, F.limits
+    n = 0
+    for tree in range(F.root.shape[0]):
+        first = n
+        n += _leaves_of(F.root[tree], F.node_nav, F.node_parent, ids[n:])
+        for i in range(first, n):
+            total = _node_weight(ids[i], node_stats, node_classes)
+            majority = 0.0
+            for c in range(node_stats.shape[1]):
+                majority = max(majority, node_stats[ids[i], c])
+            keys[i] = (total - majority) / F.weight_scale[tree] if total > 0.0 else 0.0
+    _sort_by_key(keys, ids, n)
+    room = limits[MAX_BYTES] - limits[MAX_BYTES] // 10 - F.counters[0] * limits[NODE_BYTES]
+    cutoff = n - min(n, max(0, room // limits[SLOT_BYTES]))
+    for i in range(cutoff):  # first release, so that the reactivated find free slots
+        if node_active[ids[i]]:
+            node_active[ids[i]] = False
+            _release(F, ids[i])
+    for i in range(cutoff, n):
+        if not node_active[ids[i]]:
+            node_active[ids[i]] = True
+            F.node_slot[ids[i]] = _take_slot(F.counters, F.free_slots)
+    F.counters[3] += 1
 
 
 @kernel
@@ -715,26 +906,12 @@ def _rest_of(table, v, classes, n_classes, orders, counts, out):  # pragma: no c
                 out[c] += table[u, c]
 
 
-@kernel
-def _attempt_split(F, tree, leaf, total):  # pragma: no cover
-    """Try to split ``leaf`` of ``tree`` (river's ``_attempt_to_split``) whose class weights sum
-    to ``total``; returns the number of nodes added."""
-    slot = F.node_slot[leaf]
-    decision, feature, kind, value = _best_split(
-        tree, F.node_stats[leaf], F.node_classes[leaf], total, F.nominal_counts[slot], F.numeric_stats[slot],
-        F.ranks[slot], F.value_ranks[slot], F.feat_nominal, F.split_params, F.work, F.iwork)
-    if decision == RESET:
-        _reset_splitters(F, slot)
-    if decision != SPLIT:
-        return 0
-    return _split(F, leaf, slot, feature, kind, value)
-
-
 KEEP, RESET, SPLIT = 0, 1, 2  # what a split attempt decides (_best_split)
 
 
 @kernel
-def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats, ranks, value_ranks, feat_nominal,
+def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats, ranks, attr_ranks, value_ranks,
+                feat_nominal,
                 split_params, work, iwork):  # pragma: no cover - compiled
     """The decision of a split attempt on a leaf with class weights ``stats`` (``(k,)``, summing to
     ``total``), its classes by first sight ``classes_seen`` and its statistics slot's arrays:
@@ -769,7 +946,7 @@ def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats,
     pair_entropy, pair_weight = work[6, :2], work[7, :2]
     attributes, classes = iwork[0, :n_local], iwork[1, :k]
     value_counts, value_orders = iwork[2, :k], iwork[4: 4 + k, :n_values]
-    for a in range(_in_rank_order(ranks[n_local], attributes)):
+    for a in range(_in_rank_order(attr_ranks, attributes)):
         j = attributes[a]
         n_classes = _in_rank_order(ranks[j], classes)  # the splitter's class order
         feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
@@ -830,7 +1007,7 @@ def _split(F, leaf, slot, best_feature, best_kind, best_value):  # pragma: no co
     """Split ``leaf`` (statistics ``slot``) on ``best_feature`` as :func:`_best_split` chose:
     the split's class distributions become the children's statistics; returns the nodes added."""
     node_nav, nominal_counts, numeric_stats, ranks = F.node_nav, F.nominal_counts, F.numeric_stats, F.ranks
-    value_ranks, work, iwork = F.value_ranks, F.work, F.iwork
+    value_ranks, work, iwork = F.value_ranks, F.work[0], F.iwork[0]  # the serial part's scratch
     k = F.node_stats.shape[1]
     n_values = nominal_counts.shape[3]
     sigmas = work[11, :k]
@@ -897,6 +1074,12 @@ def forget_routes_unless(x, trees):  # pragma: no cover - compiled
 
 
 @kernel
+def enforce_size_limit(trees):  # pragma: no cover - compiled
+    """River's memory manager on the pool now (:func:`_enforce_size_limit`), over budget or not."""
+    _enforce_size_limit(Forest(*trees))
+
+
+@kernel
 def plant(trees):  # pragma: no cover - compiled
     """Give every tree a root: an empty leaf (``root`` ``(N,)`` is written)."""
     F = Forest(*trees)
@@ -904,12 +1087,13 @@ def plant(trees):  # pragma: no cover - compiled
         F.root[tree] = _new_node(F, -1, 0)
 
 
-def scratch(n_classes: int, n_local: int, n_values: int) -> tuple[np.ndarray, np.ndarray]:
-    """Scratch space for :func:`learn_trees`: float64 ``(13 + values, w)`` (``[10, 0]`` holds 0.5,
-    see :func:`_sigma`) and int64 ``(4 + k, w)`` (row 3 holds ``0..k-1``)."""
+def scratch(n_classes: int, n_local: int, n_values: int, chunks: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Scratch space for :func:`learn_trees`, one per thread (``chunks``): float64
+    ``(chunks, 13 + values, w)`` (``[:, 10, 0]`` holds 0.5, see :func:`_sigma`) and int64
+    ``(chunks, 4 + k, w)`` (``[:, 3]`` holds ``0..k-1``)."""
     width = max(n_classes, n_local, n_values, 2)
-    iwork = np.zeros((4 + n_classes, width), dtype=np.int64)
-    iwork[3, :n_classes] = np.arange(n_classes)
-    work = np.zeros((13 + n_values, width))
-    work[10, 0] = 0.5
+    iwork = np.zeros((chunks, 4 + n_classes, width), dtype=np.int64)
+    iwork[:, 3, :n_classes] = np.arange(n_classes)
+    work = np.zeros((chunks, 13 + n_values, width))
+    work[:, 10, 0] = 0.5
     return work, iwork

@@ -12,8 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from boostbench.batch.base import BatchBooster
-from boostbench.boosters.base import OnlineBooster
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the batch family imports scikit-learn: not for an online run (its memory)
+    from boostbench.batch.base import BatchBooster
+    from boostbench.boosters.base import OnlineBooster
 
 
 @dataclass(frozen=True)

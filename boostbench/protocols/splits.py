@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from boostbench.errors import ConfigError
 
@@ -35,6 +34,8 @@ def kfold_splits(y: np.ndarray, n_splits: int, rng: np.random.Generator) -> list
     if n_splits < 2 or n_splits > smallest:
         raise ConfigError(f"protocol.n_splits must be in 2..{smallest} (the smallest class has {smallest} "
                           f"examples), got {n_splits}")
+    from sklearn.model_selection import StratifiedKFold  # here: an online run need not load scikit-learn
+
     folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=_seed(rng))
     return [(train.astype(np.int64), test.astype(np.int64)) for train, test in folds.split(np.zeros(len(y)), y)]
 
@@ -47,6 +48,8 @@ def holdout_split(y: np.ndarray, test_fraction: float, rng: np.random.Generator)
     """
     if not 0.0 < test_fraction < 1.0:
         raise ConfigError(f"protocol.test_fraction must be in (0, 1), got {test_fraction!r}")
+    from sklearn.model_selection import train_test_split
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")

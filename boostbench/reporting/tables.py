@@ -79,8 +79,9 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100) -> pd.DataFram
     """Rebuild paper table ``name`` from ``runs`` (see :func:`records.load_runs`).
 
     Only runs with ``n_learners`` Hoeffding trees under the table's protocol count. Returns one row per (data set, column): ours
-    (mean, std with ddof 1, n seeds, mean runtime in seconds), the paper's value and runtime, the
-    difference ours − paper, and a note (the chosen gamma, or why a cell is empty).
+    (mean, std with ddof 1, n seeds, mean runtime in seconds, largest peak RSS in MiB), the paper's
+    value and runtime, the difference ours − paper, and a note (the chosen gamma, or why a cell is
+    empty).
 
     Raises:
         KeyError: unknown table name.
@@ -115,6 +116,7 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100) -> pd.DataFram
                 "paper": float("nan") if paper_value is None else float(paper_value),
                 "diff": mean - paper_value if n and paper_value is not None else float("nan"),
                 "runtime_s": float(subset["runtime_s"].mean()) if n else float("nan"),
+                "peak_mib": float(subset["peak_rss_bytes"].max()) / 2**20 if n else float("nan"),
                 "paper_runtime_s": paper_row["runtime_s"][j], "note": note,
             })
     return pd.DataFrame(rows)
@@ -142,10 +144,11 @@ def to_markdown(name: str, table: pd.DataFrame) -> str:
             diff = "" if row["diff"] != row["diff"] else f" [{row['diff']:+.{digits}f}]"
             paper_time = "—" if row["paper_runtime_s"] is None else f"{row['paper_runtime_s']}"
             cells.append(f"{_fmt(row['ours'], digits)} ± {_fmt(row['std'], digits)} (n={row['n_seeds']}{extra}) / "
-                         f"{paper}{diff}; {row['runtime_s']:.1f} s / {paper_time} s")
+                         f"{paper}{diff}; {row['runtime_s']:.1f} s, {_fmt(row['peak_mib'], 0)} MiB / {paper_time} s")
         lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
     lines += ["", f"Cells: ours, mean ± std over seeds of `{spec.metric}` (n seeds) / the paper's value "
-              "[ours − paper]; our mean runtime / the paper's, in seconds (different machines)."]
+              "[ours − paper]; our mean runtime and largest peak memory (RSS of the run's process) / "
+              "the paper's runtime, in seconds (different machines)."]
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,68 @@
+"""Issue 14: the pool's memory budget and its threads, through the runner.
+
+- Threads: any ``n_threads`` gives the same record (metrics and curves) to the bit.
+- Budget: the default ``learner.max_size`` is never reached on the vendored data sets at the
+  paper's settings; the heaviest pools (nursery's and mice's, measured over every Table 1 / 3
+  configuration with ``benchmarks/pool_sizes.py``) stay under it, so their numbers are those of
+  an unbounded pool.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import boostbench.experiment as experiment
+from boostbench.config import compose_config
+
+TIMING = ("runtime_s", "us_per_example", "peak_rss_bytes", "compile_s", "cache_fill_s")
+
+
+def _numbers(record: dict) -> dict:
+    return {"metrics": {k: v for k, v in record["metrics"].items() if k not in TIMING}, "curve": record["curve"],
+            "config_hash": record["config_hash"]}
+
+
+@pytest.mark.parametrize("dataset,algorithm", [("car", "adaboost_olm"), ("mice", "best_vfdt"),
+                                               ("balance", "online_mbbm"), ("emotions", "ada_olmr"),
+                                               ("mushroom", "online_boosting")])
+def test_threads_give_the_same_numbers(dataset, algorithm):
+    common = [f"dataset={dataset}", f"algorithm={algorithm}", "n_learners=12", "seed=3", "progress=false"]
+    one = experiment.run_experiment(compose_config([*common, "n_threads=1"]))
+    three = experiment.run_experiment(compose_config([*common, "n_threads=3"]))
+    assert _numbers(one) == _numbers(three)
+
+
+class _Pools:
+    """Keeps the pools the runner builds."""
+
+    def __init__(self, monkeypatch):
+        self.pools = []
+        real = experiment.make_pool
+
+        def capture(*args, **kwargs):
+            self.pools.append(real(*args, **kwargs))
+            return self.pools[-1]
+
+        monkeypatch.setattr(experiment, "make_pool", capture)
+
+
+@pytest.mark.parametrize("dataset,algorithm,seed", [("nursery", "best_vfdt", 0), ("mice", "adaboost_olm", 0)])
+def test_default_budget_is_never_reached_on_vendored_data(monkeypatch, dataset, algorithm, seed):
+    kept = _Pools(monkeypatch)
+    cfg = compose_config([f"dataset={dataset}", f"algorithm={algorithm}", f"seed={seed}", "progress=false"])
+    experiment.run_experiment(cfg)
+    (pool,) = kept.pools
+    assert cfg.learner.max_size == 640 and pool.limits[2] == 640 * 2**20
+    assert pool.enforcements == 0
+    assert 0.3 * pool.limits[2] < pool.size_bytes < 0.9 * pool.limits[2]  # the heaviest: near, not at, the budget
+
+
+def test_a_reached_budget_bounds_the_pool_and_keeps_learning(monkeypatch):
+    kept = _Pools(monkeypatch)
+    common = ["dataset=nursery", "algorithm=adaboost_olm", "n_learners=20", "seed=0", "progress=false"]
+    free = experiment.run_experiment(compose_config(common))
+    tight = experiment.run_experiment(compose_config([*common, "learner.max_size=4"]))
+    unbounded, bounded = kept.pools
+    assert unbounded.enforcements == 0 and bounded.enforcements > 0
+    assert bounded.size_bytes <= 4 * 2**20 < unbounded.size_bytes
+    assert tight["metrics"]["final_accuracy"] > 0.8 * free["metrics"]["final_accuracy"]
