@@ -80,6 +80,8 @@ bench: setup
 	$(BIN)/python benchmarks/bench.py --dataset mediamill_reduced --n-learners 100 --repeats 1 --skip-river-pool
 	$(BIN)/python benchmarks/bench.py --dataset isolet_like --max-examples 300 --n-learners 100 --repeats 1 \
 	    --skip-river-pool --algorithms adaboost_olm online_boosting
+	$(BIN)/python benchmarks/bench.py --dataset movement_like --max-examples 5000 --n-learners 100 --repeats 1 \
+	    --skip-river-pool --algorithms adaboost_olm online_boosting
 
 # MOA through capymoa needs Java and pins older pandas/scikit-learn: its own venv.
 bench-moa-setup:

@@ -63,7 +63,6 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._value_ranks_shape = (k, d_nominal, n_values + 1)
         self._rank_dtype = np.int16 if max(k, d_local, n_values) < np.iinfo(np.int16).max else np.int32
         self.n_threads = int(n_threads)
-        self._numba_threads = max(1, min(self.n_threads, numba.config.NUMBA_NUM_THREADS))
         self.work, self.iwork = K.scratch(k, d_local, n_values, self.n_threads)
         self._counts = np.zeros(n)  # per-tree weights of a single tree's training (scratch)
         self._forest = None
@@ -97,7 +96,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             "node_classes": (np.int32, (k + 1,)),  # classes by first sight, count
             "_node_f": (np.float64, (k + 2,)),  # class weights, weight at last attempt, subtree sum
             "_node_i": (np.int64, (4,)),  # parent, slot, active, depth
-            "sort_keys": (np.float64, ()), "sort_ids": (np.int64, ()),  # ranking a tree's leaves
+            "sort_keys": (np.float64, ()), "sort_ids": (np.int64, ()),  # ranking the leaves (budget)
         }
 
     def _slot_arrays(self) -> dict:
@@ -118,7 +117,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     @property
     def enforcements(self) -> int:
-        """How many times a tree went past its budget and deactivated leaves."""
+        """How many times the pool went past its budget and deactivated leaves."""
         return int(self.counters[3])
 
     def _allocate_nodes(self, size: int) -> None:
@@ -201,8 +200,9 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             if name == "free_slots":  # the free list, not a slot's contents: emptied below
                 continue
             array = getattr(self, name)
-            for start in range(0, active, 4096):  # ascending: a row is read before it is overwritten
-                chunk = old[start:start + 4096]
+            rows = max(1, (16 << 20) // max(1, array.strides[0]))  # 16 MiB at a time: the copy's temporary
+            for start in range(0, active, rows):  # ascending: a row is read before it is overwritten
+                chunk = old[start:start + rows]
                 array[start:start + len(chunk)] = array[chunk]
             release_rows(array, active, high)
         self.node_slot[nodes] = np.arange(active)
@@ -248,7 +248,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     def learn(self, xp: np.ndarray, y: int, weights: np.ndarray) -> None:
         weights = np.ascontiguousarray(weights, dtype=np.float64)
         if self.n_threads > 1:  # numba's thread ids index the scratch: no more threads than it has
-            numba.set_num_threads(self._numba_threads)
+            numba.set_num_threads(min(self.n_threads, numba.config.NUMBA_NUM_THREADS))
             numba.set_parallel_chunksize(1)  # a tree at a time to the next free thread
             K.learn_trees_threaded(0, self.n_learners, xp, int(y), weights, self.reserve())
         else:
