@@ -187,7 +187,7 @@ def _split_pass(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, generato
 # ``n_threads: null`` uses every core when a tree sees at least this many attributes x classes: a
 # threaded step costs about 25 us more, which a small example's training does not repay (car,
 # 6 x 4: 59 -> 83 us per example on 2 threads) and a large one's does (movement_like, 18 x 5:
-# 1,049 -> 690 us; mice, 77 x 8: 3,035 -> 1,705 us). The numbers are the same either way.
+# 1,049 -> 690 us; mice, 77 x 8: 2,719 -> 2,347 us). The numbers are the same either way.
 THREADS_PAY_FROM = 64
 
 

@@ -71,6 +71,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         budget = np.iinfo(np.int64).max // 4 if max_size is None else int(max_size * 2**20)
         self.limits = np.array([self._row_bytes(self._node_arrays()), self._row_bytes(self._slot_arrays()), budget],
                                dtype=np.int64)
+        # compact once the free slots hold a sixteenth of the budget (checked per training call)
+        self._compact_after = int(self.limits[K.MAX_BYTES] // 16 // self.limits[K.SLOT_BYTES])
         self._allocate_nodes(max(capacity, 4 * n, self._budget_rows(K.NODE_BYTES)))
         self._allocate_slots(max(capacity, 4 * n, self._budget_rows(K.SLOT_BYTES)))
         # where the last example predicted for every tree ends (leaf, parent, branch, valid)
@@ -179,7 +181,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     def _ensure(self, trees: int) -> None:
         """Room for ``trees`` trees each to split once and add a leaf in this call."""
         extra = trees * (self.width + 1)  # as room_per_example for all trees
-        if self.counters[2] * self.limits[K.SLOT_BYTES] > self.limits[K.MAX_BYTES] // 16:
+        if self.counters[2] > self._compact_after:
             self._compact_slots()
         if self.counters[0] + extra > len(self.node_nav):
             self._allocate_nodes(2 * (len(self.node_nav) + extra))

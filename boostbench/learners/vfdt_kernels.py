@@ -599,9 +599,9 @@ DEFERRED = -1  # (PENDING) the tree needs a new node: trained again, serially
 
 
 @inlined_kernel
-def _train(F, tree, x, y, weight, chunk, may_grow):  # pragma: no cover
+def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     """Add ``(x, y)`` with ``weight`` (times c_i) to the leaf ``x`` reaches in ``tree`` and, when
-    due, decide its split attempt with scratch ``chunk``. Leaves in ``pending[tree]`` the decision
+    due, decide its split attempt with the scratch of ``thread``. Leaves in ``pending[tree]`` the decision
     (KEEP, RESET, SPLIT; or DEFERRED, having changed nothing, when the tree needs a new leaf and
     ``may_grow`` is False), the leaf, the split and :func:`learn_trees`' result for the tree
     (``pending_value[tree]``: the split's value); returns that result."""
@@ -666,17 +666,17 @@ def _train(F, tree, x, y, weight, chunk, may_grow):  # pragma: no cover
     F.node_last[leaf] = total
     decision, feature, kind, value = _best_split(
         tree, node_stats[leaf], node_classes[leaf], total, nominal_counts[slot], numeric_stats[slot],
-        ranks[slot], attr_ranks[slot], value_ranks[slot], feat_nominal, F.split_params, F.work[chunk], F.iwork[chunk])
+        ranks[slot], attr_ranks[slot], value_ranks[slot], feat_nominal, F.split_params, F.work[thread], F.iwork[thread])
     pending[tree, PENDING], pending[tree, PENDING_FEATURE], pending[tree, PENDING_KIND] = decision, feature, kind
     F.pending_value[tree] = value
     return result
 
 
 @kernel
-def _train_called(F, tree, x, y, weight, chunk):  # pragma: no cover
+def _train_called(F, tree, x, y, weight, thread):  # pragma: no cover
     """:func:`_train` as a call, without growing the tree, for the parallel loop: with
     :func:`_train` inlined into its body, numba 0.68 compiled a loop whose trees never split."""
-    return _train(F, tree, x, y, weight, chunk, False)
+    return _train(F, tree, x, y, weight, thread, False)
 
 
 @inlined_kernel
@@ -1087,13 +1087,13 @@ def plant(trees):  # pragma: no cover - compiled
         F.root[tree] = _new_node(F, -1, 0)
 
 
-def scratch(n_classes: int, n_local: int, n_values: int, chunks: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Scratch space for :func:`learn_trees`, one per thread (``chunks``): float64
-    ``(chunks, 13 + values, w)`` (``[:, 10, 0]`` holds 0.5, see :func:`_sigma`) and int64
-    ``(chunks, 4 + k, w)`` (``[:, 3]`` holds ``0..k-1``)."""
+def scratch(n_classes: int, n_local: int, n_values: int, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Scratch space for :func:`learn_trees`, one per thread: float64 ``(threads, 13 + values, w)``
+    (``[:, 10, 0]`` holds 0.5, see :func:`_sigma`) and int64 ``(threads, 4 + k, w)`` (``[:, 3]``
+    holds ``0..k-1``), ``w = max(k, attributes, values, 2)``."""
     width = max(n_classes, n_local, n_values, 2)
-    iwork = np.zeros((chunks, 4 + n_classes, width), dtype=np.int64)
+    iwork = np.zeros((threads, 4 + n_classes, width), dtype=np.int64)
     iwork[:, 3, :n_classes] = np.arange(n_classes)
-    work = np.zeros((chunks, 13 + n_values, width))
+    work = np.zeros((threads, 13 + n_values, width))
     work[:, 10, 0] = 0.5
     return work, iwork
