@@ -68,6 +68,9 @@ class AlgorithmSpec:
         caches: ``"module:function"`` pair (load, save): ``load(k, algorithm_cfg, n_learners)``
             fills the process's caches from disk before the booster is built, ``save()`` writes
             what the run added. The booster itself does no I/O.
+        peer: another library's ensemble with its own weak learners (river's, MOA's): the runner
+            builds no pool (the ``learner`` config does not apply) and passes ``n_learners`` and
+            the attributes' ``n_categories`` to the constructor.
     """
 
     target: str
@@ -82,6 +85,7 @@ class AlgorithmSpec:
     compiled_pool_warm_up: tuple[str, ...] = ()
     compiled_warm_up: tuple[str, ...] = ()
     caches: tuple[str, str] | None = None
+    peer: bool = False
 
     @property
     def cls(self) -> type:
@@ -150,6 +154,11 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "adaboost": AlgorithmSpec("boostbench.batch.adaboost:AdaBoost", _BATCH, family="batch", uses=("n_rounds",),
                               max_classes=2),
     "base": AlgorithmSpec("boostbench.batch.base_model:BaseModel", family="batch", uses=()),
+    # peers: river's and MOA's online boosting as shipped (their own Hoeffding trees and defaults)
+    **{f"river_{name}": AlgorithmSpec(f"{_B}.river_peers:RiverEnsemble", {"ensemble": OneOf((name,))}, peer=True)
+       for name in ("adaboost", "adwin_boosting", "bole")},
+    **{f"moa_{name}": AlgorithmSpec(f"{_B}.moa_peers:MOAEnsemble", {"ensemble": OneOf((name,))}, peer=True)
+       for name in ("ozaboost", "online_smooth_boost")},
 }
 
 
@@ -162,10 +171,10 @@ def algorithm_spec(name: str) -> AlgorithmSpec:
     return entry("algorithm", name, ALGORITHMS)
 
 
-def build_booster(cfg: Any, pool: Any, n_classes: int, rng: np.random.Generator, **river_args: Any) -> Any:
+def build_booster(cfg: Any, pool: Any, n_classes: int, rng: np.random.Generator, **peer_args: Any) -> Any:
     """Build the online booster an ``algorithm`` config names over ``pool``
     (:class:`~boostbench.learners.pool.WeakLearnerPool`) for ``n_classes`` labels
-    (``river_args``: ``classes``, ``features`` of :class:`~boostbench.boosters.base.OnlineBooster`).
+    (a peer: no pool, ``peer_args`` ``n_learners`` and ``n_categories`` instead).
 
     Raises:
         ConfigError: the constructor refused a value (its message, prefixed by the algorithm).
@@ -173,7 +182,7 @@ def build_booster(cfg: Any, pool: Any, n_classes: int, rng: np.random.Generator,
     spec = algorithm_spec(str(cfg["name"]))
     params = {key: cfg[key] for key in spec.params if key in cfg}
     try:
-        return spec.cls(pool, n_classes, rng, **river_args, **params)
+        return spec.cls(pool, n_classes, rng, **peer_args, **params)
     except ValueError as exc:
         raise ConfigError(f"algorithm {cfg['name']}: {exc}") from None
 

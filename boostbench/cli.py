@@ -213,13 +213,15 @@ def report(
 
 
 def _print_table(name, frame) -> None:
-    from boostbench.reporting.tables import TABLES, cell_rows
+    import pandas as pd
+
+    from boostbench.reporting.tables import TABLES, cell_rows, table_columns
 
     spec = TABLES[name]
     digits = 3 if spec.higher_is_better else 4
     shown = Table(title=f"{name}: ours ± std over seeds (paper), runtime s (paper's)")
     shown.add_column("data set")
-    for column in spec.columns:
+    for column in table_columns(frame):
         shown.add_column(column, justify="right")
 
     def cell(row) -> str:
@@ -229,7 +231,7 @@ def _print_table(name, frame) -> None:
         worse = -row.diff if spec.higher_is_better else row.diff
         colour = "white" if row.diff != row.diff or abs(worse) <= 0.01 else "red" if worse > 0 else "green"
         return (f"[{colour}]{row.ours:.{digits}f}[/]±{row.std:.{digits}f} ({paper})\n"
-                f"{row.runtime_s:.1f} s ({row.paper_runtime_s} s)" + (f"\n[dim]{row.note}[/]" if row.note else ""))
+                f"{row.runtime_s:.1f} s ({'—' if pd.isna(row.paper_runtime_s) else row.paper_runtime_s} s)" + (f"\n[dim]{row.note}[/]" if row.note else ""))
 
     for dataset, cells in cell_rows(frame, cell):
         shown.add_row(dataset, *cells)

@@ -189,12 +189,14 @@ def resolved_dict(cfg: DictConfig) -> dict[str, Any]:
 def semantic_config(cfg: DictConfig | dict) -> dict[str, Any]:
     """The part of a resolved config that decides the numbers: without the presentation keys and
     without the top-level knobs (:data:`boostbench.algorithms.KNOBS`) the algorithm does not
-    declare it uses (e.g. ``gamma`` for Adaboost.OLM, ``n_learners`` for one VFDT)."""
+    declare it uses (e.g. ``gamma`` for Adaboost.OLM, ``n_learners`` for one VFDT), and without
+    the ``learner`` for a peer (it brings its own)."""
     from boostbench.algorithms import KNOBS, algorithm_spec
 
     data = resolved_dict(cfg) if isinstance(cfg, DictConfig) else dict(cfg)
-    uses = algorithm_spec(str(data["algorithm"]["name"])).uses
-    return {k: v for k, v in data.items() if k not in PRESENTATION_KEYS and (k not in KNOBS or k in uses)}
+    spec = algorithm_spec(str(data["algorithm"]["name"]))
+    return {k: v for k, v in data.items() if k not in PRESENTATION_KEYS and (k not in KNOBS or k in spec.uses)
+            and not (k == "learner" and spec.peer)}
 
 
 def config_hash(cfg: DictConfig | dict) -> str:

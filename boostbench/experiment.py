@@ -126,6 +126,19 @@ def _multilabel_pass(cfg: DictConfig, dataset: MultilabelDataset, booster, order
     return metrics, {"test_examples_seen": seen.tolist(), "test_rank_loss": loss.tolist()}
 
 
+def _online_booster(cfg: DictConfig, spec: AlgorithmSpec, dataset, k: int, learners_rng: np.random.Generator,
+                    booster_rng: np.random.Generator, X_train: np.ndarray | None = None):
+    """``(pool, booster)`` of an online algorithm; a peer (river's or MOA's ensembles) builds its
+    own learners: no pool, and it is told the data set's attribute kinds instead."""
+    n = spec.pool_size(int(cfg.n_learners))
+    if spec.peer:
+        return None, build_booster(cfg.algorithm, None, k, booster_rng, n_learners=n,
+                                   n_categories=list(dataset.n_categories))
+    pool = make_pool(cfg.learner, n, k, dataset.n_categories, learners_rng, X_train=X_train,
+                     n_threads=run_threads(cfg, dataset.n_features, k))
+    return pool, build_booster(cfg.algorithm, pool, k, booster_rng)
+
+
 def _fit_one_split(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, train: np.ndarray,
                    test: np.ndarray, learners_rng: np.random.Generator, booster_rng: np.random.Generator,
                    stream_rng: np.random.Generator) -> FoldResult:
@@ -134,9 +147,7 @@ def _fit_one_split(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, train
         learner = make_batch_learner(cfg.learner, dataset.X[train], np.asarray(dataset.n_categories), learners_rng)
         booster = build_batch_booster(cfg.algorithm, learner, k, booster_rng)
         return fit_batch(booster, dataset.X, dataset.y, train, test)
-    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories, learners_rng,
-                     X_train=dataset.X[train], n_threads=run_threads(cfg, dataset.n_features, k))
-    booster = build_booster(cfg.algorithm, pool, k, booster_rng)
+    _, booster = _online_booster(cfg, spec, dataset, k, learners_rng, booster_rng, dataset.X[train])
     order = stream_rng.permutation(train) if bool(cfg.protocol.get("shuffle", True)) else train
     return fit_online(booster, dataset.X, dataset.y, order, test)
 
@@ -240,9 +251,7 @@ def _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress):
     multilabel = isinstance(dataset, MultilabelDataset)
     order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle))
     order = order[:cfg.protocol.get("max_examples") or len(order)]
-    pool = make_pool(cfg.learner, spec.pool_size(int(cfg.n_learners)), k, dataset.n_categories, generators.learners,
-                     n_threads=run_threads(cfg, dataset.n_features, k))
-    booster = build_booster(cfg.algorithm, pool, k, generators.booster)
+    pool, booster = _online_booster(cfg, spec, dataset, k, generators.learners, generators.booster)
     if on_start is not None:
         on_start(dataset, len(order))
     run_pass = _multilabel_pass if multilabel else _multiclass_pass

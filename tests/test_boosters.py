@@ -128,25 +128,6 @@ def test_conformance(name, car):
     clone.update(int(data.y[order[0]]))
 
 
-@pytest.mark.parametrize("name", MULTICLASS)
-def test_river_api(name, car):
-    from river import evaluate, metrics
-
-    data, order = car
-    features = list(data.feature_names)
-    booster = make(name, data, seed=2, classes=list(data.class_names), features=features)
-    stream = (({f: v for f, v in zip(features, data.X[i])}, data.class_names[data.y[i]]) for i in order)
-    accuracy = evaluate.progressive_val_score(stream, booster, metrics.Accuracy())
-    assert accuracy.get() > 0.5
-    x = {f: v for f, v in zip(features, data.X[order[0]])}
-    proba = booster.predict_proba_one(x)
-    assert set(proba) == set(data.class_names) and sum(proba.values()) == pytest.approx(1.0)
-    assert booster.predict_one(x) in data.class_names
-    booster.learn_one(x, data.class_names[0])
-    with pytest.raises(ValueError, match="not one of"):
-        booster.learn_one(x, "no-such-class")
-
-
 def test_adaboost_olm_kernels_match_the_reference():
     from boostbench.boosters import adaboost_olm_kernels as kernels
     from boostbench.boosters.adaboost_olm import backward_reference, forward_reference

@@ -216,21 +216,3 @@ def test_mlr_algorithm_on_multiclass_data_is_refused():
 
     with pytest.raises(ConfigError, match="is for multilabel data"):
         run_experiment(compose_config(["algorithm=ada_olmr", "dataset=car"]))
-
-
-@pytest.mark.parametrize("cls", [AdaOLMR, OnlineBMR])
-def test_river_multilabel_api(cls):
-    from river import metrics
-
-    pool = ScriptedPool([[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]])
-    booster = cls(pool, 3, np.random.default_rng(0), classes=["a", "b", "c"], features=["f"])
-    x = {"f": 1.0}
-    booster.learn_one(x, {"a": True, "b": False, "c": True})
-    ranking = booster.rank_one(x)
-    assert sorted(ranking) == ["a", "b", "c"]
-    prediction = booster.predict_one(x)
-    assert set(prediction) == {"a", "b", "c"} and sum(prediction.values()) == 2  # mean |Y| seen = 2
-    metric = metrics.multioutput.MicroAverage(metrics.Jaccard())
-    metric.update({"a": True, "b": False, "c": True}, prediction)
-    with pytest.raises(ValueError, match="not among"):
-        booster.learn_one(x, {"z": True})

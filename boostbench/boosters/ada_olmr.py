@@ -32,16 +32,16 @@ class AdaOLMR(OnlineRanker):
     loss (line 13); learners train on each relevant label with weight ``max(c^i) - c^i[l]``.
 
     Args:
-        pool, n_classes, rng, classes, features: see :class:`OnlineRanker`.
+        pool, n_classes, rng: see :class:`OnlineRanker`.
         alpha_bound: the feasible set ``[-alpha_bound, alpha_bound]`` (paper: 2).
         hedge_eta: Hedge's step size (paper: 1).
         weak_prediction: ``"distribution"`` (the paper's) or ``"label"`` (a basis vector at the
             learner's most probable label).
     """
 
-    def __init__(self, pool, n_classes, rng, classes=None, features=None,
+    def __init__(self, pool, n_classes, rng,
                  alpha_bound: float = 2.0, hedge_eta: float = 1.0, weak_prediction: str = "distribution"):
-        super().__init__(pool, n_classes, rng, classes, features)
+        super().__init__(pool, n_classes, rng)
         if weak_prediction not in ("distribution", "label"):
             raise ValueError(f"weak_prediction must be 'distribution' or 'label', got {weak_prediction!r}")
         self.alpha_bound = float(alpha_bound)
@@ -68,7 +68,6 @@ class AdaOLMR(OnlineRanker):
 
     def update(self, relevant: np.ndarray) -> None:
         xp, H, S = self._state
-        self._reveal(relevant)
         self.t += 1
         # eq. (8) at s^0 = 0, s^1, ..., s^N in one call (rows are independent, so each is the
         # same as alone): rows 0..N-1 are the cost vectors c^i (at s^{i-1}), rows 1..N the

@@ -68,16 +68,16 @@ class AdaboostOLM(OnlineBooster):
     ``-C^i[y, y] / (k-1)`` (line 14), and Hedge charges each expert its 0-1 loss (line 15).
 
     Args:
-        pool, n_classes, rng, classes, features: see :class:`OnlineBooster`.
+        pool, n_classes, rng: see :class:`OnlineBooster`.
         alpha_bound: the feasible set ``[-alpha_bound, alpha_bound]`` of OGD (paper: 2).
         hedge_eta: Hedge's step size (paper: 1).
         compiled: run the per-example loops as numba kernels (same results as the reference);
             over the compiled pool, each step is a single kernel call.
     """
 
-    def __init__(self, pool, n_classes, rng, classes=None, features=None,
+    def __init__(self, pool, n_classes, rng,
                  alpha_bound: float = 2.0, hedge_eta: float = 1.0, compiled: bool = True):
-        super().__init__(pool, n_classes, rng, classes, features)
+        super().__init__(pool, n_classes, rng)
         self.alpha_bound = float(alpha_bound)
         self.hedge_eta = float(hedge_eta)
         self.compiled = bool(compiled)
@@ -88,8 +88,11 @@ class AdaboostOLM(OnlineBooster):
         self.hedge = Hedge(n, hedge_eta)
         self.t = 0
         self._state = None
+        self._on_growth()
+
+    def _on_growth(self) -> None:
         # over the compiled pool, each step is one kernel call (same arithmetic, no Python loop)
-        self._fused = adaboost_olm_kernels.FusedStep(pool) if compiled and pool.compiled else None
+        self._fused = adaboost_olm_kernels.FusedStep(self.pool) if self.compiled and self.pool.compiled else None
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         """Distribution of the Hedge-drawn expert's label, ``(k,)``."""

@@ -19,16 +19,16 @@ class HedgeExperts(OnlineBooster):
     example with weight 1 (times its importance-weight constant, as in the boosters).
 
     Args:
-        pool, n_classes, rng, classes, features: see :class:`OnlineBooster`.
+        pool, n_classes, rng: see :class:`OnlineBooster`.
         beta: Hedge's multiplier in (0, 1).
 
     Raises:
         ValueError: ``beta`` outside (0, 1).
     """
 
-    def __init__(self, pool, n_classes, rng, classes=None, features=None, beta: float = 0.5):
-        super().__init__(pool, n_classes, rng, classes, features)
-        self.beta = float(beta)  # river reads hyper-parameters back by name (repr, clone)
+    def __init__(self, pool, n_classes, rng, beta: float = 0.5):
+        super().__init__(pool, n_classes, rng)
+        self.beta = float(beta)
         self.hedge = Hedge.from_beta(pool.n_learners, beta)
         self._state = None
 

@@ -18,16 +18,16 @@ class OnlineBMR(OnlineRanker):
     normalised cost ``d`` of eq. (3).
 
     Args:
-        pool, n_classes, rng, classes, features: see :class:`OnlineRanker`.
+        pool, n_classes, rng: see :class:`OnlineRanker`.
         gamma: the edge in (0, 1).
         weak_prediction: ``"distribution"`` (the paper's; hinge-loss potentials) or ``"label"``
             (basis vectors; rank-loss potentials).
         potential_loss: override the loss behind the potentials (``"hinge"`` or ``"rank"``).
     """
 
-    def __init__(self, pool, n_classes, rng, classes=None, features=None, gamma: float = 0.1,
+    def __init__(self, pool, n_classes, rng, gamma: float = 0.1,
                  weak_prediction: str = "distribution", potential_loss: str | None = None):
-        super().__init__(pool, n_classes, rng, classes, features)
+        super().__init__(pool, n_classes, rng)
         if not 0.0 < gamma < 1.0:
             raise ValueError(f"gamma must be in (0, 1), got {gamma}")
         if weak_prediction not in ("distribution", "label"):
@@ -35,8 +35,11 @@ class OnlineBMR(OnlineRanker):
         self.gamma = float(gamma)
         self.weak_prediction = weak_prediction
         self.potential_loss = potential_loss or ("hinge" if weak_prediction == "distribution" else "rank")
-        self.potential = PairPotential(n_classes, gamma, self.potential_loss)
+        self._on_growth()
         self._state = None
+
+    def _on_growth(self) -> None:
+        self.potential = PairPotential(self.n_classes, self.gamma, self.potential_loss)
 
     def predict_scores(self, x: np.ndarray) -> np.ndarray:
         xp = self.pool.prepare(x)
@@ -49,7 +52,6 @@ class OnlineBMR(OnlineRanker):
 
     def update(self, relevant: np.ndarray) -> None:
         xp, S = self._state
-        self._reveal(relevant)
         n = self.pool.n_learners
         if 0 < relevant.sum() < self.n_classes:  # otherwise every cost is 0: nothing to learn
             S_before = np.vstack([np.zeros(self.n_classes), S[:-1]])

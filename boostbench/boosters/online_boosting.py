@@ -25,21 +25,24 @@ class OnlineBoosting(OnlineBooster):
     and the reference one draw the same numbers.
 
     Args:
-        pool, n_classes, rng, classes, features: see :class:`OnlineBooster`.
+        pool, n_classes, rng: see :class:`OnlineBooster`.
         eps_floor: ``eps_m`` is clipped to at least this in the vote weight, so a member with
             no error yet gets a large finite weight instead of an infinite one.
         compiled: over the compiled pool, run the update as one numba kernel (same results).
     """
 
-    def __init__(self, pool, n_classes, rng, classes=None, features=None, eps_floor: float = 1e-6,
+    def __init__(self, pool, n_classes, rng, eps_floor: float = 1e-6,
                  compiled: bool = True):
-        super().__init__(pool, n_classes, rng, classes, features)
+        super().__init__(pool, n_classes, rng)
         self.eps_floor = float(eps_floor)
         self.compiled = bool(compiled)
-        self._compiled_update = CompiledUpdate(pool) if compiled and pool.compiled else None
+        self._on_growth()
         self.lambda_sc = np.zeros(pool.n_learners)
         self.lambda_sw = np.zeros(pool.n_learners)
         self._state = None
+
+    def _on_growth(self) -> None:
+        self._compiled_update = CompiledUpdate(self.pool) if self.compiled and self.pool.compiled else None
 
     def vote_weights(self) -> np.ndarray:
         """``log((1 - eps_m) / eps_m)`` for members with ``0 <= eps_m < 1/2``, else 0: ``(N,)``."""

@@ -19,7 +19,7 @@ class OnlineBoostingMOA(OnlineBoosting):
     say which.)
 
     Args:
-        pool, n_classes, rng, classes, features, eps_floor, compiled: see
+        pool, n_classes, rng, eps_floor, compiled: see
             :class:`~boostbench.boosters.online_boosting.OnlineBoosting` (``eps_floor`` is
             unused: a member without error stops the vote).
     """

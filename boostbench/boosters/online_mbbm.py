@@ -48,7 +48,7 @@ class OnlineMBBM(OnlineBooster):
     ``weight_factor * w_i[t] / (k-1)``, ``w_i[t] = sum_l phi^y_n(s^{i-1}+e_l) - phi^y_n(s^{i-1}+e_y)``.
 
     Args:
-        pool, n_classes, rng, classes, features: see :class:`OnlineBooster`.
+        pool, n_classes, rng: see :class:`OnlineBooster`.
         gamma: the edge in (0, 1) of the baseline ``u^r_gamma``.
         weight_factor: scale of the training weight (the reference code uses 0.1).
         compiled: run the pass over the learners as a numba kernel
@@ -58,22 +58,26 @@ class OnlineMBBM(OnlineBooster):
         ValueError: gamma not in (0, 1).
     """
 
-    def __init__(self, pool, n_classes, rng, classes=None, features=None,
+    def __init__(self, pool, n_classes, rng,
                  gamma: float = 0.1, weight_factor: float = 0.1, compiled: bool = True):
-        super().__init__(pool, n_classes, rng, classes, features)
+        super().__init__(pool, n_classes, rng)
         if not 0.0 < gamma < 1.0:
             raise ValueError(f"gamma must be in (0, 1), got {gamma}")
         self.gamma = float(gamma)
         self.weight_factor = float(weight_factor)
-        self.compiled = bool(compiled)  # river reads hyper-parameters back by name (repr, clone)
-        self.potential = Potential01(n_classes, gamma, max_n=pool.n_learners)
+        self.compiled = bool(compiled)
+        self._on_growth()
+        self._state = None
+
+    def _on_growth(self) -> None:
+        n = self.pool.n_learners
+        self.potential = Potential01(self.n_classes, self.gamma, max_n=n)
         self.table = None
-        if compiled and self.potential.memo is not None:
+        if self.compiled and self.potential.memo is not None:
             try:
-                self.table = online_mbbm_kernels.shared_table(n_classes, gamma, pool.n_learners)
+                self.table = online_mbbm_kernels.shared_table(self.n_classes, self.gamma, n)
             except ValueError:  # too many labels for the kernel's keys: the Python pass
                 self.table = None
-        self._state = None
 
     def __getstate__(self) -> dict:
         # the shared cost-matrix table (numba dict) does not pickle; it is re-attached on load

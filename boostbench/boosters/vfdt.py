@@ -32,8 +32,8 @@ class BestVFDT(OnlineBooster):
         member_predictions: ``(N,)`` int64 labels of every tree for the last predicted example.
     """
 
-    def __init__(self, pool, n_classes, rng, classes=None, features=None):
-        super().__init__(pool, n_classes, rng, classes, features)
+    def __init__(self, pool, n_classes, rng):
+        super().__init__(pool, n_classes, rng)
         self.correct = np.zeros(pool.n_learners, dtype=np.int64)
         self.member_predictions = np.zeros(pool.n_learners, dtype=np.int64)
 

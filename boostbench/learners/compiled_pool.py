@@ -39,17 +39,43 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
                  n_threads: int = 1):
         n = len(params.delta)
         n_categories = np.asarray(n_categories, dtype=np.int64)
-        d = len(n_categories)
-        self.n_learners, self.n_classes = n, int(n_classes)
-        self.feat_map = (np.tile(np.arange(d, dtype=np.int64), (n, 1)) if feature_subsets is None
+        self.n_learners = n
+        self._subsets = feature_subsets is not None
+        self.feat_map = (None if feature_subsets is None
                          else np.ascontiguousarray(feature_subsets, dtype=np.int64))
-        self.feat_nominal = n_categories[self.feat_map] > 0
-        d_local = self.feat_map.shape[1]
-        self.width = max(2, int(n_categories.max(initial=0)))  # children per node (multiway)
         # (N, 3) columns K.GRACE, K.DELTA, K.TAU: one argument for the kernels, not three
         self.split_params = np.column_stack([params.grace_period, params.delta, params.tau]).astype(np.float64)
         self.weight_scale = params.weight_scale.astype(np.float64)
-        k = self.n_classes
+        self.n_threads = int(n_threads)
+        self._set_shapes(int(n_classes), n_categories)
+        self._counts = np.zeros(n)  # per-tree weights of a single tree's training (scratch)
+        self._forest = None
+        self.counters = np.zeros(4, dtype=np.int64)  # nodes used, slots used, free slots, enforcements
+        self.max_size = max_size
+        budget = np.iinfo(np.int64).max // 4 if max_size is None else int(max_size * 2**20)
+        self.limits = np.array([0, 0, budget], dtype=np.int64)
+        self._set_limits()
+        self._allocate_nodes(max(capacity, 4 * n, self._budget_rows(K.NODE_BYTES)))
+        self._allocate_slots(max(capacity, 4 * n, self._budget_rows(K.SLOT_BYTES)))
+        # where the last example predicted for every tree ends (leaf, parent, branch, valid)
+        self.route = np.zeros((n, 4), dtype=np.int64)
+        self.route_x = np.full(len(n_categories), np.nan)
+        self.tree_nodes = np.ones(n, dtype=np.int64)
+        self.pending = np.zeros((n, 5), dtype=np.int64)
+        self.pending_value = np.zeros(n)
+        self.root = np.empty(n, dtype=np.int64)
+        K.plant(self.kernel_state())
+
+    def _set_shapes(self, k: int, n_categories: np.ndarray) -> None:
+        """Everything whose shape follows k and the attributes: the shapes of the statistics
+        arrays, the trees' attribute maps, the scratch."""
+        n = self.n_learners
+        self.n_classes, self.n_categories = k, n_categories
+        if not self._subsets:
+            self.feat_map = np.tile(np.arange(len(n_categories), dtype=np.int64), (n, 1))
+        self.feat_nominal = n_categories[self.feat_map] > 0
+        d_local = self.feat_map.shape[1]
+        self.width = max(2, int(n_categories.max(initial=0)))  # children per node (multiway)
         # statistics shapes: nominal (slots, k, d_local, values); numeric (slots, d_local, k, 5);
         # first-seen ranks, last column a count: each attribute's classes (slots, d_local, k + 1),
         # the attributes (slots, d_local + 1), each (class, nominal attribute)'s values
@@ -62,27 +88,73 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._ranks_shape = (d_local, k + 1)
         self._value_ranks_shape = (k, d_nominal, n_values + 1)
         self._rank_dtype = np.int16 if max(k, d_local, n_values) < np.iinfo(np.int16).max else np.int32
-        self.n_threads = int(n_threads)
         self.work, self.iwork = K.scratch(k, d_local, n_values, self.n_threads)
-        self._counts = np.zeros(n)  # per-tree weights of a single tree's training (scratch)
-        self._forest = None
-        self.counters = np.zeros(4, dtype=np.int64)  # nodes used, slots used, free slots, enforcements
-        self.max_size = max_size
-        budget = np.iinfo(np.int64).max // 4 if max_size is None else int(max_size * 2**20)
-        self.limits = np.array([self._row_bytes(self._node_arrays()), self._row_bytes(self._slot_arrays()), budget],
-                               dtype=np.int64)
+
+    def _set_limits(self) -> None:
+        self.limits[K.NODE_BYTES] = self._row_bytes(self._node_arrays())
+        self.limits[K.SLOT_BYTES] = self._row_bytes(self._slot_arrays())
         # compact once the free slots hold a sixteenth of the budget (checked per training call)
         self._compact_after = int(self.limits[K.MAX_BYTES] // 16 // self.limits[K.SLOT_BYTES])
-        self._allocate_nodes(max(capacity, 4 * n, self._budget_rows(K.NODE_BYTES)))
-        self._allocate_slots(max(capacity, 4 * n, self._budget_rows(K.SLOT_BYTES)))
-        # where the last example predicted for every tree ends (leaf, parent, branch, valid)
-        self.route = np.zeros((n, 4), dtype=np.int64)
-        self.route_x = np.full(d, np.nan)
-        self.tree_nodes = np.ones(n, dtype=np.int64)
-        self.pending = np.zeros((n, 5), dtype=np.int64)
-        self.pending_value = np.zeros(n)
-        self.root = np.empty(n, dtype=np.int64)
-        K.plant(self.kernel_state())
+
+    def grow(self, n_classes: int | None = None, n_categories=None) -> None:
+        """Make room for more classes, attributes or nominal values, keeping every tree as it is.
+
+        A pool grown to ``k`` classes and ``d`` attributes predicts and learns exactly as one built
+        with them from the start that has not seen the new classes, values or attributes yet (a
+        new attribute reads as missing until then): zero weights and unseen ranks are what the
+        kernels hold for those. Used by the river estimators (:mod:`boostbench.estimators`),
+        which learn classes and attributes as they come.
+
+        Args:
+            n_classes: the new k (>= the current one); None keeps it.
+            n_categories: ``(d',)`` the category counts of every attribute, the current ones first
+                (an attribute stays numeric or nominal; a nominal one may gain values); None keeps them.
+
+        Raises:
+            ValueError: fewer classes or attributes than now, or an attribute that changes kind
+                or loses values. (Trees with feature subsets keep theirs: they never see a new
+                attribute.)
+        """
+        k2 = self.n_classes if n_classes is None else int(n_classes)
+        cats = self.n_categories if n_categories is None else np.asarray(n_categories, dtype=np.int64)
+        d = len(self.n_categories)
+        if k2 < self.n_classes or len(cats) < d:
+            raise ValueError(f"a pool grows only: {self.n_classes} classes, {d} attributes -> {k2}, {len(cats)}")
+        if ((cats[:d] > 0) != (self.n_categories > 0)).any() or (cats[:d] < self.n_categories).any():
+            raise ValueError("an attribute cannot change kind (numeric / nominal) or lose values")
+        if k2 == self.n_classes and np.array_equal(cats, self.n_categories):
+            return
+        k, width, had_nominal, had_numeric = self.n_classes, self.width, self.feat_nominal.any(), (~self.feat_nominal).any()
+        used_nodes, used_slots = max(int(self.counters[0]), 1), max(int(self.counters[1]), 1)
+        old = {name: getattr(self, name)[:used] for names, used in
+               ((self._node_arrays(), used_nodes), (self._slot_arrays(), used_slots)) for name in names}
+        self._set_shapes(k2, cats)
+        self._set_limits()
+        for name in (*self._node_arrays(), *self._slot_arrays()):
+            delattr(self, name)
+        self._allocate_nodes(max(2 * used_nodes, self._budget_rows(K.NODE_BYTES)))
+        self._allocate_slots(max(2 * used_slots, self._budget_rows(K.SLOT_BYTES)))
+        n, s = used_nodes, used_slots
+        self.node_nav[:n, :1 + width] = old["node_nav"]
+        self.node_nav[:n, 1 + width:] = -1  # no children for the new values yet
+        for name in ("node_value", "_node_i", "sort_keys", "sort_ids"):
+            getattr(self, name)[:n] = old[name]
+        # per-class rows end with a count (node_classes) or the two floats after the weights (_node_f)
+        self.node_classes[:n, :k], self.node_classes[:n, -1] = old["node_classes"][:, :k], old["node_classes"][:, -1]
+        self._node_f[:n, :k], self._node_f[:n, k2:] = old["_node_f"][:, :k], old["_node_f"][:, k:]
+        dl = old["ranks"].shape[1]
+        self.ranks[:s, :dl, :k], self.ranks[:s, :dl, -1] = old["ranks"][:, :, :k], old["ranks"][:, :, -1]
+        self.attr_ranks[:s, :dl], self.attr_ranks[:s, -1] = old["attr_ranks"][:, :dl], old["attr_ranks"][:, -1]
+        self.free_slots[:s] = old["free_slots"]
+        if had_numeric:
+            self.numeric_stats[:s, :dl, :k] = old["numeric_stats"]
+        if had_nominal:
+            _, _, dn, v = old["nominal_counts"].shape
+            self.nominal_counts[:s, :k, :dn, :v] = old["nominal_counts"]
+            self.value_ranks[:s, :k, :dn, :v] = old["value_ranks"][..., :v]
+            self.value_ranks[:s, :k, :dn, -1] = old["value_ranks"][..., -1]
+        self.route[:, 3] = 0  # the kept routes were for the old attributes
+        self.route_x = np.full(len(cats), np.nan)
 
     # -- storage --------------------------------------------------------------------------
     # What training reads of a leaf shares a row: its class weights with the weight at its last

@@ -60,6 +60,15 @@ class HoeffdingTreeParams:
         )
 
 
+#: The authors' parameter ranges (configs/learner/hoeffding_tree.yaml for multiclass,
+#: hoeffding_tree_mlr.yaml for multi-label; a test keeps them equal), for the river estimators,
+#: which have no config.
+REFERENCE_RANGES = {
+    "multiclass": {"delta": (0.01, 0.9), "tau": (0.01, 0.9), "grace_period": (5, 20), "weight_scale": (5, 200)},
+    "multilabel": {"delta": (0.01, 0.9), "tau": (0.01, 0.9), "grace_period": (5, 20), "weight_scale": (3, 10)},
+}
+
+
 class WeakLearnerPool(ABC):
     """N weak learners over k classes, answering for all of them in one call.
 
@@ -95,6 +104,16 @@ class WeakLearnerPool(ABC):
         """Train every learner on ``(x, y)``; ``weights`` is ``(N,)``, 0 skips a learner."""
         for i in np.flatnonzero(weights > 0):
             self.learn_one(int(i), xp, y, float(weights[i]))
+
+    def grow(self, n_classes: int | None = None, n_categories: Any = None) -> None:
+        """Take more classes (a new k) or attributes (``n_categories`` of all of them, the current
+        ones first), keeping what the learners learnt; None keeps either.
+
+        Raises:
+            NotImplementedError: a pool that cannot (Bayesian networks learn their structure
+                over a fixed attribute set).
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot gain classes or attributes")
 
 
 def draw_feature_subsets(n_learners: int, n_features: int, size: int | None,

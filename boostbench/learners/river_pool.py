@@ -52,6 +52,7 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
             for i in range(self.n_learners)
         ]
         self._uniform = np.full(self.n_classes, 1.0 / self.n_classes)
+        self.nominal = list(nominal)
         self.feature_subsets = None if feature_subsets is None else [s.tolist() for s in feature_subsets]
 
     def prepare(self, x: np.ndarray) -> dict[int, float] | list[dict[int, float]]:
@@ -76,3 +77,17 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
 
     def learn_one(self, i: int, xp, y: int, weight: float) -> None:
         self.trees[i].learn_one(self._view(i, xp), int(y), w=float(weight) * self.weight_scale[i])
+
+    def grow(self, n_classes: int | None = None, n_categories=None) -> None:
+        """See :meth:`WeakLearnerPool.grow`: river's trees learn classes as they come; a new
+        nominal attribute joins each tree's ``nominal_attributes`` (trees with feature subsets
+        keep theirs: they never see a new attribute)."""
+        if n_classes is not None:
+            self.n_classes = int(n_classes)
+            self._uniform = np.full(self.n_classes, 1.0 / self.n_classes)
+        if n_categories is not None:
+            nominal = [j for j, m in enumerate(n_categories) if m > 0]
+            if nominal != self.nominal:
+                self.nominal = nominal
+                for tree in self.trees:  # read when a leaf meets an attribute for the first time
+                    tree.nominal_attributes = list(nominal)

@@ -46,7 +46,7 @@ def write_report(name: str, results_dir: str | Path, out_dir: str | Path, runs: 
         atomic_write_text(out / "tables" / f"{name}.tex", tables.to_latex(name, frame)),
         atomic_write_text(out / "tables" / f"{name}.csv", frame.to_csv(index=False)),
     ]
-    algorithms = [a for a in spec.columns.values() if a]
+    algorithms = [a for a in {**spec.columns, **spec.peers}.values() if a]
     mine = runs[runs["dataset"].isin(spec.datasets.values()) & runs["algorithm"].isin(algorithms)
                 & (runs["n_learners"] == n_learners) & (runs["protocol"] == spec.protocol)
                 & runs["learner"].str.startswith("hoeffding_tree")]

@@ -8,7 +8,7 @@ best.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +33,8 @@ class TableSpec:
         higher_is_better: direction of the metric (chooses the best gamma).
         protocol: the protocol of the runs that count (the same algorithm may also have been run
             under another protocol, e.g. k-fold cross-validation).
+        peers: column -> algorithm of other libraries' ensembles (river's, MOA's), shown after
+            the paper's columns when the store has runs of them (the paper has no value there).
     """
 
     key: str
@@ -42,7 +44,11 @@ class TableSpec:
     paper_value: str
     higher_is_better: bool
     protocol: str
+    peers: dict[str, str] = field(default_factory=dict)
 
+
+PEERS = {name: name for name in ("river_adaboost", "river_adwin_boosting", "river_bole", "moa_ozaboost",
+                                 "moa_online_smooth_boost")}
 
 TABLES = {
     "jung2017_table1": TableSpec(
@@ -52,7 +58,7 @@ TABLES = {
         columns={"best_decision_tree": "best_vfdt", "online_boosting": "online_boosting",
                  "adaboost_olm": "adaboost_olm", "best_mbbm": "online_mbbm"},
         metric="final_accuracy", paper_value="accuracy", higher_is_better=True,
-        protocol="prequential"),
+        protocol="prequential", peers=PEERS),
     "jung_tewari2018_table3": TableSpec(
         key="jung_tewari2018_table3",
         datasets={"emotions": "emotions", "scene": "scene", "yeast": "yeast", "mediamill": "mediamill",
@@ -61,6 +67,11 @@ TABLES = {
         metric="test_rank_loss", paper_value="rank_loss", higher_is_better=False,
         protocol="train_test"),
 }
+
+
+def table_columns(frame: pd.DataFrame) -> list[str]:
+    """A rebuilt table's columns, in order (the paper's, then the peers that were run)."""
+    return list(dict.fromkeys(frame["column"]))
 
 
 def cell_rows(frame: pd.DataFrame, cell) -> list[tuple[str, list[str]]]:
@@ -91,10 +102,13 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100) -> pd.DataFram
     here = {info.name: info.location is not None for info in available_datasets()}
     runs = runs[(runs["n_learners"] == n_learners) & (runs["protocol"] == spec.protocol)
                 & runs["learner"].str.startswith("hoeffding_tree")]  # the papers' VFDT weak learners
+    columns = {**spec.columns, **{column: algorithm for column, algorithm in spec.peers.items()
+                                  if (runs["algorithm"] == algorithm).any()}}
     rows = []
     for paper_name, dataset in spec.datasets.items():
         paper_row = paper["rows"][paper_name]
-        for j, (column, algorithm) in enumerate(spec.columns.items()):
+        for j, (column, algorithm) in enumerate(columns.items()):
+            in_paper = column in spec.columns
             subset = runs[(runs["dataset"] == dataset) & (runs["algorithm"] == algorithm)]
             note = ""
             if algorithm is None:
@@ -109,7 +123,7 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100) -> pd.DataFram
             values = subset[spec.metric].to_numpy(dtype=float) if algorithm else np.array([])
             n = len(values)
             mean = float(values.mean()) if n else float("nan")
-            paper_value = paper_row[spec.paper_value][j]
+            paper_value = paper_row[spec.paper_value][j] if in_paper else None
             rows.append({
                 "dataset": paper_name, "column": column, "ours": mean,
                 "std": float(values.std(ddof=1)) if n > 1 else 0.0, "n_seeds": n,
@@ -117,7 +131,8 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100) -> pd.DataFram
                 "diff": mean - paper_value if n and paper_value is not None else float("nan"),
                 "runtime_s": float(subset["runtime_s"].mean()) if n else float("nan"),
                 "peak_mib": float(subset["peak_rss_bytes"].max()) / 2**20 if n else float("nan"),
-                "paper_runtime_s": paper_row["runtime_s"][j], "note": note,
+                "paper_runtime_s": paper_row["runtime_s"][j] if in_paper else None,
+                "note": note if in_paper or note != "not run" else "a peer: not in the paper",
             })
     return pd.DataFrame(rows)
 
@@ -130,7 +145,7 @@ def to_markdown(name: str, table: pd.DataFrame) -> str:
     """The rebuilt table as Markdown: one row per data set, ``ours ± std (n) / paper [diff]; runtimes``."""
     spec = TABLES[name]
     digits = 3 if spec.higher_is_better else 4
-    columns = list(spec.columns)
+    columns = table_columns(table)
     lines = ["| data set | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
     for dataset, group in table.groupby("dataset", sort=False):
         cells = []
@@ -142,7 +157,7 @@ def to_markdown(name: str, table: pd.DataFrame) -> str:
                 continue
             extra = f", {row['note']}" if row["note"] else ""
             diff = "" if row["diff"] != row["diff"] else f" [{row['diff']:+.{digits}f}]"
-            paper_time = "—" if row["paper_runtime_s"] is None else f"{row['paper_runtime_s']}"
+            paper_time = "—" if pd.isna(row["paper_runtime_s"]) else f"{row['paper_runtime_s']}"
             cells.append(f"{_fmt(row['ours'], digits)} ± {_fmt(row['std'], digits)} (n={row['n_seeds']}{extra}) / "
                          f"{paper}{diff}; {row['runtime_s']:.1f} s, {_fmt(row['peak_mib'], 0)} MiB / {paper_time} s")
         lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
@@ -156,7 +171,7 @@ def to_latex(name: str, table: pd.DataFrame) -> str:
     """The rebuilt table as a LaTeX ``tabular``: ours ± std (paper) per cell."""
     spec = TABLES[name]
     digits = 3 if spec.higher_is_better else 4
-    columns = list(spec.columns)
+    columns = table_columns(table)
     lines = [r"\begin{tabular}{l" + "c" * len(columns) + "}", r"\hline",
              "data set & " + " & ".join(c.replace("_", r"\_") for c in columns) + r" \\", r"\hline"]
     for dataset, group in table.groupby("dataset", sort=False):
