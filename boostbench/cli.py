@@ -170,8 +170,8 @@ def datasets(data_dir: Optional[str] = typer.Option(None, help="extra data direc
 
 @app.command()
 def report(
-    table: str = typer.Argument(..., help="jung2017_table1, jung_tewari2018_table3, combessie_heart, "
-                                "mukherjee_schapire, sun_tables, or all"),
+    table: str = typer.Argument("all", help="jung2017_table1, jung_tewari2018_table3, combessie_heart, "
+                                "mukherjee_schapire, sun_tables, or all (the default)"),
     results_dir: str = typer.Option("results", help="the store to read (<dir>/runs/*.json)"),
     out_dir: Optional[str] = typer.Option(None, help="where tables and figures go (default: the results dir)"),
     n_learners: int = typer.Option(100, help="only runs with this many weak learners"),

@@ -49,3 +49,16 @@ def private_disk_cache(tmp_path_factory):
 @pytest.fixture
 def scripted_pool():
     return ScriptedPool
+
+
+def skip_without_moa(name: str) -> None:
+    """Skip a test of a MOA peer where no Python with capymoa is found (CI has none)."""
+    from boostbench.algorithms import ALGORITHMS
+    from boostbench.boosters.moa_peers import moa_python
+
+    if not ALGORITHMS[name].target.endswith("MOAEnsemble"):
+        return
+    try:
+        moa_python()
+    except ValueError:
+        pytest.skip("MOA's peers need capymoa and Java (make bench-moa-setup)")

@@ -16,7 +16,8 @@ from boostbench.data.registry import registry_specs
 from boostbench.learners import make_pool
 
 X0 = np.zeros(2)
-MULTICLASS = sorted(name for name, spec in ALGORITHMS.items() if spec.task == "multiclass" and spec.family == "online")
+MULTICLASS = sorted(name for name, spec in ALGORITHMS.items()  # ours: peers are tested in test_conformance
+                    if spec.task == "multiclass" and spec.family == "online" and not spec.peer)
 
 
 def test_adaboost_olm_first_round_by_hand():
@@ -92,14 +93,14 @@ def car():
     return data, np.random.default_rng(0).permutation(data.n_examples)[:150]
 
 
-def make(name, data, seed, n_learners=4, **river_args):
+def make(name, data, seed, n_learners=4):
     learner = OmegaConf.load("configs/learner/hoeffding_tree.yaml")
     spec = ALGORITHMS[name]
     rngs = np.random.SeedSequence(seed).spawn(2)
     pool = make_pool(learner, spec.pool_size(n_learners), data.n_classes, data.n_categories,
                      np.random.default_rng(rngs[0]))
     cfg = {"name": name, "gamma": 0.05}
-    return build_booster(cfg, pool, data.n_classes, np.random.default_rng(rngs[1]), **river_args)
+    return build_booster(cfg, pool, data.n_classes, np.random.default_rng(rngs[1]))
 
 
 def run_stream(booster, data, order):

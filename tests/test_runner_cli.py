@@ -10,6 +10,7 @@ from boostbench.algorithms import ALGORITHMS
 from boostbench.cli import app
 from boostbench.config import compose_config, config_hash
 from boostbench.experiment import run_experiment
+from conftest import skip_without_moa
 
 runner = CliRunner()
 MULTICLASS = sorted(name for name, spec in ALGORITHMS.items() if spec.task == "multiclass" and spec.family == "online")
@@ -17,6 +18,7 @@ MULTICLASS = sorted(name for name, spec in ALGORITHMS.items() if spec.task == "m
 
 @pytest.mark.parametrize("name", MULTICLASS)
 def test_every_algorithm_runs_on_real_data(name):
+    skip_without_moa(name)
     cfg = compose_config([f"algorithm={name}", "dataset=balance", "n_learners=3", "gamma=0.05", "seed=4"])
     record = run_experiment(cfg)
     m = record["metrics"]

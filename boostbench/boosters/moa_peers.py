@@ -90,16 +90,21 @@ class MOAEnsemble(OnlineBooster):
         return proba / proba.sum()
 
     def predict(self, x: np.ndarray) -> int:
-        """MOA's prediction (-1, never right, while it has none)."""
+        """MOA's prediction; while it has none, a label drawn uniformly (as our boosters' ties)."""
         self._x = np.asarray(x, dtype=np.float64)
-        return int(self._ask(("predict", self._x)))
+        label = int(self._ask(("predict", self._x)))
+        return int(self.rng.integers(self.n_classes)) if label < 0 else label
 
     def update(self, y: int) -> None:
         self._ask(("learn", (self._x, int(y))), answer=False)
 
     def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """One message per chunk: MOA predicts then trains on each row in its process."""
-        return self._ask(("test_then_train", (np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64))))
+        """One message per chunk: MOA predicts then trains on each row in its process (a row it
+        has no prediction for counts as a uniform draw's hit, as :meth:`predict` would draw)."""
+        labels = self._ask(("test_then_train", (np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64))))
+        none = labels < 0
+        labels[none] = self.rng.integers(self.n_classes, size=int(none.sum()))
+        return labels == y
 
     def close(self) -> None:
         """End the MOA process (also when the booster is collected)."""

@@ -6,7 +6,8 @@ Protocol on stdin/stdout: messages are pickles, each after its length (8 bytes, 
 First the setup ``{"ensemble", "n_learners", "seed", "n_classes", "n_categories"}`` (answered
 "ready"), then ``(kind, payload)``: ``("predict", x)`` -> label (-1: none yet),
 ``("proba", x)`` -> ``(k,)`` or None, ``("learn", (x, y))`` (no answer),
-``("test_then_train", (X, y))`` -> ``(m,)`` bool hits. Nominal attributes arrive as their codes
+``("test_then_train", (X, y))`` -> ``(m,)`` int64 labels predicted before training on each row
+(-1: none). Nominal attributes arrive as their codes
 and missing values as NaN, as MOA stores them.
 """
 
@@ -64,11 +65,11 @@ def main() -> None:
             model.train(LabeledInstance.from_array(schema, x, int(y)))
         elif kind == "test_then_train":
             X, Y = payload
-            hits = np.empty(len(X), dtype=bool)
+            labels = np.empty(len(X), dtype=np.int64)
             for t, (x, y) in enumerate(zip(X, Y)):
-                hits[t] = predict(x) == y
+                labels[t] = predict(x)
                 model.train(LabeledInstance.from_array(schema, x, int(y)))
-            _write(out, hits)
+            _write(out, labels)
 
 
 if __name__ == "__main__":

@@ -50,9 +50,10 @@ class RiverEnsemble(OnlineBooster):
         return proba / total if total > 0 else np.full(self.n_classes, 1.0 / self.n_classes)
 
     def predict(self, x: np.ndarray) -> int:
-        """river's ``predict_one`` (-1, never right, while it has no answer)."""
+        """river's ``predict_one``; while it has no answer (None), a label drawn uniformly, as our
+        boosters' ties are broken."""
         label = self.model.predict_one(self._dict(x))
-        return -1 if label is None else int(label)
+        return int(self.rng.integers(self.n_classes)) if label is None else int(label)
 
     def update(self, y: int) -> None:
         self.model.learn_one(self._x, int(y))
