@@ -132,7 +132,7 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100) -> pd.DataFram
                 "runtime_s": float(subset["runtime_s"].mean()) if n else float("nan"),
                 "peak_mib": float(subset["peak_rss_bytes"].max()) / 2**20 if n else float("nan"),
                 "paper_runtime_s": paper_row["runtime_s"][j] if in_paper else None,
-                "note": note if in_paper or note != "not run" else "a peer: not in the paper",
+                "note": note,
             })
     return pd.DataFrame(rows)
 
