@@ -7,8 +7,6 @@ import numpy as np
 import pytest
 
 from boostbench.core.potentials import (
-    FIRST_PMF,
-    HALF_CDF,
     TRUE_PMF,
     Potential01,
     potential_01_exact,
@@ -19,7 +17,7 @@ from boostbench.core.potentials import (
 
 def exact(n, s, r, gamma):
     s = np.asarray(s)
-    deficits = (s[r] - np.delete(s, r)).astype(np.int64)
+    deficits = np.sort(s[r] - np.delete(s, r)).astype(np.int64)
     return potential_01_exact(n, deficits, potential_tables(len(s), gamma, n))
 
 
@@ -65,16 +63,40 @@ def test_exact_equals_the_sum_over_every_outcome(k):
 
 
 @pytest.mark.parametrize("k,gamma", [(4, 0.1), (7, 0.01)])
-def test_binomial_tables_match_scipy(k, gamma):
+def test_tables_match_scipy_and_enumeration(k, gamma):
     from scipy.stats import binom
 
     tables = potential_tables(k, gamma, 300)
     for r in (0, 1, 2, 7, 50, 299, 300):
         x = np.arange(r + 1)
-        np.testing.assert_allclose(tables[HALF_CDF, r, : r + 1], binom.cdf(x, r, 0.5), rtol=1e-12, atol=1e-15)
-        np.testing.assert_allclose(tables[FIRST_PMF, r, : r + 1], binom.pmf(x, r, 1 / (k - 1)), rtol=1e-11, atol=1e-300)
         np.testing.assert_allclose(tables[TRUE_PMF, r, : r + 1], binom.pmf(x, r, (1 - gamma) / k + gamma),
                                    rtol=1e-11, atol=1e-300)
+    # a group's fit: y votes uniform over c labels, none above b (filled on first use)
+    exact(12, [0] * k, 0, gamma)
+    small = potential_tables(k, gamma, 12)
+    potential_01_exact(12, np.zeros(k - 1, dtype=np.int64), small)
+    for c in range(1, k):
+        for b in range(0, 12):
+            if small[k, c, b] == 0.0:
+                continue
+            for y in range(0, 7):
+                outcomes = list(itertools.product(range(c), repeat=y))
+                fits = sum(max(np.bincount(o, minlength=c), default=0) <= b for o in outcomes) / len(outcomes)
+                assert small[c, b, y] == pytest.approx(fits, abs=1e-13)
+
+
+def test_exact_matches_monte_carlo_at_isolets_26_classes():
+    """k = 26, N = 100: states shaped as an ISOLET run's (votes on a few labels)."""
+    rng = np.random.default_rng(26)
+    draws = 40_000
+    for n, votes in ((99, {}), (60, {3: 20, 7: 12, 11: 7}), (30, {0: 30, 1: 25, 2: 10, 3: 4})):
+        s = np.zeros(26, dtype=np.int64)
+        for label, v in votes.items():
+            s[label] = v
+        for r in (0, 5):
+            value = exact(n, s, r, 0.1)
+            estimate = potential_01_monte_carlo(n, s, r, 0.1, draws, rng)
+            assert abs(value - estimate) < 5 * np.sqrt(max(value * (1 - value), 1e-4) / draws)
 
 
 def test_n_beyond_max_n_is_refused():

@@ -133,7 +133,7 @@ class CostMatrixTable:
             self.saved = n
 
 
-TABLE_FORMAT = 2  # in the file name: a change in the keys or the potentials (as MEMO_FORMAT) starts new files
+TABLE_FORMAT = 3  # in the file name: a change in the keys or the potentials (as MEMO_FORMAT) starts new files
 _TABLES: dict[tuple[int, float, int], CostMatrixTable] = {}
 
 
