@@ -109,11 +109,13 @@ class OnlineMBBM(OnlineBooster):
         potential = self.potential
         i = 0
         while True:
-            i = online_mbbm_kernels.forward(P, u, s, i, table.index, table.D, table.w, table.base, row_weights)
+            i = online_mbbm_kernels.forward(P, u, s, i, table.index, table.D, table.w, table.base, table.per_word,
+                                            row_weights)
             if i == n:
                 return s, row_weights
             began = time.perf_counter()  # a matrix no run has built yet: the caches' fill
-            table.add(s, *cost_matrix_compiled(n - 1 - i, s, potential.memo, potential.memo_base, potential.tables))
+            table.add(s, *cost_matrix_compiled(n - 1 - i, s, potential.memo, potential.memo_base,
+                                               potential.memo_per_word, potential.tables))
             self.cache_fill_s += time.perf_counter() - began
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:

@@ -16,28 +16,28 @@ from numba import types
 from numba.typed import Dict
 
 from boostbench.core.disk_cache import cache_dir, load_arrays, save_arrays
+from boostbench.core.wide_keys import KEY_TYPE, KEY_WORDS, digits_per_word, fits, pack, row_key
 from boostbench.core.potentials import cost_matrix_compiled, potential_tables
 from boostbench.core.ties import pick_tie_u
 from boostbench.kernel_cache import njit
 
 
 @njit(cache=True)
-def vote_key(s, base):  # pragma: no cover - compiled
-    """The vote vector ``s`` (``(k,)`` int64, entries < ``base``) as one int64 (digits base ``base``)."""
-    key = 0
-    for c in range(s.shape[0] - 1, -1, -1):
-        key = key * base + s[c]
-    return key
+def vote_key(s, base, per_word):  # pragma: no cover - compiled
+    """The key of the vote vector ``s`` (``(k,)`` int64, entries < ``base``):
+    :func:`boostbench.core.wide_keys.pack`."""
+    return pack(s, base, per_word, np.empty(KEY_WORDS, dtype=np.int64))
 
 
 @njit(cache=True)
-def forward(P, u, s, start, index, D_table, w_table, base, row_weights):  # pragma: no cover - compiled
+def forward(P, u, s, start, index, D_table, w_table, base, per_word, row_weights):  # pragma: no cover - compiled
     """Learners ``start, start+1, ...``: label ``argmin p_i^T D^i`` (ties by ``u[i]``), votes ``s``.
 
     Args:
         P: ``(N, k)`` learners' class distributions; u: ``(N,)`` uniforms breaking ties.
         s: ``(k,)`` int64 votes of the learners before ``start``; updated in place.
-        index: vote key -> row of ``D_table`` ``(rows, k, k)`` and ``w_table`` ``(rows, k)``.
+        index: vote key (:func:`vote_key` with ``base``, ``per_word``) -> row of ``D_table``
+            ``(rows, k, k)`` and ``w_table`` ``(rows, k)``.
         row_weights: ``(N, k)`` out (``w_i[t]`` for each true label).
 
     Returns:
@@ -46,8 +46,9 @@ def forward(P, u, s, start, index, D_table, w_table, base, row_weights):  # prag
     """
     n, k = P.shape
     expected = np.empty(k)
+    words = np.empty(KEY_WORDS, dtype=np.int64)
     for i in range(start, n):
-        key = vote_key(s, base)
+        key = pack(s, base, per_word, words)
         if key not in index:
             return i
         row = index[key]
@@ -65,16 +66,17 @@ def forward(P, u, s, start, index, D_table, w_table, base, row_weights):  # prag
 
 @njit(cache=True)
 def _keys_by_row(index):  # pragma: no cover - compiled
-    keys = np.empty(len(index), dtype=np.int64)
+    keys = np.empty((len(index), KEY_WORDS), dtype=np.int64)
     for key, row in index.items():
-        keys[row] = key
+        for w in range(KEY_WORDS):
+            keys[row, w] = key[w]
     return keys
 
 
 @njit(cache=True)
 def _index_rows(index, keys):  # pragma: no cover - compiled
     for row in range(keys.shape[0]):
-        index[keys[row]] = row
+        index[row_key(keys, row)] = row
 
 
 class CostMatrixTable:
@@ -87,14 +89,16 @@ class CostMatrixTable:
         k: labels; n_learners: N (votes are <= N, so vectors encode in base N + 1).
 
     Raises:
-        ValueError: ``(N + 1)^k`` does not fit in int64 (use the Python pass).
+        ValueError: vote vectors too long for a key (:mod:`boostbench.core.wide_keys`; use the
+            Python pass).
     """
 
     def __init__(self, k: int, n_learners: int):
         self.base = n_learners + 1
-        if k * np.log2(self.base) >= 62:
-            raise ValueError(f"vote vectors of {k} labels and {n_learners} learners do not fit a 64-bit key")
-        self.index = Dict.empty(key_type=types.int64, value_type=types.int64)
+        self.per_word = digits_per_word(self.base)
+        if not fits(k, self.base):
+            raise ValueError(f"vote vectors of {k} labels and {n_learners} learners do not fit a key")
+        self.index = Dict.empty(key_type=KEY_TYPE, value_type=types.int64)
         self.D = np.empty((1024, k, k))
         self.w = np.empty((1024, k))
         self.saved = 0
@@ -105,7 +109,7 @@ class CostMatrixTable:
         if row == len(self.D):
             self.grow()
         self.D[row], self.w[row] = D, w
-        self.index[vote_key(s, self.base)] = row
+        self.index[vote_key(s, self.base, self.per_word)] = row
 
     def grow(self, rows: int | None = None) -> None:
         """Room for ``rows`` matrices (default: twice as many)."""
@@ -117,7 +121,8 @@ class CostMatrixTable:
         """Take the matrices of a file :meth:`save` wrote (none if it is missing, unreadable or
         for another k)."""
         stored = load_arrays(path)
-        if stored is None or not {"keys", "D", "w"} <= set(stored) or stored["D"].shape[1:] != self.D.shape[1:]:
+        if (stored is None or not {"keys", "D", "w"} <= set(stored) or stored["D"].shape[1:] != self.D.shape[1:]
+                or stored["keys"].shape[1:] != (KEY_WORDS,)):
             return
         n = len(stored["keys"])
         if n > len(self.D):
@@ -175,7 +180,8 @@ def save_tables() -> None:
 def warm_up() -> None:
     """Compile (or load from numba's disk cache) the kernel with the types a run uses."""
     table = CostMatrixTable(2, 2)
-    memo = Dict.empty(key_type=types.int64, value_type=types.float64)  # private: nothing to keep
+    memo = Dict.empty(key_type=KEY_TYPE, value_type=types.float64)  # private: nothing to keep
     s = np.zeros(2, dtype=np.int64)
-    table.add(s, *cost_matrix_compiled(1, s, memo, 6, potential_tables(2, 0.1, 2)))
-    forward(np.full((2, 2), 0.5), np.zeros(2), s, 0, table.index, table.D, table.w, table.base, np.zeros((2, 2)))
+    table.add(s, *cost_matrix_compiled(1, s, memo, 6, digits_per_word(6), potential_tables(2, 0.1, 2)))
+    forward(np.full((2, 2), 0.5), np.zeros(2), s, 0, table.index, table.D, table.w, table.base, table.per_word,
+            np.zeros((2, 2)))

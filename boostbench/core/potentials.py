@@ -33,6 +33,7 @@ from numba.typed import Dict
 
 from boostbench.core.cost_matrix import normalized_cost_matrix
 from boostbench.core.disk_cache import cache_dir, load_arrays, save_arrays
+from boostbench.core.wide_keys import KEY_TYPE, KEY_WORDS, digits_per_word, fits, pack, row_key
 from boostbench.kernel_cache import njit
 
 
@@ -219,20 +220,22 @@ def _sort_small(a):  # pragma: no cover - compiled
         a[j + 1] = v
 
 
-@njit(cache=True)
-def _deficit_key(n, deficits, base):  # pragma: no cover - compiled
-    """``(n, clipped sorted deficits)`` as one int64: digits base ``base`` of ``deficits + n``."""
-    key = n
-    for d in deficits:
-        key = key * base + (d + n)
-    return key
+@njit(cache=True, inline="always")
+def _deficit_key(n, deficits, base, per_word, digits, words):  # pragma: no cover - compiled
+    """The memo key of ``(n, clipped sorted deficits)``: digits ``n, deficits + n`` (each below
+    ``base = 2 N + 2``) packed by :func:`boostbench.core.wide_keys.pack`; ``digits`` (``(k,)``)
+    and ``words`` are int64 scratch."""
+    digits[0] = n
+    for i in range(deficits.shape[0]):
+        digits[i + 1] = deficits[i] + n
+    return pack(digits, base, per_word, words)
 
 
 @njit(cache=True)
-def cost_matrix_compiled(n, s, memo, base, tables):  # pragma: no cover - compiled
+def cost_matrix_compiled(n, s, memo, base, per_word, tables):  # pragma: no cover - compiled
     """:meth:`Potential01.cost_matrix` in numba, with the potentials memoised in ``memo``
-    (``(n, deficits)`` key -> phi, see :func:`_deficit_key`; ``tables`` see
-    :func:`potential_01_exact`). The Python builder
+    (``(n, deficits)`` key -> phi, see :func:`_deficit_key`, with ``base`` and ``per_word``;
+    ``tables`` see :func:`potential_01_exact`). The Python builder
     (:meth:`Potential01.cost_matrix_reference`) is its reference.
 
     Returns:
@@ -242,6 +245,8 @@ def cost_matrix_compiled(n, s, memo, base, tables):  # pragma: no cover - compil
     raw = np.empty((k, k))
     moved = s.copy()
     deficits = np.empty(k - 1, dtype=np.int64)
+    digits = np.empty(k, dtype=np.int64)
+    words = np.empty(KEY_WORDS, dtype=np.int64)
     for l in range(k):
         moved[l] += 1
         for r in range(k):
@@ -251,7 +256,7 @@ def cost_matrix_compiled(n, s, memo, base, tables):  # pragma: no cover - compil
                     deficits[j] = min(max(moved[r] - moved[m], -n), n + 1)
                     j += 1
             _sort_small(deficits)
-            key = _deficit_key(n, deficits, base)
+            key = _deficit_key(n, deficits, base, per_word, digits, words)
             if key in memo:
                 raw[r, l] = memo[key]
             else:
@@ -276,8 +281,8 @@ def cost_matrix_compiled(n, s, memo, base, tables):  # pragma: no cover - compil
 # A potential depends only on (k, gamma, n, deficits): a run's values serve every later run with
 # the same k and gamma. Computing them is most of OnlineMBBM's cost on short streams.
 # in the file name: a change in the key encoding or in how values are computed (2: the last two
-# labels by the tabulated CDF; 3: labels by groups of equal deficits; each equal to the old values
-# to rounding, not to the bit) starts new files
+# labels by the tabulated CDF; 3: labels by groups of equal deficits, keys of several words; the
+# values equal to the old ones to rounding, not to the bit) starts new files
 MEMO_FORMAT = 3
 _SHARED: dict[tuple[int, float, int], Dict] = {}
 _SAVED: dict[tuple[int, float, int], int] = {}
@@ -289,11 +294,12 @@ def _memo_path(k: int, gamma: float, max_n: int) -> Path:
 
 @njit(cache=True)
 def _memo_to_arrays(memo):  # pragma: no cover - compiled
-    keys = np.empty(len(memo), dtype=np.int64)
+    keys = np.empty((len(memo), KEY_WORDS), dtype=np.int64)
     values = np.empty(len(memo))
     i = 0
     for key, value in memo.items():
-        keys[i] = key
+        for w in range(KEY_WORDS):
+            keys[i, w] = key[w]
         values[i] = value
         i += 1
     return keys, values
@@ -302,7 +308,7 @@ def _memo_to_arrays(memo):  # pragma: no cover - compiled
 @njit(cache=True)
 def _memo_from_arrays(memo, keys, values):  # pragma: no cover - compiled
     for i in range(keys.shape[0]):
-        memo[keys[i]] = values[i]
+        memo[row_key(keys, i)] = values[i]
 
 
 @functools.lru_cache(maxsize=8)
@@ -318,7 +324,7 @@ def shared_memo(k: int, gamma: float, max_n: int) -> Dict:
     key = (int(k), float(gamma), int(max_n))
     memo = _SHARED.get(key)
     if memo is None:
-        memo = Dict.empty(key_type=types.int64, value_type=types.float64)
+        memo = Dict.empty(key_type=KEY_TYPE, value_type=types.float64)
         _SHARED[key], _SAVED[key] = memo, 0
     return memo
 
@@ -330,7 +336,7 @@ def load_memo(k: int, gamma: float, max_n: int) -> None:
     memo = shared_memo(*key)
     if _SAVED[key] == 0 and len(memo) == 0:
         stored = load_arrays(_memo_path(*key))
-        if stored is not None and {"keys", "values"} <= set(stored):
+        if stored is not None and {"keys", "values"} <= set(stored) and stored["keys"].shape[1:] == (KEY_WORDS,):
             _memo_from_arrays(memo, stored["keys"].astype(np.int64), stored["values"].astype(np.float64))
         _SAVED[key] = len(memo)
 
@@ -348,8 +354,8 @@ class Potential01:
     """Memoised exact 0-1 potentials for one (k, gamma).
 
     Cost matrices are built in numba (:func:`cost_matrix_compiled`, potentials memoised in
-    :attr:`memo`) when the memo keys fit in 64 bits (``(N+1) (2N+2)^(k-1)`` for N learners, e.g.
-    k <= 8 at N = 100), else in Python (``memo`` is None).
+    :attr:`memo`) when the memo keys fit (:mod:`boostbench.core.wide_keys`: k <= 42 at N = 100,
+    k <= 30 at N = 1000), else in Python (``memo`` is None).
 
     Args:
         k: number of labels (>= 2).
@@ -364,8 +370,8 @@ class Potential01:
         self._matrices: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self.max_n = int(max_n)
         self.memo_base = 2 * self.max_n + 2
-        fits = np.log2(max_n + 1) + (self.k - 1) * np.log2(self.memo_base) < 62
-        self.memo = shared_memo(self.k, self.gamma, self.max_n) if fits else None
+        self.memo_per_word = digits_per_word(self.memo_base)
+        self.memo = shared_memo(self.k, self.gamma, self.max_n) if fits(self.k, self.memo_base) else None
         self.tables = shared_tables(self.k, self.gamma, self.max_n)
         self.last_was_built = False
 
@@ -424,7 +430,8 @@ class Potential01:
         self.last_was_built = entry is None  # the booster times what it had to build
         if entry is None:
             if self.memo is not None:
-                entry = cost_matrix_compiled(int(n), s.astype(np.int64), self.memo, self.memo_base, self.tables)
+                entry = cost_matrix_compiled(int(n), s.astype(np.int64), self.memo, self.memo_base,
+                                             self.memo_per_word, self.tables)
             else:
                 entry = self.cost_matrix_reference(n, s)
             self._matrices[key] = entry
