@@ -165,14 +165,15 @@ def test_far_deficits_share_a_cache_entry():
     assert exact(5, [0, 9, 0], 0, 0.1) == 1.0
 
 
-@pytest.mark.parametrize("k", [2, 3, 4, 6])
+@pytest.mark.parametrize("k", [2, 3, 4, 6, 26])
 def test_compiled_cost_matrix_equals_the_numpy_reference(k):
-    potential = Potential01(k, 0.05, max_n=20)
+    N = 100 if k == 26 else 20
+    potential = Potential01(k, 0.05, max_n=N)
     assert potential.memo is not None
     rng = np.random.default_rng(k)
-    for _ in range(30):
-        n = int(rng.integers(0, 20))
-        s = rng.multinomial(20 - n - 1, np.ones(k) / k).astype(np.int64)
+    for _ in range(30 if k < 26 else 4):
+        n = int(rng.integers(0, N))
+        s = rng.multinomial(N - n - 1, np.ones(k) / k).astype(np.int64)
         D, w = potential.cost_matrix(n, s)
         D_ref, w_ref = potential.cost_matrix_reference(n, s)
         np.testing.assert_allclose(D, D_ref, rtol=0, atol=1e-13)
@@ -204,3 +205,11 @@ def test_potentials_are_kept_on_disk(tmp_path, monkeypatch):
     monkeypatch.setattr(P, "_SAVED", {})
     P.load_memo(3, 0.1, 12)
     assert len(Potential01(3, 0.1, max_n=12).memo) == 0
+
+
+def test_wide_keys_hold_isolets_labels_and_tell_where_they_stop():
+    from boostbench.core.wide_keys import digits_per_word, fits
+
+    assert digits_per_word(202) == 8 and 202 ** 8 < 2**62 <= 202 ** 9
+    assert fits(26, 2 * 100 + 2) and fits(48, 202) and not fits(49, 202)
+    assert Potential01(49, 0.1, max_n=100).memo is None  # past the keys: the Python builder

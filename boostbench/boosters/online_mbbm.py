@@ -114,8 +114,9 @@ class OnlineMBBM(OnlineBooster):
             if i == n:
                 return s, row_weights
             began = time.perf_counter()  # a matrix no run has built yet: the caches' fill
-            table.add(s, *cost_matrix_compiled(n - 1 - i, s, potential.memo, potential.memo_base,
-                                               potential.memo_per_word, potential.tables))
+            votes = np.sort(s)  # the table holds sorted votes (see online_mbbm_kernels.forward)
+            table.add(votes, *cost_matrix_compiled(n - 1 - i, votes, potential.memo, potential.memo_base,
+                                                   potential.memo_per_word, potential.tables))
             self.cache_fill_s += time.perf_counter() - began
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:

@@ -30,25 +30,63 @@ def vote_key(s, base, per_word):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _index_votes(index, s, base, per_word, row):  # pragma: no cover - compiled
+    # compiled: a typed dict's item set from Python boxes the key, 100x slower
+    index[vote_key(s, base, per_word)] = row
+
+
+@njit(cache=True, inline="always")
+def _sort_votes(s, sorted_s, position):  # pragma: no cover - compiled
+    """``sorted_s``: the votes ``s`` ascending; ``position[c]``: where label c's votes went (by
+    insertion: k is small and the votes change by one between learners)."""
+    k = s.shape[0]
+    for c in range(k):
+        v = s[c]
+        j = c - 1
+        while j >= 0 and sorted_s[j] > v:
+            sorted_s[j + 1] = sorted_s[j]
+            j -= 1
+        sorted_s[j + 1] = v
+    # label c goes to the first free slot of its value, in label order (equal votes, equal rows)
+    for c in range(k):
+        lo = 0
+        while sorted_s[lo] < s[c]:
+            lo += 1
+        position[c] = lo
+    for c in range(k):
+        for d in range(c):
+            if s[d] == s[c]:
+                position[c] += 1
+
+
+@njit(cache=True)
 def forward(P, u, s, start, index, D_table, w_table, base, per_word, row_weights):  # pragma: no cover - compiled
     """Learners ``start, start+1, ...``: label ``argmin p_i^T D^i`` (ties by ``u[i]``), votes ``s``.
+
+    The cost matrix of votes ``s`` is that of the sorted votes with its rows and columns
+    permuted (the labels other than r are exchangeable in phi^r, eq. 3): the table holds sorted
+    vote vectors only, k! times fewer than the vote vectors a run meets at most.
 
     Args:
         P: ``(N, k)`` learners' class distributions; u: ``(N,)`` uniforms breaking ties.
         s: ``(k,)`` int64 votes of the learners before ``start``; updated in place.
-        index: vote key (:func:`vote_key` with ``base``, ``per_word``) -> row of ``D_table``
-            ``(rows, k, k)`` and ``w_table`` ``(rows, k)``.
+        index: key of the sorted votes (:func:`vote_key` with ``base``, ``per_word``) -> row of
+            ``D_table`` ``(rows, k, k)`` and ``w_table`` ``(rows, k)``, by sorted position.
         row_weights: ``(N, k)`` out (``w_i[t]`` for each true label).
 
     Returns:
-        N when the pass is complete, else the learner whose cost matrix is not in the table yet
-        (the caller builds it, timed apart as the cache's fill, and calls again from there).
+        N when the pass is complete, else the learner whose sorted votes' cost matrix is not in
+        the table yet (the caller builds it, timed apart as the cache's fill, and calls again
+        from there).
     """
     n, k = P.shape
     expected = np.empty(k)
     words = np.empty(KEY_WORDS, dtype=np.int64)
+    sorted_s = np.empty(k, dtype=np.int64)
+    position = np.empty(k, dtype=np.int64)
     for i in range(start, n):
-        key = pack(s, base, per_word, words)
+        _sort_votes(s, sorted_s, position)
+        key = pack(sorted_s, base, per_word, words)
         if key not in index:
             return i
         row = index[key]
@@ -56,10 +94,11 @@ def forward(P, u, s, start, index, D_table, w_table, base, per_word, row_weights
         for l in range(k):
             acc = 0.0
             for r in range(k):
-                acc += P[i, r] * D[r, l]
+                acc += P[i, r] * D[position[r], position[l]]
             expected[l] = acc
         label = pick_tie_u(expected, u[i], True)
-        row_weights[i] = w_table[row]
+        for r in range(k):
+            row_weights[i, r] = w_table[row, position[r]]
         s[label] += 1
     return n
 
@@ -104,12 +143,13 @@ class CostMatrixTable:
         self.saved = 0
 
     def add(self, s: np.ndarray, D: np.ndarray, w: np.ndarray) -> None:
-        """Keep the cost matrix ``D`` ``(k, k)`` and weights ``w`` ``(k,)`` of the votes ``s``."""
+        """Keep the cost matrix ``D`` ``(k, k)`` and weights ``w`` ``(k,)`` of the votes ``s``
+        (sorted ascending: :func:`forward` looks sorted votes up)."""
         row = len(self.index)
         if row == len(self.D):
             self.grow()
         self.D[row], self.w[row] = D, w
-        self.index[vote_key(s, self.base, self.per_word)] = row
+        _index_votes(self.index, s, self.base, self.per_word, row)
 
     def grow(self, rows: int | None = None) -> None:
         """Room for ``rows`` matrices (default: twice as many)."""

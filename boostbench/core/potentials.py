@@ -16,9 +16,9 @@ multinomial over its c labels stays within b (:func:`potential_tables` tabulates
 (c, b) a value asks for, once per process). The last group takes what is left (one lookup per
 ``rest``); a group with room for all ``m`` ends the pass. Cost per value: ``O(G n^3 / 3)`` for G
 distinct deficits beyond the last group, whatever k, against ``O((k - 4) n^3 / 6)`` label by
-label before: 28x faster on ISOLET-shaped states (k = 26), 4x at k = 8, a few microseconds more
-per value at k <= 4 (see the closing note of issue 15). Values depend on ``s`` only through the
-sorted deficits, which are memoised.
+label (the previous version): per value, 28x faster on ISOLET-shaped states (k = 26, N = 100),
+4x at k = 8, a few microseconds slower at k <= 4. Values depend on ``s`` only through the sorted
+deficits, which are memoised.
 """
 
 from __future__ import annotations
@@ -354,7 +354,7 @@ class Potential01:
     """Memoised exact 0-1 potentials for one (k, gamma).
 
     Cost matrices are built in numba (:func:`cost_matrix_compiled`, potentials memoised in
-    :attr:`memo`) when the memo keys fit (:mod:`boostbench.core.wide_keys`: k <= 42 at N = 100,
+    :attr:`memo`) when the memo keys fit (:mod:`boostbench.core.wide_keys`: k <= 48 at N = 100,
     k <= 30 at N = 1000), else in Python (``memo`` is None).
 
     Args:

@@ -14,7 +14,7 @@ from numba import types
 
 from boostbench.kernel_cache import njit
 
-KEY_WORDS = 6  # k <= 42 labels at N = 100 learners, k <= 30 at N = 1000
+KEY_WORDS = 6  # k <= 48 labels at N = 100 learners, k <= 30 at N = 1000
 KEY_TYPE = types.UniTuple(types.int64, KEY_WORDS)
 
 
