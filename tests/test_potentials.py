@@ -213,3 +213,25 @@ def test_wide_keys_hold_isolets_labels_and_tell_where_they_stop():
     assert digits_per_word(202) == 8 and 202 ** 8 < 2**62 <= 202 ** 9
     assert fits(26, 2 * 100 + 2) and fits(48, 202) and not fits(49, 202)
     assert Potential01(49, 0.1, max_n=100).memo is None  # past the keys: the Python builder
+
+
+@pytest.mark.parametrize("k", [3, 8, 26])
+def test_the_cost_matrix_of_sorted_votes_permuted_is_the_cost_matrix(k):
+    """OnlineMBBM's table keeps sorted vote vectors: D(pi s) = pi D(s) pi^T (eq. 3 is symmetric
+    in the labels other than r), with the forward kernel's positions for tied votes."""
+    from boostbench.boosters.online_mbbm_kernels import _sort_votes_of
+    from boostbench.core.potentials import cost_matrix_compiled
+
+    potential = Potential01(k, 0.1, max_n=100)
+    rng = np.random.default_rng(k)
+    for _ in range(8 if k < 26 else 2):
+        n = int(rng.integers(0, 100))
+        s = rng.multinomial(99 - n, rng.dirichlet(np.ones(k))).astype(np.int64)
+        s[:2] = s[2]  # ties
+        votes, position = _sort_votes_of(s)
+        np.testing.assert_array_equal(votes, np.sort(s))
+        D, w = cost_matrix_compiled(n, votes, potential.memo, potential.memo_base, potential.memo_per_word,
+                                    potential.tables)
+        D_ref, w_ref = potential.cost_matrix_reference(n, s)
+        np.testing.assert_allclose(D[np.ix_(position, position)], D_ref, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(w[position], w_ref, rtol=0, atol=1e-13)

@@ -60,6 +60,14 @@ def _sort_votes(s, sorted_s, position):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _sort_votes_of(s):  # pragma: no cover - compiled
+    """:func:`_sort_votes` as a function (for tests): ``(sorted votes, positions)``."""
+    sorted_s, position = np.empty_like(s), np.empty_like(s)
+    _sort_votes(s, sorted_s, position)
+    return sorted_s, position
+
+
+@njit(cache=True)
 def forward(P, u, s, start, index, D_table, w_table, base, per_word, row_weights):  # pragma: no cover - compiled
     """Learners ``start, start+1, ...``: label ``argmin p_i^T D^i`` (ties by ``u[i]``), votes ``s``.
 
