@@ -9,7 +9,6 @@ digits as fit below 2^62, so distinct vectors of one length get distinct keys.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import types
 
 from boostbench.kernel_cache import njit
