@@ -77,9 +77,10 @@ launchers: ray-setup
 bench: setup
 	$(BIN)/python benchmarks/bench.py --dataset car --n-learners 100 --repeats 3
 	$(BIN)/python benchmarks/bench.py --dataset balance --n-learners 100 --repeats 3
+	$(BIN)/python benchmarks/bench.py --dataset mice --n-learners 100 --repeats 1 --skip-river-pool
 	$(BIN)/python benchmarks/bench.py --dataset mediamill_reduced --n-learners 100 --repeats 1 --skip-river-pool
 	$(BIN)/python benchmarks/bench.py --dataset isolet_like --max-examples 300 --n-learners 100 --repeats 1 \
-	    --skip-river-pool --algorithms adaboost_olm online_boosting
+	    --skip-river-pool --algorithms adaboost_olm online_boosting online_mbbm
 	$(BIN)/python benchmarks/bench.py --dataset movement_like --max-examples 5000 --n-learners 100 --repeats 1 \
 	    --skip-river-pool --algorithms adaboost_olm online_boosting
 
