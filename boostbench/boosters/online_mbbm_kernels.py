@@ -17,7 +17,7 @@ from numba.typed import Dict
 
 from boostbench.core.disk_cache import cache_dir, load_arrays, save_arrays
 from boostbench.core.wide_keys import KEY_TYPE, KEY_WORDS, digits_per_word, fits, pack, row_key
-from boostbench.core.potentials import cost_matrix_compiled, potential_tables
+from boostbench.core.potentials import _sort_small, cost_matrix_compiled, potential_tables
 from boostbench.core.ties import pick_tie_u
 from boostbench.kernel_cache import njit
 
@@ -37,16 +37,10 @@ def _index_votes(index, s, base, per_word, row):  # pragma: no cover - compiled
 
 @njit(cache=True, inline="always")
 def _sort_votes(s, sorted_s, position):  # pragma: no cover - compiled
-    """``sorted_s``: the votes ``s`` ascending; ``position[c]``: where label c's votes went (by
-    insertion: k is small and the votes change by one between learners)."""
+    """``sorted_s``: the votes ``s`` ascending; ``position[c]``: where label c's votes went."""
     k = s.shape[0]
-    for c in range(k):
-        v = s[c]
-        j = c - 1
-        while j >= 0 and sorted_s[j] > v:
-            sorted_s[j + 1] = sorted_s[j]
-            j -= 1
-        sorted_s[j + 1] = v
+    sorted_s[:] = s
+    _sort_small(sorted_s)
     # label c goes to the first free slot of its value, in label order (equal votes, equal rows)
     for c in range(k):
         lo = 0

@@ -210,7 +210,8 @@ def potential_01_monte_carlo(n: int, s: np.ndarray, r: int, gamma: float, n_draw
 
 @njit(cache=True, inline="always")
 def _sort_small(a):  # pragma: no cover - compiled
-    """Sort ``a`` (``(k-1,)`` int64) in place by insertion: a general sort's call costs more."""
+    """Sort ``a`` (``(k,)`` int64) in place by insertion: a general sort's call costs more (deficits
+    here, vote vectors in OnlineMBBM's forward kernel)."""
     for i in range(1, a.shape[0]):
         v = a[i]
         j = i - 1

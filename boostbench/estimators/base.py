@@ -70,7 +70,7 @@ class BoosterFace:
     def _observe(self, x: dict, labels: Any = ()) -> None:
         """Learn the labels and features of a training example, growing the booster."""
         encoder = self._encoder
-        k_before, d_before = self._k(), len(encoder.names)
+        k_before = self._k()
         new_labels = [label for label in labels if encoder.add_label(label)]
         new_features = encoder.observe(x)
         if self._booster is None:
@@ -78,7 +78,7 @@ class BoosterFace:
             return
         if new_labels or new_features:
             self._booster.grow(self._k() if self._k() != k_before else None,
-                               encoder.n_categories if new_features or len(encoder.names) != d_before else None)
+                               encoder.n_categories if new_features else None)
             self._growths += 1
 
     def _predicted(self, x: dict) -> bool:
