@@ -117,33 +117,36 @@ _B = "boostbench.boosters"
 _OLM = {"alpha_bound": POSITIVE, "hedge_eta": POSITIVE}
 _WEAK_PREDICTION = OneOf(("distribution", "label"))
 _BATCH = {"n_rounds": positive_int()}
+# the fidelity variants (README, "Deviations"): the paper's text or the authors' code
+_PAPER_OR_REFERENCE = OneOf(("paper", "reference"))
+_TREE_WEIGHT = OneOf(("c_i", "one"))
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
-    "adaboost_olm": AlgorithmSpec(f"{_B}.adaboost_olm:AdaboostOLM", {**_OLM, "compiled": BOOLEAN},
+    "adaboost_olm": AlgorithmSpec(f"{_B}.adaboost_olm:AdaboostOLM",
+                                  {**_OLM, "compiled": BOOLEAN, "gradient": _PAPER_OR_REFERENCE,
+                                   "first_weight": Interval(0.0, closed_low=True, nullable=True)},
                                   compiled_warm_up=(f"{_B}.adaboost_olm_kernels:warm_up",)),
     "online_mbbm": AlgorithmSpec(f"{_B}.online_mbbm:OnlineMBBM",
-                                 {"gamma": PROBABILITY, "weight_factor": POSITIVE, "compiled": BOOLEAN},
+                                 {"gamma": PROBABILITY, "weight_factor": POSITIVE, "compiled": BOOLEAN,
+                                  "learners_left": _PAPER_OR_REFERENCE, "cost_argmin": OneOf(("normalized", "raw"))},
                                  uses=("n_learners", "gamma"), warm_up=(f"{_B}.online_mbbm:warm_up",),
                                  compiled_warm_up=(f"{_B}.online_mbbm_kernels:warm_up",),
                                  caches=(f"{_B}.online_mbbm:load_caches", f"{_B}.online_mbbm:save_caches")),
     "online_boosting": AlgorithmSpec(f"{_B}.online_boosting:OnlineBoosting",
-                                     {"eps_floor": Interval(0.0, 0.5), "compiled": BOOLEAN},
+                                     {"eps_floor": Interval(0.0, 0.5), "compiled": BOOLEAN,
+                                      "vote": OneOf(("hard", "soft", "moa")), "tree_weight": _TREE_WEIGHT},
                                      warm_up=(f"{_B}.online_boosting_kernels:warm_up_votes",),
                                      compiled_pool_warm_up=(f"{_B}.online_boosting_kernels:warm_up",)),
-    "online_boosting_moa": AlgorithmSpec(f"{_B}.online_boosting_moa:OnlineBoostingMOA",
-                                         {"eps_floor": Interval(0.0, 0.5), "compiled": BOOLEAN},
-                                         warm_up=(f"{_B}.online_boosting_kernels:warm_up_votes",),
-                                         compiled_pool_warm_up=(f"{_B}.online_boosting_kernels:warm_up",)),
     "vfdt": AlgorithmSpec(f"{_B}.vfdt:VFDT", uses=(), single_learner=True),
     "online_base": AlgorithmSpec(f"{_B}.vfdt:VFDT", uses=(), single_learner=True),  # any learner
-    "best_vfdt": AlgorithmSpec(f"{_B}.vfdt:BestVFDT", tracks_members=True),
+    "best_vfdt": AlgorithmSpec(f"{_B}.vfdt:BestVFDT", {"tree_weight": _TREE_WEIGHT}, tracks_members=True),
     "hedge": AlgorithmSpec(f"{_B}.hedge:HedgeExperts", {"beta": PROBABILITY}),
     "online_bagging": AlgorithmSpec(f"{_B}.online_bagging:OnlineBagging"),
     "ada_olmr": AlgorithmSpec(f"{_B}.ada_olmr:AdaOLMR", {**_OLM, "weak_prediction": _WEAK_PREDICTION},
                               task="multilabel"),
     "online_bmr": AlgorithmSpec(f"{_B}.online_bmr:OnlineBMR",
                                 {"gamma": PROBABILITY, "weak_prediction": _WEAK_PREDICTION,
-                                 "potential_loss": OneOf((None, "hinge", "rank"))},
+                                 "potential_loss": OneOf((None, "hinge", "rank")), "hinge_margin": Interval(0.0, closed_low=True)},
                                 task="multilabel", uses=("n_learners", "gamma")),
     # batch boosters (boostbench.batch): fitted on a training part under kfold / holdout
     **{name: AlgorithmSpec(f"boostbench.batch.{module}:{cls}", _BATCH, family="batch", uses=("n_rounds",))

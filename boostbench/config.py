@@ -22,7 +22,7 @@ from boostbench.paths import CONFIG_DIR
 PRESENTATION_KEYS = ("data_dir", "results_dir", "progress", "n_threads")
 # The keys a run configuration has (configs/config.yaml, and its groups)
 TOP_LEVEL_KEYS = {"dataset", "learner", "protocol", "algorithm", "n_learners", "seed", "gamma", "n_rounds",
-                  *PRESENTATION_KEYS}
+                  "preset", *PRESENTATION_KEYS}
 SPLIT_PROTOCOLS = ("kfold", "holdout")
 
 
@@ -30,7 +30,9 @@ def _group_options(group: str) -> list[str]:
     return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
 
 
-GROUPS = ("dataset", "algorithm", "learner", "protocol", "experiment")
+GROUPS = ("dataset", "algorithm", "learner", "protocol", "experiment", "preset")
+#: The sections a preset (configs/preset/) changes, each by the name of the chosen config
+PRESET_SECTIONS = ("algorithm", "dataset", "protocol")
 
 
 def check_group_overrides(overrides: Sequence[str]) -> None:
@@ -68,7 +70,45 @@ def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
         raise ConfigError(str(exc).splitlines()[0]) from None
     except (HydraException, OmegaConfBaseException, ValueError) as exc:
         raise ConfigError(_override_message(overrides, " ".join(str(exc).split()))) from None
-    return pin_user_file(cfg)
+    return complete(cfg)
+
+
+def complete(cfg: DictConfig) -> DictConfig:
+    """What a composed config needs before it is validated and hashed: the preset applied
+    (:func:`apply_preset`) and a user's data file pinned (:func:`pin_user_file`)."""
+    return pin_user_file(apply_preset(cfg))
+
+
+def apply_preset(cfg: DictConfig) -> DictConfig:
+    """Merge a preset's entries (``+preset=jung_reference``, ``configs/preset/``) into the
+    algorithm, data set and protocol configs they name, and leave ``preset`` as its name (none
+    for ``paper``, the defaults, so that its runs are the runs without a preset). A config whose
+    preset is already a name (a stored record's) is returned as it is.
+
+    Raises:
+        ConfigError: a preset entry is not a mapping of known sections.
+    """
+    from omegaconf import open_dict
+
+    preset = cfg.get("preset")
+    if not isinstance(preset, DictConfig):
+        return cfg
+    overrides = preset.get("overrides") or {}
+    unknown = sorted(set(overrides) - set(PRESET_SECTIONS))
+    if unknown:
+        raise ConfigError(f"preset {preset.get('name')!r}: unknown section {unknown[0]!r} "
+                          f"(sections: {', '.join(PRESET_SECTIONS)})")
+    cfg = cfg.copy()
+    with open_dict(cfg):
+        for section in PRESET_SECTIONS:
+            entry = (overrides.get(section) or {}).get(str(cfg[section].get("name")))
+            if entry:
+                cfg[section] = OmegaConf.merge(cfg[section], entry)
+        if preset.get("name") in (None, "paper"):
+            del cfg["preset"]
+        else:
+            cfg.preset = str(preset.name)
+    return cfg
 
 
 def _override_message(overrides: Sequence[str], message: str) -> str:
@@ -130,7 +170,8 @@ def validate(cfg: DictConfig | dict) -> None:
             (see :func:`incompatibility`).
     """
     from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec
-    from boostbench.constraints import Interval, check, positive_int
+    from boostbench.constraints import Interval, OneOf, check, positive_int
+    from boostbench.data.registry import ENCODINGS
     from boostbench.learners.registry import check_learner
 
     resolved = _resolved(cfg)
@@ -141,6 +182,7 @@ def validate(cfg: DictConfig | dict) -> None:
     check("protocol", resolved["protocol"], {"final_fraction": Interval(0.0, 1.0, closed_high=True),
                                              "curve_points": positive_int(2),
                                              "max_examples": positive_int(nullable=True)})
+    check("dataset", resolved["dataset"], {"encoding": OneOf(ENCODINGS)})
     spec = algorithm_spec(str(resolved["algorithm"]["name"]))
     check("algorithm", resolved["algorithm"], spec.params)
     check_learner(resolved["learner"])

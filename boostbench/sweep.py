@@ -27,7 +27,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from boostbench.config import check_group_overrides, config_hash, incompatibility, pin_user_file, validate
+from boostbench.config import check_group_overrides, complete, config_hash, incompatibility, validate
 from boostbench.errors import BoostbenchError, ConfigError
 from boostbench.paths import CONFIG_DIR
 from boostbench.store import (check_writable, claim, clean_temporaries, failure_path, has_record, process_alive,
@@ -55,6 +55,8 @@ def _label(cfg: DictConfig) -> str:
     parts = [f"{cfg.algorithm.name}", f"{cfg.dataset.name}", f"seed={cfg.seed}"]
     if "gamma" in cfg.algorithm:
         parts.append(f"gamma={cfg.algorithm.gamma}")
+    if cfg.get("preset"):
+        parts.append(f"preset={cfg.preset}")
     return " ".join(parts)
 
 
@@ -106,7 +108,7 @@ def sweep_job(cfg: DictConfig) -> JobOutcome:
     _die_with_the_sweep()
     began = time.perf_counter()
     try:
-        cfg = pin_user_file(cfg)
+        cfg = complete(cfg)
         key = config_hash(cfg)
         label = _label(cfg)
     except BoostbenchError as exc:

@@ -146,10 +146,31 @@ def test_adaboost_olm_kernels_match_the_reference():
         np.testing.assert_allclose(compiled[0], reference[0], atol=1e-12)
         assert np.array_equal(compiled[1], reference[1]) and np.array_equal(compiled[2], reference[2])
         for y in range(k):
-            ref_alpha, ref_w = backward_reference(reference[0], reference[1], alpha, y, 0.3, 2.0)
-            new_alpha, weights = kernels.backward(reference[0], reference[1], alpha, y, 0.3, 2.0)
-            np.testing.assert_allclose(new_alpha, ref_alpha, atol=1e-12)
-            np.testing.assert_allclose(weights, ref_w, atol=1e-12)
+            for variant in (kernels.PAPER_VARIANT, np.array([1.0, 0.7])):
+                ref_alpha, ref_w = backward_reference(reference[0], reference[1], alpha, y, 0.3, 2.0, variant)
+                new_alpha, weights = kernels.backward(reference[0], reference[1], alpha, y, 0.3, 2.0, variant)
+                np.testing.assert_allclose(new_alpha, ref_alpha, atol=1e-12)
+                np.testing.assert_allclose(weights, ref_w, atol=1e-12)
+
+
+def test_adaboost_olm_gradient_variants_known_values():
+    """Eq. (10) when learner 1's label is y = 0, votes s = (1, 0, 0), alpha = 0.5, eta = 0.3:
+    the paper's derivative -2 / (1 + e^1.5), the authors' code's complement -2 / (1 + e^-1.5); the
+    authors' fixed first weight replaces line 14's, and only when learner 1's label is y do the
+    two gradients differ."""
+    from boostbench.boosters import adaboost_olm_kernels as kernels
+    from boostbench.boosters.adaboost_olm import backward_reference
+
+    s_before = np.array([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    labels, alpha = np.array([0, 1]), np.array([0.5, 0.5])
+    for backward in (kernels.backward, backward_reference):
+        paper, w_paper = backward(s_before, labels, alpha, 0, 0.3, 2.0, kernels.PAPER_VARIANT)
+        ours, w_ours = backward(s_before, labels, alpha, 0, 0.3, 2.0, np.array([1.0, 5.0]))
+        assert paper[0] == pytest.approx(0.5 + 0.3 * 2 / (1 + np.exp(1.5)), abs=1e-12)
+        assert ours[0] == pytest.approx(0.5 + 0.3 * 2 / (1 + np.exp(-1.5)), abs=1e-12)
+        assert ours[1] == paper[1]  # label 1 != y: the same derivative
+        assert w_ours[0] == 5.0 and w_paper[0] == pytest.approx(2 / (1 + np.exp(1.0)) / 2)
+        assert w_ours[1] == w_paper[1]
 
 
 def test_adaboost_olm_compiled_and_reference_runs_agree(car):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.boosters import adaboost_olm_kernels
+from boostbench.boosters.adaboost_olm_kernels import PAPER_VARIANT
 from boostbench.boosters.base import OnlineBooster
 from boostbench.core.cost_matrix import cost_matrix_logistic, cost_row_logistic
 from boostbench.core.hedge import Hedge
@@ -37,8 +38,14 @@ def forward_reference(P: np.ndarray, alpha: np.ndarray, u: np.ndarray):
 
 
 def backward_reference(s_before: np.ndarray, labels: np.ndarray, alpha: np.ndarray, y: int,
-                       eta: float, bound: float):
+                       eta: float, bound: float, variant: np.ndarray = PAPER_VARIANT):
     """Algorithm 2, lines 13-14: OGD on each alpha (gradient eq. 10) and the training weights.
+
+    Args:
+        variant: ``(2,)`` float64. ``variant[0] != 0``: the authors' gradient when learner i's
+            label is y, ``-sum_{j != y} 1 / (1 + exp(s[j] - alpha - s[y]))``, the complement of
+            eq. (10)'s ``-sum_{j != y} 1 / (1 + exp(s[y] + alpha - s[j]))``.
+            ``variant[1] >= 0``: the first learner's weight is that constant (the authors' 5).
 
     Returns:
         ``(new_alpha (N,), weights (N,))`` with ``weights[i] = -C^i[y, y] / (k - 1)``.
@@ -52,7 +59,12 @@ def backward_reference(s_before: np.ndarray, labels: np.ndarray, alpha: np.ndarr
         # eq. (10): d/d alpha of L_y(s + alpha e_l) is the l-th entry of grad L_y there.
         s_moved = s.copy()
         s_moved[labels[i]] += alpha[i]
-        new_alpha[i] = ogd_step(alpha[i], cost_row_logistic(s_moved, y)[labels[i]], eta, bound)
+        gradient = cost_row_logistic(s_moved, y)[labels[i]]
+        if variant[0] != 0.0 and labels[i] == y:
+            gradient = -(k - 1) - gradient  # each term 1 - sigma: the complement
+        new_alpha[i] = ogd_step(alpha[i], gradient, eta, bound)
+    if variant[1] >= 0.0:
+        weights[0] = variant[1]
     return new_alpha, weights
 
 
@@ -73,14 +85,28 @@ class AdaboostOLM(OnlineBooster):
         hedge_eta: Hedge's step size (paper: 1).
         compiled: run the per-example loops as numba kernels (same results as the reference);
             over the compiled pool, each step is a single kernel call.
+        gradient: ``"paper"`` (eq. 10) or ``"reference"``: the authors' code, whose derivative
+            when a learner's label equals y is the complement of eq. (10)'s (see
+            :func:`backward_reference`); the paper's Table 1 column fits it.
+        first_weight: None (line 14's weight for every learner) or the authors' constant total
+            training weight of learner 1 (their code: 5, not scaled by ``c_1``).
+
+    Raises:
+        ValueError: an unknown ``gradient``, or a negative ``first_weight``.
     """
 
-    def __init__(self, pool, n_classes, rng,
-                 alpha_bound: float = 2.0, hedge_eta: float = 1.0, compiled: bool = True):
+    def __init__(self, pool, n_classes, rng, alpha_bound: float = 2.0, hedge_eta: float = 1.0,
+                 compiled: bool = True, gradient: str = "paper", first_weight: float | None = None):
         super().__init__(pool, n_classes, rng)
+        if gradient not in ("paper", "reference"):
+            raise ValueError(f"gradient must be 'paper' or 'reference', got {gradient!r}")
+        if first_weight is not None and first_weight < 0:
+            raise ValueError(f"first_weight must be >= 0, got {first_weight}")
         self.alpha_bound = float(alpha_bound)
         self.hedge_eta = float(hedge_eta)
         self.compiled = bool(compiled)
+        self.gradient = gradient
+        self.first_weight = first_weight
         self._forward = adaboost_olm_kernels.forward if compiled else forward_reference
         self._backward = adaboost_olm_kernels.backward if compiled else backward_reference
         n = pool.n_learners
@@ -91,6 +117,10 @@ class AdaboostOLM(OnlineBooster):
         self._on_growth()
 
     def _on_growth(self) -> None:
+        # the pool multiplies learner 1's weight by its c_1: the constant is given divided by it
+        first = -1.0 if self.first_weight is None else float(
+            self.pool.unscaled(np.full(self.pool.n_learners, float(self.first_weight)))[0])
+        self._variant = np.array([float(self.gradient == "reference"), first])
         # over the compiled pool, each step is one kernel call (same arithmetic, no Python loop)
         self._fused = adaboost_olm_kernels.FusedStep(self.pool) if self.compiled and self.pool.compiled else None
 
@@ -129,7 +159,7 @@ class AdaboostOLM(OnlineBooster):
         X = np.ascontiguousarray(X, dtype=np.float64)
         U = self.rng.random((m, 2 * self.pool.n_learners + 1))  # predict's draws, example by example
         hits = np.empty(m, dtype=bool)
-        self._fused.run(X, np.ascontiguousarray(y, dtype=np.int64), U, self.t, self.alpha_bound,
+        self._fused.run(X, np.ascontiguousarray(y, dtype=np.int64), U, self.t, self.alpha_bound, self._variant,
                         self.hedge.eta, self.alpha, self.hedge.log_v, hits)
         self.t += m
         self._state = None
@@ -140,9 +170,11 @@ class AdaboostOLM(OnlineBooster):
         self.t += 1
         eta = olm_step_size(self.t, self.n_classes)
         if self._fused is not None:
-            self._fused.update(xp, int(y), eta, self.alpha_bound, self.hedge.eta, self.alpha, self.hedge.log_v)
+            self._fused.update(xp, int(y), eta, self.alpha_bound, self._variant, self.hedge.eta, self.alpha,
+                               self.hedge.log_v)
         else:
-            self.alpha, weights = self._backward(s_before, labels, self.alpha, int(y), eta, self.alpha_bound)
+            self.alpha, weights = self._backward(s_before, labels, self.alpha, int(y), eta, self.alpha_bound,
+                                                 self._variant)
             self.hedge.update((experts != y).astype(np.float64))
             self.pool.learn(xp, y, weights)
         self._state = None

@@ -87,9 +87,11 @@ def forward(P, alpha, u):  # pragma: no cover - compiled
 
 
 @kernel
-def _backward_into(s_before, labels, alpha, y, eta, bound, new_alpha, weights):  # pragma: no cover - compiled
-    """:func:`backward` into given arrays (``new_alpha`` may be ``alpha`` itself)."""
+def _backward_into(s_before, labels, alpha, y, eta, bound, variant, new_alpha, weights):  # pragma: no cover - compiled
+    """:func:`backward` into given arrays (``new_alpha`` may be ``alpha`` itself; ``variant`` see
+    :func:`backward`)."""
     n, k = s_before.shape
+    reference_gradient = variant[0] != 0.0
     for i in range(n):
         s = s_before[i]
         total = 0.0
@@ -104,14 +106,20 @@ def _backward_into(s_before, labels, alpha, y, eta, bound, new_alpha, weights): 
         else:
             gradient = 0.0
             for j in range(k):
-                if j != y:
-                    gradient -= _sigmoid_gap(s[y] + a, s[j])
+                if j != y:  # the authors' code: the complement of the derivative (1 - each term)
+                    gradient -= _sigmoid_gap(s[j], s[y] + a) if reference_gradient else _sigmoid_gap(s[y] + a, s[j])
         new_alpha[i] = min(bound, max(-bound, a - eta * gradient))
+    if variant[1] >= 0.0:  # the authors' fixed weight of the first learner
+        weights[0] = variant[1]
 
 
 @njit(cache=True)
-def backward(s_before, labels, alpha, y, eta, bound):  # pragma: no cover - compiled
+def backward(s_before, labels, alpha, y, eta, bound, variant):  # pragma: no cover - compiled
     """OGD step on every alpha (eq. 10) and the learners' training weights ``-C_i[y, y] / (k-1)``.
+
+    ``variant`` ``(2,)`` float64: ``variant[0] != 0`` takes the authors' gradient when a learner's
+    label is ``y`` (see :func:`boostbench.boosters.adaboost_olm.backward_reference`);
+    ``variant[1] >= 0`` replaces the first learner's weight by it (before the pool's ``c_1``).
 
     Returns:
         ``(new_alpha (N,), weights (N,))``.
@@ -119,13 +127,17 @@ def backward(s_before, labels, alpha, y, eta, bound):  # pragma: no cover - comp
     n = s_before.shape[0]
     new_alpha = np.empty(n)
     weights = np.empty(n)
-    _backward_into(s_before, labels, alpha, y, eta, bound, new_alpha, weights)
+    _backward_into(s_before, labels, alpha, y, eta, bound, variant, new_alpha, weights)
     return new_alpha, weights
 
 
 # -- one kernel call per step over the compiled pool ------------------------------------------
 # The booster's per-example path without Python in between: the pool's trees (its Forest),
 # Algorithm 2's loops and Hedge's compiled steps (boostbench.core.hedge).
+
+#: :func:`backward`'s ``variant`` for the paper's Algorithm 2: eq. (10)'s gradient, no fixed first weight
+PAPER_VARIANT = np.array([0.0, -1.0])
+
 
 class StepArrays(NamedTuple):
     """What one step computes and the next reads, for N learners and k labels: ``P`` ``(N, k)``
@@ -170,26 +182,26 @@ def predict_step(x, alpha, log_v, u, step, trees):  # pragma: no cover - compile
 
 
 @kernel
-def update_step(x, y, eta, bound, hedge_eta, alpha, log_v, step, trees):  # pragma: no cover - compiled
+def update_step(x, y, eta, bound, variant, hedge_eta, alpha, log_v, step, trees):  # pragma: no cover - compiled
     """Algorithm 2 lines 12-15 once ``y`` is revealed: the OGD step on ``alpha`` (in place),
     the training weights into ``S.weights``, Hedge's step on ``log_v`` (in place; 0-1 losses) and
     the trees' training (the pool must have room: ``CompiledHoeffdingTreePool.reserve``)."""
-    weights_step(y, eta, bound, hedge_eta, alpha, log_v, step)
+    weights_step(y, eta, bound, variant, hedge_eta, alpha, log_v, step)
     forget_routes_unless(x, trees)
     learn_trees(0, alpha.shape[0], x, y, StepArrays(*step).weights, trees)
 
 
 @kernel
-def weights_step(y, eta, bound, hedge_eta, alpha, log_v, step):  # pragma: no cover - compiled
+def weights_step(y, eta, bound, variant, hedge_eta, alpha, log_v, step):  # pragma: no cover - compiled
     """:func:`update_step` but the trees' training: the OGD step on ``alpha``, the training
     weights into ``S.weights`` and Hedge's step on ``log_v``."""
     S = StepArrays(*step)
-    _backward_into(S.s_before, S.labels, alpha, y, eta, bound, alpha, S.weights)
+    _backward_into(S.s_before, S.labels, alpha, y, eta, bound, variant, alpha, S.weights)
     hedge_update_01(log_v, S.experts, y, hedge_eta)
 
 
 @kernel
-def run_steps(X, Y, U, t, k, bound, hedge_eta, room, hits, alpha, log_v, step, trees):  # pragma: no cover - compiled
+def run_steps(X, Y, U, t, k, bound, variant, hedge_eta, room, hits, alpha, log_v, step, trees):  # pragma: no cover - compiled
     """Test-then-train on the rows of ``X`` (``(m, d)``) in order: :func:`predict_step` with
     ``U[i]`` (``(2N + 1,)``), ``hits[i] = label == Y[i]``, then :func:`update_step` at round
     ``t + i + 1``. Stops early, before an example the pool may have no room for (fewer than
@@ -207,7 +219,7 @@ def run_steps(X, Y, U, t, k, bound, hedge_eta, room, hits, alpha, log_v, step, t
         x = X[i]
         label = predict_step(x, alpha, log_v, U[i], step, trees)
         hits[i] = label == Y[i]
-        update_step(x, Y[i], olm_step_size(t + i + 1, k), bound, hedge_eta, alpha, log_v, step, trees)
+        update_step(x, Y[i], olm_step_size(t + i + 1, k), bound, variant, hedge_eta, alpha, log_v, step, trees)
     return X.shape[0]
 
 
@@ -216,16 +228,16 @@ def warm_up() -> None:
     from boostbench.learners.compiled_pool import tiny_pool
 
     s_before, labels, _ = forward(np.full((2, 3), 1 / 3), np.zeros(2), np.zeros(4))
-    backward(s_before, labels, np.zeros(2), 0, 0.5, 2.0)
+    backward(s_before, labels, np.zeros(2), 0, 0.5, 2.0, PAPER_VARIANT)
     for threads in (1, 2):
         pool = tiny_pool(3, n_threads=threads)
         step = FusedStep(pool)
         x = pool.prepare(np.array([0.5, 1.0]))
         for y in (0, 1, 2):
             step.predict(x, np.zeros(2), np.zeros(2), np.full(5, 0.5))
-            step.update(x, y, 0.5, 2.0, 1.0, np.zeros(2), np.zeros(2))
-        step.run(np.tile(x, (2, 1)), np.arange(2), np.full((2, 5), 0.5), 3, 2.0, 1.0, np.zeros(2), np.zeros(2),
-                 np.empty(2, dtype=bool))
+            step.update(x, y, 0.5, 2.0, PAPER_VARIANT, 1.0, np.zeros(2), np.zeros(2))
+        step.run(np.tile(x, (2, 1)), np.arange(2), np.full((2, 5), 0.5), 3, 2.0, PAPER_VARIANT, 1.0, np.zeros(2),
+                 np.zeros(2), np.empty(2, dtype=bool))
 
 
 class FusedStep:
@@ -243,7 +255,7 @@ class FusedStep:
         ``(2N,)`` returns -1."""
         return predict_step(xp, alpha, log_v, u, self._step, self.pool.kernel_state())
 
-    def run(self, X, Y, U, t, bound, hedge_eta, alpha, log_v, hits) -> None:
+    def run(self, X, Y, U, t, bound, variant, hedge_eta, alpha, log_v, hits) -> None:
         """Test-then-train on the rows of ``X`` (float64 ``(m, d)``, labels ``Y`` int64 ``(m,)``),
         the first at round ``t + 1``, with ``U`` ``(m, 2N + 1)`` as :meth:`predict` takes them;
         ``hits`` ``(m,)`` bool receives whether each prediction was right."""
@@ -251,19 +263,19 @@ class FusedStep:
         if pool.n_threads > 1:  # the threaded training is called from Python (see learn_trees_threaded)
             for i in range(len(X)):
                 hits[i] = self.predict(X[i], alpha, log_v, U[i]) == Y[i]
-                self.update(X[i], int(Y[i]), olm_step_size(t + i + 1, pool.n_classes), bound, hedge_eta,
+                self.update(X[i], int(Y[i]), olm_step_size(t + i + 1, pool.n_classes), bound, variant, hedge_eta,
                             alpha, log_v)
             return
         done = 0
         while done < len(X):
             forest = pool.reserve()
-            done += run_steps(X[done:], Y[done:], U[done:], t + done, pool.n_classes, bound, hedge_eta,
+            done += run_steps(X[done:], Y[done:], U[done:], t + done, pool.n_classes, bound, variant, hedge_eta,
                               pool.room_per_example, hits[done:], alpha, log_v, self._step, forest)
 
-    def update(self, xp, y, eta, bound, hedge_eta, alpha, log_v) -> None:
-        """Lines 12-15 (``alpha`` and ``log_v`` in place)."""
+    def update(self, xp, y, eta, bound, variant, hedge_eta, alpha, log_v) -> None:
+        """Lines 12-15 (``alpha`` and ``log_v`` in place; ``variant`` see :func:`backward`)."""
         if self.pool.n_threads > 1:
-            weights_step(y, eta, bound, hedge_eta, alpha, log_v, self._step)
+            weights_step(y, eta, bound, variant, hedge_eta, alpha, log_v, self._step)
             self.pool.learn(xp, y, self.arrays.weights)
         else:
-            update_step(xp, y, eta, bound, hedge_eta, alpha, log_v, self._step, self.pool.reserve())
+            update_step(xp, y, eta, bound, variant, hedge_eta, alpha, log_v, self._step, self.pool.reserve())

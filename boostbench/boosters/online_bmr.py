@@ -23,10 +23,12 @@ class OnlineBMR(OnlineRanker):
         weak_prediction: ``"distribution"`` (the paper's; hinge-loss potentials) or ``"label"``
             (basis vectors; rank-loss potentials).
         potential_loss: override the loss behind the potentials (``"hinge"`` or ``"rank"``).
+        hinge_margin: the hinge loss's margin, ``(m + s[r] - s[l])_+`` (the paper: 1; the
+            authors' code: 0).
     """
 
-    def __init__(self, pool, n_classes, rng, gamma: float = 0.1,
-                 weak_prediction: str = "distribution", potential_loss: str | None = None):
+    def __init__(self, pool, n_classes, rng, gamma: float = 0.1, weak_prediction: str = "distribution",
+                 potential_loss: str | None = None, hinge_margin: float = 1.0):
         super().__init__(pool, n_classes, rng)
         if not 0.0 < gamma < 1.0:
             raise ValueError(f"gamma must be in (0, 1), got {gamma}")
@@ -35,11 +37,12 @@ class OnlineBMR(OnlineRanker):
         self.gamma = float(gamma)
         self.weak_prediction = weak_prediction
         self.potential_loss = potential_loss or ("hinge" if weak_prediction == "distribution" else "rank")
+        self.hinge_margin = float(hinge_margin)
         self._on_growth()
         self._state = None
 
     def _on_growth(self) -> None:
-        self.potential = PairPotential(self.n_classes, self.gamma, self.potential_loss)
+        self.potential = PairPotential(self.n_classes, self.gamma, self.potential_loss, self.hinge_margin)
 
     def predict_scores(self, x: np.ndarray) -> np.ndarray:
         xp = self.pool.prepare(x)

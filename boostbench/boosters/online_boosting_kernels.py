@@ -23,10 +23,11 @@ from boostbench.learners.vfdt_kernels import (
 
 
 @kernel
-def update(seed, x, y, P, lambda_sc, lambda_sw, proba, counts, trees):  # pragma: no cover - compiled
+def update(seed, x, y, P, lambda_sc, lambda_sw, unit, proba, counts, trees):  # pragma: no cover - compiled
     """Oza's pass over the N members for one example (see the reference for the steps), over the
     pool's ``trees`` (its ``kernel_state()`` after ``reserve()``: room for every tree to split).
-    ``proba`` ``(k,)`` and ``counts`` ``(N,)`` are scratch."""
+    Member m trains with weight ``K unit[m]`` (before its ``c_m``); ``proba`` ``(k,)`` and
+    ``counts`` ``(N,)`` are scratch."""
     np.random.seed(seed)
     forget_routes_unless(x, trees)
     lam = 1.0
@@ -34,7 +35,7 @@ def update(seed, x, y, P, lambda_sc, lambda_sw, proba, counts, trees):  # pragma
         presentations = np.random.poisson(lam)
         copy_into(proba, P[m])
         if presentations > 0:
-            counts[m] = presentations
+            counts[m] = presentations * unit[m]
             leaf = learn_trees(m, m + 1, x, y, counts, trees)
             if leaf >= 0:  # x still ends at the leaf it trained: no second walk
                 write_distribution(trees, leaf, proba)
@@ -66,7 +67,7 @@ def vote_odds(lambda_sc, lambda_sw, eps_floor):  # pragma: no cover - compiled
 class CompiledUpdate:
     """Oza's update over a compiled pool as one kernel call (:func:`update`), with its scratch.
 
-    ``update(seed, xp, y, P, lambda_sc, lambda_sw)`` as
+    ``update(seed, xp, y, P, lambda_sc, lambda_sw, unit)`` as
     :meth:`boostbench.boosters.online_boosting.OnlineBoosting.update_reference` (``lambda_sc``,
     ``lambda_sw`` ``(N,)`` updated in place).
     """
@@ -77,8 +78,8 @@ class CompiledUpdate:
         self._counts = np.zeros(pool.n_learners)
 
     def __call__(self, seed: int, xp: np.ndarray, y: int, P: np.ndarray, lambda_sc: np.ndarray,
-                 lambda_sw: np.ndarray) -> None:
-        update(seed, xp, y, P, lambda_sc, lambda_sw, self._proba, self._counts, self.pool.reserve())
+                 lambda_sw: np.ndarray, unit: np.ndarray) -> None:
+        update(seed, xp, y, P, lambda_sc, lambda_sw, unit, self._proba, self._counts, self.pool.reserve())
 
 
 def warm_up_votes() -> None:
@@ -92,4 +93,4 @@ def warm_up() -> None:
 
     pool = tiny_pool(2)
     x = pool.prepare(np.array([0.5, 1.0]))
-    CompiledUpdate(pool)(0, x, 1, pool.predict_proba(x), np.zeros(2), np.zeros(2))
+    CompiledUpdate(pool)(0, x, 1, pool.predict_proba(x), np.zeros(2), np.zeros(2), np.ones(2))

@@ -20,7 +20,7 @@ def load_caches(k: int, algorithm_cfg, n_learners: int) -> None:
     gamma = float(algorithm_cfg["gamma"])
     load_memo(k, gamma, n_learners)
     if algorithm_cfg.get("compiled", True):
-        online_mbbm_kernels.load_table(k, gamma, n_learners)
+        online_mbbm_kernels.load_table(k, gamma, n_learners, _extra(algorithm_cfg.get("learners_left", "paper")))
 
 
 def save_caches() -> None:
@@ -29,6 +29,11 @@ def save_caches() -> None:
 
     save_memos()
     online_mbbm_kernels.save_tables()
+
+
+def _extra(learners_left: str) -> int:
+    """Learners counted as left after learner i beyond the paper's ``N - i`` (the authors' code: 1)."""
+    return 1 if learners_left == "reference" else 0
 
 
 def warm_up() -> None:
@@ -46,6 +51,7 @@ class OnlineMBBM(OnlineBooster):
     of its expected cost ``p_i^T D^i`` (ties broken by a uniform drawn per learner); simple majority ``s^i = s^{i-1} + e_{l_i}``. The final
     label is ``argmax s^N`` (the last expert). After ``y``: learner i trains with weight
     ``weight_factor * w_i[t] / (k-1)``, ``w_i[t] = sum_l phi^y_n(s^{i-1}+e_l) - phi^y_n(s^{i-1}+e_y)``.
+    Two choices of the authors' code are variants: ``learners_left`` and ``cost_argmin``.
 
     Args:
         pool, n_classes, rng: see :class:`OnlineBooster`.
@@ -53,19 +59,31 @@ class OnlineMBBM(OnlineBooster):
         weight_factor: scale of the training weight (the reference code uses 0.1).
         compiled: run the pass over the learners as a numba kernel
             (:mod:`boostbench.boosters.online_mbbm_kernels`; same results as the Python pass).
+        learners_left: ``"paper"``: ``n = N - i`` learners after learner i; ``"reference"``: the
+            authors' ``N - i + 1``.
+        cost_argmin: ``"normalized"``: the label minimises ``p_i^T D^i`` (the paper's eq. 5);
+            ``"raw"``: ``p_i^T C^i`` with the unnormalised ``C^i[r, l] = phi^r_n(s + e_l)``, as the
+            authors' code.
 
     Raises:
-        ValueError: gamma not in (0, 1).
+        ValueError: gamma not in (0, 1), or an unknown ``learners_left`` or ``cost_argmin``.
     """
 
-    def __init__(self, pool, n_classes, rng,
-                 gamma: float = 0.1, weight_factor: float = 0.1, compiled: bool = True):
+    def __init__(self, pool, n_classes, rng, gamma: float = 0.1, weight_factor: float = 0.1,
+                 compiled: bool = True, learners_left: str = "paper", cost_argmin: str = "normalized"):
         super().__init__(pool, n_classes, rng)
         if not 0.0 < gamma < 1.0:
             raise ValueError(f"gamma must be in (0, 1), got {gamma}")
+        if learners_left not in ("paper", "reference"):
+            raise ValueError(f"learners_left must be 'paper' or 'reference', got {learners_left!r}")
+        if cost_argmin not in ("normalized", "raw"):
+            raise ValueError(f"cost_argmin must be 'normalized' or 'raw', got {cost_argmin!r}")
         self.gamma = float(gamma)
         self.weight_factor = float(weight_factor)
         self.compiled = bool(compiled)
+        self.learners_left = learners_left
+        self.cost_argmin = cost_argmin
+        self._extra = _extra(learners_left)
         self._on_growth()
         self._state = None
 
@@ -75,7 +93,7 @@ class OnlineMBBM(OnlineBooster):
         self.table = None
         if self.compiled and self.potential.memo is not None:
             try:
-                self.table = online_mbbm_kernels.shared_table(self.n_classes, self.gamma, n)
+                self.table = online_mbbm_kernels.shared_table(self.n_classes, self.gamma, n, self._extra)
             except ValueError:  # too many labels for the kernel's keys: the Python pass
                 self.table = None
 
@@ -85,7 +103,7 @@ class OnlineMBBM(OnlineBooster):
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.table = (online_mbbm_kernels.shared_table(self.n_classes, self.gamma, self.pool.n_learners)
+        self.table = (online_mbbm_kernels.shared_table(self.n_classes, self.gamma, self.pool.n_learners, self._extra)
                       if state["table"] else None)
 
     def _pass_reference(self, P: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -94,11 +112,12 @@ class OnlineMBBM(OnlineBooster):
         row_weights = np.empty((n, k))
         for i in range(n):
             began = time.perf_counter()
-            D, w = self.potential.cost_matrix(n - 1 - i, s)
+            D, w = self.potential.cost_matrix(n - 1 - i + self._extra, s)
             if self.potential.last_was_built:
                 self.cache_fill_s += time.perf_counter() - began
             row_weights[i] = w
-            s[argmin_tie_u(P[i] @ D, u[i])] += 1
+            p = P[i] * w if self.cost_argmin == "raw" else P[i]  # C = diag(w) D + a constant per row
+            s[argmin_tie_u(p @ D, u[i])] += 1
         return s, row_weights
 
     def _pass_compiled(self, P: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -110,12 +129,12 @@ class OnlineMBBM(OnlineBooster):
         i = 0
         while True:
             i = online_mbbm_kernels.forward(P, u, s, i, table.index, table.D, table.w, table.base, table.per_word,
-                                            row_weights)
+                                            self.cost_argmin == "raw", row_weights)
             if i == n:
                 return s, row_weights
             began = time.perf_counter()  # a matrix no run has built yet: the caches' fill
             votes = np.sort(s)  # the table holds sorted votes (see online_mbbm_kernels.forward)
-            table.add(votes, *cost_matrix_compiled(n - 1 - i, votes, potential.memo, potential.memo_base,
+            table.add(votes, *cost_matrix_compiled(n - 1 - i + self._extra, votes, potential.memo, potential.memo_base,
                                                    potential.memo_per_word, potential.tables))
             self.cache_fill_s += time.perf_counter() - began
 

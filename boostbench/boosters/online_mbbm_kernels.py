@@ -62,8 +62,11 @@ def _sort_votes_of(s):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def forward(P, u, s, start, index, D_table, w_table, base, per_word, row_weights):  # pragma: no cover - compiled
-    """Learners ``start, start+1, ...``: label ``argmin p_i^T D^i`` (ties by ``u[i]``), votes ``s``.
+def forward(P, u, s, start, index, D_table, w_table, base, per_word, raw, row_weights):  # pragma: no cover - compiled
+    """Learners ``start, start+1, ...``: label ``argmin p_i^T D^i`` (ties by ``u[i]``), votes ``s``;
+    with ``raw``, ``argmin p_i^T C^i`` on the unnormalised costs (the authors' code), the same
+    as weighting ``p_i[r]`` by the row weight ``w[r]`` (``C`` and ``diag(w) D`` differ by a
+    constant in each row).
 
     The cost matrix of votes ``s`` is that of the sorted votes with its rows and columns
     permuted (the labels other than r are exchangeable in phi^r, eq. 3): the table holds sorted
@@ -96,7 +99,8 @@ def forward(P, u, s, start, index, D_table, w_table, base, per_word, row_weights
         for l in range(k):
             acc = 0.0
             for r in range(k):
-                acc += P[i, r] * D[position[r], position[l]]
+                p = P[i, r] * w_table[row, position[r]] if raw else P[i, r]
+                acc += p * D[position[r], position[l]]
             expected[l] = acc
         label = pick_tie_u(expected, u[i], True)
         for r in range(k):
@@ -181,36 +185,39 @@ class CostMatrixTable:
 
 
 TABLE_FORMAT = 3  # in the file name: a change in the keys or the potentials (as MEMO_FORMAT) starts new files
-_TABLES: dict[tuple[int, float, int], CostMatrixTable] = {}
+_TABLES: dict[tuple[int, float, int, int], CostMatrixTable] = {}
 
 
-def _table_path(k: int, gamma: float, n_learners: int) -> Path:
-    return cache_dir("mbbm_cost_matrices") / f"D-v{TABLE_FORMAT}-k{k}-gamma{gamma!r}-N{n_learners}.npz"
+def _table_path(k: int, gamma: float, n_learners: int, extra: int) -> Path:
+    # ``extra`` learners left (the authors' count, one more than the paper's): other matrices
+    left = f"-left{extra:+d}" if extra else ""
+    return cache_dir("mbbm_cost_matrices") / f"D-v{TABLE_FORMAT}-k{k}-gamma{gamma!r}-N{n_learners}{left}.npz"
 
 
-def shared_table(k: int, gamma: float, n_learners: int) -> CostMatrixTable:
-    """The process-wide table for ``(k, gamma, N)`` (in memory only: the runner fills it from
-    disk with :func:`load_table` and writes it back with :func:`save_tables`).
+def shared_table(k: int, gamma: float, n_learners: int, extra: int = 0) -> CostMatrixTable:
+    """The process-wide table for ``(k, gamma, N)``, with ``extra`` learners counted as left
+    after each (0: the paper's ``N - i``; in memory only: the runner fills it from disk with
+    :func:`load_table` and writes it back with :func:`save_tables`).
 
     Raises:
         ValueError: see :class:`CostMatrixTable`.
     """
-    key = (int(k), float(gamma), int(n_learners))
+    key = (int(k), float(gamma), int(n_learners), int(extra))
     table = _TABLES.get(key)
     if table is None:
         table = _TABLES[key] = CostMatrixTable(k, n_learners)
     return table
 
 
-def load_table(k: int, gamma: float, n_learners: int) -> None:
-    """Fill the shared table of ``(k, gamma, N)`` from the disk cache if a previous run left one
-    (once per process; nothing for a k the kernel cannot key)."""
+def load_table(k: int, gamma: float, n_learners: int, extra: int = 0) -> None:
+    """Fill the shared table of ``(k, gamma, N, extra)`` from the disk cache if a previous run
+    left one (once per process; nothing for a k the kernel cannot key)."""
     try:
-        table = shared_table(k, gamma, n_learners)
+        table = shared_table(k, gamma, n_learners, extra)
     except ValueError:
         return
     if len(table.index) == 0:
-        table.load(_table_path(int(k), float(gamma), int(n_learners)))
+        table.load(_table_path(int(k), float(gamma), int(n_learners), int(extra)))
 
 
 def save_tables() -> None:
@@ -226,4 +233,4 @@ def warm_up() -> None:
     s = np.zeros(2, dtype=np.int64)
     table.add(s, *cost_matrix_compiled(1, s, memo, 6, digits_per_word(6), potential_tables(2, 0.1, 2)))
     forward(np.full((2, 2), 0.5), np.zeros(2), s, 0, table.index, table.D, table.w, table.base, table.per_word,
-            np.zeros((2, 2)))
+            False, np.zeros((2, 2)))

@@ -46,12 +46,20 @@ class PairPotential:
         gamma: edge in (0, 1).
         loss: ``"hinge"`` (for distribution-valued weak predictions, the paper's choice) or
             ``"rank"`` (for single-label ones; ties count 1/2).
+        hinge_margin: ``m`` of the hinge ``f(z) = (m + z)_+`` (the paper: 1; the authors'
+            code: 0).
+
+    Raises:
+        ValueError: an unknown loss or a negative margin.
     """
 
-    def __init__(self, k: int, gamma: float, loss: str = "hinge"):
+    def __init__(self, k: int, gamma: float, loss: str = "hinge", hinge_margin: float = 1.0):
         if loss not in ("hinge", "rank"):
             raise ValueError(f"potential loss must be 'hinge' or 'rank', got {loss!r}")
+        if hinge_margin < 0:
+            raise ValueError(f"hinge_margin must be >= 0, got {hinge_margin}")
         self.k, self.gamma, self.loss = int(k), float(gamma), loss
+        self.margin = float(hinge_margin)
         self._tables: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
 
     def _table(self, n: int, n_relevant: int) -> tuple[np.ndarray, ...]:
@@ -70,9 +78,9 @@ class PairPotential:
     def pair_terms(self, n: int, n_relevant: int, d: np.ndarray) -> np.ndarray:
         """``g_n(d) = E f(d + D_n)`` elementwise for margins ``d = s[r] - s[l]`` (any shape)."""
         pmf, tail_p, tail_v = self._table(n, n_relevant)
-        if self.loss == "hinge":  # f(z) = (1 + z)_+: sum over v > -1 - d of (1 + d + v) pmf(v)
-            first = np.clip(np.floor(-1.0 - d).astype(np.int64) + 1 + n, 0, 2 * n + 1)
-            return (1.0 + d) * tail_p[first] + tail_v[first]
+        if self.loss == "hinge":  # f(z) = (m + z)_+: sum over v > -m - d of (m + d + v) pmf(v)
+            first = np.clip(np.floor(-self.margin - d).astype(np.int64) + 1 + n, 0, 2 * n + 1)
+            return (self.margin + d) * tail_p[first] + tail_v[first]
         # rank: f(z) = 1(z > 0) + 1/2 1(z = 0); d + v > 0 for v > -d
         threshold = -d
         first = np.clip(np.floor(threshold).astype(np.int64) + 1 + n, 0, 2 * n + 1)

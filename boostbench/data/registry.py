@@ -187,6 +187,27 @@ def load_multilabel(spec: DictConfig, data_dir: str | None = None) -> Multilabel
     return load_mulan(str(spec.get("name")), paths["train"], paths["test"], paths["labels"])
 
 
+ENCODINGS = ("nominal", "reference")
+
+
+def _recode(spec: DictConfig) -> dict | None:
+    """The words to read as numbers: ``dataset.recode`` under ``dataset.encoding: reference``
+    (the authors' loader; see ``configs/dataset/car.yaml``), else none.
+
+    Raises:
+        ConfigError: an unknown encoding, or ``reference`` without a ``recode`` mapping.
+    """
+    encoding = spec.get("encoding", "nominal")
+    if encoding not in ENCODINGS:
+        raise ConfigError(f"dataset.encoding must be one of {', '.join(ENCODINGS)}, got {encoding!r}")
+    if encoding == "nominal":
+        return None
+    recode = spec.get("recode")
+    if not recode:
+        raise ConfigError(f"dataset.encoding=reference needs dataset.recode for data set {spec.get('name')!r}")
+    return OmegaConf.to_container(recode) if isinstance(recode, DictConfig) else dict(recode)
+
+
 def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | MultilabelDataset:
     """Load and encode the data set a ``configs/dataset`` entry describes.
 
@@ -227,6 +248,7 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | Mul
         class_names=list(class_names) if class_names else None,
         drop_classes=list(spec.get("drop_classes") or []),
         max_classes=int(spec.get("max_classes") or 100),
+        recode=_recode(spec),
     )
     if spec.get("n_train") is not None:  # a fixed train/test split: the first n_train rows train
         dataset = dataclasses.replace(dataset, n_train=int(spec.n_train))

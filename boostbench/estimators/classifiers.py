@@ -102,6 +102,10 @@ class OnlineBoostingClassifier(BoostedClassifier):
     eps_floor
         eps_m is clipped to at least this in a vote weight (a member without error votes with
         a large finite weight).
+    vote
+        ``"hard"`` (the members' labels), ``"soft"`` (their distributions) or ``"moa"`` (MOA
+        OzaBoost's: distributions, no member voting after the first whose eps_m is not in
+        (0, 1/2)).
 
     Examples
     --------
@@ -116,11 +120,11 @@ class OnlineBoostingClassifier(BoostedClassifier):
     """
 
     _algorithm = "online_boosting"
-    _booster_params = ("eps_floor",)
+    _booster_params = ("eps_floor", "vote")
 
-    def __init__(self, model=None, n_models: int = 100, eps_floor: float = 1e-6, classes: tuple | None = None,
-                 max_size: float | None = 640.0, seed: int | None = None):
-        self.model, self.n_models, self.eps_floor = model, n_models, eps_floor
+    def __init__(self, model=None, n_models: int = 100, eps_floor: float = 1e-6, vote: str = "hard",
+                 classes: tuple | None = None, max_size: float | None = 640.0, seed: int | None = None):
+        self.model, self.n_models, self.eps_floor, self.vote = model, n_models, eps_floor, vote
         self.classes, self.max_size, self.seed = classes, max_size, seed
         self._reset()
 

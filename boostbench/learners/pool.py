@@ -79,6 +79,9 @@ class WeakLearnerPool(ABC):
 
     n_learners: int
     n_classes: int
+    #: ``(N,)`` float64, the constants ``c_i`` the pool multiplies training weights by (None: a
+    #: pool that takes weights as given)
+    weight_scale: np.ndarray | None = None
     #: True for a pool whose trees booster kernels can drive directly: it then has
     #: ``kernel_state()`` and ``reserve()`` (room to train, then ``kernel_state()``), the trees
     #: as :class:`~boostbench.learners.vfdt_kernels.Forest` describes; False for the others.
@@ -104,6 +107,11 @@ class WeakLearnerPool(ABC):
         """Train every learner on ``(x, y)``; ``weights`` is ``(N,)``, 0 skips a learner."""
         for i in np.flatnonzero(weights > 0):
             self.learn_one(int(i), xp, y, float(weights[i]))
+
+    def unscaled(self, weights: np.ndarray) -> np.ndarray:
+        """The weights ``(N,)`` to pass so that learner i trains with ``weights[i]`` itself, not
+        ``c_i`` times it (the authors' lone trees, trained with weight 1)."""
+        return weights if self.weight_scale is None else weights / self.weight_scale
 
     def grow(self, n_classes: int | None = None, n_categories: Any = None) -> None:
         """Take more classes (a new k) or attributes (``n_categories`` of all of them, the current

@@ -10,7 +10,7 @@ import pandas as pd
 from boostbench.errors import BoostbenchError, DataError
 from boostbench.store import iter_records
 
-COLUMNS = ["config_hash", "dataset", "algorithm", "learner", "backend", "protocol", "seed", "n_learners", "gamma",
+COLUMNS = ["config_hash", "dataset", "algorithm", "learner", "backend", "protocol", "preset", "seed", "n_learners", "gamma",
            "max_depth", "n_rounds", "final_accuracy", "final_accuracy_member_mean", "cumulative_accuracy",
            "test_rank_loss", "test_error", "test_error_std", "test_accuracy", "train_error", "fold_test_error",
            "n_test", "runtime_s", "us_per_example", "peak_rss_bytes", "n_examples"]
@@ -51,6 +51,7 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
             "learner": config["learner"]["name"],
             "backend": config["learner"]["backend"],
             "protocol": config["protocol"]["name"],
+            "preset": config.get("preset") or "paper",  # no preset: the papers' defaults
             "gamma": algorithm.get("gamma", float("nan")),
             "max_depth": config["learner"].get("max_depth", float("nan")) if config["learner"]["name"] == "tree"
             else float("nan"),

@@ -29,38 +29,51 @@ def export_tidy(results_dir: str | Path, runs: pd.DataFrame, out_dir: Path) -> l
 
 def write_report(name: str, results_dir: str | Path, out_dir: str | Path, runs: pd.DataFrame | None = None,
                  n_learners: int = 100) -> tuple[pd.DataFrame, list[Path]]:
-    """Rebuild table ``name`` and write its files under ``out_dir``.
+    """Rebuild table ``name`` once per preset the store has runs of (``paper`` always) and write
+    the files under ``out_dir``.
 
-    Writes ``tables/<name>.{md,tex,csv}``, ``figures/<name>/<dataset>.png`` (learning curves),
-    ``tables/<name>_significance.md`` and ``figures/<name>/critical_difference.png``.
+    For preset ``paper`` writes ``tables/<name>.{md,tex,csv}``, ``figures/<name>/<dataset>.png``
+    (learning curves), ``tables/<name>_significance.md`` and
+    ``figures/<name>/critical_difference.png``; another preset's files have ``<name>.<preset>``
+    in their names.
 
     Returns:
-        The rebuilt table and the paths written.
+        The rebuilt tables (a ``preset`` column tells them apart) and the paths written.
     """
-    out = Path(out_dir)
     spec = tables.TABLES[name]
     runs = load_runs(results_dir) if runs is None else runs
-    frame = tables.rebuild(name, runs, n_learners=n_learners)
+    frames, written = [], []
+    for preset in tables.presets(runs[runs["protocol"] == spec.protocol]):
+        frame = tables.rebuild(name, runs, n_learners=n_learners, preset=preset)
+        written += _write_preset(name, preset, frame, results_dir, Path(out_dir), runs, n_learners)
+        frames.append(frame.assign(preset=preset))
+    return pd.concat(frames, ignore_index=True), written
+
+
+def _write_preset(name: str, preset: str, frame: pd.DataFrame, results_dir: str | Path, out: Path,
+                  runs: pd.DataFrame, n_learners: int) -> list[Path]:
+    spec = tables.TABLES[name]
+    stem = name if preset == "paper" else f"{name}.{preset}"
     written = [
-        atomic_write_text(out / "tables" / f"{name}.md", tables.to_markdown(name, frame)),
-        atomic_write_text(out / "tables" / f"{name}.tex", tables.to_latex(name, frame)),
-        atomic_write_text(out / "tables" / f"{name}.csv", frame.to_csv(index=False)),
+        atomic_write_text(out / "tables" / f"{stem}.md", tables.to_markdown(name, frame, preset)),
+        atomic_write_text(out / "tables" / f"{stem}.tex", tables.to_latex(name, frame)),
+        atomic_write_text(out / "tables" / f"{stem}.csv", frame.to_csv(index=False)),
     ]
     algorithms = [a for a in {**spec.columns, **spec.peers}.values() if a]
     mine = runs[runs["dataset"].isin(spec.datasets.values()) & runs["algorithm"].isin(algorithms)
                 & (runs["n_learners"] == n_learners) & (runs["protocol"] == spec.protocol)
-                & runs["learner"].str.startswith("hoeffding_tree")]
+                & runs["learner"].str.startswith("hoeffding_tree") & (runs["preset"] == preset)]
     if not mine.empty:
-        written += figures.learning_curves(results_dir, mine, out / "figures" / name,
+        written += figures.learning_curves(results_dir, mine, out / "figures" / stem,
                                            {"cumulative_accuracy": True, "test_rank_loss": False})
     scores = significance.score_matrix(frame)
     result = significance.friedman(scores, spec.higher_is_better)
-    written.append(atomic_write_text(out / "tables" / f"{name}_significance.md", significance.to_markdown(name, result)))
-    diagram = significance.cd_diagram(scores, spec.higher_is_better, out / "figures" / name / "critical_difference.png",
-                                      f"{name}: average ranks")
+    written.append(atomic_write_text(out / "tables" / f"{stem}_significance.md", significance.to_markdown(stem, result)))
+    diagram = significance.cd_diagram(scores, spec.higher_is_better, out / "figures" / stem / "critical_difference.png",
+                                      f"{stem}: average ranks")
     if diagram is not None:
         written.append(diagram)
-    return frame, written
+    return written
 
 
 @dataclass(frozen=True)
