@@ -8,6 +8,7 @@ import numpy as np
 
 from boostbench.boosters import online_mbbm_kernels
 from boostbench.boosters.base import OnlineBooster
+from boostbench.core.monte_carlo_potentials import MonteCarloPotential01
 from boostbench.core.potentials import Potential01, cost_matrix_compiled
 from boostbench.core.ties import argmax_random_tie, argmin_tie_u
 
@@ -64,13 +65,20 @@ class OnlineMBBM(OnlineBooster):
         cost_argmin: ``"normalized"``: the label minimises ``p_i^T D^i`` (the paper's eq. 5);
             ``"raw"``: ``p_i^T C^i`` with the unnormalised ``C^i[r, l] = phi^r_n(s + e_l)``, as the
             authors' code.
+        potentials: ``"exact"`` or ``"monte_carlo"``: estimates from ``mc_draws`` multinomial
+            draws each, as the authors' code
+            (:class:`~boostbench.core.monte_carlo_potentials.MonteCarloPotential01`; the Python
+            pass, with a generator split off ``rng``).
+        mc_draws: M, draws per Monte Carlo estimate (the authors' 100).
 
     Raises:
-        ValueError: gamma not in (0, 1), or an unknown ``learners_left`` or ``cost_argmin``.
+        ValueError: gamma not in (0, 1), or an unknown ``learners_left``, ``cost_argmin`` or
+            ``potentials``.
     """
 
     def __init__(self, pool, n_classes, rng, gamma: float = 0.1, weight_factor: float = 0.1,
-                 compiled: bool = True, learners_left: str = "paper", cost_argmin: str = "normalized"):
+                 compiled: bool = True, learners_left: str = "paper", cost_argmin: str = "normalized",
+                 potentials: str = "exact", mc_draws: int = 100):
         super().__init__(pool, n_classes, rng)
         if not 0.0 < gamma < 1.0:
             raise ValueError(f"gamma must be in (0, 1), got {gamma}")
@@ -78,6 +86,11 @@ class OnlineMBBM(OnlineBooster):
             raise ValueError(f"learners_left must be 'paper' or 'reference', got {learners_left!r}")
         if cost_argmin not in ("normalized", "raw"):
             raise ValueError(f"cost_argmin must be 'normalized' or 'raw', got {cost_argmin!r}")
+        if potentials not in ("exact", "monte_carlo"):
+            raise ValueError(f"potentials must be 'exact' or 'monte_carlo', got {potentials!r}")
+        self.potentials, self.mc_draws = potentials, int(mc_draws)
+        # the estimates' own stream (drawn once here: the exact runs' draws are unchanged)
+        self._mc_rng = np.random.default_rng(rng.integers(2**63)) if potentials == "monte_carlo" else None
         self.gamma = float(gamma)
         self.weight_factor = float(weight_factor)
         self.compiled = bool(compiled)
@@ -89,8 +102,11 @@ class OnlineMBBM(OnlineBooster):
 
     def _on_growth(self) -> None:
         n = self.pool.n_learners
-        self.potential = Potential01(self.n_classes, self.gamma, max_n=n)
         self.table = None
+        if self._mc_rng is not None:
+            self.potential = MonteCarloPotential01(self.n_classes, self.gamma, self.mc_draws, self._mc_rng)
+            return
+        self.potential = Potential01(self.n_classes, self.gamma, max_n=n)
         if self.compiled and self.potential.memo is not None:
             try:
                 self.table = online_mbbm_kernels.shared_table(self.n_classes, self.gamma, n, self._extra)
