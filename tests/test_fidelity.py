@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import ScriptedPool
+from omegaconf import OmegaConf
 
 from boostbench.boosters import OnlineBoosting, OnlineMBBM
 from boostbench.boosters.online_bmr import OnlineBMR
@@ -207,8 +208,9 @@ def test_held_out_gamma_is_chosen_on_one_half_and_scored_on_the_other():
     assert tables.held_out_gamma_score(frame, "final_accuracy", True) == pytest.approx((0.5 + 0.2) / 2)
 
 
-def _runs(accuracies, dataset="car", algorithm="adaboost_olm", preset="paper"):
-    return pd.DataFrame({"dataset": dataset, "algorithm": algorithm, "learner": "hoeffding_tree",
+def _runs(accuracies, dataset="car", algorithm="adaboost_olm", preset="paper", settings=None):
+    settings = settings or tables.expected_settings(dataset, algorithm, preset)
+    return pd.DataFrame({"settings": settings, "dataset": dataset, "algorithm": algorithm, "learner": "hoeffding_tree",
                          "protocol": "prequential", "preset": preset, "n_learners": 100,
                          "seed": range(len(accuracies)), "gamma": np.nan, "final_accuracy": accuracies,
                          "runtime_s": 1.0, "peak_rss_bytes": 2**20})
@@ -257,3 +259,21 @@ def test_online_mbbm_monte_carlo_run_is_seeded():
             booster.update(label)
         return pool.calls
     assert run(1) == run(1) and run(1) != run(2)
+
+
+def test_runs_with_a_lever_switched_are_not_the_paper_cell(tmp_path):
+    """A run with one of the authors' choices on (or any other key changed) is another cell: the
+    table leaves it out and says so; its settings are read from the record's config."""
+    from boostbench.reporting.records import settings_key
+
+    plain = OmegaConf.to_container(compose_config(["dataset=car", "algorithm=adaboost_olm", "seed=3"]), resolve=True)
+    lever = OmegaConf.to_container(compose_config(["dataset=car", "algorithm=adaboost_olm",
+                                                   "algorithm.gradient=reference"]), resolve=True)
+    faster = OmegaConf.to_container(compose_config(["dataset=car", "algorithm=adaboost_olm", "algorithm.compiled=false",
+                                                    "learner.backend=river", "seed=4"]), resolve=True)
+    assert settings_key(plain) == settings_key(faster) == tables.expected_settings("car", "adaboost_olm", "paper")
+    assert settings_key(lever) != settings_key(plain)
+    runs = pd.concat([_runs([0.93, 0.93]), _runs([0.5, 0.5, 0.5], settings=settings_key(lever))], ignore_index=True)
+    frame = tables.rebuild("jung2017_table1", runs)
+    cell = frame[(frame["dataset"] == "cars") & (frame["column"] == "adaboost_olm")].iloc[0]
+    assert cell["ours"] == 0.93 and cell["n_seeds"] == 2 and cell["note"] == "3 runs with other settings left out"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,7 +12,8 @@ import pandas as pd
 from boostbench.errors import BoostbenchError, DataError
 from boostbench.store import iter_records
 
-COLUMNS = ["config_hash", "dataset", "algorithm", "learner", "backend", "protocol", "preset", "seed", "n_learners", "gamma",
+COLUMNS = ["config_hash", "settings", "dataset", "algorithm", "learner", "backend", "protocol", "preset", "seed",
+           "n_learners", "gamma",
            "max_depth", "n_rounds", "final_accuracy", "final_accuracy_member_mean", "cumulative_accuracy",
            "test_rank_loss", "test_error", "test_error_std", "test_accuracy", "train_error", "fold_test_error",
            "n_test", "runtime_s", "us_per_example", "peak_rss_bytes", "n_examples"]
@@ -44,6 +47,7 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
         rows[key] = {
             "_finished": finished,
             "config_hash": record["config_hash"],
+            "settings": settings_key(config),
             "dataset": config["dataset"]["name"],
             "algorithm": algorithm["name"],
             "seed": config["seed"],
@@ -59,6 +63,31 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
             **{name: metrics.get(name, float("nan")) for name in METRICS},
         }
     return pd.DataFrame(list(rows.values()), columns=COLUMNS)
+
+
+# What a table compares runs across, so not part of their settings: the seed, the edge (a
+# best-gamma column chooses it), N (a table filter), the preset's name (its values are in the
+# config), and what gives the same numbers (the pool's backend, compiled kernels) or only shows them
+_ACROSS = {"": ("seed", "gamma", "n_learners", "preset"), "algorithm": ("gamma", "compiled"),
+           "learner": ("backend",), "protocol": ("curve_points",)}
+
+
+def settings_key(config: dict) -> str:
+    """A digest of what decides a run's numbers besides its seed, its edge gamma and N: two runs
+    of one paper-table cell count together only when their settings are equal (a run with one
+    of the authors' choices switched on, or any other changed key, is another cell). Records
+    written before a key existed have other settings than today's."""
+    from boostbench.config import semantic_config
+
+    data = semantic_config(config)
+    for section, keys in _ACROSS.items():
+        node = data if not section else dict(data.get(section) or {})
+        for key in keys:
+            node.pop(key, None)
+        if section:
+            data[section] = node
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _current_hash(record: dict) -> str:

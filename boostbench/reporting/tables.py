@@ -11,6 +11,7 @@ preset (``configs/preset/``): the papers' text, and the authors' code.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,6 +121,17 @@ def held_out_gamma_score(subset: pd.DataFrame, metric: str, higher_is_better: bo
     return float(np.mean(scores))
 
 
+@functools.lru_cache(maxsize=None)
+def expected_settings(dataset: str, algorithm: str, preset: str) -> str:
+    """The settings (:func:`~boostbench.reporting.records.settings_key`) of a paper cell's runs:
+    the defaults of ``dataset`` and ``algorithm`` under ``preset``."""
+    from boostbench.config import compose_config
+    from boostbench.reporting.records import settings_key
+
+    overrides = [f"dataset={dataset}", f"algorithm={algorithm}", *([f"+preset={preset}"] if preset != "paper" else [])]
+    return settings_key(OmegaConf.to_container(compose_config(overrides), resolve=True))
+
+
 def presets(runs: pd.DataFrame) -> list[str]:
     """The presets the store has runs of, ``paper`` (the defaults) first, always."""
     return ["paper", *sorted(set(runs["preset"]) - {"paper"})]
@@ -154,15 +166,20 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
             in_paper = column in spec.columns
             subset = runs[(runs["dataset"] == dataset) & (runs["algorithm"] == algorithm)]
             note, gamma, held_out = "", float("nan"), float("nan")
+            if algorithm is not None:  # runs with other settings (a lever switched, a key changed) are another cell
+                matching = subset[subset["settings"] == expected_settings(dataset, algorithm, preset)]
+                if len(matching) < len(subset):
+                    note = f"{len(subset) - len(matching)} runs with other settings left out"
+                subset = matching
             if algorithm is None:
                 note = "paper only (not an online algorithm)"
             elif subset.empty:
-                note = "not run" if here.get(dataset, False) else "data set not available offline"
+                note = (note or "not run") if here.get(dataset, False) else "data set not available offline"
             elif subset["gamma"].notna().any():
                 by_gamma = subset.groupby("gamma")[spec.metric].mean()
                 gamma = float(by_gamma.idxmax() if spec.higher_is_better else by_gamma.idxmin())
                 held_out = held_out_gamma_score(subset, spec.metric, spec.higher_is_better)
-                note = f"gamma={gamma:g} (best of {len(by_gamma)})"
+                note = f"gamma={gamma:g} (best of {len(by_gamma)})" + (f"; {note}" if note else "")
                 subset = subset[subset["gamma"] == gamma]
             values = subset[spec.metric].to_numpy(dtype=float) if algorithm else np.array([])
             n = len(values)
