@@ -102,7 +102,7 @@ bench-moa-setup:
 faults: setup
 	$(BIN)/python benchmarks/faults.py --work /tmp/boostbench-faults
 
-# Issue 14: the paper-shaped workloads (configs/dataset/*_like.yaml), whole streams, every online
+# Issue 14: the paper-shaped workloads (boostbench/configs/dataset/*_like.yaml), whole streams, every online
 # booster that applies, one thread and every core, peak RSS, MOA beside (hours; see the script's
 # --workloads, --algorithms, --max-examples to run a part).
 scaling: setup

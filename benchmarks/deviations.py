@@ -20,6 +20,7 @@ import numpy as np
 
 from boostbench.config import compose_config, config_hash
 from boostbench.reporting.tables import confidence_interval, paper_tables
+from boostbench.fingerprint import run_key
 from boostbench.store import atomic_write_text, has_record, read_record
 
 
@@ -78,7 +79,7 @@ def sweep(overrides: tuple[str, ...], seeds: int, results_dir: str) -> None:
 def values(overrides: tuple[str, ...], seeds: int, results_dir: str, metric: str) -> np.ndarray:
     found = []
     for seed in range(seeds):
-        key = config_hash(compose_config([*overrides, f"seed={seed}", "n_learners=100"]))
+        key = run_key(config_hash(compose_config([*overrides, f"seed={seed}", "n_learners=100"])))
         if has_record(results_dir, key):
             found.append(read_record(results_dir, key)["metrics"][metric])
     return np.array(found, dtype=float)

@@ -24,11 +24,51 @@ from rich.table import Table
 from rich.text import Text
 
 from boostbench.errors import BoostbenchError
+from boostbench.paths import CONFIG_DIR
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Reproducible experiments for online boosting.")
+app = typer.Typer(no_args_is_help=True, help="Reproducible experiments for online boosting.")
 console = Console()
 errors = Console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        import boostbench
+
+        console.print(f"boostbench {boostbench.__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")):
+    """Reproducible experiments for online boosting."""
+
+
+def _groups_epilog() -> str:
+    """``run --help``'s list of config groups and their options (read from the config directory)."""
+    from boostbench.config import GROUPS, group_options
+
+    lines = [f"[bold]Config groups[/] (pick one: group=option; files under {escape(str(CONFIG_DIR))}):"]
+    for group in GROUPS:
+        prefix = "+" if group in ("experiment", "preset") else ""
+        lines.append(f"{prefix}{group}: {', '.join(group_options(group))}")
+    lines.append("Keys: n_learners, seed, gamma, n_rounds, results_dir, data_dir, progress, n_threads, and any "
+                 "key of a group (algorithm.vote=soft, protocol.final_fraction=0.3). "
+                 "Hydra's flags: --cfg job|hydra|all (print the config, run nothing), --info, -m (a sweep).")
+    return "\n\n".join(lines)
+
+
+def _complete_override(incomplete: str) -> list[str]:
+    """Shell completion of an override: a group's options after ``group=``, else the groups."""
+    from boostbench.config import GROUPS, group_options
+
+    key, eq, value = incomplete.partition("=")
+    group = key.lstrip("+")
+    if eq and group in GROUPS:
+        return [f"{key}={option}" for option in group_options(group) if option.startswith(value)]
+    return [f"{'+' if g in ('experiment', 'preset') else ''}{g}=" for g in GROUPS
+            if g.startswith(group) or f"+{g}".startswith(incomplete)]
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -45,14 +85,22 @@ class _RateColumn(ProgressColumn):
         return Text(f"{speed:,.0f} ex/s" if speed else "- ex/s", style="cyan")
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overrides, e.g. dataset=car seed=3")):
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, epilog=_groups_epilog())
+def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overrides, e.g. dataset=car seed=3",
+                                                        autocompletion=_complete_override)):
     """Run one experiment and write its record under results/runs/."""
-    from boostbench.config import compose_config, validate
+    from boostbench.config import compose_config, hydra_flags, validate
     from boostbench.store import check_writable
 
     try:
-        cfg = compose_config(overrides or [])
+        flags, overrides = hydra_flags(overrides or [])
+        if flags.multirun:
+            return sweep(overrides, flags.jobs)
+        if flags.info:
+            return _print_info(overrides)
+        cfg = compose_config(overrides)
+        if flags.cfg:
+            return _print_config(cfg, flags.cfg, overrides)
         validate(cfg)  # before the heavy imports: a mistake is reported at once
         check_writable(cfg.results_dir)  # before the work, not after it
         from boostbench.experiment import run_experiment, save
@@ -109,6 +157,35 @@ def sweep(
                   + f" in {time.perf_counter() - began:.0f} s")
     if counts.get("error"):
         raise typer.Exit(2)
+
+
+def _print_config(cfg, which: str, overrides: list[str]) -> None:
+    """``--cfg job|hydra|all``: the composed config as YAML (the job's: after the preset), as Hydra
+    prints it; nothing runs."""
+    from omegaconf import OmegaConf
+
+    from boostbench.config import hydra_config
+
+    if which in ("job", "all"):
+        console.print(OmegaConf.to_yaml(cfg), markup=False, highlight=False, end="")
+    if which in ("hydra", "all"):
+        console.print(OmegaConf.to_yaml({"hydra": hydra_config(overrides)}), markup=False, highlight=False, end="")
+
+
+def _print_info(overrides: list[str]) -> None:
+    """``--info``: where configs come from, the groups and their options, the defaults chosen."""
+    from boostbench.config import GROUPS, compose_config, group_options
+
+    cfg = compose_config(overrides)
+    table = Table(title="boostbench configuration")
+    for column in ("group", "chosen", "options"):
+        table.add_column(column)
+    for group in GROUPS:
+        chosen = cfg.get(group, {})
+        name = chosen if isinstance(chosen, str) else chosen.get("name", "-") if chosen else "-"
+        table.add_row(group, str(name), ", ".join(group_options(group)))
+    console.print(f"config search path: file://{CONFIG_DIR} (BOOSTBENCH_CONFIG_DIR overrides it)", highlight=False)
+    console.print(table)
 
 
 def _print_summary(record: dict, path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
@@ -26,7 +27,8 @@ TOP_LEVEL_KEYS = {"dataset", "learner", "protocol", "algorithm", "n_learners", "
 SPLIT_PROTOCOLS = ("kfold", "holdout")
 
 
-def _group_options(group: str) -> list[str]:
+def group_options(group: str) -> list[str]:
+    """The options of a config group (the file stems under ``configs/<group>/``)."""
     return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
 
 
@@ -47,8 +49,66 @@ def check_group_overrides(overrides: Sequence[str]) -> None:
         if not _ or key not in GROUPS or "(" in value:  # sweep functions are left to Hydra
             continue
         for choice in value.split(","):
-            if choice.strip() not in _group_options(key):
-                raise ConfigError(f"unknown {key} {choice.strip()!r} (available: {', '.join(_group_options(key))})")
+            if choice.strip() not in group_options(key):
+                raise ConfigError(f"unknown {key} {choice.strip()!r} (available: {', '.join(group_options(key))})")
+
+
+@dataclass(frozen=True)
+class HydraFlags:
+    """The flags of a Hydra app that ``boostbench run`` honours: ``--cfg job|hydra|all`` (print the
+    config), ``--info`` and ``-m``/``--multirun`` (a sweep, with ``-j N`` parallel jobs)."""
+
+    cfg: str | None = None
+    info: bool = False
+    multirun: bool = False
+    jobs: int | None = None
+
+
+def hydra_flags(arguments: Sequence[str]) -> tuple[HydraFlags, list[str]]:
+    """Split Hydra's command-line flags from the overrides.
+
+    Raises:
+        ConfigError: ``--cfg`` without one of job, hydra, all; a flag of Hydra's that ``run``
+            does not take (named, with what to do instead).
+    """
+    flags, rest, items = {}, [], list(arguments)
+    while items:
+        item = items.pop(0)
+        if item in ("--cfg", "-c"):
+            which = items.pop(0) if items else None
+            if which not in ("job", "hydra", "all"):
+                raise ConfigError(f"--cfg takes job, hydra or all, not {which!r}")
+            flags["cfg"] = which
+        elif item.startswith("--cfg="):
+            items.insert(0, item.partition("=")[2])
+            items.insert(0, "--cfg")
+        elif item in ("--info", "-i"):
+            flags["info"] = True
+        elif item in ("-m", "--multirun"):
+            flags["multirun"] = True
+        elif item in ("-j", "--jobs"):
+            value = items.pop(0) if items else ""
+            if not value.isdigit() or int(value) < 1:
+                raise ConfigError(f"-j takes a number of jobs (1 or more), not {value!r}")
+            flags["jobs"] = int(value)
+        elif item.startswith("-") and "=" not in item:
+            raise ConfigError(f"unknown flag {item!r} for run (Hydra's flags here: --cfg job|hydra|all, --info, -m; "
+                              f"see boostbench run --help)")
+        else:
+            rest.append(item)
+    if flags.get("jobs") and not flags.get("multirun"):
+        raise ConfigError("-j is for sweeps: add -m (or use boostbench sweep)")
+    return HydraFlags(**flags), rest
+
+
+def hydra_config(overrides: Sequence[str]) -> dict[str, Any]:
+    """Hydra's own config for a run with ``overrides`` (what ``--cfg hydra`` prints), resolved where
+    it can be outside a running app."""
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=list(overrides), return_hydra_config=True)
+    return OmegaConf.to_container(cfg.hydra, resolve=False)
 
 
 def compose_config(overrides: Sequence[str] = ()) -> DictConfig:

@@ -31,6 +31,7 @@ from boostbench.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, valid
 from boostbench.data import load_dataset, stream_order
 from boostbench.data.dataset import Dataset
 from boostbench.data.dataset import MultilabelDataset
+from boostbench.fingerprint import code_fingerprint, run_key
 from boostbench.learners.registry import make_batch_learner, make_pool
 from boostbench.paths import REPO_ROOT
 from boostbench.protocols import (
@@ -304,6 +305,7 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     return {
         "config": config,
         "config_hash": config_hash(config),
+        "code": code_fingerprint(),  # which code computed the numbers (the store key has it)
         "dataset": {"name": dataset.name, "task": "multilabel" if multilabel else "multiclass",
                     "n_examples": dataset.n_examples, "n_features": dataset.n_features,
                     "n_classes": k, "class_names": list(names)},
@@ -315,5 +317,6 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
 
 
 def save(record: dict[str, Any], results_dir: str) -> Path:
-    """Write ``record`` atomically under ``results_dir``; returns its path."""
-    return write_record(record, record_path(results_dir, record["config_hash"]))
+    """Write ``record`` atomically under ``results_dir``, keyed by its config hash and code
+    fingerprint (:func:`boostbench.fingerprint.run_key`); returns its path."""
+    return write_record(record, record_path(results_dir, run_key(record["config_hash"], record["code"])))

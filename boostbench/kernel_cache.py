@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import sys
 import tempfile
@@ -26,12 +25,11 @@ from boostbench.core.disk_cache import cache_dir
 def source_digest(package: Path) -> str:
     """sha256 (16 hex digits) of the path and text of every module under ``package`` that uses numba
     (imports it, or declares kernels through :func:`njit`)."""
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        text = path.read_bytes()
-        if b"numba" in text or b"njit" in text:  # njit: the kernels declared through this module
-            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + text)
-    return digest.hexdigest()[:16]
+    from boostbench.fingerprint import digest_files
+
+    # njit: the kernels declared through this module
+    return digest_files(package, (p for p in package.rglob("*.py") if b"numba" in (text := p.read_bytes())
+                                  or b"njit" in text))
 
 
 def configure() -> Path | None:

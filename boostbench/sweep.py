@@ -3,8 +3,9 @@
 The grid is expanded by Hydra's sweeper and run by a Hydra launcher (joblib for local
 parallelism by default; any installed launcher, e.g. submitit for a cluster, through
 ``hydra/launcher=...``), driven through hydra-zen's ``launch`` so that a typer command can start it.
-Each job is keyed by its config hash: a job whose record exists is skipped, and a claim on the
-hash (:func:`boostbench.store.claim`: an exclusive-create file that works on the network
+Each job is keyed by its config hash and the fingerprint of the code that computes it
+(:func:`boostbench.fingerprint.run_key`): a job whose record exists is skipped (a code change makes
+new keys, so finished configs run again), and a claim on the key (:func:`boostbench.store.claim`: an exclusive-create file that works on the network
 filesystems clusters share, taken over once its owner stops refreshing it) keeps two identical
 grid points, e.g. an algorithm that ignores gamma swept over a gamma grid, or two sweeps on one
 store, from running one configuration twice at once. Records are written atomically, so a sweep
@@ -29,6 +30,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from boostbench.config import check_group_overrides, complete, config_hash, incompatibility, validate
 from boostbench.errors import BoostbenchError, ConfigError
+from boostbench.fingerprint import run_key
 from boostbench.paths import CONFIG_DIR
 from boostbench.store import (check_writable, claim, clean_temporaries, failure_path, has_record, process_alive,
                               write_record)
@@ -45,7 +47,7 @@ class JobOutcome:
     """
 
     status: str
-    config_hash: str
+    key: str  # the store key (config hash and code fingerprint); empty before it is known
     label: str
     seconds: float
     message: str = ""
@@ -109,7 +111,7 @@ def sweep_job(cfg: DictConfig) -> JobOutcome:
     began = time.perf_counter()
     try:
         cfg = complete(cfg)
-        key = config_hash(cfg)
+        key = run_key(config_hash(cfg))
         label = _label(cfg)
     except BoostbenchError as exc:
         return JobOutcome("error", "", "?", 0.0, str(exc))
@@ -176,7 +178,7 @@ def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[st
 
 
 def _failed(cfg: DictConfig, key: str, label: str, exc: Exception, seconds: float) -> JobOutcome:
-    """Report a failed job in one line and keep why in ``failed/<hash>.json`` (a cluster job's
+    """Report a failed job in one line and keep why in ``failed/<key>.json`` (a cluster job's
     terminal is seldom watched); a later sweep runs it again."""
     import traceback
 
@@ -187,7 +189,7 @@ def _failed(cfg: DictConfig, key: str, label: str, exc: Exception, seconds: floa
         reason = f"{type(exc).__name__}: {' '.join(str(exc).split())} ({Path(frame.filename).name}:{frame.lineno})"
     print(f"error  {label}: {reason}", flush=True)
     try:
-        write_record({"config_hash": key, "label": label, "reason": reason,
+        write_record({"key": key, "label": label, "reason": reason,
                       "config": OmegaConf.to_container(cfg, resolve=True)}, failure_path(cfg.results_dir, key))
     except BoostbenchError:
         pass  # the outcome still says it

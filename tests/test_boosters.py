@@ -94,7 +94,7 @@ def car():
 
 
 def make(name, data, seed, n_learners=4):
-    learner = OmegaConf.load("configs/learner/hoeffding_tree.yaml")
+    learner = OmegaConf.load("boostbench/configs/learner/hoeffding_tree.yaml")
     spec = ALGORITHMS[name]
     rngs = np.random.SeedSequence(seed).spawn(2)
     pool = make_pool(learner, spec.pool_size(n_learners), data.n_classes, data.n_categories,

@@ -122,3 +122,38 @@ def test_a_message_with_brackets_prints_whole(tmp_path):
     result = runner.invoke(app, ["run", "learner.delta=[0.5,0.1]", f"results_dir={tmp_path}"])
     assert result.exit_code == 2
     assert "learner.delta must be [low, high] with low <= high" in " ".join(result.output.split())
+
+
+def test_hydra_flags_print_the_config_and_run_nothing(tmp_path):
+    import yaml
+
+    job = runner.invoke(app, ["run", "--cfg", "job", "dataset=car", "+preset=jung_reference", f"results_dir={tmp_path}"])
+    assert job.exit_code == 0, job.output
+    shown = yaml.safe_load(job.output)
+    assert shown["dataset"]["encoding"] == "reference" and shown["preset"] == "jung_reference"  # after the preset
+    assert not (tmp_path / "runs").exists()
+    hydra = runner.invoke(app, ["run", "--cfg=hydra"])
+    assert hydra.exit_code == 0 and "sweep:" in hydra.output and "dataset:" not in hydra.output.split("hydra:")[0]
+    info = runner.invoke(app, ["run", "--info", "dataset=mice"])
+    assert info.exit_code == 0 and "adaboost_olm" in info.output and "mice" in info.output
+    bad = runner.invoke(app, ["run", "--cfg", "jobs"])
+    assert bad.exit_code == 2 and "--cfg takes job, hydra or all, not 'jobs'" in bad.output
+    lone = runner.invoke(app, ["run", "-j", "2"])
+    assert lone.exit_code == 2 and "-j is for sweeps" in lone.output
+
+
+def test_run_multirun_is_a_sweep_and_help_lists_the_groups(tmp_path):
+    result = runner.invoke(app, ["run", "-m", "dataset=car,balance", "algorithm=vfdt", f"results_dir={tmp_path}", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert len(list((tmp_path / "runs").glob("*.json"))) == 2
+    help_text = runner.invoke(app, ["run", "--help"]).output
+    assert "+preset: jung_reference, paper" in " ".join(help_text.split())
+    version = runner.invoke(app, ["--version"])
+    assert version.exit_code == 0 and version.output.startswith("boostbench 0.")
+
+
+def test_shell_completion_of_overrides():
+    from boostbench.cli import _complete_override
+
+    assert _complete_override("dataset=mu") == ["dataset=mushroom"]
+    assert "+preset=" in _complete_override("+pre") and "algorithm=" in _complete_override("alg")

@@ -94,7 +94,7 @@ def test_a_failing_job_is_recorded_and_does_not_sink_the_sweep(tmp_path, monkeyp
     assert summarize(outcomes) == {"done": 2, "error": 1}
     failed = next(o for o in outcomes if o.status == "error")
     assert failed.message.startswith("RuntimeError: boom (test_sweep.py:")
-    note = json.loads((tmp_path / "failed" / f"{failed.config_hash}.json").read_text())
+    note = json.loads((tmp_path / "failed" / f"{failed.key}.json").read_text())
     assert note["reason"] == failed.message and note["config"]["seed"] == 1
     monkeypatch.setattr(experiment, "run_experiment", real)  # fixed: the next sweep runs what failed
     assert summarize(run_sweep(grid)) == {"done": 1, "skipped": 2}
@@ -178,3 +178,39 @@ def test_leftovers_of_dead_sweeps_are_cleaned(tmp_path):
     assert clean_leftovers(tmp_path) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"joblib_memmapping_folder_{os.getpid()}_abc_def",
                                                           "someone_elses_file"]
+
+
+def test_the_code_fingerprint_follows_the_numeric_sources_only(tmp_path):
+    import shutil
+
+    from boostbench.fingerprint import sources_digest
+    from boostbench.paths import PACKAGE_DIR
+
+    copy = tmp_path / "boostbench"
+    shutil.copytree(PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("datasets", "__pycache__"))
+    before = sources_digest(copy)
+    (copy / "reporting" / "tables.py").write_text("# how a table is drawn\n", encoding="utf-8", )
+    assert sources_digest(copy) == before  # drawing tables computes no number
+    with open(copy / "boosters" / "adaboost_olm.py", "a", encoding="utf-8") as handle:
+        handle.write("\n# a change to a booster\n")
+    assert sources_digest(copy) != before
+
+
+def test_a_code_change_reruns_a_finished_config_and_reports_prefer_the_new_code(tmp_path, monkeypatch):
+    import boostbench.fingerprint as fingerprint
+    from boostbench.reporting.records import load_runs
+
+    grid = ["dataset=balance", "algorithm=vfdt", "seed=0", f"results_dir={tmp_path}"]
+    assert summarize(run_sweep(grid, n_jobs=1)) == {"done": 1}  # n_jobs=1: in this process
+    assert summarize(run_sweep(grid, n_jobs=1)) == {"skipped": 1}
+    old = fingerprint.code_fingerprint()
+    import boostbench.experiment as experiment
+
+    for module in (fingerprint, experiment):  # what a code change does to every process
+        monkeypatch.setattr(module, "code_fingerprint", lambda: "0123456789abcdef")
+    assert summarize(run_sweep(grid, n_jobs=1)) == {"done": 1}  # new code: the old record is not reused
+    assert sorted(r["code"] for r in records(tmp_path)) == sorted([old, "0123456789abcdef"])
+    runs = load_runs(tmp_path)
+    assert len(runs) == 1 and runs["code"].iloc[0] == "0123456789abcdef"
+    monkeypatch.undo()
+    assert load_runs(tmp_path)["code"].iloc[0] == old

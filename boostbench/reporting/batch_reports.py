@@ -34,7 +34,7 @@ def combessie_heart(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
     rows, written = [], []
     fig, ax = new_figure((7.5, 4.5))
     for (algorithm, depth), group in mine.groupby(["algorithm", "max_depth"]):
-        records = [read_record(results_dir, key) for key in group.sort_values("seed")["config_hash"]]
+        records = [read_record(results_dir, key) for key in group.sort_values("seed")["key"]]
         train = np.mean([r["curve"]["train_error"] for r in records], axis=0)
         test = np.mean([r["curve"]["test_error"] for r in records], axis=0)
         rounds = records[0]["curve"]["rounds"]

@@ -18,23 +18,24 @@ def new_figure(figsize: tuple[float, float]):
 
 
 def curves(results_dir: str | Path, runs: pd.DataFrame) -> pd.DataFrame:
-    """The runs' curves in long form: ``config_hash, x, value, metric`` (one row per checkpoint;
-    ``x`` is examples seen, or the boosting round for ``train_error`` / ``test_error``)."""
+    """The runs' curves in long form: ``key, x, value, metric`` (one row per checkpoint; ``key`` is
+    the run's store key; ``x`` is examples seen, or the boosting round for ``train_error`` /
+    ``test_error``)."""
     rows = []
-    for key in runs["config_hash"]:
+    for key in runs["key"]:
         record = read_record(results_dir, key)
         curve = record["curve"]
         if "rounds" in curve:  # split protocols: errors against boosting rounds
             for metric in ("train_error", "test_error"):
-                rows.append(pd.DataFrame({"config_hash": key, "x": curve["rounds"], "value": curve[metric],
+                rows.append(pd.DataFrame({"key": key, "x": curve["rounds"], "value": curve[metric],
                                           "metric": metric}))
             continue
         if "cumulative_accuracy" in curve:
             x, y, metric = curve["examples_seen"], curve["cumulative_accuracy"], "cumulative_accuracy"
         else:
             x, y, metric = curve["test_examples_seen"], curve["test_rank_loss"], "test_rank_loss"
-        rows.append(pd.DataFrame({"config_hash": key, "x": x, "value": y, "metric": metric}))
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["config_hash", "x", "value", "metric"])
+        rows.append(pd.DataFrame({"key": key, "x": x, "value": y, "metric": metric}))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["key", "x", "value", "metric"])
 
 
 def learning_curves(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | Path,
@@ -47,7 +48,7 @@ def learning_curves(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
         out_dir: where the PNGs go (``<out_dir>/<dataset>.png``).
         higher_is_better: per curve metric, whether higher is better (picks the best gamma).
     """
-    long = curves(results_dir, runs).merge(runs, on="config_hash")
+    long = curves(results_dir, runs).merge(runs, on="key")
     written = []
     for dataset, group in long.groupby("dataset"):
         metric = group["metric"].iloc[0]

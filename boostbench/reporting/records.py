@@ -12,7 +12,7 @@ import pandas as pd
 from boostbench.errors import BoostbenchError, DataError
 from boostbench.store import iter_records
 
-COLUMNS = ["config_hash", "settings", "dataset", "algorithm", "learner", "backend", "protocol", "preset", "seed",
+COLUMNS = ["key", "config_hash", "code", "settings", "dataset", "algorithm", "learner", "backend", "protocol", "preset", "seed",
            "n_learners", "gamma",
            "max_depth", "n_rounds", "final_accuracy", "final_accuracy_member_mean", "cumulative_accuracy",
            "test_rank_loss", "test_error", "test_error_std", "test_accuracy", "train_error", "fold_test_error",
@@ -27,7 +27,9 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
     batch boosters' trees, and each metric only for the protocol that has it (NaN otherwise;
     ``fold_test_error`` is a list per run under the split protocols). Records that compute the
     same numbers under today's hash (e.g. written before an algorithm declared a knob unused)
-    count once: the latest.
+    count once: the one made by today's code (:func:`boostbench.fingerprint.code_fingerprint`)
+    if there is one, else the latest. ``key`` is the record's store key, ``code`` the fingerprint of
+    the code that made it (empty for records older than fingerprints).
 
     Args:
         on_error: called with the error of each record that cannot be read, which is left out
@@ -36,17 +38,23 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
     Raises:
         DataError: a record is not valid (its path is named), without ``on_error``.
     """
+    from boostbench.fingerprint import code_fingerprint, run_key
+
     rows: dict[str, dict] = {}
+    today = code_fingerprint()
     for record in iter_records(results_dir, on_error):
         config, metrics = record["config"], record["metrics"]
         key = _current_hash(record)
-        finished = record.get("provenance", {}).get("finished_utc", "")
-        if key in rows and rows[key]["_finished"] >= finished:
+        code = record.get("code", "")
+        rank = (code == today, record.get("provenance", {}).get("finished_utc", ""))
+        if key in rows and rows[key]["_rank"] >= rank:
             continue
         algorithm = config["algorithm"]
         rows[key] = {
-            "_finished": finished,
+            "_rank": rank,
+            "key": run_key(record["config_hash"], code) if code else record["config_hash"],
             "config_hash": record["config_hash"],
+            "code": code,
             "settings": settings_key(config),
             "dataset": config["dataset"]["name"],
             "algorithm": algorithm["name"],
