@@ -247,22 +247,29 @@ def datasets(data_dir: Optional[str] = typer.Option(None, help="extra data direc
 
 @app.command()
 def report(
-    table: str = typer.Argument("all", help="jung2017_table1, jung_tewari2018_table3, combessie_heart, "
-                                "mukherjee_schapire, sun_tables, or all (the default)"),
+    table: str = typer.Argument("all", help="summary (every run of the store), jung2017_table1, "
+                                "jung_tewari2018_table3, combessie_heart, mukherjee_schapire, sun_tables, "
+                                "or all (the default)"),
     results_dir: str = typer.Option("results", help="the store to read (<dir>/runs/*.json)"),
     out_dir: Optional[str] = typer.Option(None, help="where tables and figures go (default: the results dir)"),
-    n_learners: int = typer.Option(100, help="only runs with this many weak learners"),
+    n_learners: int = typer.Option(100, help="paper tables: only runs with this many weak learners"),
     backend: Optional[str] = typer.Option(None, help="only runs with this learner backend (river, compiled)"),
+    metric: Optional[str] = typer.Option(None, help="summary: the metric shown (default: each protocol's "
+                                         "headline; e.g. cumulative_accuracy, kappa, runtime_s)"),
 ):
-    """Rebuild paper tables from the result store, next to the papers' numbers, with figures."""
+    """Report a result store: a summary of every run (table, curves, summary.html) and the paper
+    tables next to the papers' numbers, with figures."""
     from pathlib import Path
 
-    from boostbench.reporting.records import load_runs
+    from boostbench.reporting import summary
+    from boostbench.reporting.records import COLUMNS, load_runs
     from boostbench.reporting.report import REPORTS, export_tidy
 
     names = list(REPORTS) if table == "all" else [table]
     if any(name not in REPORTS for name in names):
         _fail(f"unknown table {table!r} (available: {', '.join(REPORTS)}, all)")
+    if metric is not None and metric not in COLUMNS:
+        _fail(f"unknown metric {metric!r} (available: {', '.join(c for c in COLUMNS if c not in summary.GROUP)})")
     try:
         runs = load_runs(results_dir, on_error=lambda exc: errors.print(f"[yellow]skipped:[/] {escape(str(exc))}", highlight=False,
                                                                         soft_wrap=True))
@@ -275,6 +282,12 @@ def report(
     target = Path(out_dir or results_dir)
     for name in names:
         report = REPORTS[name]
+        if name == "summary":
+            frame, written = summary.write(results_dir, target, runs, metric)
+            console.print(f"{len(frame)} groups of runs in {results_dir}: {target / 'tables' / 'summary.md'}, "
+                          f"{target / 'summary.html'}", highlight=False)
+            console.print(f"wrote {len(written)} files under {target} ({name})")
+            continue
         # a paper table shows each preset apart; the studies are of the defaults
         chosen = runs if report.paper_table else runs[runs["preset"] == "paper"]
         frame, written = report.write(results_dir, target, chosen, n_learners)

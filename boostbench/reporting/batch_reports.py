@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from boostbench.reporting.figures import new_figure, png_bytes
+from boostbench.reporting.figures import figure_bytes, new_figure
 from boostbench.store import atomic_write_bytes, atomic_write_text, read_record
 
 HEART_ALGORITHMS = ("adaboost_m1", "adaboost_m2", "one_vs_all")
@@ -59,7 +59,7 @@ def combessie_heart(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
-    written.append(atomic_write_bytes(out / "figures" / "combessie_heart" / "errors.png", png_bytes(fig)))
+    written.append(atomic_write_bytes(out / "figures" / "combessie_heart" / "errors.png", figure_bytes(fig)))
     lines = ["| algorithm | tree depth | train error | test error | best test error (round) | rounds kept | seeds |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -86,7 +86,7 @@ def _weights_figure(record: dict, title: str, path: Path) -> Path:
     ax.set_ylabel("round t")
     ax.set_title(f"Evolution of the sample weights: {title}")
     fig.tight_layout()
-    written = atomic_write_bytes(path, png_bytes(fig))
+    written = atomic_write_bytes(path, figure_bytes(fig))
     return written
 
 

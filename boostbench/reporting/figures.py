@@ -1,4 +1,5 @@
-"""Learning curves from the result store: one PNG per data set with every algorithm."""
+"""Learning curves from the result store: one figure per data set with every algorithm, the mean
+over seeds and its 95% band, as PNG and PDF."""
 
 from __future__ import annotations
 
@@ -38,14 +39,73 @@ def curves(results_dir: str | Path, runs: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["key", "x", "value", "metric"])
 
 
+#: What a curve's label says of an algorithm whose curve is not what its table cell is
+CURVE_NOTES = {"best_vfdt": "online choice of tree; the table's is the best in hindsight"}
+LABELS = {"cumulative_accuracy": ("examples seen", "cumulative accuracy"),
+          "test_rank_loss": ("test examples seen", "mean test rank loss"),
+          "test_error": ("boosting rounds", "test error"), "train_error": ("boosting rounds", "training error")}
+#: A cumulative curve's first checkpoints (one or two examples: accuracy 0 or 1) say nothing and
+#: squash the axis; the plot starts after this fraction of the stream
+BURN_IN = 0.01
+
+
+def seed_band(values: pd.DataFrame) -> pd.DataFrame:
+    """Per checkpoint ``x``: the mean over seeds of ``value`` and its 95% Student-t interval
+    (``low``, ``high``; the mean where there is one seed)."""
+    from boostbench.reporting.tables import confidence_interval
+
+    rows = []
+    for x, group in values.groupby("x"):
+        v = group["value"].to_numpy(dtype=float)
+        low, high = confidence_interval(v)
+        mean = float(v.mean())
+        rows.append((x, mean, mean if low != low else low, mean if high != high else high))
+    return pd.DataFrame(rows, columns=["x", "mean", "low", "high"])
+
+
+def plot_band(ax, sub: pd.DataFrame, label: str) -> None:
+    """Draw the mean curve of ``sub`` (long curves, several seeds) with its 95% band; the first
+    :data:`BURN_IN` of the stream is left out (:data:`BURN_IN`)."""
+    band = seed_band(sub)
+    band = band[band["x"] >= BURN_IN * band["x"].max()] if sub["metric"].iloc[0] != "test_error" else band
+    line, = ax.plot(band["x"], band["mean"], label=f"{label}, {sub['seed'].nunique()} seeds")
+    # every curve metric (accuracy, rank loss, error) lies in [0, 1]; so does its band
+    ax.fill_between(band["x"], band["low"].clip(0, 1), band["high"].clip(0, 1), color=line.get_color(), alpha=0.2,
+                    linewidth=0)
+
+
+def fit_y(ax, settled: float = 0.05) -> None:
+    """The y axis from the data: the range of the mean curves once they settle (after ``settled``
+    of the x range), padded by a tenth; early bands may leave it."""
+    import numpy as np
+
+    ys = []
+    for line in ax.get_lines():
+        x, y = (np.asarray(v, dtype=float) for v in line.get_data())
+        if len(x):
+            ys.append(y[x >= x.min() + settled * (x.max() - x.min())])
+    ys = np.concatenate(ys) if ys else np.array([])
+    if len(ys):
+        low, high = float(ys.min()), float(ys.max())
+        pad = max(0.1 * (high - low), 0.005)
+        ax.set_ylim(max(low - pad, 0.0), min(high + pad, 1.0))
+
+
+def title(dataset: str, runs: pd.DataFrame) -> str:
+    """A figure title: the data set, N and the protocol of its runs."""
+    n = ", ".join(str(int(v)) for v in sorted(runs["n_learners"].unique()))
+    return f"{dataset}: N = {n}, {', '.join(sorted(runs['protocol'].unique()))}"
+
+
 def learning_curves(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | Path,
                     higher_is_better: dict[str, bool]) -> list[Path]:
-    """One PNG per data set: mean curve over seeds of each algorithm (its best gamma if tuned).
+    """One figure per data set (PNG and PDF): the mean curve over seeds of each algorithm (its best
+    gamma if tuned) with its 95% band over seeds.
 
     Args:
         results_dir: the store the runs come from.
         runs: tidy runs (see :func:`boostbench.reporting.records.load_runs`).
-        out_dir: where the PNGs go (``<out_dir>/<dataset>.png``).
+        out_dir: where the figures go (``<out_dir>/<dataset>.png`` and ``.pdf``).
         higher_is_better: per curve metric, whether higher is better (picks the best gamma).
     """
     long = curves(results_dir, runs).merge(runs, on="key")
@@ -55,28 +115,34 @@ def learning_curves(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
         final = "final_accuracy" if metric == "cumulative_accuracy" else "test_rank_loss"
         fig, ax = new_figure((7, 4.2))
         for algorithm, sub in group.groupby("algorithm"):
+            label = algorithm + (f" ({CURVE_NOTES[algorithm]})" if algorithm in CURVE_NOTES else "")
             if sub["gamma"].notna().any():
                 by_gamma = runs[(runs["dataset"] == dataset) & (runs["algorithm"] == algorithm)].groupby("gamma")[final].mean()
                 best = by_gamma.idxmax() if higher_is_better[metric] else by_gamma.idxmin()
                 sub = sub[sub["gamma"] == best]
-                algorithm = f"{algorithm} (gamma={best:g})"
-            mean = sub.groupby("x")["value"].mean()
-            ax.plot(mean.index, mean.to_numpy(), label=f"{algorithm}, {sub['seed'].nunique()} seeds")
-        ax.set_xlabel("examples seen" if metric == "cumulative_accuracy" else "test examples seen")
-        ax.set_ylabel("cumulative accuracy" if metric == "cumulative_accuracy" else "mean test rank loss")
-        ax.set_title(dataset)
+                label = f"{algorithm} (gamma={best:g})"
+            plot_band(ax, sub, label)
+        xlabel, ylabel = LABELS[metric]
+        ax.set(xlabel=xlabel, ylabel=ylabel, title=title(dataset, runs[runs["dataset"] == dataset]))
+        fit_y(ax)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7)
         fig.tight_layout()
-        path = Path(out_dir) / f"{dataset}.png"
-        written.append(atomic_write_bytes(path, png_bytes(fig)))
+        written += save_figure(fig, Path(out_dir) / dataset)
     return written
 
 
-def png_bytes(fig) -> bytes:
-    """A matplotlib figure as PNG bytes (110 dpi), for an atomic write."""
+def save_figure(fig, stem: Path, formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:
+    """Write ``fig`` atomically as ``<stem>.<format>`` for each format (PNG at 110 dpi; PDF and SVG
+    are vector); returns the paths."""
+    return [atomic_write_bytes(stem.with_name(f"{stem.name}.{fmt}"), figure_bytes(fig, fmt)) for fmt in formats]
+
+
+def figure_bytes(fig, fmt: str = "png") -> bytes:
+    """A matplotlib figure as ``fmt`` bytes (png at 110 dpi, pdf, svg), for an atomic write."""
     import io
 
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
+    fig.savefig(buffer, format=fmt, dpi=110)
     return buffer.getvalue()
+

@@ -12,6 +12,7 @@ from boostbench.reporting import (
     batch_reports,
     figures,
     significance,
+    summary,
     sun_tables,
     tables,
 )
@@ -69,10 +70,8 @@ def _write_preset(name: str, preset: str, frame: pd.DataFrame, results_dir: str 
     scores = significance.score_matrix(frame)
     result = significance.friedman(scores, spec.higher_is_better)
     written.append(atomic_write_text(out / "tables" / f"{stem}_significance.md", significance.to_markdown(stem, result)))
-    diagram = significance.cd_diagram(scores, spec.higher_is_better, out / "figures" / stem / "critical_difference.png",
-                                      f"{stem}: average ranks")
-    if diagram is not None:
-        written.append(diagram)
+    written += significance.cd_diagram(scores, spec.higher_is_better, out / "figures" / stem / "critical_difference",
+                                       f"{stem}: average ranks", result["p_value"])
     return written
 
 
@@ -102,4 +101,7 @@ REPORTS: dict[str, Report] = {
                                  lambda results_dir, out_dir, runs, _: batch_reports.mukherjee_schapire(runs, out_dir)),
     "sun_tables": Report("Sun, Tables 2-3: online vs batch boosting with TAN / BAN / Naive Bayes",
                          lambda results_dir, out_dir, runs, _: sun_tables.write(runs, out_dir)),
+    # last: its HTML page links the tables written before it
+    "summary": Report("every run of the store: mean and 95% CI per group, curves with seed bands, summary.html",
+                      lambda results_dir, out_dir, runs, _: summary.write(results_dir, out_dir, runs)),
 }

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import scikit_posthocs as sp
-from scipy.stats import friedmanchisquare
+from scipy.stats import friedmanchisquare, studentized_range
 
-from boostbench.reporting.figures import new_figure, png_bytes
-from boostbench.store import atomic_write_bytes
+from boostbench.reporting.figures import new_figure, save_figure
 
 
 def score_matrix(table: pd.DataFrame) -> pd.DataFrame:
@@ -36,20 +36,35 @@ def friedman(scores: pd.DataFrame, higher_is_better: bool) -> dict:
     return {"ranks": ranks, "statistic": float(statistic), "p_value": float(p_value), "n_datasets": len(scores)}
 
 
-def cd_diagram(scores: pd.DataFrame, higher_is_better: bool, path: Path, title: str) -> Path | None:
-    """Critical-difference diagram (Nemenyi) as a PNG; None when there are too few data sets."""
-    if scores.shape[1] < 3 or scores.shape[0] < 3:
-        return None
+#: The level of the Friedman test and the Nemenyi critical difference
+ALPHA = 0.05
+
+
+def critical_difference(k: int, n: int, alpha: float = ALPHA) -> float:
+    """Nemenyi's critical difference of average ranks for ``k`` algorithms on ``n`` data sets
+    (Demšar 2006, eq. 5): q_alpha sqrt(k (k + 1) / (6 n)), q_alpha the studentized range quantile
+    over sqrt 2 (2.343 for k = 3, 2.569 for k = 4 at alpha = 0.05)."""
+    q = studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
+    return float(q * np.sqrt(k * (k + 1) / (6 * n)))
+
+
+def cd_diagram(scores: pd.DataFrame, higher_is_better: bool, stem: Path, title: str,
+               p_value: float) -> list[Path]:
+    """Critical-difference diagram (Nemenyi) as PNG and PDF, its CD in the title; drawn only when
+    the Friedman test rejects equal ranks (``p_value`` < :data:`ALPHA`), since without that the
+    post-hoc differences mean nothing. Returns the paths (none: not drawn)."""
+    if scores.shape[1] < 3 or scores.shape[0] < 3 or not p_value < ALPHA:
+        return []
     oriented = scores if higher_is_better else -scores
     pvalues = sp.posthoc_nemenyi_friedman(oriented.to_numpy())
     pvalues.index = pvalues.columns = scores.columns
     ranks = scores.rank(axis=1, ascending=not higher_is_better).mean(axis=0)
     fig, ax = new_figure((7, 2.6))
     sp.critical_difference_diagram(ranks, pvalues, ax=ax)
-    ax.set_title(title)
+    cd = critical_difference(scores.shape[1], scores.shape[0])
+    ax.set_title(f"{title} (Friedman p = {p_value:.3g}, Nemenyi CD = {cd:.2f} at alpha = {ALPHA:g})")
     fig.tight_layout()
-    data = png_bytes(fig)
-    return atomic_write_bytes(path, data)
+    return save_figure(fig, stem)
 
 
 def to_markdown(name: str, result: dict) -> str:
@@ -57,6 +72,12 @@ def to_markdown(name: str, result: dict) -> str:
     lines = [f"### {name}: average ranks over {result['n_datasets']} data sets (1 = best)", "",
              "| algorithm | average rank |", "|---|---|"]
     lines += [f"| {algorithm} | {rank:.2f} |" for algorithm, rank in result["ranks"].items()]
-    lines += ["", f"Friedman chi-square = {result['statistic']:.3f}, p = {result['p_value']:.4f}"
-              if result["statistic"] == result["statistic"] else "Friedman test: too few algorithms or data sets."]
+    if result["statistic"] != result["statistic"]:
+        lines += ["", "Friedman test: too few algorithms or data sets."]
+        return "\n".join(lines) + "\n"
+    k, n = len(result["ranks"]), result["n_datasets"]
+    lines += ["", f"Friedman chi-square = {result['statistic']:.3f}, p = {result['p_value']:.4f}; "
+              + (f"Nemenyi critical difference {critical_difference(k, n):.2f} (alpha = {ALPHA:g}): ranks "
+                 "farther apart than that differ" if result["p_value"] < ALPHA else
+                 f"equal ranks are not rejected at alpha = {ALPHA:g}, so no post-hoc test or diagram")]
     return "\n".join(lines) + "\n"

@@ -154,6 +154,7 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
     spec = TABLES[name]
     paper = paper_tables()[spec.key]
     here = {info.name: info.location is not None for info in available_datasets()}
+    every = runs
     runs = runs[(runs["n_learners"] == n_learners) & (runs["protocol"] == spec.protocol)
                 & runs["learner"].str.startswith("hoeffding_tree")  # the papers' VFDT weak learners
                 & (runs["preset"] == preset)]
@@ -174,7 +175,8 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
             if algorithm is None:
                 note = "paper only (not an online algorithm)"
             elif subset.empty:
-                note = (note or "not run") if here.get(dataset, False) else "data set not available offline"
+                note = ((note or elsewhere(every, dataset, algorithm, n_learners, spec.protocol, preset))
+                        if here.get(dataset, False) else "data set not available offline")
             elif subset["gamma"].notna().any():
                 by_gamma = subset.groupby("gamma")[spec.metric].mean()
                 gamma = float(by_gamma.idxmax() if spec.higher_is_better else by_gamma.idxmin())
@@ -202,6 +204,25 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
                 "note": note,
             })
     return pd.DataFrame(rows)
+
+
+def elsewhere(runs: pd.DataFrame, dataset: str, algorithm: str, n_learners: int, protocol: str, preset: str) -> str:
+    """Why a paper cell is empty: "not run", or where the store has runs of its data set and
+    algorithm instead (another N, protocol, preset or weak learner) and how to see them."""
+    other = runs[(runs["dataset"] == dataset) & (runs["algorithm"] == algorithm)]
+    if other.empty:
+        return "not run"
+    found = []
+    ns = sorted(int(n) for n in other["n_learners"].unique() if n != n_learners)
+    if ns:
+        found.append(f"N = {', '.join(map(str, ns))} (report --n-learners {ns[0]})")
+    for column, wanted in (("protocol", protocol), ("preset", preset)):
+        values = sorted(set(other[column]) - {wanted})
+        if values:
+            found.append(f"{column} {', '.join(values)}")
+    if not other["learner"].str.startswith("hoeffding_tree").all():
+        found.append("other weak learners")
+    return "not run; the store has runs with " + "; ".join(found) if found else "not run"
 
 
 def _fmt(value: float, digits: int) -> str:

@@ -1,0 +1,3 @@
+from boostbench.cli import app
+
+app(prog_name="boostbench")

@@ -1,0 +1,208 @@
+"""The algorithm registry: every algorithm the runner can build, and all it needs to know of it.
+
+An entry owns what the runner would otherwise branch on by name: the class, the config keys its
+constructor takes and what valid values are (checked once, in :func:`boostbench.config.validate`),
+its task and family, which top-level knobs it computes with (so the config hash and a sweep's
+"this axis is ignored" follow the declaration), whether it uses one weak learner whatever N is,
+whether the protocol tracks its members, the kernels to compile before the timed pass, and the
+caches the runner loads before the run and saves after it.
+
+Adding an algorithm is one module (``boosters/`` or ``batch/``), one entry here and one YAML file
+under ``configs/algorithm/`` (README, "Adding an algorithm").
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from boostbench.constraints import (
+    BOOLEAN,
+    POSITIVE,
+    PROBABILITY,
+    Constraint,
+    Interval,
+    OneOf,
+    entry,
+    positive_int,
+)
+from boostbench.errors import ConfigError
+
+#: Top-level config keys whose meaning belongs to some algorithms only: an algorithm declares the
+#: ones it uses (:attr:`AlgorithmSpec.uses`), and the others leave its config hash.
+KNOBS = ("n_learners", "gamma", "n_rounds")
+#: Constraints on the top-level knobs (checked whether or not the algorithm uses them: a grid
+#: value is a user's value).
+KNOB_CONSTRAINTS: dict[str, Constraint] = {"n_learners": positive_int(), "gamma": PROBABILITY,
+                                           "n_rounds": positive_int()}
+
+
+def _resolve(target: str) -> Any:
+    """``"package.module:attribute"`` -> the attribute (imported on first use: the registry
+    imports no kernel module, so a bad value is reported before numba loads)."""
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """One algorithm of the registry.
+
+    Attributes:
+        target: ``"module:Class"`` of the booster.
+        params: keys of the ``algorithm`` config passed to the constructor, with their constraints.
+        task: ``"multiclass"`` or ``"multilabel"``.
+        family: ``"online"`` (a pool of weak learners, one pass) or ``"batch"`` (fitted on a
+            training part; split protocols only).
+        uses: the top-level :data:`KNOBS` it computes with.
+        single_learner: uses one weak learner whatever ``n_learners`` is.
+        max_classes: the most classes it handles (None: any k >= 2; binary AdaBoost: 2).
+        tracks_members: the protocol scores every member (``member_predictions``), e.g. for the
+            best tree in hindsight.
+        warm_up: ``"module:function"`` compiling kernels it runs; ``compiled_pool_warm_up`` those
+            it runs over the compiled pool only; ``compiled_warm_up`` those of ``compiled=true``.
+        caches: ``"module:function"`` pair (load, save): ``load(k, algorithm_cfg, n_learners)``
+            fills the process's caches from disk before the booster is built, ``save()`` writes
+            what the run added. The booster itself does no I/O.
+        peer: another library's ensemble with its own weak learners (river's, MOA's): the runner
+            builds no pool (the ``learner`` config does not apply) and passes ``n_learners`` and
+            the attributes' ``n_categories`` to the constructor.
+    """
+
+    target: str
+    params: Mapping[str, Constraint] = field(default_factory=dict)
+    task: str = "multiclass"
+    family: str = "online"
+    uses: tuple[str, ...] = ("n_learners",)
+    single_learner: bool = False
+    max_classes: int | None = None
+    tracks_members: bool = False
+    warm_up: tuple[str, ...] = ()
+    compiled_pool_warm_up: tuple[str, ...] = ()
+    compiled_warm_up: tuple[str, ...] = ()
+    caches: tuple[str, str] | None = None
+    peer: bool = False
+
+    @property
+    def cls(self) -> type:
+        return _resolve(self.target)
+
+    def pool_size(self, n_learners: int) -> int:
+        """The number of weak learners it builds for a config's ``n_learners``."""
+        return 1 if self.single_learner else n_learners
+
+    def warm_ups(self, algorithm_cfg: Mapping[str, Any], backend: str | None) -> list[Any]:
+        """The warm-up functions a run with this config calls before its timed pass."""
+        names = list(self.warm_up)
+        if backend == "compiled":
+            names += self.compiled_pool_warm_up
+        if algorithm_cfg.get("compiled", False):
+            names += self.compiled_warm_up
+        return [_resolve(name) for name in names]
+
+    def load_caches(self, k: int, algorithm_cfg: Mapping[str, Any], n_learners: int) -> None:
+        if self.caches is not None:
+            _resolve(self.caches[0])(k, algorithm_cfg, self.pool_size(n_learners))
+
+    def save_caches(self) -> None:
+        if self.caches is not None:
+            _resolve(self.caches[1])()
+
+
+_B = "boostbench.boosters"
+_OLM = {"alpha_bound": POSITIVE, "hedge_eta": POSITIVE}
+_WEAK_PREDICTION = OneOf(("distribution", "label"))
+_BATCH = {"n_rounds": positive_int()}
+# the fidelity variants (README, "Deviations"): the paper's text or the authors' code
+_PAPER_OR_REFERENCE = OneOf(("paper", "reference"))
+_TREE_WEIGHT = OneOf(("c_i", "one"))
+
+ALGORITHMS: dict[str, AlgorithmSpec] = {
+    "adaboost_olm": AlgorithmSpec(f"{_B}.adaboost_olm:AdaboostOLM",
+                                  {**_OLM, "compiled": BOOLEAN, "gradient": _PAPER_OR_REFERENCE,
+                                   "first_weight": Interval(0.0, closed_low=True, nullable=True)},
+                                  compiled_warm_up=(f"{_B}.adaboost_olm_kernels:warm_up",)),
+    "online_mbbm": AlgorithmSpec(f"{_B}.online_mbbm:OnlineMBBM",
+                                 {"gamma": PROBABILITY, "weight_factor": POSITIVE, "compiled": BOOLEAN,
+                                  "learners_left": _PAPER_OR_REFERENCE, "cost_argmin": OneOf(("normalized", "raw")),
+                                  "potentials": OneOf(("exact", "monte_carlo")), "mc_draws": positive_int()},
+                                 uses=("n_learners", "gamma"), warm_up=(f"{_B}.online_mbbm:warm_up",),
+                                 compiled_warm_up=(f"{_B}.online_mbbm_kernels:warm_up",),
+                                 caches=(f"{_B}.online_mbbm:load_caches", f"{_B}.online_mbbm:save_caches")),
+    "online_boosting": AlgorithmSpec(f"{_B}.online_boosting:OnlineBoosting",
+                                     {"eps_floor": Interval(0.0, 0.5), "compiled": BOOLEAN,
+                                      "vote": OneOf(("hard", "soft", "moa")), "tree_weight": _TREE_WEIGHT},
+                                     warm_up=(f"{_B}.online_boosting_kernels:warm_up_votes",),
+                                     compiled_pool_warm_up=(f"{_B}.online_boosting_kernels:warm_up",)),
+    "vfdt": AlgorithmSpec(f"{_B}.vfdt:VFDT", uses=(), single_learner=True),
+    "online_base": AlgorithmSpec(f"{_B}.vfdt:VFDT", uses=(), single_learner=True),  # any learner
+    "best_vfdt": AlgorithmSpec(f"{_B}.vfdt:BestVFDT", {"tree_weight": _TREE_WEIGHT}, tracks_members=True),
+    "hedge": AlgorithmSpec(f"{_B}.hedge:HedgeExperts", {"beta": PROBABILITY}),
+    "online_bagging": AlgorithmSpec(f"{_B}.online_bagging:OnlineBagging"),
+    "ada_olmr": AlgorithmSpec(f"{_B}.ada_olmr:AdaOLMR", {**_OLM, "weak_prediction": _WEAK_PREDICTION},
+                              task="multilabel"),
+    "online_bmr": AlgorithmSpec(f"{_B}.online_bmr:OnlineBMR",
+                                {"gamma": PROBABILITY, "weak_prediction": _WEAK_PREDICTION,
+                                 "potential_loss": OneOf((None, "hinge", "rank")), "hinge_margin": Interval(0.0, closed_low=True)},
+                                task="multilabel", uses=("n_learners", "gamma")),
+    # batch boosters (boostbench.batch): fitted on a training part under kfold / holdout
+    **{name: AlgorithmSpec(f"boostbench.batch.{module}:{cls}", _BATCH, family="batch", uses=("n_rounds",))
+       for name, module, cls in (("adaboost_m1", "adaboost_m1", "AdaBoostM1"),
+                                 ("adaboost_m2", "adaboost_m2", "AdaBoostM2"), ("samme", "samme", "SAMME"),
+                                 ("adaboost_mh", "adaboost_mh", "AdaBoostMH"), ("adaboost_mm", "adaboost_mm", "AdaBoostMM"),
+                                 ("one_vs_all", "one_vs_all", "OneVsAll"))},
+    "adaboost": AlgorithmSpec("boostbench.batch.adaboost:AdaBoost", _BATCH, family="batch", uses=("n_rounds",),
+                              max_classes=2),
+    "base": AlgorithmSpec("boostbench.batch.base_model:BaseModel", family="batch", uses=()),
+    # peers: river's and MOA's online boosting as shipped (their own Hoeffding trees and defaults)
+    **{f"river_{name}": AlgorithmSpec(f"{_B}.river_peers:RiverEnsemble", {"ensemble": OneOf((name,))}, peer=True)
+       for name in ("adaboost", "adwin_boosting", "bole")},
+    **{f"moa_{name}": AlgorithmSpec(f"{_B}.moa_peers:MOAEnsemble", {"ensemble": OneOf((name,))}, peer=True)
+       for name in ("ozaboost", "online_smooth_boost")},
+}
+
+
+def algorithm_spec(name: str) -> AlgorithmSpec:
+    """The registry entry for ``name``.
+
+    Raises:
+        ConfigError: unknown algorithm (the message lists the known ones).
+    """
+    return entry("algorithm", name, ALGORITHMS)
+
+
+def build_booster(cfg: Any, pool: Any, n_classes: int, rng: np.random.Generator, **peer_args: Any) -> Any:
+    """Build the online booster an ``algorithm`` config names over ``pool``
+    (:class:`~boostbench.learners.pool.WeakLearnerPool`) for ``n_classes`` labels
+    (a peer: no pool, ``peer_args`` ``n_learners`` and ``n_categories`` instead).
+
+    Raises:
+        ConfigError: the constructor refused a value (its message, prefixed by the algorithm).
+    """
+    spec = algorithm_spec(str(cfg["name"]))
+    params = {key: cfg[key] for key in spec.params if key in cfg}
+    try:
+        return spec.cls(pool, n_classes, rng, **peer_args, **params)
+    except ValueError as exc:
+        raise ConfigError(f"algorithm {cfg['name']}: {exc}") from None
+
+
+def build_batch_booster(cfg: Any, learner: Any, n_classes: int, rng: np.random.Generator) -> Any:
+    """Build the batch booster an ``algorithm`` config names over ``learner`` (a
+    :class:`~boostbench.batch.TreeParams` or :class:`~boostbench.learners.bayes_pool.BayesParams`).
+
+    Raises:
+        ConfigError: not a batch algorithm, or a class count the algorithm does not handle
+            (binary ``adaboost`` on k > 2).
+    """
+    spec = algorithm_spec(str(cfg["name"]))
+    if spec.family != "batch":
+        raise ConfigError(f"algorithm {cfg['name']} is not a batch algorithm")
+    try:
+        return spec.cls(n_classes, int(cfg.get("n_rounds", 1)), learner, rng)
+    except ValueError as exc:
+        raise ConfigError(f"algorithm {cfg['name']}: {exc}") from None

@@ -1,0 +1,52 @@
+"""AdaBoost.M1 (Freund & Schapire 1997; Combessie & Machraoui, "AdaBoost.M1")."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boostbench.batch.adaboost import ERROR_FLOOR
+from boostbench.batch.base import BatchBooster
+from boostbench.batch.weak_learners import predict_labels
+
+
+def one_hot(labels: np.ndarray, k: int) -> np.ndarray:
+    """``(n, k)`` float64 rows with a 1 at each label."""
+    out = np.zeros((len(labels), k))
+    out[np.arange(len(labels)), labels] = 1.0
+    return out
+
+
+class AdaBoostM1(BatchBooster):
+    """AdaBoost.M1: the binary algorithm with multiclass label-valued trees.
+
+    Round t: fit ``h_t`` under ``D_t``; ``eps_t = sum_i D_t(i) [h_t(x_i) != y_i]``. If
+    ``eps_t > 1/2`` the loop aborts and ``h_t`` is discarded (Freund & Schapire's rule; ``eps_t =
+    1/2`` gives ``beta_t = 1``, a round that changes nothing, so it stops too). Else
+    ``beta_t = eps_t / (1 - eps_t)``, ``D_{t+1}(i) ∝ D_t(i) beta_t^{[h_t(x_i) = y_i]}``. Final:
+    ``argmax_y sum_t ln(1/beta_t) [h_t(x) = y]``.
+
+    Attributes:
+        stopped_error_: the weighted error that ended the run early (None if it ran T rounds).
+    """
+
+    name = "adaboost_m1"
+
+    def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
+        D = np.full(len(y), 1.0 / len(y))
+        self.stopped_error_ = None
+        for _ in range(self.n_rounds):
+            tree = self.learner.fit_label(X, y, D, self.n_classes, self.rng)
+            correct = predict_labels(tree, X) == y
+            eps = float(D[~correct].sum())
+            if eps >= 0.5:
+                self.stopped_error_ = eps
+                break
+            beta = max(eps, ERROR_FLOOR) / (1.0 - max(eps, ERROR_FLOOR))
+            self._keep(tree, np.log(1.0 / beta), D, eps)
+            if eps < ERROR_FLOOR:
+                break
+            D = np.where(correct, D * beta, D)
+            D /= D.sum()
+
+    def _votes(self, tree, X: np.ndarray) -> np.ndarray:
+        return one_hot(predict_labels(tree, X), self.n_classes)

@@ -1,0 +1,129 @@
+"""The batch booster interface: ``fit`` once, then every stage's prediction from one fit.
+
+A batch booster runs up to T rounds over a training set. Round t adds a weak hypothesis with
+weight ``alpha_t``; its *votes* ``v_t(x) (k,)`` (a one-hot label, a [0, 1] or +-1 value per label)
+make the final scores ``F_T(x) = sum_t alpha_t v_t(x)`` and the prediction ``argmax_l F_T(x, l)``
+(ties to the lowest label, as scikit-learn). ``staged_scores`` gives ``F_1 .. F_T`` at once, so an
+error-vs-rounds curve costs one fit. The distribution over training examples before each round
+is kept in ``weight_history_`` (Combessie & Machraoui's "evolution of the sample weights").
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from boostbench.batch.weak_learners import TreeParams, require_trees
+
+
+class BatchBooster(ABC):
+    """Base class of the batch boosters.
+
+    Args:
+        n_classes: k >= 2; labels are ints ``0..k-1``.
+        n_rounds: T >= 1, the most rounds to run (a booster may stop earlier, see subclasses).
+        learner: the weak trees' size bounds.
+        rng: the booster's generator (the trees' random states).
+
+    Raises:
+        ValueError: k < 2, ``n_rounds`` < 1, or a Bayesian-network learner for a booster whose
+            hypotheses are gain trees (``needs_trees``).
+
+    Attributes (after :meth:`fit`):
+        alphas_: ``(T_fit,)`` float64 hypothesis weights (T_fit <= n_rounds).
+        round_stats_: ``(T_fit,)`` float64, the quantity each kept round's weight was computed
+            from: the weighted error (AdaBoost, M1, SAMME), the pseudo-loss (M2) or the edge
+            (MH's ``r_t``, MM's ``delta_t``).
+        weight_history_: ``(T_fit, n)`` float64, the distribution over training examples used in
+            each round (rows sum to 1).
+        majority_: the most frequent training label, predicted when no round was kept.
+    """
+
+    name = "batch"
+    needs_trees = False  # True: the weak hypotheses are gain trees (learner=tree only)
+
+    def __init__(self, n_classes: int, n_rounds: int, learner: TreeParams | None = None,
+                 rng: np.random.Generator | None = None):
+        if n_classes < 2:
+            raise ValueError(f"a booster needs at least 2 classes, got {n_classes}")
+        if n_rounds < 1:
+            raise ValueError(f"n_rounds must be >= 1, got {n_rounds}")
+        self.n_classes = int(n_classes)
+        self.n_rounds = int(n_rounds)
+        self.learner = learner or TreeParams()
+        if self.needs_trees:
+            require_trees(self.learner, self.name)
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> "BatchBooster":
+        """Run the rounds on ``X (n, d)`` float64 and labels ``y (n,)`` int64 in ``0..k-1``.
+
+        Raises:
+            ValueError: shapes disagree, or a label is outside ``0..k-1``.
+        """
+        X = np.asarray(X, dtype=np.float64)
+        y = np.asarray(y, dtype=np.int64)
+        if X.ndim != 2 or y.shape != (len(X),):
+            raise ValueError(f"X must be (n, d) and y (n,), got {X.shape} and {y.shape}")
+        if len(y) and (y.min() < 0 or y.max() >= self.n_classes):
+            raise ValueError(f"labels must be in 0..{self.n_classes - 1}")
+        self.majority_ = int(np.bincount(y, minlength=self.n_classes).argmax())
+        self.alphas_: list[float] = []
+        self.round_stats_: list[float] = []
+        self._hypotheses: list[Any] = []
+        self._weights: list[np.ndarray] = []
+        self._boost(X, y)
+        self.alphas_ = np.asarray(self.alphas_, dtype=np.float64)
+        self.round_stats_ = np.asarray(self.round_stats_, dtype=np.float64)
+        self.weight_history_ = (np.vstack(self._weights) if self._weights else np.zeros((0, len(y))))
+        return self
+
+    @abstractmethod
+    def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
+        """Run the rounds, appending to ``alphas_``, ``_hypotheses`` and ``_weights``."""
+
+    @abstractmethod
+    def _votes(self, hypothesis: Any, X: np.ndarray) -> np.ndarray:
+        """``(n, k)`` float64 votes of one kept hypothesis."""
+
+    def _keep(self, hypothesis: Any, alpha: float, distribution: np.ndarray, statistic: float) -> None:
+        self._hypotheses.append(hypothesis)
+        self.alphas_.append(float(alpha))
+        self.round_stats_.append(float(statistic))
+        self._weights.append(np.asarray(distribution, dtype=np.float64) / float(np.sum(distribution)))
+
+    @property
+    def n_rounds_fitted(self) -> int:
+        """Rounds kept (fewer than ``n_rounds`` when the booster stopped early)."""
+        return len(self._hypotheses)
+
+    def staged_scores(self, X: np.ndarray) -> np.ndarray:
+        """``(T_fit, n, k)`` float64 cumulative scores ``F_t(x)`` after each kept round."""
+        X = np.asarray(X, dtype=np.float64)
+        out = np.zeros((self.n_rounds_fitted, len(X), self.n_classes))
+        total = np.zeros((len(X), self.n_classes))
+        for t, (h, alpha) in enumerate(zip(self._hypotheses, self.alphas_)):
+            total += alpha * self._votes(h, X)
+            out[t] = total
+        return out
+
+    def staged_predict(self, X: np.ndarray, n_rounds: int | None = None) -> np.ndarray:
+        """``(T, n)`` int64 predictions after rounds 1..T (``T = n_rounds``, default ``self.n_rounds``).
+
+        Rounds after an early stop repeat the last ensemble's prediction; with no kept round the
+        prediction is the training majority label.
+        """
+        T = self.n_rounds if n_rounds is None else int(n_rounds)
+        scores = self.staged_scores(X)
+        labels = scores.argmax(axis=2)
+        if len(labels) == 0:
+            labels = np.full((1, len(X)), self.majority_, dtype=np.int64)
+        if len(labels) < T:
+            labels = np.vstack([labels, np.repeat(labels[-1:], T - len(labels), axis=0)])
+        return labels[:T].astype(np.int64)
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """``(n,)`` int64 final predictions."""
+        return self.staged_predict(X, max(self.n_rounds_fitted, 1))[-1]

@@ -1,0 +1,28 @@
+"""A single base model fitted on the training part: the "TAN" / "BAN" / "Naive Bayes" column (Sun)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boostbench.batch.adaboost_m1 import one_hot
+from boostbench.batch.base import BatchBooster
+from boostbench.batch.weak_learners import predict_labels
+
+
+class BaseModel(BatchBooster):
+    """One weak learner (a tree, Naive Bayes, TAN or BAN) fitted once with uniform weights.
+
+    ``n_rounds`` is ignored: the model is its own single stage.
+    """
+
+    name = "base"
+
+    def __init__(self, n_classes, n_rounds=1, learner=None, rng=None):
+        super().__init__(n_classes, 1, learner, rng)
+
+    def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
+        uniform = np.full(len(y), 1.0 / len(y))
+        self._keep(self.learner.fit_label(X, y, uniform, self.n_classes, self.rng), 1.0, uniform, float("nan"))
+
+    def _votes(self, model, X: np.ndarray) -> np.ndarray:
+        return one_hot(predict_labels(model, X), self.n_classes)

@@ -1,0 +1,180 @@
+"""Adaboost.OLM: Jung, Goetz & Tewari 2017, Algorithm 2 (online multiclass boosting, logistic loss)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boostbench.boosters import adaboost_olm_kernels
+from boostbench.boosters.adaboost_olm_kernels import PAPER_VARIANT
+from boostbench.boosters.base import OnlineBooster
+from boostbench.core.cost_matrix import cost_matrix_logistic, cost_row_logistic
+from boostbench.core.hedge import Hedge
+from boostbench.core.ogd import ogd_step, olm_step_size
+from boostbench.core.ties import argmax_tie_u, argmin_tie_u
+
+
+def forward_reference(P: np.ndarray, alpha: np.ndarray, u: np.ndarray):
+    """Algorithm 2, lines 5-9, for one example (the reference the compiled kernel is tested against).
+
+    Args:
+        P: ``(N, k)`` learners' class distributions; alpha: ``(N,)``; u: ``(2N,)`` uniforms that
+            break the argmin (``2i``) and argmax (``2i + 1``) ties.
+
+    Returns:
+        ``(s_before (N, k), labels (N,), experts (N,))``: the votes before learner i, learner i's
+        label (argmin of its expected cost ``p_i^T C^i``, eq. 9) and expert i's prediction.
+    """
+    n, k = P.shape
+    s = np.zeros(k)
+    s_before = np.empty((n, k))
+    labels = np.empty(n, dtype=np.int64)
+    experts = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        s_before[i] = s
+        labels[i] = argmin_tie_u(P[i] @ cost_matrix_logistic(s), u[2 * i])
+        s[labels[i]] += alpha[i]
+        experts[i] = argmax_tie_u(s, u[2 * i + 1])
+    return s_before, labels, experts
+
+
+def backward_reference(s_before: np.ndarray, labels: np.ndarray, alpha: np.ndarray, y: int,
+                       eta: float, bound: float, variant: np.ndarray = PAPER_VARIANT):
+    """Algorithm 2, lines 13-14: OGD on each alpha (gradient eq. 10) and the training weights.
+
+    Args:
+        variant: ``(2,)`` float64. ``variant[0] != 0``: the authors' gradient when learner i's
+            label is y, ``-sum_{j != y} 1 / (1 + exp(s[j] - alpha - s[y]))``, the complement of
+            eq. (10)'s ``-sum_{j != y} 1 / (1 + exp(s[y] + alpha - s[j]))``.
+            ``variant[1] >= 0``: the first learner's weight is that constant (the authors' 5).
+
+    Returns:
+        ``(new_alpha (N,), weights (N,))`` with ``weights[i] = -C^i[y, y] / (k - 1)``.
+    """
+    n, k = s_before.shape
+    new_alpha = np.empty(n)
+    weights = np.empty(n)
+    for i in range(n):
+        s = s_before[i]
+        weights[i] = -cost_row_logistic(s, y)[y] / (k - 1)
+        # eq. (10): d/d alpha of L_y(s + alpha e_l) is the l-th entry of grad L_y there.
+        s_moved = s.copy()
+        s_moved[labels[i]] += alpha[i]
+        gradient = cost_row_logistic(s_moved, y)[labels[i]]
+        if variant[0] != 0.0 and labels[i] == y:
+            gradient = -(k - 1) - gradient  # each term 1 - sigma: the complement
+        new_alpha[i] = ogd_step(alpha[i], gradient, eta, bound)
+    if variant[1] >= 0.0:
+        weights[0] = variant[1]
+    return new_alpha, weights
+
+
+class AdaboostOLM(OnlineBooster):
+    """Adaboost.OLM (Algorithm 2).
+
+    For learner i: cost matrix ``C^i`` from the votes ``s^{i-1}`` of learners before it
+    (eq. 9); the learner's label is the argmin of its expected cost ``p_i^T C^i`` (``p_i`` its
+    class distribution; the reference code's rule); ``s^i = s^{i-1} + alpha_i e_{l_i}``;
+    expert i predicts ``argmax s^i``. The final label is expert ``i_t`` drawn by Hedge.
+    After ``y`` is revealed: ``alpha_i`` takes a projected OGD step on the logistic loss with
+    ``eta_t = 2 sqrt 2 / ((k-1) sqrt t)`` and gradient eq. (10), learner i trains with weight
+    ``-C^i[y, y] / (k-1)`` (line 14), and Hedge charges each expert its 0-1 loss (line 15).
+
+    Args:
+        pool, n_classes, rng: see :class:`OnlineBooster`.
+        alpha_bound: the feasible set ``[-alpha_bound, alpha_bound]`` of OGD (paper: 2).
+        hedge_eta: Hedge's step size (paper: 1).
+        compiled: run the per-example loops as numba kernels (same results as the reference);
+            over the compiled pool, each step is a single kernel call.
+        gradient: ``"paper"`` (eq. 10) or ``"reference"``: the authors' code, whose derivative
+            when a learner's label equals y is the complement of eq. (10)'s (see
+            :func:`backward_reference`); the paper's Table 1 column fits it.
+        first_weight: None (line 14's weight for every learner) or the authors' constant total
+            training weight of learner 1 (their code: 5, not scaled by ``c_1``).
+
+    Raises:
+        ValueError: an unknown ``gradient``, or a negative ``first_weight``.
+    """
+
+    def __init__(self, pool, n_classes, rng, alpha_bound: float = 2.0, hedge_eta: float = 1.0,
+                 compiled: bool = True, gradient: str = "paper", first_weight: float | None = None):
+        super().__init__(pool, n_classes, rng)
+        if gradient not in ("paper", "reference"):
+            raise ValueError(f"gradient must be 'paper' or 'reference', got {gradient!r}")
+        if first_weight is not None and first_weight < 0:
+            raise ValueError(f"first_weight must be >= 0, got {first_weight}")
+        self.alpha_bound = float(alpha_bound)
+        self.hedge_eta = float(hedge_eta)
+        self.compiled = bool(compiled)
+        self.gradient = gradient
+        self.first_weight = first_weight
+        self._forward = adaboost_olm_kernels.forward if compiled else forward_reference
+        self._backward = adaboost_olm_kernels.backward if compiled else backward_reference
+        n = pool.n_learners
+        self.alpha = np.zeros(n)
+        self.hedge = Hedge(n, hedge_eta)
+        self.t = 0
+        self._state = None
+        self._on_growth()
+
+    def _on_growth(self) -> None:
+        # the pool multiplies learner 1's weight by its c_1: the constant is given divided by it
+        first = -1.0 if self.first_weight is None else float(
+            self.pool.unscaled(np.full(self.pool.n_learners, float(self.first_weight)))[0])
+        self._variant = np.array([float(self.gradient == "reference"), first])
+        # over the compiled pool, each step is one kernel call (same arithmetic, no Python loop)
+        self._fused = adaboost_olm_kernels.FusedStep(self.pool) if self.compiled and self.pool.compiled else None
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        """Distribution of the Hedge-drawn expert's label, ``(k,)``."""
+        xp = self.pool.prepare(x)
+        u = self.rng.random(2 * self.pool.n_learners)
+        if self._fused is not None:
+            self._fused.predict(xp, self.alpha, self.hedge.log_v, u)
+            f = self._fused.arrays
+            self._state = (xp, f.s_before, f.labels, f.experts, f.p)
+        else:
+            P = self.pool.predict_proba(xp)
+            s_before, labels, experts = self._forward(P, self.alpha, u)
+            self._state = (xp, s_before, labels, experts, self.hedge.probabilities())
+        experts, p = self._state[3], self._state[4]
+        return np.bincount(experts, weights=p, minlength=self.n_classes)
+
+    def predict(self, x: np.ndarray) -> int:
+        """Algorithm 2 lines 10-11: the label of an expert drawn with probability ∝ its weight."""
+        if self._fused is None:
+            self.predict_proba(x)
+            return int(self._state[3][self.hedge.draw(self.rng, self._state[4])])
+        # the same draws as above: 2N tie-breaking uniforms, then the draw's
+        xp = self.pool.prepare(x)
+        label = self._fused.predict(xp, self.alpha, self.hedge.log_v, self.rng.random(2 * self.pool.n_learners + 1))
+        self._state = (xp, None, None, None, None)
+        return int(label)
+
+    def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """See :meth:`OnlineBooster.test_then_train`; over the compiled pool, one kernel call
+        (:func:`~boostbench.boosters.adaboost_olm_kernels.run_steps`) with the same draws."""
+        if self._fused is None:
+            return super().test_then_train(X, y)
+        m = len(X)
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        U = self.rng.random((m, 2 * self.pool.n_learners + 1))  # predict's draws, example by example
+        hits = np.empty(m, dtype=bool)
+        self._fused.run(X, np.ascontiguousarray(y, dtype=np.int64), U, self.t, self.alpha_bound, self._variant,
+                        self.hedge.eta, self.alpha, self.hedge.log_v, hits)
+        self.t += m
+        self._state = None
+        return hits
+
+    def update(self, y: int) -> None:
+        xp, s_before, labels, experts, _ = self._state
+        self.t += 1
+        eta = olm_step_size(self.t, self.n_classes)
+        if self._fused is not None:
+            self._fused.update(xp, int(y), eta, self.alpha_bound, self._variant, self.hedge.eta, self.alpha,
+                               self.hedge.log_v)
+        else:
+            self.alpha, weights = self._backward(s_before, labels, self.alpha, int(y), eta, self.alpha_bound,
+                                                 self._variant)
+            self.hedge.update((experts != y).astype(np.float64))
+            self.pool.learn(xp, y, weights)
+        self._state = None

@@ -1,0 +1,105 @@
+"""Booster interfaces: predict-then-reveal on numpy arrays.
+
+A booster sees one example at a time in the papers' order: ``predict``/``predict_scores`` gets
+``x`` (the booster queries its weak learners and keeps what it computed), then ``update``
+reveals the true label (multiclass) or label set (multi-label) of that same ``x``. Boosters do
+no I/O and no timing; protocols do. river's estimator API (dict examples, labels of any type,
+classes and attributes learned as they come) is :mod:`boostbench.estimators`, on top of these.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from boostbench.core.ties import argmax_random_tie
+from boostbench.learners.pool import WeakLearnerPool
+
+
+class _BoosterCore(ABC):
+    """What every booster holds: a pool, k and a generator.
+
+    ``cache_fill_s`` (float, seconds): time spent building values that outlive the run and that a
+    later run reads from the disk cache (OnlineMBBM's cost matrices); the runner times it apart
+    from the pass, as it times the kernels' compilation, so a run's runtime does not depend on
+    the order runs were made in. 0 for boosters without such caches.
+
+    Args:
+        pool: N weak learners over ``n_classes`` labels.
+        n_classes: k >= 2; labels are ints ``0..k-1``.
+        rng: the booster's generator (ties, Hedge draws, Poisson counts).
+
+    Raises:
+        ValueError: k < 2.
+    """
+
+    def __init__(self, pool: WeakLearnerPool, n_classes: int, rng: np.random.Generator):
+        if n_classes < 2:
+            raise ValueError(f"a booster needs at least 2 classes, got {n_classes}")
+        self.pool = pool
+        self.n_classes = int(n_classes)
+        self.rng = rng
+        self.cache_fill_s = 0.0
+
+    def grow(self, n_classes: int | None = None, n_categories: Any = None) -> None:
+        """Take a larger k and/or more attributes (``n_categories`` of all of them, the current
+        ones first; see :meth:`~boostbench.learners.pool.WeakLearnerPool.grow`) between examples,
+        keeping what was learnt: the labels ``0..k-1`` keep their meaning, the new ones follow.
+
+        Raises:
+            NotImplementedError: the pool cannot grow.
+        """
+        self.pool.grow(n_classes, n_categories)
+        if n_classes is not None:
+            self.n_classes = int(n_classes)
+        self._on_growth()
+
+    def _on_growth(self) -> None:
+        """Rebuild what depends on k or on the pool's arrays (after :meth:`grow`)."""
+
+
+class OnlineBooster(_BoosterCore):
+    """Base class of the multiclass online boosters."""
+
+    @abstractmethod
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        """Score ``x`` (``(d,)`` float64, NaN = missing): ``(k,)`` float64 distribution.
+
+        Keeps what it computed for the following :meth:`update`.
+        """
+
+    def predict(self, x: np.ndarray) -> int:
+        """The booster's label for ``x`` (argmax of :meth:`predict_proba`, ties at random)."""
+        return argmax_random_tie(self.predict_proba(x), self.rng)
+
+    @abstractmethod
+    def update(self, y: int) -> None:
+        """Reveal the true label ``y`` (int in ``0..k-1``) of the last predicted example."""
+
+    def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:meth:`predict` then :meth:`update` on each row of ``X`` (``(m, d)`` float64, labels
+        ``y`` ``(m,)`` int) in order; returns ``(m,)`` bool, whether each prediction was right.
+        Boosters with a compiled step override it with one kernel call (the same numbers)."""
+        hits = np.empty(len(X), dtype=bool)
+        for i, (x, label) in enumerate(zip(X, y)):
+            hits[i] = self.predict(x) == label
+            self.update(int(label))
+        return hits
+
+
+class OnlineRanker(_BoosterCore):
+    """Base class of the multi-label ranking boosters (Jung & Tewari 2018).
+
+    The weak learners' pool has one class per label; a weak prediction is the learner's
+    distribution over labels.
+    """
+
+    @abstractmethod
+    def predict_scores(self, x: np.ndarray) -> np.ndarray:
+        """Score every label for ``x``: ``(k,)`` float64, higher = ranked higher."""
+
+    @abstractmethod
+    def update(self, relevant: np.ndarray) -> None:
+        """Reveal the label set (``(k,)`` bool) of the last scored example."""

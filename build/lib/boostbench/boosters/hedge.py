@@ -1,0 +1,46 @@
+"""Hedge(beta) over the weak learners as experts (Freund & Schapire 1997; Combessie & Machraoui)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boostbench.boosters.base import OnlineBooster
+from boostbench.core.hedge import Hedge
+from boostbench.core.ties import argmax_rows_random_tie
+
+
+class HedgeExperts(OnlineBooster):
+    """The on-line allocation algorithm Hedge(beta) with the N weak learners as experts.
+
+    Each example: every expert (a weak learner) predicts a label; the allocation ``p`` is Hedge's
+    distribution and the prediction is the label of largest ``p`` mass (the weighted majority
+    of Littlestone & Warmuth that Hedge generalises). On the true label, each expert suffers
+    the 0-1 loss, Hedge updates ``w_i <- w_i beta^{loss_i}``, and every expert trains on the
+    example with weight 1 (times its importance-weight constant, as in the boosters).
+
+    Args:
+        pool, n_classes, rng: see :class:`OnlineBooster`.
+        beta: Hedge's multiplier in (0, 1).
+
+    Raises:
+        ValueError: ``beta`` outside (0, 1).
+    """
+
+    def __init__(self, pool, n_classes, rng, beta: float = 0.5):
+        super().__init__(pool, n_classes, rng)
+        self.beta = float(beta)
+        self.hedge = Hedge.from_beta(pool.n_learners, beta)
+        self._state = None
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        """Hedge's mass on each label: ``(k,)`` float64."""
+        xp = self.pool.prepare(x)
+        labels = argmax_rows_random_tie(self.pool.predict_proba(xp), self.rng)
+        self._state = (xp, labels)
+        return np.bincount(labels, weights=self.hedge.probabilities(), minlength=self.n_classes)
+
+    def update(self, y: int) -> None:
+        xp, labels = self._state
+        self.hedge.update((labels != y).astype(np.float64))
+        self.pool.learn(xp, y, np.ones(self.pool.n_learners))
+        self._state = None

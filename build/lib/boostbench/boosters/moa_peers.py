@@ -1,0 +1,123 @@
+"""MOA's online boosting as runner algorithms (``moa_ozaboost``, ``moa_online_smooth_boost``):
+peers in the same tables as the papers' algorithms, run as MOA ships them (its Hoeffding trees
+and defaults) through capymoa.
+
+capymoa needs Java and pins an older pandas than boostbench, so it usually lives in its own
+environment (``make bench-moa-setup`` makes ``.venv-moa``): the ensemble runs in a child process
+of that Python (:mod:`boostbench.boosters.moa_worker`), fed the stream in chunks. The runner's
+``runtime_s`` includes the pipe and capymoa's per-instance calls from Python; MOA's own Java
+loop (``benchmarks/moa_ozaboost.py``) is faster.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from boostbench.boosters.base import OnlineBooster
+from boostbench.boosters.moa_worker import _read, _write
+from boostbench.paths import REPO_ROOT
+
+WORKER = Path(__file__).with_name("moa_worker.py")
+
+
+def moa_python() -> str:
+    """A Python that has capymoa: this one, ``$BOOSTBENCH_MOA_PYTHON``, or the checkout's
+    ``.venv-moa``.
+
+    Raises:
+        ValueError: none (the message says how to make one).
+    """
+    if importlib.util.find_spec("capymoa") is not None:
+        return sys.executable
+    for candidate in (os.environ.get("BOOSTBENCH_MOA_PYTHON"), str(REPO_ROOT / ".venv-moa" / "bin" / "python")):
+        if candidate and Path(candidate).exists():
+            return candidate
+    raise ValueError("MOA's ensembles need capymoa and Java: `make bench-moa-setup` makes .venv-moa with capymoa, "
+                     "or set BOOSTBENCH_MOA_PYTHON to a Python that has it")
+
+
+class MOAEnsemble(OnlineBooster):
+    """MOA's OzaBoost or OnlineSmoothBoost over N of MOA's Hoeffding trees (a peer: no pool).
+
+    Args:
+        pool: None (the ensemble has its own trees).
+        n_classes, rng: k and the generator the ensemble's seed is drawn from.
+        ensemble: ``"ozaboost"`` or ``"online_smooth_boost"``.
+        n_learners: N, MOA's ``boosting_iterations``.
+        n_categories: ``(d,)`` category counts (0 = numeric), MOA's attribute types.
+
+    Raises:
+        ValueError: no Python with capymoa (see :func:`moa_python`), or MOA did not start.
+    """
+
+    def __init__(self, pool, n_classes, rng, ensemble: str, n_learners: int, n_categories):
+        super().__init__(pool, n_classes, rng)
+        self.ensemble = ensemble
+        self._log = tempfile.TemporaryFile()  # the child's stderr (the JVM's messages), for errors
+        self._process = subprocess.Popen([moa_python(), str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self._log)
+        self._x = None
+        ready = self._ask(("setup", {"ensemble": ensemble, "n_learners": int(n_learners),
+                                     "seed": int(rng.integers(2**31)), "n_classes": int(n_classes),
+                                     "n_categories": [int(m) for m in n_categories]}), setup=True)
+        if ready != "ready":
+            raise ValueError(f"MOA did not start: {self._stderr()}")
+
+    def _stderr(self) -> str:
+        self._log.seek(0)
+        return self._log.read().decode(errors="replace")[-2000:]
+
+    def _ask(self, message, setup: bool = False, answer: bool = True):
+        try:
+            _write(self._process.stdin, message[1] if setup else message)
+            return _read(self._process.stdout) if answer else None
+        except (BrokenPipeError, OSError, EOFError) as exc:
+            raise RuntimeError(f"the MOA process stopped: {self._stderr()}") from exc
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        self._x = np.asarray(x, dtype=np.float64)
+        proba = self._ask(("proba", self._x))
+        if proba is None or not np.any(proba):
+            return np.full(self.n_classes, 1.0 / self.n_classes)
+        proba = np.resize(np.asarray(proba, dtype=np.float64), self.n_classes)
+        return proba / proba.sum()
+
+    def predict(self, x: np.ndarray) -> int:
+        """MOA's prediction; while it has none, a label drawn uniformly (as our boosters' ties)."""
+        self._x = np.asarray(x, dtype=np.float64)
+        label = int(self._ask(("predict", self._x)))
+        return int(self.rng.integers(self.n_classes)) if label < 0 else label
+
+    def update(self, y: int) -> None:
+        self._ask(("learn", (self._x, int(y))), answer=False)
+
+    def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """One message per chunk: MOA predicts then trains on each row in its process (a row it
+        has no prediction for counts as a uniform draw's hit, as :meth:`predict` would draw)."""
+        labels = self._ask(("test_then_train", (np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64))))
+        none = labels < 0
+        labels[none] = self.rng.integers(self.n_classes, size=int(none.sum()))
+        return labels == y
+
+    def close(self) -> None:
+        """End the MOA process (also when the booster is collected)."""
+        process = getattr(self, "_process", None)
+        if process is not None and process.poll() is None:
+            process.stdin.close()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def __getstate__(self):
+        raise TypeError("a MOA peer lives in its own Java process and does not pickle")

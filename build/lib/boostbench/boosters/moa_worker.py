@@ -1,0 +1,76 @@
+"""The MOA side of :mod:`boostbench.boosters.moa_peers`, run as a script by a Python that has
+capymoa (and so MOA, through Java): it imports neither boostbench nor anything but numpy and
+capymoa, since that Python may be another environment (capymoa pins an older pandas).
+
+Protocol on stdin/stdout: messages are pickles, each after its length (8 bytes, little endian).
+First the setup ``{"ensemble", "n_learners", "seed", "n_classes", "n_categories"}`` (answered
+"ready"), then ``(kind, payload)``: ``("predict", x)`` -> label (-1: none yet),
+``("proba", x)`` -> ``(k,)`` or None, ``("learn", (x, y))`` (no answer),
+``("test_then_train", (X, y))`` -> ``(m,)`` int64 labels predicted before training on each row
+(-1: none). Nominal attributes arrive as their codes
+and missing values as NaN, as MOA stores them.
+"""
+
+import pickle
+import struct
+import sys
+
+import numpy as np
+
+
+def _read(stream):
+    header = stream.read(8)
+    if len(header) < 8:
+        return None
+    (size,) = struct.unpack("<Q", header)
+    return pickle.loads(stream.read(size))
+
+
+def _write(stream, message) -> None:
+    data = pickle.dumps(message, protocol=4)
+    stream.write(struct.pack("<Q", len(data)))
+    stream.write(data)
+    stream.flush()
+
+
+def main() -> None:
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # whatever capymoa or the JVM prints stays off the protocol
+    setup = _read(inp)
+    from capymoa.classifier import OnlineSmoothBoost, OzaBoost
+    from capymoa.core import Instance, LabeledInstance
+    from capymoa.stream import Schema
+
+    names = [f"x{j}" for j in range(len(setup["n_categories"]))]
+    categories = {name: [str(v) for v in range(m)] for name, m in zip(names, setup["n_categories"]) if m > 0}
+    categories["class"] = [str(c) for c in range(setup["n_classes"])]
+    schema = Schema.from_custom([*names, "class"], target="class", categories=categories, name="boostbench")
+    ensemble = {"ozaboost": OzaBoost, "online_smooth_boost": OnlineSmoothBoost}[setup["ensemble"]]
+    model = ensemble(schema=schema, boosting_iterations=setup["n_learners"], random_seed=setup["seed"])
+    _write(out, "ready")
+
+    def predict(x):
+        label = model.predict(Instance.from_array(schema, x))
+        return -1 if label is None else int(label)
+
+    while (message := _read(inp)) is not None:
+        kind, payload = message
+        if kind == "predict":
+            _write(out, predict(payload))
+        elif kind == "proba":
+            proba = model.predict_proba(Instance.from_array(schema, payload))
+            _write(out, None if proba is None else np.asarray(proba, dtype=np.float64))
+        elif kind == "learn":
+            x, y = payload
+            model.train(LabeledInstance.from_array(schema, x, int(y)))
+        elif kind == "test_then_train":
+            X, Y = payload
+            labels = np.empty(len(X), dtype=np.int64)
+            for t, (x, y) in enumerate(zip(X, Y)):
+                labels[t] = predict(x)
+                model.train(LabeledInstance.from_array(schema, x, int(y)))
+            _write(out, labels)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+"""Oza's online bagging (Oza & Russell 2001): each member sees each example Poisson(1) times."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boostbench.boosters.base import OnlineBooster
+from boostbench.core.ties import argmax_rows_random_tie
+
+
+class OnlineBagging(OnlineBooster):
+    """Online bagging: member m trains on ``(x, y)`` with weight ``K_m ~ Poisson(1)`` (the online
+    limit of a bootstrap sample's multiplicity); prediction by unweighted majority vote.
+    """
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        """The members' vote shares, ``(k,)`` float64."""
+        xp = self.pool.prepare(x)
+        labels = argmax_rows_random_tie(self.pool.predict_proba(xp), self.rng)
+        self._xp = xp
+        return np.bincount(labels, minlength=self.n_classes) / self.pool.n_learners
+
+    def update(self, y: int) -> None:
+        self.pool.learn(self._xp, y, self.rng.poisson(1.0, size=self.pool.n_learners).astype(np.float64))

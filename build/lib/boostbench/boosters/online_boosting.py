@@ -1,0 +1,124 @@
+"""Oza's online boosting (Oza & Russell 2001; Oza 2005), the online AdaBoost.M1 of the Sun paper."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boostbench.boosters.base import OnlineBooster
+from boostbench.boosters.online_boosting_kernels import CompiledUpdate, vote_odds
+from boostbench.boosters.vfdt import check_tree_weight
+from boostbench.core.ties import argmax_rows_random_tie, argmax_tie_u
+
+#: Oza's vote rules: ``hard`` (each member's label), ``soft`` (each member's distribution), ``moa``
+#: (MOA's OzaBoost: distributions, and no member votes after the first without a positive weight)
+VOTES = ("hard", "soft", "moa")
+
+
+class OnlineBoosting(OnlineBooster):
+    """Oza's online boosting with Poisson(lambda) presentations.
+
+    Each example starts with ``lambda = 1``. Member m trains ``K ~ Poisson(lambda)`` times
+    (as one update of importance weight K), is then asked for its label; a correct member adds
+    lambda to ``lambda_sc[m]`` and scales ``lambda *= 1 / (2 (1 - eps_m))``, a wrong one adds to
+    ``lambda_sw[m]`` and scales ``lambda *= 1 / (2 eps_m)``, with
+    ``eps_m = lambda_sw / (lambda_sc + lambda_sw)``. Prediction (``vote="hard"``):
+    ``argmax_c sum_{m: h_m(x) = c} log((1 - eps_m) / eps_m)`` over members with
+    ``eps_m < 1/2`` (AdaBoost.M1 keeps no member worse than chance). Oza's papers do not fix the
+    vote, and Jung et al. 2017 do not say which implementation their baseline was: ``"soft"``
+    adds the members' distributions with those weights, ``"moa"`` is MOA's ``OzaBoost``
+    (distributions; weights up to the first member whose ``eps_m`` is not in ``(0, 1/2)``, the
+    members after it do not vote, however good).
+
+    The Poisson counts and the uniforms that break a member's ties come from a Mersenne-Twister
+    stream seeded per example from ``rng``, so the compiled update (over the compiled pool)
+    and the reference one draw the same numbers.
+
+    Args:
+        pool, n_classes, rng: see :class:`OnlineBooster`.
+        eps_floor: ``eps_m`` is clipped to at least this in the vote weight, so a member with
+            no error yet gets a large finite weight instead of an infinite one.
+            Unused by ``vote="moa"`` (a member without error stops the vote there).
+        compiled: over the compiled pool, run the update as one numba kernel (same results).
+        vote: one of :data:`VOTES`.
+        tree_weight: ``"c_i"``: member m trains with weight ``K c_m`` (its constant, as in the
+            other boosters); ``"one"``: with ``K``.
+
+    Raises:
+        ValueError: an unknown ``vote`` or ``tree_weight``.
+    """
+
+    def __init__(self, pool, n_classes, rng, eps_floor: float = 1e-6,
+                 compiled: bool = True, vote: str = "hard", tree_weight: str = "c_i"):
+        super().__init__(pool, n_classes, rng)
+        if vote not in VOTES:
+            raise ValueError(f"vote must be one of {', '.join(VOTES)}, got {vote!r}")
+        self.eps_floor = float(eps_floor)
+        self.compiled = bool(compiled)
+        self.vote = vote
+        self.tree_weight = check_tree_weight(tree_weight)
+        self._on_growth()
+        self.lambda_sc = np.zeros(pool.n_learners)
+        self.lambda_sw = np.zeros(pool.n_learners)
+        self._state = None
+
+    def _on_growth(self) -> None:
+        # what a Poisson count K is multiplied by before the pool's c_m
+        ones = np.ones(self.pool.n_learners)
+        self._unit = ones if self.tree_weight == "c_i" else self.pool.unscaled(ones)
+        self._compiled_update = CompiledUpdate(self.pool) if self.compiled and self.pool.compiled else None
+
+    def vote_weights(self) -> np.ndarray:
+        """``(N,)``: ``log((1 - eps_m) / eps_m)`` for members with ``0 <= eps_m < 1/2`` (``eps_m``
+        at least ``eps_floor``), else 0; for ``vote="moa"``, up to the first member with
+        ``eps_m`` not in ``(0, 1/2)`` and 0 from there on."""
+        if self.vote == "moa":
+            seen = self.lambda_sc + self.lambda_sw
+            with np.errstate(divide="ignore", invalid="ignore"):
+                eps = np.where(seen > 0, self.lambda_sw / seen, 0.0)
+                weights = np.where((eps > 0) & (eps < 0.5), np.log((1.0 - eps) / eps), 0.0)
+            stops = np.flatnonzero(weights <= 0)
+            if len(stops):
+                weights[stops[0]:] = 0.0
+            return weights
+        # the odds in a kernel, numpy's log as before (its SIMD log is not libm's to the last bit)
+        return np.log(vote_odds(self.lambda_sc, self.lambda_sw, self.eps_floor))
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        """Normalised weighted votes, ``(k,)`` (uniform while no member may vote)."""
+        xp = self.pool.prepare(x)
+        P = self.pool.predict_proba(xp)
+        if self.vote == "hard":
+            labels = argmax_rows_random_tie(P, self.rng)
+            votes = np.bincount(labels, weights=self.vote_weights(), minlength=self.n_classes)
+        else:
+            votes = self.vote_weights() @ P
+        self._state = (xp, P)
+        total = votes.sum()
+        return votes / total if total > 0 else np.full(self.n_classes, 1.0 / self.n_classes)
+
+    def update(self, y: int) -> None:
+        xp, P = self._state
+        seed = int(self.rng.integers(2**32))
+        if self._compiled_update is not None:
+            self._compiled_update(seed, xp, int(y), P, self.lambda_sc, self.lambda_sw, self._unit)
+        else:
+            self.update_reference(seed, xp, int(y), P)
+        self._state = None
+
+    def update_reference(self, seed: int, xp, y: int, P: np.ndarray) -> None:
+        """The update in Python, over any pool: member m trains ``K ~ Poisson(lambda)`` times,
+        then (Oza) its label for ``x`` after training updates its error and ``lambda``."""
+        stream = np.random.RandomState(seed)
+        lam = 1.0
+        for m in range(self.pool.n_learners):
+            presentations = stream.poisson(lam)
+            proba = P[m]
+            if presentations > 0:
+                self.pool.learn_one(m, xp, y, presentations * self._unit[m])
+                proba = self.pool.predict_proba_one(m, xp)  # Oza checks the member after training
+            if argmax_tie_u(proba, stream.random_sample()) == y:
+                self.lambda_sc[m] += lam
+                lam *= (self.lambda_sc[m] + self.lambda_sw[m]) / (2.0 * self.lambda_sc[m])
+            else:
+                self.lambda_sw[m] += lam
+                lam *= (self.lambda_sc[m] + self.lambda_sw[m]) / (2.0 * self.lambda_sw[m])

@@ -1,0 +1,73 @@
+"""Single Hoeffding trees (VFDT, Domingos & Hulten 2000): the baselines of Jung et al. 2017."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boostbench.boosters.base import OnlineBooster
+from boostbench.core.ties import argmax_rows_random_tie
+
+
+class VFDT(OnlineBooster):
+    """One Hoeffding tree (learner 0 of the pool) trained on every example with weight 1."""
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        xp = self.pool.prepare(x)
+        self._xp = xp
+        return self.pool.predict_proba_one(0, xp)
+
+    def update(self, y: int) -> None:
+        self.pool.learn_one(0, self._xp, y, 1.0)
+
+
+TREE_WEIGHTS = ("c_i", "one")
+
+
+def check_tree_weight(tree_weight: str) -> str:
+    """``tree_weight`` if it is one of :data:`TREE_WEIGHTS`.
+
+    Raises:
+        ValueError: another value.
+    """
+    if tree_weight not in TREE_WEIGHTS:
+        raise ValueError(f"tree_weight must be one of {', '.join(TREE_WEIGHTS)}, got {tree_weight!r}")
+    return tree_weight
+
+
+class BestVFDT(OnlineBooster):
+    """N independently drawn Hoeffding trees, each trained alone on every example.
+
+    Table 1's "Best decision tree" is the best of the N trees in hindsight; the protocol reads
+    every tree's label from :attr:`member_predictions` to report it (and the mean over trees).
+    Online, the booster predicts with the tree of best running accuracy so far (ties: lowest
+    index), a choice that needs no hindsight.
+
+    Args:
+        pool, n_classes, rng: see :class:`OnlineBooster`.
+        tree_weight: ``"c_i"``: tree i trains with weight ``c_i`` (its constant, as inside the
+            boosters); ``"one"``: weight 1, as the authors' lone trees.
+
+    Attributes:
+        member_predictions: ``(N,)`` int64 labels of every tree for the last predicted example.
+
+    Raises:
+        ValueError: an unknown ``tree_weight``.
+    """
+
+    def __init__(self, pool, n_classes, rng, tree_weight: str = "c_i"):
+        super().__init__(pool, n_classes, rng)
+        self.tree_weight = check_tree_weight(tree_weight)
+        self.correct = np.zeros(pool.n_learners, dtype=np.int64)
+        self.member_predictions = np.zeros(pool.n_learners, dtype=np.int64)
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        xp = self.pool.prepare(x)
+        P = self.pool.predict_proba(xp)
+        self._xp = xp
+        self.member_predictions = argmax_rows_random_tie(P, self.rng)
+        return P[int(np.argmax(self.correct))]
+
+    def update(self, y: int) -> None:
+        self.correct += self.member_predictions == y
+        ones = np.ones(self.pool.n_learners)
+        self.pool.learn(self._xp, y, ones if self.tree_weight == "c_i" else self.pool.unscaled(ones))

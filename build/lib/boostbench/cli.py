@@ -1,0 +1,328 @@
+"""The ``boostbench`` command line: thin wrappers that parse, call and print.
+
+A user mistake (bad override, unknown name, bad data file) prints one line on stderr and
+exits with code 2, leaving no result file.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from boostbench.errors import BoostbenchError
+from boostbench.paths import CONFIG_DIR
+
+app = typer.Typer(no_args_is_help=True, help="Reproducible experiments for online boosting.")
+console = Console()
+errors = Console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        import boostbench
+
+        console.print(f"boostbench {boostbench.__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")):
+    """Reproducible experiments for online boosting."""
+
+
+def _groups_epilog() -> str:
+    """``run --help``'s list of config groups and their options (read from the config directory)."""
+    from boostbench.config import GROUPS, group_options
+
+    lines = [f"[bold]Config groups[/] (pick one: group=option; files under {escape(str(CONFIG_DIR))}):"]
+    for group in GROUPS:
+        prefix = "+" if group in ("experiment", "preset") else ""
+        lines.append(f"{prefix}{group}: {', '.join(group_options(group))}")
+    lines.append("Keys: n_learners, seed, gamma, n_rounds, results_dir, data_dir, progress, n_threads, and any "
+                 "key of a group (algorithm.vote=soft, protocol.final_fraction=0.3). "
+                 "Hydra's flags: --cfg job|hydra|all (print the config, run nothing), --info, -m (a sweep).")
+    return "\n\n".join(lines)
+
+
+def _complete_override(incomplete: str) -> list[str]:
+    """Shell completion of an override: a group's options after ``group=``, else the groups."""
+    from boostbench.config import GROUPS, group_options
+
+    key, eq, value = incomplete.partition("=")
+    group = key.lstrip("+")
+    if eq and group in GROUPS:
+        return [f"{key}={option}" for option in group_options(group) if option.startswith(value)]
+    return [f"{'+' if g in ('experiment', 'preset') else ''}{g}=" for g in GROUPS
+            if g.startswith(group) or f"+{g}".startswith(incomplete)]
+
+
+def _fail(message: str, code: int = 2) -> None:
+    # the message is text, not markup: "[low, high]" must print as it is
+    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+class _RateColumn(ProgressColumn):
+    """Examples per second."""
+
+    def render(self, task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:,.0f} ex/s" if speed else "- ex/s", style="cyan")
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, epilog=_groups_epilog())
+def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overrides, e.g. dataset=car seed=3",
+                                                        autocompletion=_complete_override)):
+    """Run one experiment and write its record under results/runs/."""
+    from boostbench.config import compose_config, hydra_flags, validate
+    from boostbench.store import check_writable
+
+    try:
+        flags, overrides = hydra_flags(overrides or [])
+        if flags.multirun:
+            return sweep(overrides, flags.jobs)
+        if flags.info:
+            return _print_info(overrides)
+        cfg = compose_config(overrides)
+        if flags.cfg:
+            return _print_config(cfg, flags.cfg, overrides)
+        validate(cfg)  # before the heavy imports: a mistake is reported at once
+        check_writable(cfg.results_dir)  # before the work, not after it
+        from boostbench.experiment import run_experiment, save
+
+        show = bool(cfg.progress) and console.is_terminal
+        progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            _RateColumn(), TextColumn("{task.fields[metric]} {task.fields[value]:.3f}"),
+                            TimeElapsedColumn(), console=console, disable=not show)
+        task = None
+
+        def on_start(dataset, n):
+            nonlocal task
+            metric = "rank loss" if cfg.dataset.get("task") == "multilabel" else "acc"
+            task = progress.add_task(f"{cfg.algorithm.name} on {dataset.name}", total=n, metric=metric, value=0.0)
+
+        def on_progress(done, value):
+            progress.update(task, completed=done, value=value)
+
+        with progress:
+            record = run_experiment(cfg, on_start=on_start, on_progress=on_progress)
+        path = save(record, str(cfg.results_dir))
+    except BoostbenchError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        _fail("interrupted; no result written", code=130)
+    _print_summary(record, path)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def sweep(
+    overrides: Optional[list[str]] = typer.Argument(None, help="Hydra sweep overrides, e.g. dataset=balance,car seed='range(0,5)'"),
+    n_jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="parallel jobs: joblib workers (default: all cores), a SLURM array's tasks at once, a local Ray cluster's CPUs"),
+):
+    """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
+    from boostbench.sweep import run_sweep, summarize
+
+    began = time.perf_counter()
+    try:
+        outcomes = run_sweep(overrides or [], n_jobs)
+    except BoostbenchError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        _fail("interrupted; finished runs are kept, run the same sweep again to resume", code=130)
+    table = Table(title="sweep")
+    for column in ("status", "run", "seconds", "note"):
+        table.add_column(column)
+    for outcome in outcomes:
+        if outcome.status in ("done", "error", "busy"):
+            table.add_row(outcome.status, escape(outcome.label), f"{outcome.seconds:.1f}", escape(outcome.message))
+    if table.row_count:
+        console.print(table)
+    counts = summarize(outcomes)
+    console.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+                  + f" in {time.perf_counter() - began:.0f} s")
+    if counts.get("error"):
+        raise typer.Exit(2)
+
+
+def _print_config(cfg, which: str, overrides: list[str]) -> None:
+    """``--cfg job|hydra|all``: the composed config as YAML (the job's: after the preset), as Hydra
+    prints it; nothing runs."""
+    from omegaconf import OmegaConf
+
+    from boostbench.config import hydra_config
+
+    if which in ("job", "all"):
+        console.print(OmegaConf.to_yaml(cfg), markup=False, highlight=False, end="")
+    if which in ("hydra", "all"):
+        console.print(OmegaConf.to_yaml({"hydra": hydra_config(overrides)}), markup=False, highlight=False, end="")
+
+
+def _print_info(overrides: list[str]) -> None:
+    """``--info``: where configs come from, the groups and their options, the defaults chosen."""
+    from boostbench.config import GROUPS, compose_config, group_options
+
+    cfg = compose_config(overrides)
+    table = Table(title="boostbench configuration")
+    for column in ("group", "chosen", "options"):
+        table.add_column(column)
+    for group in GROUPS:
+        chosen = cfg.get(group, {})
+        name = chosen if isinstance(chosen, str) else chosen.get("name", "-") if chosen else "-"
+        table.add_row(group, str(name), ", ".join(group_options(group)))
+    console.print(f"config search path: file://{CONFIG_DIR} (BOOSTBENCH_CONFIG_DIR overrides it)", highlight=False)
+    console.print(table)
+
+
+def _print_summary(record: dict, path) -> None:
+    m, c = record["metrics"], record["config"]
+    table = Table(title=f"{c['algorithm']['name']} on {c['dataset']['name']} (seed {c['seed']})")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    split = "test_error" in m
+    if split:
+        rounds = sorted(set(m["n_rounds_fitted"]))
+        rows = [("test error", f"{m['test_error']:.4f} ± {m['test_error_std']:.4f} ({m['n_folds']} "
+                 f"{'folds' if m['n_folds'] > 1 else 'split'})"), ("train error", f"{m['train_error']:.4f}"),
+                ("training examples (all parts)", f"{m['n_examples']:,}")]
+        if c["learner"]["name"] == "tree":
+            rows.insert(2, ("rounds kept", ", ".join(map(str, rounds))))
+    elif record["dataset"]["task"] == "multilabel":
+        rows = [("test rank loss", f"{m['test_rank_loss']:.4f}"), ("train rank loss", f"{m['train_rank_loss']:.4f}"),
+                ("examples (train + test)", f"{m['n_train']:,} + {m['n_test']:,}")]
+    else:
+        rows = [("final accuracy (last {:.0%})".format(c["protocol"]["final_fraction"]), f"{m['final_accuracy']:.4f}"),
+                ("cumulative accuracy", f"{m['cumulative_accuracy']:.4f}"), ("examples", f"{m['n_examples']:,}")]
+    if not split or c["learner"]["name"] != "tree":
+        from boostbench.algorithms import algorithm_spec
+
+        spec = algorithm_spec(c["algorithm"]["name"])
+        if spec.family == "online":
+            rows.append(("weak learners", str(spec.pool_size(c["n_learners"]))))
+    rows += [
+        ("runtime (s)", f"{m['runtime_s']:.2f}"),
+        ("µs per example", f"{m['us_per_example']:,.0f}"),
+        ("peak RSS (MiB)", f"{m['peak_rss_bytes'] / 2**20:,.0f}"),
+    ]
+    if "final_accuracy_member_mean" in m:
+        rows.insert(1, ("mean tree accuracy (final)", f"{m['final_accuracy_member_mean']:.4f}"))
+    for name, value in rows:
+        table.add_row(name, value)
+    console.print(table)
+    console.print(f"record: {path}")
+
+
+@app.command()
+def datasets(data_dir: Optional[str] = typer.Option(None, help="extra data directory to search")):
+    """List the data-set registry and whether each data set is available here."""
+    from boostbench.data import available_datasets
+
+    table = Table(title="boostbench data sets")
+    for column in ("name", "task", "OpenML id", "available", "description"):
+        table.add_column(column)
+    for info in available_datasets(data_dir):
+        if info.file is None:
+            status = "[dim]template[/]"
+        elif info.location is not None:
+            status = f"[green]{info.location}[/]"
+        else:
+            status = "[yellow]not here[/]" + (" (OpenML)" if info.openml_id else "")
+        table.add_row(info.name, info.task, str(info.openml_id or "-"), status, info.description)
+    console.print(table)
+
+
+@app.command()
+def report(
+    table: str = typer.Argument("all", help="jung2017_table1, jung_tewari2018_table3, combessie_heart, "
+                                "mukherjee_schapire, sun_tables, or all (the default)"),
+    results_dir: str = typer.Option("results", help="the store to read (<dir>/runs/*.json)"),
+    out_dir: Optional[str] = typer.Option(None, help="where tables and figures go (default: the results dir)"),
+    n_learners: int = typer.Option(100, help="only runs with this many weak learners"),
+    backend: Optional[str] = typer.Option(None, help="only runs with this learner backend (river, compiled)"),
+):
+    """Rebuild paper tables from the result store, next to the papers' numbers, with figures."""
+    from pathlib import Path
+
+    from boostbench.reporting.records import load_runs
+    from boostbench.reporting.report import REPORTS, export_tidy
+
+    names = list(REPORTS) if table == "all" else [table]
+    if any(name not in REPORTS for name in names):
+        _fail(f"unknown table {table!r} (available: {', '.join(REPORTS)}, all)")
+    try:
+        runs = load_runs(results_dir, on_error=lambda exc: errors.print(f"[yellow]skipped:[/] {escape(str(exc))}", highlight=False,
+                                                                        soft_wrap=True))
+    except BoostbenchError as exc:
+        _fail(str(exc))
+    if backend is not None:
+        runs = runs[runs["backend"] == backend]
+    if runs.empty:
+        _fail(f"no run records under {Path(results_dir) / 'runs'}" + (f" with backend {backend}" if backend else ""))
+    target = Path(out_dir or results_dir)
+    for name in names:
+        report = REPORTS[name]
+        # a paper table shows each preset apart; the studies are of the defaults
+        chosen = runs if report.paper_table else runs[runs["preset"] == "paper"]
+        frame, written = report.write(results_dir, target, chosen, n_learners)
+        if report.paper_table:
+            _print_table(name, frame)
+        elif frame.empty:
+            console.print(f"[dim]{name}: no runs for it in {results_dir}[/]")
+            continue
+        else:
+            for path in written:
+                if path.suffix == ".md":
+                    console.print(path.read_text(encoding="utf-8"), markup=False, highlight=False)
+        console.print(f"wrote {len(written)} files under {target} ({name})")
+    export_tidy(results_dir, runs, target)
+
+
+def _print_table(name, frame) -> None:
+    import pandas as pd
+
+    from boostbench.reporting.tables import TABLES, cell_rows, table_columns
+
+    spec = TABLES[name]
+    digits = 3 if spec.higher_is_better else 4
+
+    def cell(row) -> str:
+        paper = "—" if row.paper != row.paper else f"{row.paper:.{digits}f}"
+        if row.n_seeds == 0:
+            return f"[dim]- ({paper})\n{row.note}[/]"
+        worse = -row.diff if spec.higher_is_better else row.diff
+        colour = "white" if row.diff != row.diff or not row.flagged else "red" if worse > 0 else "green"
+        interval = "" if row.ci_low != row.ci_low else f" [{row.ci_low:.{digits}f}, {row.ci_high:.{digits}f}]"
+        return (f"[{colour}]{row.ours:.{digits}f}[/]{interval} ({paper}){' ⚑' if row.flagged else ''}\n"
+                f"{row.runtime_s:.1f} s ({'—' if pd.isna(row.paper_runtime_s) else row.paper_runtime_s} s)" + (f"\n[dim]{row.note}[/]" if row.note else ""))
+
+    for preset, table in frame.groupby("preset", sort=False):
+        shown = Table(title=f"{name}, preset {preset}: ours [95% CI over seeds] (paper; ⚑ outside the CI and "
+                            f"the tolerance {spec.tolerance:g}), runtime s (paper's)")
+        shown.add_column("data set")
+        for column in table_columns(table):
+            shown.add_column(column, justify="right")
+        for dataset, cells in cell_rows(table, cell):
+            shown.add_row(dataset, *cells)
+        console.print(shown)
+
+
+def main() -> None:  # pragma: no cover - console entry for `python -m boostbench`
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

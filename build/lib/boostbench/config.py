@@ -1,0 +1,313 @@
+"""Compose a run configuration with Hydra, validate it, and hash it.
+
+Hydra's compose API does the composition (``configs/config.yaml`` and its groups) and parses
+command-line overrides; its errors become one-line :class:`ConfigError` messages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from boostbench.errors import ConfigError
+from boostbench.paths import CONFIG_DIR
+
+# Keys that say where things go or how they are shown, not what is computed.
+# Keys that do not change the numbers (left out of the config hash): where data and results are,
+# the progress bar, and the threads of a run (any number gives the same trees, bit for bit)
+PRESENTATION_KEYS = ("data_dir", "results_dir", "progress", "n_threads")
+# The keys a run configuration has (configs/config.yaml, and its groups)
+TOP_LEVEL_KEYS = {"dataset", "learner", "protocol", "algorithm", "n_learners", "seed", "gamma", "n_rounds",
+                  "preset", *PRESENTATION_KEYS}
+SPLIT_PROTOCOLS = ("kfold", "holdout")
+
+
+def group_options(group: str) -> list[str]:
+    """The options of a config group (the file stems under ``configs/<group>/``)."""
+    return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
+
+
+GROUPS = ("dataset", "algorithm", "learner", "protocol", "experiment", "preset")
+#: The sections a preset (configs/preset/) changes, each by the name of the chosen config
+PRESET_SECTIONS = ("algorithm", "dataset", "protocol")
+
+
+def check_group_overrides(overrides: Sequence[str]) -> None:
+    """Check that every config-group choice (``dataset=car``, ``dataset=car,nursery``) exists.
+
+    Raises:
+        ConfigError: an unknown option; the message lists the available ones.
+    """
+    for item in overrides:
+        key, _, value = item.partition("=")
+        key = key.lstrip("+~")
+        if not _ or key not in GROUPS or "(" in value:  # sweep functions are left to Hydra
+            continue
+        for choice in value.split(","):
+            if choice.strip() not in group_options(key):
+                raise ConfigError(f"unknown {key} {choice.strip()!r} (available: {', '.join(group_options(key))})")
+
+
+@dataclass(frozen=True)
+class HydraFlags:
+    """The flags of a Hydra app that ``boostbench run`` honours: ``--cfg job|hydra|all`` (print the
+    config), ``--info`` and ``-m``/``--multirun`` (a sweep, with ``-j N`` parallel jobs)."""
+
+    cfg: str | None = None
+    info: bool = False
+    multirun: bool = False
+    jobs: int | None = None
+
+
+def hydra_flags(arguments: Sequence[str]) -> tuple[HydraFlags, list[str]]:
+    """Split Hydra's command-line flags from the overrides.
+
+    Raises:
+        ConfigError: ``--cfg`` without one of job, hydra, all; a flag of Hydra's that ``run``
+            does not take (named, with what to do instead).
+    """
+    flags, rest, items = {}, [], list(arguments)
+    while items:
+        item = items.pop(0)
+        if item in ("--cfg", "-c"):
+            which = items.pop(0) if items else None
+            if which not in ("job", "hydra", "all"):
+                raise ConfigError(f"--cfg takes job, hydra or all, not {which!r}")
+            flags["cfg"] = which
+        elif item.startswith("--cfg="):
+            items.insert(0, item.partition("=")[2])
+            items.insert(0, "--cfg")
+        elif item in ("--info", "-i"):
+            flags["info"] = True
+        elif item in ("-m", "--multirun"):
+            flags["multirun"] = True
+        elif item in ("-j", "--jobs"):
+            value = items.pop(0) if items else ""
+            if not value.isdigit() or int(value) < 1:
+                raise ConfigError(f"-j takes a number of jobs (1 or more), not {value!r}")
+            flags["jobs"] = int(value)
+        elif item.startswith("-") and "=" not in item:
+            raise ConfigError(f"unknown flag {item!r} for run (Hydra's flags here: --cfg job|hydra|all, --info, -m; "
+                              f"see boostbench run --help)")
+        else:
+            rest.append(item)
+    if flags.get("jobs") and not flags.get("multirun"):
+        raise ConfigError("-j is for sweeps: add -m (or use boostbench sweep)")
+    return HydraFlags(**flags), rest
+
+
+def hydra_config(overrides: Sequence[str]) -> dict[str, Any]:
+    """Hydra's own config for a run with ``overrides`` (what ``--cfg hydra`` prints), resolved where
+    it can be outside a running app."""
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=list(overrides), return_hydra_config=True)
+    return OmegaConf.to_container(cfg.hydra, resolve=False)
+
+
+def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
+    """Compose ``configs/config.yaml`` with Hydra ``overrides`` (``key=value`` strings).
+
+    Raises:
+        ConfigError: an override does not parse, names an unknown group option (the message
+            lists the available ones) or an unknown key.
+    """
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import HydraException, MissingConfigException
+    from omegaconf.errors import OmegaConfBaseException
+
+    check_group_overrides(overrides)
+    try:
+        with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+            cfg = compose(config_name="config", overrides=list(overrides))
+    except MissingConfigException as exc:
+        raise ConfigError(str(exc).splitlines()[0]) from None
+    except (HydraException, OmegaConfBaseException, ValueError) as exc:
+        raise ConfigError(_override_message(overrides, " ".join(str(exc).split()))) from None
+    return complete(cfg)
+
+
+def complete(cfg: DictConfig) -> DictConfig:
+    """What a composed config needs before it is validated and hashed: the preset applied
+    (:func:`apply_preset`) and a user's data file pinned (:func:`pin_user_file`)."""
+    return pin_user_file(apply_preset(cfg))
+
+
+def apply_preset(cfg: DictConfig) -> DictConfig:
+    """Merge a preset's entries (``+preset=jung_reference``, ``configs/preset/``) into the
+    algorithm, data set and protocol configs they name, and leave ``preset`` as its name (none
+    for ``paper``, the defaults, so that its runs are the runs without a preset). A config whose
+    preset is already a name (a stored record's) is returned as it is.
+
+    Raises:
+        ConfigError: a preset entry is not a mapping of known sections.
+    """
+    from omegaconf import open_dict
+
+    preset = cfg.get("preset")
+    if not isinstance(preset, DictConfig):
+        return cfg
+    overrides = preset.get("overrides") or {}
+    unknown = sorted(set(overrides) - set(PRESET_SECTIONS))
+    if unknown:
+        raise ConfigError(f"preset {preset.get('name')!r}: unknown section {unknown[0]!r} "
+                          f"(sections: {', '.join(PRESET_SECTIONS)})")
+    cfg = cfg.copy()
+    with open_dict(cfg):
+        for section in PRESET_SECTIONS:
+            entry = (overrides.get(section) or {}).get(str(cfg[section].get("name")))
+            if entry:
+                cfg[section] = OmegaConf.merge(cfg[section], entry)
+        if preset.get("name") in (None, "paper"):
+            del cfg["preset"]
+        else:
+            cfg.preset = str(preset.name)
+    return cfg
+
+
+def _override_message(overrides: Sequence[str], message: str) -> str:
+    """Hydra's parse errors in our terms: ``run`` has no ``--multirun`` (``sweep`` is ours), and a
+    character of Hydra's grammar (``;``, ``|``, ...) must be quoted."""
+    if "--multirun" in message:
+        item = next((o for o in overrides if "," in o), "")
+        return (f"bad override {item!r}: several values are a sweep: `boostbench sweep {item}` (or quote the "
+                f"value for a string: key='a,b')")
+    if "LexerNoViableAltException" in message:
+        item = message.partition("LexerNoViableAltException: ")[2].partition(" ^")[0]
+        key, _, value = item.partition("=")
+        return (f"bad override {item!r}: Hydra's grammar reserves a character in {value!r}; quote it, "
+                f"e.g. {key}=\"'{value}'\"")
+    return f"bad override: {message}"
+
+
+def pin_user_file(cfg: DictConfig) -> DictConfig:
+    """A user's own data file (``dataset=csv dataset.file=...``) enters the config by content:
+    ``dataset.sha256`` (so the hash, and a sweep's "done", follow the file, not its name: a file
+    changed in place runs again) and, for the template's name ``custom``, the file's stem as the
+    data set's name. Registry entries carry their sha256 already; a missing file is left for the
+    loader to report."""
+    from omegaconf import open_dict
+
+    from boostbench.data.loaders import sha256_of
+    from boostbench.data.registry import locate
+
+    if OmegaConf.is_missing(cfg.dataset, "file") or cfg.dataset.get("file") is None or cfg.dataset.get("sha256"):
+        return cfg
+    path = locate(str(cfg.dataset.file), cfg.get("data_dir"))
+    if path is None or not path.is_file():
+        return cfg
+    with open_dict(cfg):
+        cfg.dataset.sha256 = sha256_of(path)
+        if cfg.dataset.get("name") == "custom":
+            cfg.dataset.name = path.stem
+    return cfg
+
+
+def _resolved(cfg: DictConfig | dict) -> dict[str, Any]:
+    if not isinstance(cfg, DictConfig):
+        return cfg
+    try:
+        return OmegaConf.to_container(cfg, resolve=True)
+    except Exception as exc:  # interpolation errors
+        raise ConfigError(f"cannot resolve configuration: {' '.join(str(exc).split())}") from None
+
+
+def validate(cfg: DictConfig | dict) -> None:
+    """Check every value a run depends on, against the declarations of the registries
+    (:mod:`boostbench.algorithms`, :mod:`boostbench.learners.registry`): the one place where
+    configuration values are checked. Imports nothing heavy, so a mistake is reported at once.
+
+    Raises:
+        ConfigError: a value outside its declared range (``n_learners``, ``seed``, ``gamma``,
+            ``n_rounds``, ``protocol.final_fraction``, the algorithm's and the learner's keys), an
+            unknown algorithm or learner, or a combination the algorithm cannot run
+            (see :func:`incompatibility`).
+    """
+    from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec
+    from boostbench.constraints import Interval, OneOf, check, positive_int
+    from boostbench.data.registry import ENCODINGS
+    from boostbench.learners.registry import check_learner
+
+    resolved = _resolved(cfg)
+    unknown = sorted(set(resolved) - TOP_LEVEL_KEYS)
+    if unknown:  # e.g. +foo=1: it would change the config hash and nothing else
+        raise ConfigError(f"unknown configuration key {unknown[0]!r} (top-level keys: {', '.join(sorted(TOP_LEVEL_KEYS))})")
+    check("", resolved, {**KNOB_CONSTRAINTS, "seed": positive_int(0), "n_threads": positive_int(nullable=True)})
+    check("protocol", resolved["protocol"], {"final_fraction": Interval(0.0, 1.0, closed_high=True),
+                                             "curve_points": positive_int(2),
+                                             "max_examples": positive_int(nullable=True)})
+    check("dataset", resolved["dataset"], {"encoding": OneOf(ENCODINGS)})
+    spec = algorithm_spec(str(resolved["algorithm"]["name"]))
+    check("algorithm", resolved["algorithm"], spec.params)
+    check_learner(resolved["learner"])
+    reason = incompatibility(resolved)
+    if reason is not None:
+        raise ConfigError(reason)
+
+
+def incompatibility(cfg: DictConfig | dict) -> str | None:
+    """Why the algorithm cannot run with this data set, learner or protocol (None if it can).
+
+    These are combinations a grid over several axes produces (the sweep marks them n/a):
+    a multiclass algorithm on multi-label data, a batch algorithm under an online protocol or
+    with an online-only learner, an online algorithm over batch trees, a tree-only booster over a
+    Bayesian network, a multi-label algorithm under k-fold.
+    """
+    from boostbench.algorithms import algorithm_spec
+    from boostbench.learners.registry import learner_spec, names
+
+    resolved = _resolved(cfg)
+    name = str(resolved["algorithm"]["name"])
+    spec = algorithm_spec(name)
+    task = resolved["dataset"].get("task", "multiclass")
+    protocol, learner = resolved["protocol"]["name"], resolved["learner"]["name"]
+    if task != spec.task:
+        return f"algorithm {name!r} is for {spec.task} data; dataset {resolved['dataset'].get('name')!r} is {task}"
+    if spec.family == "batch" and learner != "tree" and spec.cls.needs_trees:
+        return f"algorithm {name!r} fits per-label tree hypotheses: it needs learner=tree, not {learner!r}"
+    if not getattr(learner_spec(learner), spec.family):
+        return (f"algorithm {name!r} is {spec.family}: it needs learner={', '.join(names(spec.family))}, "
+                f"not {learner!r}")
+    if spec.family == "batch":
+        if protocol not in SPLIT_PROTOCOLS:
+            return f"algorithm {name!r} is a batch algorithm: use protocol=kfold or protocol=holdout, not {protocol!r}"
+        return None
+    if protocol in SPLIT_PROTOCOLS and task != "multiclass":
+        return f"protocol {protocol!r} is for multiclass data; multi-label algorithms use protocol=train_test"
+    return None
+
+
+def resolved_dict(cfg: DictConfig) -> dict[str, Any]:
+    """The configuration as plain JSON-able data, interpolations resolved."""
+    return OmegaConf.to_container(cfg, resolve=True)
+
+
+def semantic_config(cfg: DictConfig | dict) -> dict[str, Any]:
+    """The part of a resolved config that decides the numbers: without the presentation keys and
+    without the top-level knobs (:data:`boostbench.algorithms.KNOBS`) the algorithm does not
+    declare it uses (e.g. ``gamma`` for Adaboost.OLM, ``n_learners`` for one VFDT), and without
+    the ``learner`` for a peer (it brings its own)."""
+    from boostbench.algorithms import KNOBS, algorithm_spec
+
+    data = resolved_dict(cfg) if isinstance(cfg, DictConfig) else dict(cfg)
+    spec = algorithm_spec(str(data["algorithm"]["name"]))
+    return {k: v for k, v in data.items() if k not in PRESENTATION_KEYS and (k not in KNOBS or k in spec.uses)
+            and not (k == "learner" and spec.peer)}
+
+
+def config_hash(cfg: DictConfig | dict) -> str:
+    """SHA-256 (hex, first 16 chars) of :func:`semantic_config`.
+
+    Two runs with the same hash compute the same numbers (up to timing).
+
+    Raises:
+        ConfigError: unknown algorithm.
+    """
+    text = json.dumps(semantic_config(cfg), sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -1,0 +1,131 @@
+"""Declarative checks of configuration values, checked in one place (:func:`boostbench.config.validate`).
+
+The algorithm and learner registries declare, for each config key, what a valid value is; the
+runner checks a composed configuration against those declarations before any heavy import or
+any work, and a bad value is one line naming the key, what it must be, and the value given.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from boostbench.errors import ConfigError
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+class Constraint:
+    """What a valid value is; :meth:`ok` tests one, :meth:`describe` says it in words."""
+
+    def ok(self, value: Any) -> bool:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Interval(Constraint):
+    """A finite number between ``low`` and ``high`` (None: unbounded), ends open or closed."""
+
+    low: float | None = None
+    high: float | None = None
+    closed_low: bool = False
+    closed_high: bool = False
+    integer: bool = False
+    nullable: bool = False
+
+    def ok(self, value: Any) -> bool:
+        if value is None:
+            return self.nullable
+        if not (_is_int(value) if self.integer else _is_number(value)):
+            return False
+        if self.low is not None and (value < self.low or (value == self.low and not self.closed_low)):
+            return False
+        return not (self.high is not None and (value > self.high or (value == self.high and not self.closed_high)))
+
+    def describe(self) -> str:
+        kind = "an integer" if self.integer else "a number"
+        if self.low is not None and self.high is not None:
+            text = (f"{kind} in {'[' if self.closed_low else '('}{self.low:g}, {self.high:g}"
+                    f"{']' if self.closed_high else ')'}")
+        elif self.low is not None:
+            text = f"{kind} {'>=' if self.closed_low else '>'} {self.low:g}"
+        elif self.high is not None:
+            text = f"{kind} {'<=' if self.closed_high else '<'} {self.high:g}"
+        else:
+            text = kind
+        return text + (" or null" if self.nullable else "")
+
+
+@dataclass(frozen=True)
+class OneOf(Constraint):
+    """One of the listed values."""
+
+    values: tuple[Any, ...]
+
+    def ok(self, value: Any) -> bool:
+        return any(value == v and type(value) is type(v) for v in self.values)
+
+    def describe(self) -> str:
+        return "one of " + ", ".join("null" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
+                                     for v in self.values)
+
+
+@dataclass(frozen=True)
+class RangePair(Constraint):
+    """``[low, high]`` with ``low <= high`` both inside ``bound`` (e.g. a parameter range to draw from)."""
+
+    bound: Interval
+
+    def ok(self, value: Any) -> bool:
+        return (isinstance(value, (list, tuple)) and len(value) == 2 and all(self.bound.ok(v) for v in value)
+                and value[0] <= value[1])
+
+    def describe(self) -> str:
+        return f"[low, high] with low <= high, each {self.bound.describe()}"
+
+
+POSITIVE = Interval(0.0)
+PROBABILITY = Interval(0.0, 1.0)  # open: an edge, a fraction strictly inside
+BOOLEAN = OneOf((True, False))
+
+
+def positive_int(minimum: int = 1, nullable: bool = False) -> Interval:
+    """An integer >= ``minimum`` (or null)."""
+    return Interval(minimum, closed_low=True, integer=True, nullable=nullable)
+
+
+def entry(kind: str, name: str, table: Mapping[str, Any]) -> Any:
+    """``table[name]``, the registry entry of an algorithm, learner, ... (``kind`` names it).
+
+    Raises:
+        ConfigError: unknown name; the message lists the known ones.
+    """
+    if name not in table:
+        raise ConfigError(f"unknown {kind} {name!r} (available: {', '.join(table)})")
+    return table[name]
+
+
+def check(section: str, values: Mapping[str, Any], constraints: Mapping[str, Constraint]) -> None:
+    """Check every key of ``constraints`` that ``values`` holds.
+
+    Args:
+        section: the config path shown in the message (``"algorithm"``, ``"learner"``, ``""``).
+
+    Raises:
+        ConfigError: ``<section>.<key> must be <what>, got <value>``.
+    """
+    for key, constraint in constraints.items():
+        if key in values and not constraint.ok(values[key]):
+            name = f"{section}.{key}" if section else key
+            raise ConfigError(f"{name} must be {constraint.describe()}, got {values[key]!r}")

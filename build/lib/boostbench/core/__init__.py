@@ -1,0 +1,1 @@
+"""Shared maths of the papers: cost matrices, potentials, Hedge, online gradient descent."""

@@ -1,0 +1,270 @@
+"""Readers that turn a file (CSV, ARFF) or an OpenML data set into a raw table.
+
+A raw table is a pandas DataFrame of the file's cells plus, for every row, the line of the
+file it came from, so that the encoder can name the line of a bad value.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from boostbench.errors import DataError
+
+
+@dataclass(frozen=True)
+class RawTable:
+    """Cells of a data file before encoding.
+
+    Attributes:
+        frame: one column per attribute; CSV cells are ``str`` (missing marker still in place),
+            ARFF/OpenML numeric columns are float64 with NaN for missing.
+        lines: ``(n_rows,)`` int64, the 1-based line of the file each row was read from
+            (0 where there is no file line, as for OpenML).
+        source: the file path or ``openml:<id>``, for messages.
+        categories: for attributes the file declares nominal (ARFF), their declared values.
+    """
+
+    frame: pd.DataFrame
+    lines: np.ndarray
+    source: str
+    categories: dict[str, list[str]]
+
+
+def sha256_of(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _data_lines(path: Path, skip_rows: int, comment: str | None, sep: str) -> tuple[np.ndarray, np.ndarray]:
+    """Line numbers (1-based) and field counts of the rows pandas will read.
+
+    pandas skips blank and comment lines and silently pads a short row, so the rows and their
+    field counts are found here, with the csv module, to name a bad line.
+    """
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+        raw = handle.read().splitlines()
+    numbers, counts = [], []
+    for number, line in enumerate(raw[skip_rows:], start=skip_rows + 1):
+        text = line.strip()
+        if not text or (comment and text.startswith(comment)):
+            continue
+        numbers.append(number)
+        if sep == "whitespace":
+            counts.append(len(text.split()))
+        else:
+            counts.append(len(next(csv.reader([line], delimiter=sep, skipinitialspace=True))))
+    return np.asarray(numbers, dtype=np.int64), np.asarray(counts, dtype=np.int64)
+
+
+def _check_utf8(path: Path) -> None:
+    """A text table must be UTF-8 (ASCII included): a UTF-16 or binary file would otherwise be
+    split into nonsense lines and reported as a wrong field count.
+
+    Raises:
+        DataError: a NUL byte or bytes that are not UTF-8 (the line is named).
+    """
+    data = path.read_bytes()
+    problem = None
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        problem, offset = "a UTF-16 byte-order mark", 0
+    elif b"\x00" in data:
+        problem, offset = "a NUL byte", data.index(b"\x00")
+    else:
+        try:
+            data.decode("utf-8")
+            return
+        except UnicodeDecodeError as exc:
+            problem, offset = f"byte 0x{data[exc.start]:02x}", exc.start
+    line = data.count(b"\n", 0, offset) + 1
+    raise DataError(f"{path}: line {line}: not UTF-8 text ({problem}); save the file as UTF-8")
+
+
+def _check_unique_names(path: Path, sep: str, skip_rows: int, comment: str | None) -> None:
+    """pandas renames a repeated column name ``a`` to ``a.1``: refuse it instead.
+
+    Raises:
+        DataError: a name appears twice (the line and both positions are named).
+    """
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as handle:
+        for number, line in enumerate(handle, start=1):
+            if number <= skip_rows or not line.strip() or (comment and line.lstrip().startswith(comment)):
+                continue
+            names = line.split() if sep == "whitespace" else next(csv.reader([line], delimiter=sep))
+            seen: dict[str, int] = {}
+            for position, name in enumerate((n.strip() for n in names), start=1):
+                if name in seen:
+                    raise DataError(f"{path}: line {number}: column name {name!r} appears twice "
+                                    f"(columns {seen[name]} and {position})")
+                seen[name] = position
+            return
+
+
+def read_csv_table(
+    path: Path,
+    *,
+    sep: str = ",",
+    header: bool = False,
+    columns: list[str] | None = None,
+    skip_rows: int = 0,
+    comment: str | None = None,
+) -> RawTable:
+    """Read a delimited text file as strings, checking every row has every field.
+
+    Args:
+        path: the file; CRLF line endings and blank lines are accepted.
+        sep: field separator; ``"whitespace"`` splits on runs of blanks.
+        header: the first (non-skipped) line holds the column names.
+        columns: column names for a file without header (defaults to ``"0".."d-1"``).
+        skip_rows: lines to drop before the header or data (e.g. a line a copy added).
+        comment: lines starting with this string are skipped.
+
+    Raises:
+        DataError: the file is missing, unreadable, or a row has the wrong number of fields
+            (the message names the file and line).
+    """
+    if not path.is_file():
+        raise DataError(f"{path}: file not found")
+    _check_utf8(path)
+    lines, counts = _data_lines(path, skip_rows, comment, sep)
+    if len(lines) == 0:
+        raise DataError(f"{path}: no data rows")
+    expected = int(counts[0]) if header or not columns else len(columns)
+    wrong = np.flatnonzero(counts != expected)
+    if len(wrong):
+        row = int(wrong[0])
+        raise DataError(f"{path}: line {lines[row]}: {counts[row]} fields, expected {expected}")
+    if header:
+        lines = lines[1:]
+    try:
+        frame = pd.read_csv(
+            path,
+            sep=r"\s+" if sep == "whitespace" else sep,
+            header=0 if header else None,
+            names=None if header else columns,
+            skiprows=skip_rows,
+            comment=comment,
+            dtype=str,
+            na_filter=False,
+            skipinitialspace=True,
+            engine="c",
+        )
+    except pd.errors.ParserError as exc:
+        raise DataError(f"{path}: malformed file: {str(exc).strip()}") from None
+    except (UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
+        raise DataError(f"{path}: cannot read as text table: {exc}") from None
+    if frame.empty:
+        raise DataError(f"{path}: no data rows")
+    if header:
+        _check_unique_names(path, sep, skip_rows, comment)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    if len(lines) != len(frame):  # quoting spanning lines: fall back to row numbers
+        lines = np.arange(1, len(frame) + 1, dtype=np.int64) + skip_rows + int(header)
+    return RawTable(frame=frame, lines=lines, source=str(path), categories={})
+
+
+def expand_characters(raw: RawTable, column: str, prefix: str) -> RawTable:
+    """Replace a string column by one column per character (``<prefix>1 .. <prefix>L``).
+
+    For sequence data such as promoters' 57-base DNA strings; surrounding blanks are dropped.
+
+    Raises:
+        DataError: the column is absent, or a row's string has another length than the first
+            (the message names the file, line and both lengths).
+    """
+    if column not in raw.frame.columns:
+        raise DataError(f"{raw.source}: column {column!r} to expand into characters does not exist")
+    text = raw.frame[column].astype(str).str.strip().to_numpy()
+    length = len(text[0])
+    for row, value in enumerate(text):
+        if len(value) != length:
+            raise DataError(f"{raw.source}: line {raw.lines[row]}, column {column!r}: sequence of "
+                            f"{len(value)} characters, expected {length}")
+    chars = pd.DataFrame([list(v) for v in text], columns=[f"{prefix}{j + 1}" for j in range(length)],
+                         index=raw.frame.index)
+    position = list(raw.frame.columns).index(column)
+    frame = pd.concat([raw.frame.iloc[:, :position], chars, raw.frame.iloc[:, position + 1:]], axis=1)
+    return RawTable(frame=frame, lines=raw.lines, source=raw.source, categories=raw.categories)
+
+
+def read_arff_table(path: Path) -> RawTable:
+    """Read a dense ARFF file with liac-arff; nominal attributes keep their declared values.
+
+    Raises:
+        DataError: missing file or an ARFF syntax error (liac-arff's message names the line).
+    """
+    import arff  # liac-arff
+
+    if not path.is_file():
+        raise DataError(f"{path}: file not found")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            content = arff.load(handle)
+    except arff.ArffException as exc:
+        raise DataError(f"{path}: malformed ARFF: {exc}") from None
+    names = [name for name, _ in content["attributes"]]
+    frame = pd.DataFrame(content["data"], columns=names)
+    categories = {name: list(kind) for name, kind in content["attributes"] if isinstance(kind, list)}
+    for name in names:
+        if name in categories:
+            frame[name] = frame[name].astype(object)
+    lines = np.zeros(len(frame), dtype=np.int64)  # liac-arff does not report row lines
+    return RawTable(frame=frame, lines=lines, source=str(path), categories=categories)
+
+
+def _remove_empty_folders(root: Path, keep_root: bool) -> None:
+    """Remove the empty folders under ``root`` (and ``root`` itself unless ``keep_root``)."""
+    if not root.is_dir():
+        return
+    for folder in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    if not keep_root and not any(root.iterdir()):
+        root.rmdir()
+
+
+def fetch_openml_table(openml_id: int, cache_dir: Path) -> RawTable:
+    """Download (or read from the openml cache) data set ``openml_id`` with openml-python.
+
+    Works offline when ``cache_dir`` already holds the data set (openml needs the integer id
+    for that). The target attribute stays a column of the frame.
+
+    Raises:
+        DataError: the data set is neither cached nor downloadable (no network).
+    """
+    existed = cache_dir.exists()
+    try:
+        import openml
+
+        openml.config.set_root_cache_directory(str(cache_dir))
+        dataset = openml.datasets.get_dataset(
+            int(openml_id),
+            download_data=True,
+            download_qualities=False,
+            download_features_meta_data=False,
+        )
+        frame, _, categorical, names = dataset.get_data(dataset_format="dataframe")
+    except Exception as exc:  # network, server and cache errors all mean "not available"
+        _remove_empty_folders(cache_dir, keep_root=existed)  # openml made them for the download
+        raise DataError(
+            f"OpenML data set {openml_id} is not cached in {cache_dir} and could not be "
+            f"downloaded ({type(exc).__name__}: {' '.join(str(exc).split())})"
+        ) from None
+    categories = {}
+    for name, is_cat in zip(names, categorical):
+        if is_cat:
+            categories[name] = [str(c) for c in frame[name].cat.categories]
+            frame[name] = frame[name].astype(object)
+    lines = np.zeros(len(frame), dtype=np.int64)
+    return RawTable(frame=frame, lines=lines, source=f"openml:{openml_id}", categories=categories)

@@ -1,0 +1,255 @@
+"""The data-set registry: one Hydra config per data set under ``configs/dataset/``.
+
+A data set is found, in order: as an absolute ``file``; under the data directory
+(``data_dir`` in the config, or ``$BOOSTBENCH_DATA_DIR``); under the repository's vendored
+``datasets/``; and, failing all, through OpenML by its integer id (which works offline only
+from a filled openml cache under ``<data_dir>/openml``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from omegaconf import DictConfig, OmegaConf
+
+from boostbench.data.dataset import Dataset, MultilabelDataset
+
+if TYPE_CHECKING:
+    from boostbench.data.loaders import RawTable
+from boostbench.errors import ConfigError, DataError
+from boostbench.paths import CONFIG_DIR, VENDORED_DATA_DIR
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """One registry entry and whether its file can be read here."""
+
+    name: str
+    task: str
+    openml_id: int | None
+    file: str | None
+    location: Path | None  # the local file found, None if absent
+    description: str
+
+
+GENERATED = Path("(generated)")  # the "location" of a data set made by a generator
+
+
+def data_dirs(data_dir: str | os.PathLike | None) -> list[Path]:
+    """Directories searched for relative data files, most specific first."""
+    dirs = []
+    for candidate in (data_dir, os.environ.get("BOOSTBENCH_DATA_DIR")):
+        if candidate:
+            dirs.append(Path(candidate).expanduser())
+    dirs.append(VENDORED_DATA_DIR)
+    return dirs
+
+
+def locate(file: str, data_dir: str | os.PathLike | None) -> Path | None:
+    """The first existing path for ``file`` (absolute, or relative to a data directory)."""
+    path = Path(file).expanduser()
+    if path.is_absolute():
+        return path if path.is_file() else None
+    for directory in data_dirs(data_dir):
+        if (directory / path).is_file():
+            return directory / path
+    return None
+
+
+def registry_specs() -> dict[str, DictConfig]:
+    """Every ``configs/dataset/*.yaml``, by file stem (templates such as ``csv`` included)."""
+    specs = {}
+    for path in sorted((CONFIG_DIR / "dataset").glob("*.yaml")):
+        specs[path.stem] = OmegaConf.load(path)
+    return specs
+
+
+def spec_files(spec: DictConfig) -> dict[str, str]:
+    """The files an entry reads, by role: ``{"data": file}``, or MULAN's train/test/labels."""
+    if spec.get("files"):
+        return {str(role): str(path) for role, path in spec.files.items()}
+    file = spec.get("file")
+    return {} if file in (None, "???") else {"data": str(file)}
+
+
+def available_datasets(data_dir: str | None = None) -> list[DatasetInfo]:
+    """The registry with, for each entry, the local file found (if any)."""
+    infos = []
+    for stem, spec in registry_specs().items():
+        files = spec_files(spec)
+        found = {role: locate(path, data_dir) for role, path in files.items()}
+        if spec.get("generator"):
+            files, found = {"data": f"generator:{spec.generator}"}, {"data": GENERATED}
+        infos.append(
+            DatasetInfo(
+                name=stem,
+                task=str(spec.get("task", "multiclass")),
+                openml_id=spec.get("openml_id"),
+                file=next(iter(files.values()), None),
+                location=next(iter(found.values())) if files and all(found.values()) else None,
+                description=str(spec.get("description", "")),
+            )
+        )
+    return infos
+
+
+def _check_sha256(path: Path, expected: str | None) -> None:
+    from boostbench.data.loaders import sha256_of
+
+    if expected and sha256_of(path) != expected:
+        raise DataError(
+            f"{path}: sha256 does not match the registry ({expected[:12]}...): "
+            "the file is not the one the configuration describes"
+        )
+
+
+def _read_local(path: Path, spec: DictConfig) -> RawTable:
+    # the readers (and encoding) use pandas: imported when a file is read, not for a generated set
+    from boostbench.data.loaders import expand_characters, read_arff_table, read_csv_table
+
+    _check_sha256(path, spec.get("sha256"))
+    kind = str(spec.get("format") or "auto")
+    if kind == "auto":
+        kind = "arff" if path.suffix.lower() == ".arff" else "csv"
+    if kind == "arff":
+        return read_arff_table(path)
+    if kind != "csv":
+        raise ConfigError(f"dataset.format must be csv, arff or auto, not {kind!r}")
+    columns = spec.get("columns")
+    raw = read_csv_table(
+        path,
+        sep=str(spec.get("sep", ",")),
+        header=bool(spec.get("header", False)),
+        columns=list(columns) if columns else None,
+        skip_rows=int(spec.get("skip_rows", 0)),
+        comment=spec.get("comment"),
+    )
+    for column, prefix in (spec.get("expand_characters") or {}).items():
+        raw = expand_characters(raw, str(column), str(prefix))
+    return raw
+
+
+def load_raw(spec: DictConfig, data_dir: str | None = None) -> RawTable:
+    """Read the data set's cells from its local file, or else from OpenML.
+
+    Raises:
+        DataError: not found locally and not obtainable from OpenML (the message says where it
+            looked and why the download failed), or the file is malformed.
+    """
+    name = spec.get("name", "?")
+    file = spec.get("file")
+    if file in (None, "???") and spec.get("openml_id") is None:
+        raise ConfigError(f"data set {name!r} needs dataset.file=<path> (or an openml_id)")
+    path = locate(str(file), data_dir) if file not in (None, "???") else None
+    if path is not None:
+        return _read_local(path, spec)
+    if file not in (None, "???") and Path(str(file)).is_absolute():
+        raise DataError(f"{file}: file not found")
+    openml_id = spec.get("openml_id")
+    looked = ", ".join(str(d) for d in data_dirs(data_dir))
+    if openml_id is None:
+        raise DataError(f"data set {name!r}: file {file!r} not found under {looked}, and it has no OpenML id")
+    cache = data_dirs(data_dir)[0] / "openml"
+    try:
+        from boostbench.data.loaders import fetch_openml_table
+
+        return fetch_openml_table(int(openml_id), cache)
+    except DataError as exc:
+        where = f"file {file!r} not found under {looked}" if file not in (None, "???") else "it is not vendored"
+        raise DataError(f"data set {name!r} is not available here: {where}; {exc}") from None
+
+
+def load_multilabel(spec: DictConfig, data_dir: str | None = None) -> MultilabelDataset:
+    """Load a MULAN entry (``files: {train, test, labels}``, optional ``sha256`` per role).
+
+    Raises:
+        DataError: a file is absent here (the message says where it looked), fails its sha256,
+            or is malformed.
+    """
+    files = spec_files(spec)
+    if set(files) != {"train", "test", "labels"}:
+        raise ConfigError(f"multilabel data set {spec.get('name')!r} needs files: {{train, test, labels}}")
+    paths = {}
+    for role, file in files.items():
+        path = locate(file, data_dir)
+        if path is None:
+            looked = ", ".join(str(d) for d in data_dirs(data_dir))
+            raise DataError(f"data set {spec.get('name')!r} is not available here: {role} file {file!r} "
+                            f"not found under {looked} (put MULAN's files there, or set data_dir=)")
+        _check_sha256(path, (spec.get("sha256") or {}).get(role))
+        paths[role] = path
+    from boostbench.data.mulan import load_mulan
+
+    return load_mulan(str(spec.get("name")), paths["train"], paths["test"], paths["labels"])
+
+
+ENCODINGS = ("nominal", "reference")
+
+
+def _recode(spec: DictConfig) -> dict | None:
+    """The words to read as numbers: ``dataset.recode`` under ``dataset.encoding: reference``
+    (the authors' loader; see ``configs/dataset/car.yaml``), else none.
+
+    Raises:
+        ConfigError: an unknown encoding, or ``reference`` without a ``recode`` mapping.
+    """
+    encoding = spec.get("encoding", "nominal")
+    if encoding not in ENCODINGS:
+        raise ConfigError(f"dataset.encoding must be one of {', '.join(ENCODINGS)}, got {encoding!r}")
+    if encoding == "nominal":
+        return None
+    recode = spec.get("recode")
+    if not recode:
+        raise ConfigError(f"dataset.encoding=reference needs dataset.recode for data set {spec.get('name')!r}")
+    return OmegaConf.to_container(recode) if isinstance(recode, DictConfig) else dict(recode)
+
+
+def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | MultilabelDataset:
+    """Load and encode the data set a ``configs/dataset`` entry describes.
+
+    Returns:
+        A :class:`Dataset` (``task: multiclass``) or a :class:`MultilabelDataset` (``multilabel``).
+
+    Raises:
+        DataError / ConfigError: see :func:`load_raw` and :func:`boostbench.data.encoding.encode`.
+    """
+    if spec.get("generator") == "random_bn":
+        from boostbench.data.synthetic import synthetic_dataset
+
+        return synthetic_dataset(str(spec.name), int(spec.level), int(spec.n_train), int(spec.n_test),
+                                 int(spec.generator_seed))
+    if spec.get("generator"):
+        from boostbench.data.shaped import shaped_dataset
+
+        return shaped_dataset(spec)
+    if spec.get("task", "multiclass") == "multilabel":
+        return load_multilabel(spec, data_dir)
+    raw = load_raw(spec, data_dir)
+    class_column = spec.get("class_column")
+    if raw.source.startswith("openml:") and spec.get("openml_target"):
+        class_column = spec.get("openml_target")
+    if class_column in (None, "???"):
+        raise ConfigError(f"data set {spec.get('name')!r} needs dataset.class_column")
+    class_names = spec.get("class_names")
+    from boostbench.data.encoding import encode
+
+    dataset = encode(
+        raw,
+        name=str(spec.get("name")),
+        class_column=class_column,
+        nominal=spec.get("nominal", "auto") if isinstance(spec.get("nominal", "auto"), str)
+        else list(spec.get("nominal")),
+        drop_columns=list(spec.get("drop_columns") or []),
+        missing=list(spec.get("missing") or ["?", ""]),
+        class_names=list(class_names) if class_names else None,
+        drop_classes=list(spec.get("drop_classes") or []),
+        max_classes=int(spec.get("max_classes") or 100),
+        recode=_recode(spec),
+    )
+    if spec.get("n_train") is not None:  # a fixed train/test split: the first n_train rows train
+        dataset = dataclasses.replace(dataset, n_train=int(spec.n_train))
+    return dataset

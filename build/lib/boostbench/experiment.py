@@ -1,0 +1,322 @@
+"""One run: data set -> stream -> pool + booster -> protocol -> result record.
+
+Protocols: prequential (multiclass online), train_test (MULAN multi-label), and the split
+protocols kfold / holdout (batch boosters, and online learners with one pass per training part).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+import platform
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from omegaconf import DictConfig
+
+import boostbench
+from boostbench.algorithms import (
+    AlgorithmSpec,
+    algorithm_spec,
+    build_batch_booster,
+    build_booster,
+)
+from boostbench.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, validate
+from boostbench.data import load_dataset, stream_order
+from boostbench.data.dataset import Dataset
+from boostbench.data.dataset import MultilabelDataset
+from boostbench.fingerprint import code_fingerprint, run_key
+from boostbench.learners.registry import make_batch_learner, make_pool
+from boostbench.paths import REPO_ROOT
+from boostbench.protocols import (
+    FoldResult,
+    fit_batch,
+    fit_online,
+    holdout_split,
+    kfold_splits,
+    prequential,
+    train_then_test,
+)
+from boostbench.seeding import run_generators
+from boostbench.store import record_path, write_record
+
+
+def _git_commit() -> str | None:
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True,
+                                text=True, timeout=5, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+        return commit + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def provenance(seed: int, started: dt.datetime, finished: dt.datetime) -> dict[str, Any]:
+    """Versions, commit, host and times of a run."""
+    import river
+
+    return {
+        "boostbench_version": boostbench.__version__,
+        "git_commit": _git_commit(),
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "river": river.__version__,
+        "host": platform.node(),
+        "seed": seed,
+        "started_utc": started.isoformat(),
+        "finished_utc": finished.isoformat(),
+    }
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident set size of this process so far, in bytes (Linux reports KiB)."""
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+
+
+def _multiclass_pass(cfg: DictConfig, dataset: Dataset, booster, order: np.ndarray,
+                     on_progress, spec: AlgorithmSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Prequential pass (Jung et al. 2017): metrics and curve."""
+    result = prequential(booster, dataset.X, dataset.y, order, float(cfg.protocol.final_fraction), on_progress,
+                         track_members=spec.tracks_members)
+    metrics: dict[str, Any] = {
+        "final_accuracy": result.final_accuracy,
+        "cumulative_accuracy": result.cumulative_accuracy,
+        # the caches' fill is timed apart (cache_fill_s), as the compilation is (compile_s)
+        "runtime_s": result.runtime_s - booster.cache_fill_s,
+        "cache_fill_s": booster.cache_fill_s,
+        "n_examples": result.n_examples,
+        "final_window_examples": result.n_examples - result.final_start,
+    }
+    if result.member_correct_final is not None:
+        member_accuracy = result.member_correct_final / (result.n_examples - result.final_start)
+        metrics.update({
+            # Table 1's "Best decision tree": the best member in hindsight.
+            "final_accuracy": float(member_accuracy.max()),
+            "final_accuracy_online_choice": result.final_accuracy,
+            "final_accuracy_member_mean": float(member_accuracy.mean()),
+            "final_accuracy_member_std": float(member_accuracy.std()),
+            "best_member": int(member_accuracy.argmax()),
+        })
+    seen, accuracy = result.curve(int(cfg.protocol.get("curve_points", 100)))
+    return metrics, {"examples_seen": seen.tolist(), "cumulative_accuracy": accuracy.tolist()}
+
+
+def _multilabel_pass(cfg: DictConfig, dataset: MultilabelDataset, booster, order: np.ndarray,
+                     on_progress, spec: AlgorithmSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+    """MULAN train -> test pass (Jung & Tewari 2018): metrics and test rank-loss curve."""
+    train = order[order < dataset.n_train]  # the seeded order, kept within each part
+    test = order[order >= dataset.n_train]
+    result = train_then_test(booster, dataset.X, dataset.Y, train, test, on_progress)
+    metrics = {
+        "test_rank_loss": float(result.test_loss.mean()),
+        "train_rank_loss": float(result.train_loss.mean()),
+        "runtime_s": result.runtime_s - booster.cache_fill_s,
+        "cache_fill_s": booster.cache_fill_s,
+        "n_examples": result.n_examples,
+        "n_train": len(train),
+        "n_test": len(test),
+    }
+    seen, loss = result.curve(int(cfg.protocol.get("curve_points", 100)))
+    return metrics, {"test_examples_seen": seen.tolist(), "test_rank_loss": loss.tolist()}
+
+
+def _online_booster(cfg: DictConfig, spec: AlgorithmSpec, dataset, k: int, learners_rng: np.random.Generator,
+                    booster_rng: np.random.Generator, X_train: np.ndarray | None = None):
+    """``(pool, booster)`` of an online algorithm; a peer (river's or MOA's ensembles) builds its
+    own learners: no pool, and it is told the data set's attribute kinds instead."""
+    n = spec.pool_size(int(cfg.n_learners))
+    if spec.peer:
+        return None, build_booster(cfg.algorithm, None, k, booster_rng, n_learners=n,
+                                   n_categories=list(dataset.n_categories))
+    pool = make_pool(cfg.learner, n, k, dataset.n_categories, learners_rng, X_train=X_train,
+                     n_threads=run_threads(cfg, dataset.n_features, k))
+    return pool, build_booster(cfg.algorithm, pool, k, booster_rng)
+
+
+def _fit_one_split(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, train: np.ndarray,
+                   test: np.ndarray, learners_rng: np.random.Generator, booster_rng: np.random.Generator,
+                   stream_rng: np.random.Generator) -> FoldResult:
+    k = dataset.n_classes
+    if spec.family == "batch":
+        learner = make_batch_learner(cfg.learner, dataset.X[train], np.asarray(dataset.n_categories), learners_rng)
+        booster = build_batch_booster(cfg.algorithm, learner, k, booster_rng)
+        return fit_batch(booster, dataset.X, dataset.y, train, test)
+    _, booster = _online_booster(cfg, spec, dataset, k, learners_rng, booster_rng, dataset.X[train])
+    order = stream_rng.permutation(train) if bool(cfg.protocol.get("shuffle", True)) else train
+    return fit_online(booster, dataset.X, dataset.y, order, test)
+
+
+def _split_pass(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, generators, on_start,
+                on_progress) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """k-fold cross-validation or one holdout split: metrics, error-vs-rounds curve, extras."""
+    if cfg.protocol.name == "kfold":
+        splits = kfold_splits(dataset.y, int(cfg.protocol.n_splits), generators.stream)
+    elif dataset.n_train is not None and bool(cfg.protocol.get("use_dataset_split", True)):
+        splits = [(np.arange(dataset.n_train), np.arange(dataset.n_train, dataset.n_examples))]
+    else:
+        splits = holdout_split(dataset.y, float(cfg.protocol.test_fraction), generators.stream)
+    if on_start is not None:
+        on_start(dataset, len(splits))
+    learner_rngs = generators.learners.spawn(len(splits))
+    booster_rngs = generators.booster.spawn(len(splits))
+    folds: list[FoldResult] = []
+    for f, (train, test) in enumerate(splits):
+        folds.append(_fit_one_split(cfg, dataset, spec, train, test, learner_rngs[f], booster_rngs[f],
+                                    generators.stream))
+        if on_progress is not None:
+            on_progress(f + 1, 1.0 - float(np.mean([r.test_error[-1] for r in folds])))
+    test_final = np.array([r.test_error[-1] for r in folds])
+    train_final = np.array([r.train_error[-1] for r in folds])
+    metrics = {
+        "test_error": float(test_final.mean()),
+        "test_error_std": float(test_final.std(ddof=1)) if len(folds) > 1 else 0.0,
+        "test_accuracy": float(1.0 - test_final.mean()),
+        "train_error": float(train_final.mean()),
+        "fold_test_error": test_final.tolist(),
+        "n_rounds_fitted": [r.n_rounds_fitted for r in folds],
+        "n_folds": len(folds),
+        "runtime_s": float(sum(r.runtime_s for r in folds)),
+        "n_examples": int(sum(len(train) for train, _ in splits)),
+        "n_test": int(sum(len(test) for _, test in splits)),
+    }
+    curve = {"rounds": list(range(1, len(folds[0].test_error) + 1)),
+             "train_error": np.mean([r.train_error for r in folds], axis=0).tolist(),
+             "test_error": np.mean([r.test_error for r in folds], axis=0).tolist()}
+    extras = {}
+    if bool(cfg.protocol.get("keep_weights", False)) and folds[0].weights is not None:
+        extras["weights"] = {"fold": 1, "train_index": splits[0][0].tolist(),
+                             "values": np.round(folds[0].weights, 10).tolist()}
+    return metrics, curve, extras
+
+
+# ``n_threads: null`` uses every core when a tree sees at least this many attributes x classes: a
+# threaded step costs about 25 us more, which a small example's training does not repay (car,
+# 6 x 4: 59 -> 83 us per example on 2 threads) and a large one's does (movement_like, 18 x 5:
+# 1,049 -> 690 us; mice, 77 x 8: 2,719 -> 2,347 us). The numbers are the same either way.
+THREADS_PAY_FROM = 64
+
+
+def run_threads(cfg: DictConfig, n_features: int, k: int) -> int:
+    """The threads that train a run's trees (``n_features`` attributes, ``k`` classes or labels):
+    ``n_threads``, or (null) every core this process may use when a tree's split attempts are
+    big enough to repay them (:data:`THREADS_PAY_FROM`), else 1; at most numba's thread count.
+    Sets numba's count for the compiled pool."""
+    import os
+
+    if cfg.learner.get("backend") != "compiled":
+        return 1
+    wanted = cfg.get("n_threads")
+    if wanted is None:
+        seen = min(n_features, cfg.learner.get("feature_subset_size") or n_features)
+        wanted = len(os.sched_getaffinity(0)) if seen * k >= THREADS_PAY_FROM else 1
+    import numba
+
+    threads = max(1, min(int(wanted), numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(threads)
+    return threads
+
+
+def warm_up_kernels(cfg: DictConfig, spec: AlgorithmSpec) -> float:
+    """Compile the numba kernels this run uses before its timed pass (what the registry entry
+    declares, and the compiled pool's own); returns the seconds taken.
+
+    numba caches compiled code on disk, so this is long only on a fresh checkout.
+    """
+    began = time.perf_counter()
+    from boostbench.core.ties import warm_up as warm_up_ties
+    from boostbench.kernel_cache import compile_lock
+
+    backend = cfg.learner.get("backend")
+    with compile_lock():  # one process at a time fills the cache (a sweep's jobs start together)
+        warm_up_ties()  # the random-tie helpers every booster may use
+        if backend == "compiled" and spec.family == "online":
+            from boostbench.learners.compiled_pool import warm_up
+
+            warm_up()
+        for warm_up in spec.warm_ups(cfg.algorithm, backend):
+            warm_up()
+    return time.perf_counter() - began
+
+
+def _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress):
+    """The protocol's pass over ``dataset`` (``k`` classes or labels): ``(metrics, curve, extras)``."""
+    if cfg.protocol.name in SPLIT_PROTOCOLS:
+        return _split_pass(cfg, dataset, spec, generators, on_start, on_progress)
+    multilabel = isinstance(dataset, MultilabelDataset)
+    order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle))
+    order = order[:cfg.protocol.get("max_examples") or len(order)]
+    pool, booster = _online_booster(cfg, spec, dataset, k, generators.learners, generators.booster)
+    if on_start is not None:
+        on_start(dataset, len(order))
+    run_pass = _multilabel_pass if multilabel else _multiclass_pass
+    metrics, curve = run_pass(cfg, dataset, booster, order, on_progress, spec)
+    if hasattr(pool, "size_bytes"):  # the compiled pool's memory, as its budget counts it
+        metrics["pool_bytes"] = pool.size_bytes
+        metrics["budget_enforcements"] = pool.enforcements
+    return metrics, curve, {}
+
+
+def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None = None,
+                   on_start: Callable[[Any, int], None] | None = None,
+                   on_progress: Callable[[int, float], None] | None = None) -> dict[str, Any]:
+    """Run the experiment ``cfg`` describes and return its result record (not yet written).
+
+    Args:
+        cfg: a composed configuration (see :func:`boostbench.config.compose_config`).
+        dataset: the encoded data set, if already loaded (else loaded from ``cfg.dataset``).
+        on_start: called with ``(dataset, stream length)`` before the pass.
+        on_progress: called with ``(examples done, running accuracy or rank loss)``.
+
+    Raises:
+        ConfigError, DataError: invalid configuration or data.
+    """
+    validate(cfg)
+    started = dt.datetime.now(dt.timezone.utc)
+    if dataset is None:
+        dataset = load_dataset(cfg.dataset, cfg.get("data_dir"))
+    multilabel = isinstance(dataset, MultilabelDataset)
+    k = dataset.n_labels if multilabel else dataset.n_classes
+    generators = run_generators(int(cfg.seed))
+    spec = algorithm_spec(str(cfg.algorithm.name))
+    compile_s = warm_up_kernels(cfg, spec)
+    # what exists now (modules, data, compiled kernels) outlives the pass: the collector need not
+    # scan it again and again while the pass is timed
+    spec.load_caches(k, cfg.algorithm, int(cfg.n_learners))  # what earlier runs computed (booster: no I/O)
+    gc.collect()
+    gc.freeze()
+    try:
+        metrics, curve, extras = _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress)
+    finally:
+        gc.unfreeze()
+    spec.save_caches()  # what this run computed serves later runs
+    metrics["us_per_example"] = 1e6 * metrics["runtime_s"] / metrics["n_examples"]
+    metrics["peak_rss_bytes"] = peak_rss_bytes()
+    metrics["compile_s"] = compile_s  # numba compilation before the timed pass (0 when cached)
+    finished = dt.datetime.now(dt.timezone.utc)
+    config = resolved_dict(cfg)
+    names = dataset.label_names if multilabel else dataset.class_names
+    return {
+        "config": config,
+        "config_hash": config_hash(config),
+        "code": code_fingerprint(),  # which code computed the numbers (the store key has it)
+        "dataset": {"name": dataset.name, "task": "multilabel" if multilabel else "multiclass",
+                    "n_examples": dataset.n_examples, "n_features": dataset.n_features,
+                    "n_classes": k, "class_names": list(names)},
+        "metrics": metrics,
+        "curve": curve,
+        **extras,
+        "provenance": provenance(int(cfg.seed), started, finished),
+    }
+
+
+def save(record: dict[str, Any], results_dir: str) -> Path:
+    """Write ``record`` atomically under ``results_dir``, keyed by its config hash and code
+    fingerprint (:func:`boostbench.fingerprint.run_key`); returns its path."""
+    return write_record(record, record_path(results_dir, run_key(record["config_hash"], record["code"])))

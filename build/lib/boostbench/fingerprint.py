@@ -1,0 +1,62 @@
+"""The code fingerprint: which code computed a record's numbers.
+
+The config hash says what was asked; the fingerprint says what answered. It is a digest of the
+package's sources that compute the numbers (data, learners, boosters, protocols, the runner) and
+of the versions of the libraries they lean on, so editing a booster or upgrading river gives
+finished configs a new store key and a sweep runs them again instead of reusing old numbers.
+The reporting, the CLI and the store are left out: changing how a table is drawn reruns nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Iterable
+from importlib import metadata
+from pathlib import Path
+
+from boostbench.paths import PACKAGE_DIR
+
+#: What computes a run's numbers: modules and subpackages of ``boostbench``
+NUMERIC_SOURCES = ("algorithms.py", "experiment.py", "seeding.py", "metrics.py", "kernel_cache.py",
+                   "data", "learners", "boosters", "core", "batch", "protocols")
+#: Libraries whose version can change the numbers (river's trees, numba's float maths, ...)
+LIBRARIES = ("numpy", "scipy", "scikit-learn", "river", "numba", "pandas")
+
+
+def digest_files(root: Path, files: Iterable[Path]) -> str:
+    """sha256 (16 hex digits) of each file's path relative to ``root`` and its bytes, in path order."""
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def sources_digest(package: Path = PACKAGE_DIR) -> str:
+    """:func:`digest_files` of the :data:`NUMERIC_SOURCES` under ``package``."""
+    files = []
+    for name in NUMERIC_SOURCES:
+        path = package / name
+        files += path.rglob("*.py") if path.is_dir() else [path]
+    return digest_files(package, files)
+
+
+def _version(library: str) -> str:
+    try:
+        return metadata.version(library)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """The fingerprint of this process's code (16 hex digits; computed once per process, ~5 ms)."""
+    libraries = ",".join(f"{name}={_version(name)}" for name in LIBRARIES)
+    digest = hashlib.sha256(sources_digest().encode() + b"\0" + libraries.encode())
+    return digest.hexdigest()[:16]
+
+
+def run_key(config_hash: str, code: str | None = None) -> str:
+    """The store key of a run: ``<config hash>.<code fingerprint>`` (this process's code unless
+    ``code`` is given). The record of a config made by other code has another key."""
+    return f"{config_hash}.{code or code_fingerprint()}"

@@ -1,0 +1,82 @@
+"""Where numba keeps compiled kernels: a directory keyed by the source of every compiled module.
+
+numba checks a cached function against its own source file only. Our booster kernels call (and
+inline) the tree kernels of another module, so after an edit or an upgrade that changed only
+``vfdt_kernels.py`` they would load stale machine code: silently wrong numbers. Keying the whole
+cache by a digest of all modules that use numba makes any such change start a fresh cache.
+
+Every kernel module compiles through :func:`njit` here, which points numba's cache there before
+the first kernel is declared: importing ``boostbench`` changes nothing, and no entry point can
+forget it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from boostbench.core.disk_cache import cache_dir
+
+
+def source_digest(package: Path) -> str:
+    """sha256 (16 hex digits) of the path and text of every module under ``package`` that uses numba
+    (imports it, or declares kernels through :func:`njit`)."""
+    from boostbench.fingerprint import digest_files
+
+    # njit: the kernels declared through this module
+    return digest_files(package, (p for p in package.rglob("*.py") if b"numba" in (text := p.read_bytes())
+                                  or b"njit" in text))
+
+
+def configure() -> Path | None:
+    """Point numba's cache at ``<cache>/numba/<source digest>`` (see :func:`cache_dir`), unless
+    ``NUMBA_CACHE_DIR`` is set or that directory cannot be written (numba's default then).
+    Must run before the kernel modules are imported. Returns the directory used, or None."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return None
+    target = cache_dir("numba") / source_digest(Path(__file__).resolve().parent)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=target).close()
+    except OSError:
+        return None
+    os.environ["NUMBA_CACHE_DIR"] = str(target)  # read when numba is first imported
+    if "numba" in sys.modules:
+        sys.modules["numba"].config.CACHE_DIR = str(target)
+    return target
+
+
+@contextlib.contextmanager
+def compile_lock():
+    """Hold an exclusive lock on the kernel cache while compiling or loading kernels: one process
+    at a time. numba's cache is not safe against processes compiling the same parallel kernel at
+    once (numba#10128: each names the kernel's parts its own way, and a cache mixing both
+    crashes the process that loads it), which a sweep's jobs on a fresh cache would do."""
+    directory = os.environ.get("NUMBA_CACHE_DIR") or configure()
+    if not directory:
+        yield
+        return
+    try:
+        handle = open(Path(directory) / ".compile.lock", "a")
+    except OSError:  # a read-only cache: numba compiles in memory, nothing to share
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def njit(*args, **options):
+    """``numba.njit`` after :func:`configure` (once per process: it then finds
+    ``NUMBA_CACHE_DIR`` set): numba picks a kernel's cache directory when it is declared."""
+    configure()
+    import numba
+
+    return numba.njit(*args, **options)

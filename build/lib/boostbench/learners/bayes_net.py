@@ -1,0 +1,216 @@
+"""Bayesian-network classifiers with the class as a parent of every attribute: the counting core.
+
+Naive Bayes, TAN and BAN (Sun's base models) differ only in the attribute parents ``pa(i)``:
+``P(c | x) ∝ P(c) prod_i P(x_i | pa(i), c)``. Every conditional table is a Laplace-smoothed
+ratio of weighted counts, so learning is counting: one example adds its importance weight to one
+cell per attribute (online), or all cells are filled by ``np.bincount`` (batch); both give the same
+numbers. Naive Bayes may keep numeric attributes numeric, with a weighted Gaussian per class.
+
+We write this small counting code ourselves rather than use pgmpy: our learners need importance
+weights and per-example updates of the same counts, and the structure search reads those counts
+directly (:mod:`boostbench.learners.bn_structure`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+Parents = Sequence[tuple[int, ...]]
+
+
+def parent_index(codes: np.ndarray, parents: tuple[int, ...], cards: np.ndarray) -> np.ndarray:
+    """Mixed-radix index of the parents' joint value per row, ``(n,)`` int64 (-1 if one is missing)."""
+    index = np.zeros(len(codes), dtype=np.int64)
+    missing = np.zeros(len(codes), dtype=bool)
+    for p in parents:
+        index = index * cards[p] + codes[:, p]
+        missing |= codes[:, p] < 0
+    index[missing] = -1
+    return index
+
+
+def family_counts(codes: np.ndarray, y: np.ndarray, w: np.ndarray, i: int, parents: tuple[int, ...],
+                  cards: np.ndarray, k: int) -> np.ndarray:
+    """Weighted counts ``N(c, pa, x_i)``: ``(k, prod card[pa], card[i])`` float64.
+
+    Rows where ``x_i`` or a parent is missing are left out.
+    """
+    n_pa = int(np.prod([cards[p] for p in parents])) if parents else 1
+    pa = parent_index(codes, parents, cards)
+    valid = (codes[:, i] >= 0) & (pa >= 0)
+    index = (y[valid] * n_pa + pa[valid]) * cards[i] + codes[valid, i]
+    return np.bincount(index, weights=w[valid], minlength=k * n_pa * cards[i]).reshape(k, n_pa, cards[i])
+
+
+class BayesNetModel:
+    """``P(c | x)`` for fixed attribute parents, from weighted counts.
+
+    Args:
+        cards: ``(d,)`` int64 values per attribute (0: numeric, Gaussian per class; only with
+            no parents, i.e. Naive Bayes).
+        n_classes: k.
+        parents: per attribute, the tuple of attribute parents (the class is always a parent).
+        alpha: Laplace pseudo-count of every cell (1: add-one smoothing).
+
+    Raises:
+        ValueError: a numeric attribute with parents, or a parent that is numeric.
+    """
+
+    def __init__(self, cards: np.ndarray, n_classes: int, parents: Parents, alpha: float = 1.0):
+        self.cards = np.asarray(cards, dtype=np.int64)
+        self.k = int(n_classes)
+        self.parents = [tuple(int(p) for p in pa) for pa in parents]
+        self.alpha = float(alpha)
+        d = len(self.cards)
+        self.discrete = np.flatnonzero(self.cards > 0)
+        self.numeric = np.flatnonzero(self.cards == 0)
+        for i in range(d):
+            if self.parents[i] and (self.cards[i] == 0 or np.any(self.cards[list(self.parents[i])] == 0)):
+                raise ValueError(f"attribute {i}: a numeric attribute can neither have nor be a parent")
+        self.n_pa = np.array([int(np.prod([self.cards[p] for p in self.parents[i]])) if self.parents[i] else 1
+                              for i in range(d)], dtype=np.int64)
+        sizes = self.k * self.n_pa[self.discrete] * self.cards[self.discrete]
+        self.offset = np.zeros(d, dtype=np.int64)           # into `counts`
+        self.offset[self.discrete] = np.concatenate([[0], np.cumsum(sizes)[:-1]]) if len(sizes) else []
+        self.counts = np.zeros(int(sizes.sum()))
+        totals = self.k * self.n_pa[self.discrete]
+        self.total_offset = np.zeros(d, dtype=np.int64)     # into `totals`: N(c, pa)
+        self.total_offset[self.discrete] = np.concatenate([[0], np.cumsum(totals)[:-1]]) if len(totals) else []
+        self.totals = np.zeros(int(totals.sum()))
+        # Parents as a padded matrix with mixed-radix strides (stride 0 = padding), so one example's
+        # parent configurations are found for all attributes at once.
+        width = max((len(pa) for pa in self.parents), default=0)
+        self._parent_matrix = np.zeros((d, max(width, 1)), dtype=np.int64)
+        self._strides = np.zeros((d, max(width, 1)), dtype=np.int64)
+        for i, pa in enumerate(self.parents):
+            for j, p in enumerate(pa):
+                self._parent_matrix[i, j] = p
+                self._strides[i, j] = int(np.prod([self.cards[q] for q in pa[j + 1:]])) if j + 1 < len(pa) else 1
+        self.class_weight = np.zeros(self.k)
+        self.moments = np.zeros((3, self.k, len(self.numeric)))  # sum w, sum w x, sum w x^2
+
+    def _cells(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For rows ``codes (n, d)``: per discrete attribute, whether it is used (``(n, A)`` bool: its
+        value and its parents' are present) and its class-0 count and total cells (``(n, A)``).
+
+        Adding ``c * n_pa * card`` (resp. ``c * n_pa``) gives class c's cells.
+        """
+        attrs = self.discrete
+        values = codes[:, self._parent_matrix[attrs]]                   # (n, A, width)
+        strides = self._strides[attrs]
+        pa = (values * strides).sum(axis=2)
+        used = (codes[:, attrs] >= 0) & ~((values < 0) & (strides > 0)).any(axis=2)
+        cell = self.offset[attrs] + pa * self.cards[attrs] + codes[:, attrs]
+        total = self.total_offset[attrs] + pa
+        return used, np.where(used, cell, 0), np.where(used, total, 0)
+
+    def add(self, codes: np.ndarray, x: np.ndarray, y: int, weight: float) -> None:
+        """Add one example: ``codes (d,)`` int64 (-1 missing), raw ``x (d,)`` float64, label, weight."""
+        used, cell, total = self._cells(codes[None, :])
+        attrs = self.discrete[used[0]]
+        self.counts[cell[0, used[0]] + y * self.n_pa[attrs] * self.cards[attrs]] += weight
+        self.totals[total[0, used[0]] + y * self.n_pa[attrs]] += weight
+        self.class_weight[y] += weight
+        if len(self.numeric):
+            values = x[self.numeric]
+            seen = ~np.isnan(values)
+            v = np.where(seen, values, 0.0)
+            self.moments[:, y, :] += weight * np.stack([seen, v, v * v])
+
+    def add_batch(self, codes: np.ndarray, X: np.ndarray | None, y: np.ndarray, w: np.ndarray) -> "BayesNetModel":
+        """Add many examples at once (``codes (n, d)``, ``X (n, d)`` or None without numeric attributes)."""
+        for i in self.discrete:
+            table = family_counts(codes, y, w, int(i), self.parents[i], self.cards, self.k)
+            size = table.size
+            self.counts[self.offset[i]:self.offset[i] + size] += table.ravel()
+            self.totals[self.total_offset[i]:self.total_offset[i] + self.k * self.n_pa[i]] += table.sum(axis=2).ravel()
+        self.class_weight += np.bincount(y, weights=w, minlength=self.k)
+        if len(self.numeric):
+            values = X[:, self.numeric]
+            seen = ~np.isnan(values)
+            v = np.where(seen, values, 0.0)
+            for c in range(self.k):
+                rows = y == c
+                ww = w[rows][:, None]
+                self.moments[:, c, :] += np.stack([(ww * seen[rows]).sum(0), (ww * v[rows]).sum(0),
+                                                   (ww * v[rows] ** 2).sum(0)])
+        return self
+
+    def log_joint(self, codes: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """``(n, k)`` float64 ``log P(c) + sum_i log P(x_i | pa(i), c)`` for rows ``codes (n, d)``
+        and raw ``X (n, d)``; attributes with a missing value (or parent value) are left out."""
+        prior = np.log(self.class_weight + self.alpha) - np.log(self.class_weight.sum() + self.k * self.alpha)
+        out = np.tile(prior, (len(codes), 1))
+        if len(self.discrete):
+            used, cell, total = self._cells(codes)
+            attrs = self.discrete
+            shift = np.arange(self.k)[:, None]
+            counts = self.counts[cell[:, None, :] + shift * (self.n_pa[attrs] * self.cards[attrs])]   # (n, k, A)
+            totals = self.totals[total[:, None, :] + shift * self.n_pa[attrs]]
+            terms = np.log(counts + self.alpha) - np.log(totals + self.alpha * self.cards[attrs])
+            out += np.where(used[:, None, :], terms, 0.0).sum(axis=2)
+        if len(self.numeric):
+            out += self._gaussian_log_density(X[:, self.numeric])
+        return out
+
+    def _gaussian_log_density(self, values: np.ndarray) -> np.ndarray:
+        """``(n, k)`` summed Gaussian log densities of the numeric ``values (n, m)``."""
+        s0, s1, s2 = self.moments                                          # (k, m) each
+        values = values[:, None, :]
+        seen = ~np.isnan(values)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(s0 > 0, s1 / np.maximum(s0, 1e-300), 0.0)
+            var = np.where(s0 > 0, s2 / np.maximum(s0, 1e-300) - mean**2, 0.0)
+            all0, all1, all2 = s0.sum(0), s1.sum(0), s2.sum(0)
+            pooled = np.where(all0 > 0, all2 / np.maximum(all0, 1e-300) - (all1 / np.maximum(all0, 1e-300)) ** 2, 1.0)
+        # A class seen once (or constant) has variance 0: floor it at 1e-4 of the pooled variance.
+        var = np.maximum(var, 1e-4 * np.maximum(pooled, 1e-12) + 1e-12)
+        z = np.where(seen, values, 0.0) - mean
+        logpdf = -0.5 * (np.log(2 * np.pi * var) + z * z / var)
+        return np.where(seen & (s0 > 0), logpdf, 0.0).sum(axis=2)
+
+    def predict_proba(self, codes: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """``(n, k)`` float64 class distributions of rows ``codes (n, d)``, ``X (n, d)``."""
+        logp = self.log_joint(codes, X)
+        p = np.exp(logp - logp.max(axis=1, keepdims=True))
+        return p / p.sum(axis=1, keepdims=True)
+
+
+class RowTable:
+    """The weighted distinct rows seen: a lossless sufficient statistic for any structure.
+
+    Every family's counts (and every mutual information) is a sum over these rows, so the
+    online learners can re-learn their structure from it at any time and get what a batch
+    learner gets from the same examples.
+    """
+
+    def __init__(self, n_attributes: int, n_classes: int):
+        self.k = int(n_classes)
+        self._index: dict[bytes, int] = {}
+        self._codes = np.zeros((16, n_attributes), dtype=np.int64)
+        self._weights = np.zeros((16, self.k))
+
+    @property
+    def n_rows(self) -> int:
+        return len(self._index)
+
+    def add(self, codes: np.ndarray, y: int, weight: float) -> None:
+        """Add ``weight`` to row ``codes (d,)`` int64 with label ``y``."""
+        key = codes.tobytes()
+        row = self._index.get(key)
+        if row is None:
+            row = len(self._index)
+            if row == len(self._codes):
+                self._codes = np.vstack([self._codes, np.zeros_like(self._codes)])
+                self._weights = np.vstack([self._weights, np.zeros_like(self._weights)])
+            self._index[key] = row
+            self._codes[row] = codes
+        self._weights[row, y] += weight
+
+    def weighted_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(codes (m, d), y (m,), w (m,))``: one row per (distinct row, class) of positive weight."""
+        weights = self._weights[:self.n_rows]
+        rows, classes = np.nonzero(weights > 0)
+        return self._codes[rows], classes.astype(np.int64), weights[rows, classes]

@@ -1,0 +1,155 @@
+"""Naive Bayes, TAN and BAN as weak learners: online members of a pool, and batch models.
+
+Online (:class:`OnlineBayesNet`): every example (with its importance weight) is added to the
+current model's counts and, for TAN/BAN, to a :class:`~boostbench.learners.bayes_net.RowTable`;
+the structure is re-learned from that table after ``relearn_first`` examples and then every time
+the count has grown by ``relearn_factor`` (50, 100, 200, ... by default), and the new model's counts
+are rebuilt from the table. Naive Bayes has no structure: its online counts equal the batch ones.
+Batch (:class:`BayesParams.fit_label`): learn the structure once from the training data, then count.
+Numeric attributes are discretised for TAN/BAN by a :class:`~boostbench.learners.discretize.Discretizer`
+fitted on the training part; Naive Bayes keeps them numeric (Gaussian per class).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from boostbench.errors import ConfigError
+from boostbench.learners.bayes_net import BayesNetModel, RowTable
+from boostbench.learners.bn_structure import ban_parents, tan_parents
+from boostbench.learners.discretize import Discretizer
+from boostbench.learners.pool import WeakLearnerPool
+
+
+@dataclass(frozen=True)
+class BayesParams:
+    """A ``learner=naive_bayes|tan|ban`` config, with the discretiser fitted on the training part."""
+
+    kind: str
+    discretizer: Discretizer
+    alpha: float = 1.0
+    max_parents: int = 2
+    relearn_first: int = 50
+    relearn_factor: float = 2.0
+
+    @classmethod
+    def from_config(cls, cfg: Any, X_train: np.ndarray | None, n_categories: np.ndarray,
+                    rng: np.random.Generator) -> "BayesParams":
+        """The values are checked with the config (:mod:`boostbench.learners.registry`).
+
+        Raises:
+            ConfigError: numeric attributes to discretise (TAN/BAN) without training rows.
+        """
+        kind = str(cfg.name)
+        discretize = kind != "naive_bayes"
+        n_bins = cfg.get("n_bins", 5)
+        numeric = np.asarray(n_categories) == 0
+        if discretize and numeric.any() and X_train is None:
+            raise ConfigError(f"learner={kind} discretises numeric attributes on a training part: use "
+                              "protocol=kfold or protocol=holdout")
+        X = X_train if X_train is not None else np.zeros((0, len(n_categories)))
+        return cls(kind, Discretizer.fit(X, n_categories, n_bins, rng, discretize), float(cfg.get("alpha", 1.0)),
+                   int(cfg.get("max_parents", 2)), int(cfg.get("relearn_first", 50)),
+                   float(cfg.get("relearn_factor", 2.0)))
+
+    def structure(self, codes: np.ndarray, y: np.ndarray, w: np.ndarray, k: int) -> list[tuple[int, ...]]:
+        """The attribute parents this kind learns from weighted rows."""
+        cards = self.discretizer.cards
+        if self.kind == "tan":
+            return tan_parents(codes, y, w, cards, k)
+        if self.kind == "ban":
+            return ban_parents(codes, y, w, cards, k, self.max_parents)
+        return [()] * len(cards)
+
+    def fit_label(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_classes: int,
+                  rng: np.random.Generator) -> "BatchBayesNet":
+        """Batch: learn the structure and counts once from ``X (n, d)``, ``y (n,)`` under a
+        distribution (rescaled to sum to n, so Laplace smoothing weighs as with unit weights)."""
+        w = np.asarray(sample_weight, dtype=np.float64)
+        w = w * len(y) / w.sum()
+        codes = self.discretizer.transform(X)
+        keep = w > 0
+        parents = self.structure(codes[keep], y[keep], w[keep], n_classes)
+        model = BayesNetModel(self.discretizer.cards, n_classes, parents, self.alpha)
+        return BatchBayesNet(self.discretizer, model.add_batch(codes[keep], X[keep], y[keep], w[keep]))
+
+
+class BatchBayesNet:
+    """A fitted batch model: ``predict_proba (n, k)`` and ``predict (n,)`` on raw ``X``."""
+
+    def __init__(self, discretizer: Discretizer, model: BayesNetModel):
+        self.discretizer = discretizer
+        self.model = model
+
+    @property
+    def parents(self) -> list[tuple[int, ...]]:
+        """Each attribute's attribute parents (the class is a parent of all)."""
+        return self.model.parents
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """``(n, k)`` float64 class distributions of raw rows ``X (n, d)`` (NaN = missing)."""
+        return self.model.predict_proba(self.discretizer.transform(X), X)
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """``(n,)`` int64 most probable labels (ties to the lowest)."""
+        return self.predict_proba(X).argmax(axis=1).astype(np.int64)
+
+
+class OnlineBayesNet:
+    """One online Naive Bayes / TAN / BAN learner (see module doc)."""
+
+    def __init__(self, params: BayesParams, n_classes: int):
+        self.params = params
+        self.k = int(n_classes)
+        cards = params.discretizer.cards
+        self.model = BayesNetModel(cards, self.k, [()] * len(cards), params.alpha)  # NB until a structure
+        self.table = RowTable(len(cards), self.k) if params.kind != "naive_bayes" else None
+        self.n_seen = 0
+        self.next_relearn = params.relearn_first
+
+    def learn(self, codes: np.ndarray, x: np.ndarray, y: int, weight: float) -> None:
+        """Add one example: ``codes (d,)`` int64 from the discretiser, raw ``x (d,)`` float64,
+        label ``y``, importance weight ``weight`` > 0; re-learns the structure when due."""
+        self.model.add(codes, x, y, weight)
+        if self.table is None:
+            return
+        self.table.add(codes, y, weight)
+        self.n_seen += 1
+        if self.n_seen >= self.next_relearn:
+            self.relearn()
+            while self.next_relearn <= self.n_seen:
+                self.next_relearn = int(np.ceil(self.next_relearn * self.params.relearn_factor))
+
+    def relearn(self) -> None:
+        """Re-learn the structure from the row table and rebuild the counts for it."""
+        codes, y, w = self.table.weighted_rows()
+        parents = self.params.structure(codes, y, w, self.k)
+        self.model = BayesNetModel(self.params.discretizer.cards, self.k, parents, self.params.alpha)
+        self.model.add_batch(codes, None, y, w)
+
+    def predict_proba(self, codes: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """``(k,)`` float64 class distribution of one example (``codes (d,)``, ``x (d,)``)."""
+        return self.model.predict_proba(codes[None, :], x[None, :])[0]
+
+
+class BayesPool(WeakLearnerPool):
+    """N online Bayesian-network learners of one kind (importance weights used as given)."""
+
+    def __init__(self, params: BayesParams, n_learners: int, n_classes: int):
+        self.params = params
+        self.n_learners = int(n_learners)
+        self.n_classes = int(n_classes)
+        self.members = [OnlineBayesNet(params, n_classes) for _ in range(self.n_learners)]
+
+    def prepare(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.params.discretizer.transform(x[None, :])[0], x
+
+    def predict_proba_one(self, i: int, xp: Any) -> np.ndarray:
+        return self.members[i].predict_proba(*xp)
+
+    def learn_one(self, i: int, xp: Any, y: int, weight: float) -> None:
+        if weight > 0:
+            self.members[i].learn(xp[0], xp[1], y, weight)

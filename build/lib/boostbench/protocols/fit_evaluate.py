@@ -1,0 +1,72 @@
+"""Fit on a training part, score on the held-out part: batch boosters and online learners alike.
+
+Batch boosters are fitted once and scored after every round (staged predictions); online
+learners make one pass over the training part in a seeded order (predict, then reveal the
+label, as in the prequential protocol) and are then scored without further learning.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the batch family imports scikit-learn: not for an online run (its memory)
+    from boostbench.batch.base import BatchBooster
+    from boostbench.boosters.base import OnlineBooster
+
+
+@dataclass(frozen=True)
+class FoldResult:
+    """Errors of one fit.
+
+    Attributes:
+        train_error: ``(T,)`` float64 error on the training part after rounds 1..T (T = 1 for
+            an online learner: its error after the pass).
+        test_error: ``(T,)`` float64 error on the held-out part, likewise.
+        n_rounds_fitted: rounds the batch booster kept (T for an online learner's single stage: 1).
+        runtime_s: seconds spent fitting (the online pass included), not scoring.
+        weights: ``(T_fit, n_train)`` float64 distribution over training examples per round
+            (batch boosters only, else None).
+    """
+
+    train_error: np.ndarray
+    test_error: np.ndarray
+    n_rounds_fitted: int
+    runtime_s: float
+    weights: np.ndarray | None
+
+
+def fit_batch(booster: BatchBooster, X: np.ndarray, y: np.ndarray, train: np.ndarray,
+              test: np.ndarray) -> FoldResult:
+    """Fit ``booster`` on ``X[train]`` and score every stage on both parts.
+
+    Args:
+        X: ``(n, d)`` float64; y: ``(n,)`` int64; train, test: int64 index arrays.
+    """
+    began = time.perf_counter()
+    booster.fit(X[train], y[train])
+    runtime = time.perf_counter() - began
+    train_error = (booster.staged_predict(X[train]) != y[train]).mean(axis=1)
+    test_error = (booster.staged_predict(X[test]) != y[test]).mean(axis=1)
+    return FoldResult(train_error, test_error, booster.n_rounds_fitted, runtime, booster.weight_history_)
+
+
+def _error(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, rows: np.ndarray) -> float:
+    return float(np.mean([booster.predict(X[i]) != y[i] for i in rows])) if len(rows) else float("nan")
+
+
+def fit_online(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, train_order: np.ndarray,
+               test: np.ndarray) -> FoldResult:
+    """One online pass over ``train_order`` (the seeded order), then score the frozen model."""
+    began = time.perf_counter()
+    for i in train_order:
+        booster.predict(X[i])
+        booster.update(int(y[i]))
+    runtime = time.perf_counter() - began
+    train_error = _error(booster, X, y, np.sort(train_order))
+    test_error = _error(booster, X, y, test)
+    return FoldResult(np.array([train_error]), np.array([test_error]), 1, runtime, None)

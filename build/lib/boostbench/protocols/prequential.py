@@ -1,0 +1,109 @@
+"""Prequential (test-then-train) evaluation over one pass of a stream (Jung et al. 2017, Sec. 5)."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from boostbench.boosters.base import OnlineBooster
+
+ProgressCallback = Callable[[int, float], None]  # (examples done, running accuracy)
+
+
+@dataclass(frozen=True)
+class PrequentialResult:
+    """What one prequential pass measured.
+
+    Attributes:
+        correct: ``(n,)`` bool, whether the prediction for the t-th streamed example was right.
+        final_start: index of the first example of the final window.
+        member_correct_final: ``(N,)`` int64 correct predictions of each member in the final
+            window, when the members were tracked (else None).
+        runtime_s: wall time of the pass in seconds (prediction + update, no data loading).
+    """
+
+    correct: np.ndarray
+    final_start: int
+    member_correct_final: np.ndarray | None
+    runtime_s: float
+
+    @property
+    def n_examples(self) -> int:
+        return int(len(self.correct))
+
+    @property
+    def final_accuracy(self) -> float:
+        """Accuracy over the final window (Table 1's measure)."""
+        return float(self.correct[self.final_start:].mean())
+
+    @property
+    def cumulative_accuracy(self) -> float:
+        return float(self.correct.mean())
+
+    def curve(self, points: int) -> tuple[np.ndarray, np.ndarray]:
+        """Cumulative accuracy at up to ``points`` evenly spaced checkpoints (last one = n).
+
+        Returns:
+            ``(examples_seen (m,) int64, accuracy (m,) float64)``.
+        """
+        n = self.n_examples
+        seen = np.unique(np.linspace(1, n, num=min(points, n)).round().astype(np.int64))
+        return seen, np.cumsum(self.correct)[seen - 1] / seen
+
+
+def final_window_start(n: int, final_fraction: float) -> int:
+    """First index of the final ``final_fraction`` of ``n`` examples (at least one example)."""
+    return min(n - 1, n - int(math.ceil(final_fraction * n)))
+
+
+def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.ndarray,
+                final_fraction: float = 0.2, on_progress: ProgressCallback | None = None,
+                progress_every: int = 25, track_members: bool = False) -> PrequentialResult:
+    """Run one test-then-train pass: predict ``x_t``, score it, then reveal ``y_t``.
+
+    Args:
+        booster: the algorithm under test (fresh).
+        X: ``(n_total, d)`` float64 encoded examples; y: ``(n_total,)`` int64 labels.
+        order: ``(n,)`` int64 indices into X, the stream.
+        final_fraction: the final window's share of the stream, in (0, 1].
+        on_progress: called every ``progress_every`` examples and at the end with
+            ``(examples done, running accuracy)``.
+        track_members: also score every member's label (the booster's ``member_predictions``
+            ``(N,)`` after each prediction; the registry's ``tracks_members``).
+
+    Returns:
+        A :class:`PrequentialResult`.
+    """
+    n = len(order)
+    start = final_window_start(n, final_fraction)
+    correct = np.zeros(n, dtype=bool)
+    member_correct = np.zeros(booster.pool.n_learners, dtype=np.int64) if track_members else None
+    hits = 0
+    began = time.perf_counter()
+    if track_members:
+        for t, index in enumerate(order):
+            x, label = X[index], int(y[index])
+            hit = booster.predict(x) == label
+            correct[t] = hit
+            hits += hit
+            if t >= start:
+                member_correct += booster.member_predictions == label
+            booster.update(label)
+            if on_progress is not None and (t + 1) % progress_every == 0:
+                on_progress(t + 1, hits / (t + 1))
+    else:  # chunks between progress reports, which a booster may run in one compiled call
+        chunk = progress_every if on_progress is not None else 1024
+        for t in range(0, n, chunk):
+            rows = order[t:t + chunk]
+            correct[t:t + len(rows)] = booster.test_then_train(X[rows], y[rows])
+            hits += int(correct[t:t + len(rows)].sum())
+            if on_progress is not None and t + len(rows) < n:
+                on_progress(t + len(rows), hits / (t + len(rows)))
+    runtime = time.perf_counter() - began
+    if on_progress is not None:
+        on_progress(n, hits / max(n, 1))
+    return PrequentialResult(correct, start, member_correct, runtime)

@@ -1,0 +1,108 @@
+"""Read the result store into a tidy pandas frame: one row per run."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from boostbench.errors import BoostbenchError, DataError
+from boostbench.store import iter_records
+
+COLUMNS = ["key", "config_hash", "code", "settings", "dataset", "algorithm", "learner", "backend", "protocol", "preset", "seed",
+           "n_learners", "gamma",
+           "max_depth", "n_rounds", "final_accuracy", "final_accuracy_member_mean", "cumulative_accuracy",
+           "test_rank_loss", "test_error", "test_error_std", "test_accuracy", "train_error", "fold_test_error",
+           "n_test", "runtime_s", "us_per_example", "peak_rss_bytes", "n_examples"]
+METRICS = COLUMNS[COLUMNS.index("final_accuracy"):]
+
+
+def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | None = None) -> pd.DataFrame:
+    """Every record under ``<results_dir>/runs/`` as one row (columns: :data:`COLUMNS`).
+
+    ``gamma`` is filled only for algorithms that use it, ``max_depth`` / ``n_rounds`` only for the
+    batch boosters' trees, and each metric only for the protocol that has it (NaN otherwise;
+    ``fold_test_error`` is a list per run under the split protocols). Records that compute the
+    same numbers under today's hash (e.g. written before an algorithm declared a knob unused)
+    count once: the one made by today's code (:func:`boostbench.fingerprint.code_fingerprint`)
+    if there is one, else the latest. ``key`` is the record's store key, ``code`` the fingerprint of
+    the code that made it (empty for records older than fingerprints).
+
+    Args:
+        on_error: called with the error of each record that cannot be read, which is left out
+            (None: the error is raised).
+
+    Raises:
+        DataError: a record is not valid (its path is named), without ``on_error``.
+    """
+    from boostbench.fingerprint import code_fingerprint, run_key
+
+    rows: dict[str, dict] = {}
+    today = code_fingerprint()
+    for record in iter_records(results_dir, on_error):
+        config, metrics = record["config"], record["metrics"]
+        key = _current_hash(record)
+        code = record.get("code", "")
+        rank = (code == today, record.get("provenance", {}).get("finished_utc", ""))
+        if key in rows and rows[key]["_rank"] >= rank:
+            continue
+        algorithm = config["algorithm"]
+        rows[key] = {
+            "_rank": rank,
+            "key": run_key(record["config_hash"], code) if code else record["config_hash"],
+            "config_hash": record["config_hash"],
+            "code": code,
+            "settings": settings_key(config),
+            "dataset": config["dataset"]["name"],
+            "algorithm": algorithm["name"],
+            "seed": config["seed"],
+            "n_learners": config["n_learners"],
+            "learner": config["learner"]["name"],
+            "backend": config["learner"]["backend"],
+            "protocol": config["protocol"]["name"],
+            "preset": config.get("preset") or "paper",  # no preset: the papers' defaults
+            "gamma": algorithm.get("gamma", float("nan")),
+            "max_depth": config["learner"].get("max_depth", float("nan")) if config["learner"]["name"] == "tree"
+            else float("nan"),
+            "n_rounds": algorithm.get("n_rounds", float("nan")),
+            **{name: metrics.get(name, float("nan")) for name in METRICS},
+        }
+    return pd.DataFrame(list(rows.values()), columns=COLUMNS)
+
+
+# What a table compares runs across, so not part of their settings: the seed, the edge (a
+# best-gamma column chooses it), N (a table filter), the preset's name (its values are in the
+# config), and what gives the same numbers (the pool's backend, compiled kernels) or only shows them
+_ACROSS = {"": ("seed", "gamma", "n_learners", "preset"), "algorithm": ("gamma", "compiled"),
+           "learner": ("backend",), "protocol": ("curve_points",)}
+
+
+def settings_key(config: dict) -> str:
+    """A digest of what decides a run's numbers besides its seed, its edge gamma and N: two runs
+    of one paper-table cell count together only when their settings are equal (a run with one
+    of the authors' choices switched on, or any other changed key, is another cell). Records
+    written before a key existed have other settings than today's."""
+    from boostbench.config import semantic_config
+
+    data = semantic_config(config)
+    for section, keys in _ACROSS.items():
+        node = data if not section else dict(data.get(section) or {})
+        for key in keys:
+            node.pop(key, None)
+        if section:
+            data[section] = node
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _current_hash(record: dict) -> str:
+    """The record's config hash as computed today (the stored one for an algorithm no longer known)."""
+    from boostbench.config import config_hash
+
+    try:
+        return config_hash(record["config"])
+    except BoostbenchError:
+        return record["config_hash"]

@@ -1,0 +1,123 @@
+"""Sun, Tables 2-3: base model, online base model, batch boosting and online boosting per base
+learner (TAN, BAN, and Naive Bayes, which the paper discusses without a table), beside the paper.
+
+A cell is the test accuracy in percent, mean ± std over the folds of every seed (k-fold CV) or
+over seeds (a fixed split). A ``−`` after the online-boosting cell marks where it is significantly worse than
+batch boosting (p < 0.05, one-sided): a paired t-test over folds under k-fold CV, as the paper;
+a two-proportion z-test on the test set for a fixed split (the runs keep no per-example
+predictions to pair, so this test is the unpaired approximation).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from boostbench.data.registry import available_datasets
+from boostbench.reporting.tables import cell_rows, paper_tables
+from boostbench.store import atomic_write_text
+
+KEY = "sun_online_boosting_tables_2_3"
+DATASETS = {"promoters": "promoters", "breast_cancer_w": "breast_cancer_w", "german": "german", "car": "car",
+            "mushroom": "mushroom", "synthetic_1": "synthetic_1", "synthetic_2": "synthetic_2",
+            "synthetic_3": "synthetic_3", "census_income": "census_income", "covertype": "covertype"}
+COLUMNS = {"base": "base", "online_base": "online_base", "boosting": "adaboost_m1",
+           "online_boosting": "online_boosting"}
+LEARNERS = {"tan": "tan", "ban": "ban", "naive_bayes": None}  # our learner -> paper table (None: none)
+ALPHA = 0.05
+
+
+def _fold_accuracies(group: pd.DataFrame) -> np.ndarray:
+    """Accuracies of every fold of every seed, in (seed, fold) order, so columns pair up."""
+    ordered = group.sort_values("seed")["fold_test_error"]
+    return 1.0 - np.concatenate([np.asarray(v, dtype=float) for v in ordered])
+
+
+def online_worse(batch: np.ndarray, online: np.ndarray, n_test: int | None) -> tuple[bool, float]:
+    """Whether online boosting's accuracies are significantly below batch boosting's, and the p-value.
+
+    Args:
+        batch, online: per-fold accuracies (paired: same seeds and folds), or for a fixed split
+            the accuracy of each seed (the z-test uses their means).
+        n_test: test-set size for a fixed split (z-test), None for folds (paired t-test).
+    """
+    if n_test is None:
+        diff = online - batch
+        if np.allclose(diff, diff[0]):  # no spread: the t statistic is undefined
+            return bool(diff[0] < 0), 0.0 if diff[0] < 0 else 1.0
+        p = float(stats.ttest_rel(online, batch, alternative="less").pvalue)
+    else:
+        b, o = float(np.mean(batch)), float(np.mean(online))
+        pooled = (b + o) / 2
+        se = np.sqrt(max(pooled * (1 - pooled), 1e-12) * 2 / (n_test * len(batch)))
+        p = float(stats.norm.cdf((o - b) / se))
+    return p < ALPHA, p
+
+
+def rebuild(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per (learner, data set, column): ours (mean %, std %, folds), the paper's, the test."""
+    paper = paper_tables()[KEY]
+    here = {info.name: info.location is not None for info in available_datasets()}
+    mine = runs[runs["protocol"].isin(["kfold", "holdout"])]
+    rows = []
+    for learner, table in LEARNERS.items():
+        for paper_name, dataset in DATASETS.items():
+            accuracy = {}
+            for column, algorithm in COLUMNS.items():
+                group = mine[(mine["dataset"] == dataset) & (mine["algorithm"] == algorithm)
+                             & (mine["learner"] == learner)]
+                values = _fold_accuracies(group) if not group.empty else np.array([])
+                accuracy[column] = values
+                paper_value = paper[table][paper_name][list(COLUMNS).index(column)] if table else None
+                rows.append({"learner": learner, "dataset": paper_name, "column": column,
+                             "ours": 100 * values.mean() if len(values) else float("nan"),
+                             "std": 100 * values.std(ddof=1) if len(values) > 1 else 0.0, "n": len(values),
+                             "paper": float("nan") if paper_value is None else float(paper_value),
+                             "n_test": (int(group["n_test"].iloc[0]) if len(values) and
+                                        (group["protocol"] == "holdout").all() else None),
+                             "note": "" if len(values) else ("not run" if here.get(dataset) else
+                                                             "data set not available offline"),
+                             "online_worse": False, "p_value": float("nan")})
+            batch, online = accuracy["boosting"], accuracy["online_boosting"]
+            if len(batch) and len(batch) == len(online):
+                worse, p = online_worse(batch, online, rows[-1]["n_test"])
+                rows[-1].update(online_worse=worse, p_value=p)
+    return pd.DataFrame(rows)
+
+
+def to_markdown(table: pd.DataFrame) -> str:
+    """The three tables (TAN, BAN, Naive Bayes) as Markdown."""
+    def cell(row) -> str:
+        paper = "" if row.paper != row.paper else f" / {row.paper:.1f}"
+        if row.n == 0:
+            return f"— ({row.note}){paper}"
+        spread = f" ± {row.std:.1f}" if row.n > 1 else ""  # folds x seeds, or seeds
+        return f"{row.ours:.1f}{spread}{' −' if row.online_worse else ''}{paper}"
+
+    lines = []
+    titles = {"tan": "Table 2: TAN", "ban": "Table 3: BAN", "naive_bayes": "Naive Bayes (no table in the paper)"}
+    for learner, block in table.groupby("learner", sort=False):
+        lines += [f"### {titles[learner]}", "", "| data set | " + " | ".join(COLUMNS) + " |",
+                  "|---|" + "---|" * len(COLUMNS)]
+        for dataset, cells in cell_rows(block, cell):
+            lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
+        lines.append("")
+    lines.append("Cells: our test accuracy (%), mean ± std over every fold of every seed (k-fold CV), or over "
+                 "seeds for a fixed split (no ± with one seed) / the paper's. `−`: online boosting significantly "
+                 "worse than batch boosting (p < 0.05; paired t-test over (seed, fold), or a two-proportion "
+                 "z-test for a fixed split). Synthetic-1/2/3 are our own random-network data (the paper does "
+                 "not define its own).")
+    return "\n".join(lines) + "\n"
+
+
+def write(runs: pd.DataFrame, out_dir: str | Path) -> tuple[pd.DataFrame, list[Path]]:
+    """Write ``tables/sun_tables.{md,csv}``; returns the table (empty: no runs) and the paths."""
+    table = rebuild(runs)
+    if table["n"].sum() == 0:
+        return pd.DataFrame(), []
+    out = Path(out_dir)
+    return table, [atomic_write_text(out / "tables" / "sun_tables.md", to_markdown(table)),
+                   atomic_write_text(out / "tables" / "sun_tables.csv", table.to_csv(index=False))]

@@ -1,0 +1,262 @@
+"""Paper tables rebuilt from the result store, next to the papers' own numbers.
+
+The papers' values come from ``paper_tables.yaml`` beside this module (transcribed by hand from
+the papers). A cell is the mean over seeds of one metric with its 95% confidence interval
+(Student's t); a column tuned over an edge gamma ("Best MBBM", "best BMR") takes, per data set,
+the gamma whose mean is best, and also shows the honest version of that choice: gamma chosen on
+half the seeds and scored on the other half. A cell is flagged when the paper's value lies
+outside the interval and differs from our mean by more than the table's tolerance. One table per
+preset (``configs/preset/``): the papers' text, and the authors' code.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from omegaconf import OmegaConf
+from scipy import stats
+
+from boostbench.data.registry import available_datasets
+
+PAPER_TABLES = Path(__file__).with_name("paper_tables.yaml")
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """How a paper table maps onto our runs.
+
+    Attributes:
+        key: the table's key in ``paper_tables.yaml``.
+        datasets: paper row name -> our registry name.
+        columns: paper column -> our algorithm (None: a column we do not reproduce).
+        metric: the run metric shown (``final_accuracy`` or ``test_rank_loss``).
+        paper_value: the key of the paper's values in a row (``accuracy`` or ``rank_loss``).
+        higher_is_better: direction of the metric (chooses the best gamma).
+        protocol: the protocol of the runs that count (the same algorithm may also have been run
+            under another protocol, e.g. k-fold cross-validation).
+        peers: column -> algorithm of other libraries' ensembles (river's, MOA's), shown after
+            the paper's columns when the store has runs of them (the paper has no value there).
+        tolerance: a difference to the paper within it is never flagged (metric units).
+    """
+
+    key: str
+    datasets: dict[str, str]
+    columns: dict[str, str | None]
+    metric: str
+    paper_value: str
+    higher_is_better: bool
+    protocol: str
+    peers: dict[str, str] = field(default_factory=dict)
+    tolerance: float = 0.03
+
+
+PEERS = {name: name for name in ("river_adaboost", "river_adwin_boosting", "river_bole", "moa_ozaboost",
+                                 "moa_online_smooth_boost")}
+
+TABLES = {
+    "jung2017_table1": TableSpec(
+        key="jung2017_table1",
+        datasets={"balance": "balance", "mice": "mice", "cars": "car", "mushroom": "mushroom",
+                  "nursery": "nursery", "isolet": "isolet", "movement": "movement"},
+        columns={"best_decision_tree": "best_vfdt", "online_boosting": "online_boosting",
+                 "adaboost_olm": "adaboost_olm", "best_mbbm": "online_mbbm"},
+        metric="final_accuracy", paper_value="accuracy", higher_is_better=True,
+        protocol="prequential", peers=PEERS, tolerance=0.03),
+    "jung_tewari2018_table3": TableSpec(
+        key="jung_tewari2018_table3",
+        datasets={"emotions": "emotions", "scene": "scene", "yeast": "yeast", "mediamill": "mediamill",
+                  "m_reduced": "mediamill_reduced"},
+        columns={"batch": None, "ada_olmr": "ada_olmr", "best_bmr": "online_bmr"},
+        metric="test_rank_loss", paper_value="rank_loss", higher_is_better=False,
+        protocol="train_test", tolerance=0.015),
+}
+
+
+def table_columns(frame: pd.DataFrame) -> list[str]:
+    """A rebuilt table's columns, in order (the paper's, then the peers that were run)."""
+    return list(dict.fromkeys(frame["column"]))
+
+
+def cell_rows(frame: pd.DataFrame, cell) -> list[tuple[str, list[str]]]:
+    """A rebuilt table's rows for display: ``(data set, [cell(row) for each of its columns])``, in
+    the frame's order (a rebuilt table has one row per data set and column)."""
+    return [(dataset, [cell(row) for row in group.itertuples()])
+            for dataset, group in frame.groupby("dataset", sort=False)]
+
+
+def paper_tables() -> dict:
+    """The transcribed paper values."""
+    return OmegaConf.to_container(OmegaConf.load(PAPER_TABLES))
+
+
+def confidence_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """Student's t interval of the mean of ``values`` (one per seed); ``(nan, nan)`` below 2 values,
+    the mean twice when they are all equal."""
+    n = len(values)
+    if n < 2:
+        return float("nan"), float("nan")
+    mean = float(values.mean())
+    half = float(stats.t.ppf(0.5 + level / 2, n - 1) * values.std(ddof=1) / np.sqrt(n))
+    return mean - half, mean + half
+
+
+def held_out_gamma_score(subset: pd.DataFrame, metric: str, higher_is_better: bool) -> float:
+    """The best-gamma score without hindsight: split the seeds in two halves (sorted seeds, first
+    half and second half), choose gamma by its mean on one half, score it on the other, both ways,
+    and average the two scores. NaN with fewer than 2 seeds."""
+    seeds = np.sort(subset["seed"].unique())
+    if len(seeds) < 2:
+        return float("nan")
+    halves = (seeds[: len(seeds) // 2], seeds[len(seeds) // 2:])
+    scores = []
+    for choose, score in (halves, halves[::-1]):
+        means = subset[subset["seed"].isin(choose)].groupby("gamma")[metric].mean()
+        gamma = means.idxmax() if higher_is_better else means.idxmin()
+        scored = subset[subset["seed"].isin(score) & (subset["gamma"] == gamma)][metric]
+        scores.append(float(scored.mean()))
+    return float(np.mean(scores))
+
+
+@functools.lru_cache(maxsize=None)
+def expected_settings(dataset: str, algorithm: str, preset: str) -> str:
+    """The settings (:func:`~boostbench.reporting.records.settings_key`) of a paper cell's runs:
+    the defaults of ``dataset`` and ``algorithm`` under ``preset``."""
+    from boostbench.config import compose_config
+    from boostbench.reporting.records import settings_key
+
+    overrides = [f"dataset={dataset}", f"algorithm={algorithm}", *([f"+preset={preset}"] if preset != "paper" else [])]
+    return settings_key(OmegaConf.to_container(compose_config(overrides), resolve=True))
+
+
+def presets(runs: pd.DataFrame) -> list[str]:
+    """The presets the store has runs of, ``paper`` (the defaults) first, always."""
+    return ["paper", *sorted(set(runs["preset"]) - {"paper"})]
+
+
+def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = "paper") -> pd.DataFrame:
+    """Rebuild paper table ``name`` from ``runs`` (see :func:`records.load_runs`).
+
+    Only runs with ``n_learners`` Hoeffding trees under the table's protocol and ``preset`` count.
+    Returns one row per (data set, column): ours (mean, std with ddof 1, the 95% interval
+    ``ci_low``/``ci_high``, n seeds, mean runtime in seconds, largest peak RSS in MiB), the paper's
+    value and runtime, the difference ours − paper, ``flagged`` (the paper outside the interval
+    and farther than the tolerance), for a gamma-tuned column the chosen ``gamma`` and the
+    ``held_out`` score (:func:`held_out_gamma_score`), and a note (the chosen gamma, or why a
+    cell is empty).
+
+    Raises:
+        KeyError: unknown table name.
+    """
+    spec = TABLES[name]
+    paper = paper_tables()[spec.key]
+    here = {info.name: info.location is not None for info in available_datasets()}
+    runs = runs[(runs["n_learners"] == n_learners) & (runs["protocol"] == spec.protocol)
+                & runs["learner"].str.startswith("hoeffding_tree")  # the papers' VFDT weak learners
+                & (runs["preset"] == preset)]
+    columns = {**spec.columns, **{column: algorithm for column, algorithm in spec.peers.items()
+                                  if (runs["algorithm"] == algorithm).any()}}
+    rows = []
+    for paper_name, dataset in spec.datasets.items():
+        paper_row = paper["rows"][paper_name]
+        for j, (column, algorithm) in enumerate(columns.items()):
+            in_paper = column in spec.columns
+            subset = runs[(runs["dataset"] == dataset) & (runs["algorithm"] == algorithm)]
+            note, gamma, held_out = "", float("nan"), float("nan")
+            if algorithm is not None:  # runs with other settings (a lever switched, a key changed) are another cell
+                matching = subset[subset["settings"] == expected_settings(dataset, algorithm, preset)]
+                if len(matching) < len(subset):
+                    note = f"{len(subset) - len(matching)} runs with other settings left out"
+                subset = matching
+            if algorithm is None:
+                note = "paper only (not an online algorithm)"
+            elif subset.empty:
+                note = (note or "not run") if here.get(dataset, False) else "data set not available offline"
+            elif subset["gamma"].notna().any():
+                by_gamma = subset.groupby("gamma")[spec.metric].mean()
+                gamma = float(by_gamma.idxmax() if spec.higher_is_better else by_gamma.idxmin())
+                held_out = held_out_gamma_score(subset, spec.metric, spec.higher_is_better)
+                note = f"gamma={gamma:g} (best of {len(by_gamma)})" + (f"; {note}" if note else "")
+                subset = subset[subset["gamma"] == gamma]
+            values = subset[spec.metric].to_numpy(dtype=float) if algorithm else np.array([])
+            n = len(values)
+            mean = float(values.mean()) if n else float("nan")
+            paper_value = paper_row[spec.paper_value][j] if in_paper else None
+            low, high = confidence_interval(values)
+            diff = mean - paper_value if n and paper_value is not None else float("nan")
+            rows.append({
+                "dataset": paper_name, "column": column, "ours": mean,
+                "std": float(values.std(ddof=1)) if n > 1 else 0.0, "n_seeds": n,
+                "ci_low": low, "ci_high": high,
+                "paper": float("nan") if paper_value is None else float(paper_value),
+                "diff": diff,
+                "flagged": bool(paper_value is not None and n > 0 and abs(diff) > spec.tolerance
+                                and not low <= paper_value <= high),  # NaN bounds (one seed): outside
+                "gamma": gamma, "held_out": held_out,
+                "runtime_s": float(subset["runtime_s"].mean()) if n else float("nan"),
+                "peak_mib": float(subset["peak_rss_bytes"].max()) / 2**20 if n else float("nan"),
+                "paper_runtime_s": paper_row["runtime_s"][j] if in_paper else None,
+                "note": note,
+            })
+    return pd.DataFrame(rows)
+
+
+def _fmt(value: float, digits: int) -> str:
+    return "—" if value != value else f"{value:.{digits}f}"
+
+
+def to_markdown(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
+    """The rebuilt table as Markdown: one row per data set, ``ours [95% CI] (n) / paper [diff]; runtimes``."""
+    spec = TABLES[name]
+    digits = 3 if spec.higher_is_better else 4
+    columns = table_columns(table)
+    lines = [f"Preset `{preset}`" + (" (the papers' text: every config's defaults)" if preset == "paper" else
+                                     f" (configs/preset/{preset}.yaml)"), "",
+             "| data set | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
+    for dataset, group in table.groupby("dataset", sort=False):
+        cells = []
+        for column in columns:
+            row = group[group["column"] == column].iloc[0]
+            paper = _fmt(row["paper"], digits)
+            if row["n_seeds"] == 0:
+                cells.append(f"— ({row['note']}) / {paper}")
+                continue
+            extra = f", {row['note']}" if row["note"] else ""
+            if row["held_out"] == row["held_out"]:
+                extra += f"; held-out gamma {row['held_out']:.{digits}f}"
+            diff = "" if row["diff"] != row["diff"] else f" [{row['diff']:+.{digits}f}]"
+            flag = " ⚑" if row["flagged"] else ""
+            paper_time = "—" if pd.isna(row["paper_runtime_s"]) else f"{row['paper_runtime_s']}"
+            cells.append(f"{_fmt(row['ours'], digits)} [{_fmt(row['ci_low'], digits)}, {_fmt(row['ci_high'], digits)}] "
+                         f"(n={row['n_seeds']}{extra}) / {paper}{diff}{flag}; {row['runtime_s']:.1f} s, "
+                         f"{_fmt(row['peak_mib'], 0)} MiB / {paper_time} s")
+        lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
+    lines += ["", f"Cells: ours, mean over seeds of `{spec.metric}` [95% confidence interval, Student's t] "
+              "(n seeds; for a gamma-tuned column the gamma of best mean, and the held-out score: gamma "
+              "chosen on half the seeds, scored on the other half) / the paper's value [ours − paper]; "
+              f"⚑: the paper's value is outside the interval and more than {spec.tolerance:g} from our mean "
+              "(README, \"Deviations\", explains each). Then our mean runtime and largest peak memory (RSS of "
+              "the run's process) / the paper's runtime, in seconds (different machines)."]
+    return "\n".join(lines) + "\n"
+
+
+def to_latex(name: str, table: pd.DataFrame) -> str:
+    """The rebuilt table as a LaTeX ``tabular``: ours ± std (paper) per cell."""
+    spec = TABLES[name]
+    digits = 3 if spec.higher_is_better else 4
+    columns = table_columns(table)
+    lines = [r"\begin{tabular}{l" + "c" * len(columns) + "}", r"\hline",
+             "data set & " + " & ".join(c.replace("_", r"\_") for c in columns) + r" \\", r"\hline"]
+    for dataset, group in table.groupby("dataset", sort=False):
+        cells = []
+        for column in columns:
+            row = group[group["column"] == column].iloc[0]
+            paper = _fmt(row["paper"], digits)
+            ours = "--" if row["n_seeds"] == 0 else f"{row['ours']:.{digits}f} $\\pm$ {row['std']:.{digits}f}"
+            cells.append(f"{ours} ({paper})")
+        lines.append(dataset.replace("_", r"\_") + " & " + " & ".join(cells) + r" \\")
+    lines += [r"\hline", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,333 @@
+"""The result store: one JSON record per run, written atomically, keyed by config hash.
+
+Layout: ``<results_dir>/runs/<config hash>.json``. Everything that reads or writes records goes
+through this module: :func:`write_record`, :func:`read_record`, :func:`iter_records`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from boostbench.errors import DataError, StoreError
+
+
+def runs_dir(results_dir: str | os.PathLike) -> Path:
+    """The folder of a store's records: ``<results_dir>/runs``."""
+    return Path(results_dir) / "runs"
+
+
+def record_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
+    """Where the record of the run with ``config_hash`` lives: ``<results_dir>/runs/<hash>.json``."""
+    return runs_dir(results_dir) / f"{config_hash}.json"
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: not a valid result record ({exc})") from None
+    if not isinstance(record, dict) or not {"config", "metrics", "config_hash"} <= set(record):
+        raise DataError(f"{path}: not a valid result record (config, metrics or config_hash missing)")
+    return record
+
+
+def has_record(results_dir: str | os.PathLike, config_hash: str) -> bool:
+    """Whether the run's record exists and reads as one (a truncated or foreign file does not
+    count: the run is done again and the file replaced)."""
+    try:
+        read_record(results_dir, config_hash)
+    except DataError:
+        return False
+    return True
+
+
+def check_writable(results_dir: str | os.PathLike) -> None:
+    """Before any work: can records be written under ``results_dir``?
+
+    Raises:
+        StoreError: it is not a directory, or is read-only (the message names it and the reason).
+    """
+    probe = runs_dir(results_dir)
+    while not probe.exists() and probe != probe.parent:  # creates nothing: the run may not happen
+        probe = probe.parent
+    if not probe.is_dir():
+        raise StoreError(f"cannot write results under {results_dir}: {probe} is not a directory")
+    try:
+        tempfile.TemporaryFile(dir=probe).close()
+    except OSError as exc:
+        raise StoreError(f"cannot write results under {results_dir}: {exc.strerror or exc}") from None
+
+
+def read_record(results_dir: str | os.PathLike, config_hash: str) -> dict[str, Any]:
+    """The record of the run with ``config_hash``.
+
+    Raises:
+        DataError: missing or not a valid record (the path is named).
+    """
+    return _load(record_path(results_dir, config_hash))
+
+
+def iter_records(results_dir: str | os.PathLike,
+                 on_error: Callable[[DataError], None] | None = None) -> Iterator[dict[str, Any]]:
+    """Every record of a store, in file-name order.
+
+    Args:
+        on_error: called with the error of a record that cannot be read, which is then skipped;
+            None: the error is raised.
+
+    Raises:
+        DataError: an unreadable record, without ``on_error``.
+    """
+    for path in sorted(runs_dir(results_dir).glob("*.json")):
+        try:
+            yield _load(path)
+        except DataError as exc:
+            if on_error is None:
+                raise
+            on_error(exc)
+
+
+@functools.cache
+def _umask() -> int:
+    mask = os.umask(0)  # the only way to read it; once, at the first write
+    os.umask(mask)
+    return mask
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically.
+
+    The bytes go to a temporary file in the same directory, are flushed and fsynced, then
+    renamed over ``path`` (``os.replace`` is atomic on POSIX): a reader sees the old file or the
+    new one, never a partial file; an interrupted write leaves no file behind (at most a hidden
+    ``.*.tmp`` file after a SIGKILL, never read as a result).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # the writer in the name: a writer killed mid-write leaves a file that clean_temporaries finds
+    handle = tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=f".{path.stem}.{_writer()}.", suffix=".tmp",
+                                         delete=False)
+    try:
+        with handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(handle.name, 0o666 & ~_umask())  # a temporary file is private; a result is not
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _writer() -> str:
+    import socket
+
+    return f"{socket.gethostname()}.{os.getpid()}"
+
+
+def clean_temporaries(results_dir: str | os.PathLike, stale_after_s: float = 3600.0) -> int:
+    """Remove the temporary files of record writes that never finished (a writer killed mid-write):
+    on this machine those of dead processes, from other machines those older than ``stale_after_s``.
+    Returns how many were removed."""
+    import socket
+    import time
+
+    removed = 0
+    host = socket.gethostname()
+    for temporary in runs_dir(results_dir).glob(".*.tmp"):
+        parts = temporary.name.split(".")  # "", stem, host..., pid, random, "tmp"
+        try:
+            writer_host, pid = ".".join(parts[2:-3]), int(parts[-3])
+            stale = (not process_alive(pid) if writer_host == host
+                     else time.time() - temporary.stat().st_mtime > stale_after_s)
+        except (ValueError, OSError):
+            continue  # not ours, or gone meanwhile
+        if stale:
+            temporary.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+def atomic_write_text(path: Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (see :func:`atomic_write_bytes`)."""
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def write_record(record: dict[str, Any], path: Path) -> Path:
+    """Write one run record as JSON to ``path`` atomically (NaN and infinity are refused).
+
+    Raises:
+        StoreError: the write failed (disk full, read-only...); no file is left half-written.
+    """
+    text = json.dumps(record, indent=1, sort_keys=True, allow_nan=False) + "\n"
+    try:
+        return atomic_write_text(path, text)
+    except OSError as exc:
+        raise StoreError(f"cannot write {path}: {exc.strerror or exc}; nothing was written") from None
+
+
+def failure_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
+    """``<results_dir>/failed/<hash>.json``: why the last attempt at a run failed (removed when it
+    succeeds)."""
+    return Path(results_dir) / "failed" / f"{config_hash}.json"
+
+
+# -- claims: one worker per grid point, on any filesystem -----------------------------------------
+# A sweep's workers may run on many machines that share the store over NFS, where flock() is
+# unreliable. A claim is a file created with O_EXCL (atomic on NFS v3 and later) that names its
+# owner; the owner refreshes its time while it runs, a claim not refreshed for ``stale_after_s``
+# is taken over (its owner died: SIGKILL, pre-emption, a lost node), and it is removed when the
+# job ends. A finished record always wins: nobody claims a grid point whose record exists.
+
+CLAIM_STALE_AFTER_S = 600.0  # a claim this long without a refresh is a dead worker's
+CLAIM_REFRESH_S = 30.0
+
+
+def claim_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
+    """``<results_dir>/claims/<hash>.claim``: apart from the records, and gone when the job ends."""
+    return Path(results_dir) / "claims" / f"{config_hash}.claim"
+
+
+class Claim:
+    """The claim on one grid point, held by this process until :meth:`release` (or its death).
+
+    Use :func:`claim`; as a context manager it is released on exit.
+    """
+
+    def __init__(self, path: Path, owner: dict[str, Any], refresh_s: float):
+        import threading
+
+        self.path, self.owner = path, owner
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._refresh, args=(refresh_s,), daemon=True)
+        self._thread.start()
+
+    def _refresh(self, every_s: float) -> None:
+        while not self._stop.wait(every_s):
+            try:
+                os.utime(self.path)  # still alive
+            except OSError:
+                return
+
+    def release(self) -> None:
+        """Stop refreshing and remove the claim file if it is still ours."""
+        self._stop.set()
+        self._thread.join()
+        try:
+            if json.loads(self.path.read_text(encoding="utf-8")).get("token") == self.owner["token"]:
+                self.path.unlink()
+        except (OSError, ValueError):
+            pass
+
+    def __enter__(self) -> "Claim":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def _process_start(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot, Linux), None if it is gone or a
+    zombie (killed, not yet reaped: alive to ``kill(pid, 0)``, dead to us)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return None if fields[0] == "Z" else int(fields[19])
+
+
+def _owner() -> dict[str, Any]:
+    import datetime as dt
+    import socket
+    import uuid
+
+    return {"host": socket.gethostname(), "pid": os.getpid(), "process_start": _process_start(os.getpid()),
+            "token": uuid.uuid4().hex, "started_utc": dt.datetime.now(dt.timezone.utc).isoformat()}
+
+
+def process_alive(pid: int, started: int | None = None) -> bool:
+    """Whether process ``pid`` on this machine still runs; with ``started`` (its start time, as
+    :func:`_process_start` read it), whether it is still that process and not a reuse of its pid."""
+    if Path("/proc/self/stat").exists():
+        start = _process_start(pid)
+        return start is not None and started in (None, start)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def _is_stale(path: Path, stale_after_s: float) -> bool:
+    """Whether the claim at ``path`` belongs to a dead worker: on this machine its process is gone;
+    from another machine it was not refreshed for ``stale_after_s`` seconds."""
+    import socket
+    import time
+
+    try:
+        age = time.time() - path.stat().st_mtime
+    except FileNotFoundError:
+        return False  # released meanwhile: try again
+    try:
+        owner = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        owner = {}  # half-written by a worker killed as it claimed: judged by age alone
+    if (owner.get("host") == socket.gethostname() and isinstance(owner.get("pid"), int)
+            and not process_alive(owner["pid"], owner.get("process_start"))):
+        return True  # its owner ran on this machine and is gone
+    return age > stale_after_s
+
+
+def claim(results_dir: str | os.PathLike, config_hash: str, stale_after_s: float = CLAIM_STALE_AFTER_S,
+          refresh_s: float = CLAIM_REFRESH_S) -> Claim | None:
+    """Claim the grid point ``config_hash`` for this process.
+
+    Returns:
+        The claim, or None when its record exists or another live worker holds it.
+
+    Raises:
+        StoreError: the claim cannot be written (disk full, read-only).
+    """
+    try:
+        return _claim(results_dir, config_hash, stale_after_s, refresh_s)
+    except OSError as exc:
+        raise StoreError(f"cannot claim {config_hash} under {results_dir}: {exc.strerror or exc}") from None
+
+
+def _claim(results_dir: str | os.PathLike, config_hash: str, stale_after_s: float, refresh_s: float) -> Claim | None:
+    path = claim_path(results_dir, config_hash)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(3):
+        if has_record(results_dir, config_hash):
+            return None
+        owner = _owner()
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666 & ~_umask())
+        except FileExistsError:
+            if not _is_stale(path, stale_after_s):
+                return None
+            # take a dead worker's claim over: one rename wins, the losers find no file to move
+            try:
+                os.rename(path, path.with_suffix(f".stale-{owner['token']}"))
+            except FileNotFoundError:
+                continue
+            path.with_suffix(f".stale-{owner['token']}").unlink(missing_ok=True)
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(owner, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if has_record(results_dir, config_hash):  # finished while we claimed
+            Claim(path, owner, refresh_s).release()
+            return None
+        return Claim(path, owner, refresh_s)
+    return None

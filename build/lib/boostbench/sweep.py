@@ -1,0 +1,261 @@
+"""Sweeps: Hydra multirun over any config axis, resumable through the result store.
+
+The grid is expanded by Hydra's sweeper and run by a Hydra launcher (joblib for local
+parallelism by default; any installed launcher, e.g. submitit for a cluster, through
+``hydra/launcher=...``), driven through hydra-zen's ``launch`` so that a typer command can start it.
+Each job is keyed by its config hash and the fingerprint of the code that computes it
+(:func:`boostbench.fingerprint.run_key`): a job whose record exists is skipped (a code change makes
+new keys, so finished configs run again), and a claim on the key (:func:`boostbench.store.claim`: an exclusive-create file that works on the network
+filesystems clusters share, taken over once its owner stops refreshing it) keeps two identical
+grid points, e.g. an algorithm that ignores gamma swept over a gamma grid, or two sweeps on one
+store, from running one configuration twice at once. Records are written atomically, so a sweep
+killed at any moment, or a cluster job pre-empted, resumes with nothing lost, duplicated or
+half-written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig, OmegaConf
+
+from boostbench.config import check_group_overrides, complete, config_hash, incompatibility, validate
+from boostbench.errors import BoostbenchError, ConfigError
+from boostbench.fingerprint import run_key
+from boostbench.paths import CONFIG_DIR
+from boostbench.store import (check_writable, claim, clean_temporaries, failure_path, has_record, process_alive,
+                              write_record)
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """What one sweep job did.
+
+    ``status``: done; skipped (its record exists); busy (the same configuration runs in another
+    job); n/a (the algorithm cannot run with that data set, learner or protocol, e.g. in a grid
+    over both: see :func:`boostbench.config.incompatibility`);
+    error (a bad configuration or data set, ``message`` says which).
+    """
+
+    status: str
+    key: str  # the store key (config hash and code fingerprint); empty before it is known
+    label: str
+    seconds: float
+    message: str = ""
+
+
+def _label(cfg: DictConfig) -> str:
+    parts = [f"{cfg.algorithm.name}", f"{cfg.dataset.name}", f"seed={cfg.seed}"]
+    if "gamma" in cfg.algorithm:
+        parts.append(f"gamma={cfg.algorithm.gamma}")
+    if cfg.get("preset"):
+        parts.append(f"preset={cfg.preset}")
+    return " ".join(parts)
+
+
+SWEEP_PID = "BOOSTBENCH_SWEEP_PID"  # the sweep's own process, for its workers to know it
+
+
+def _die_with_the_sweep() -> None:
+    """In a worker the sweep started (joblib, submitit_local), die when the sweep dies: a killed
+    sweep must not leave workers running jobs and writing records (Linux ``PR_SET_PDEATHSIG``)."""
+    import ctypes
+    import signal
+
+    parent = os.environ.get(SWEEP_PID)
+    if parent is None or os.getppid() != int(parent) or not sys.platform.startswith("linux"):
+        return  # the sweep itself, or a worker it did not start (Ray's, a SLURM node's)
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != int(parent):  # the sweep died while we asked: follow it now
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+SHARED_MEMORY = Path("/dev/shm")
+_LEFTOVER = re.compile(r"^(?:joblib_memmapping_folder_|sem\.loky-)(\d+)[_-]")
+
+
+def clean_leftovers(shared_memory: Path = SHARED_MEMORY) -> int:
+    """Remove what killed sweeps left in shared memory: joblib's memmapping folders and loky's
+    semaphores of processes that no longer run (a SIGKILL gives their cleaner no chance).
+    Returns how many were removed."""
+    removed = 0
+    if not shared_memory.is_dir():
+        return 0
+    for entry in shared_memory.iterdir():
+        match = _LEFTOVER.match(entry.name)
+        if match is None or process_alive(int(match.group(1))):
+            continue
+        try:
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+            removed += 1
+        except OSError:
+            pass  # another user's, or gone meanwhile
+    return removed
+
+
+def sweep_job(cfg: DictConfig) -> JobOutcome:
+    """Run one grid point unless its record exists (the Hydra task function)."""
+    _die_with_the_sweep()
+    began = time.perf_counter()
+    try:
+        cfg = complete(cfg)
+        key = run_key(config_hash(cfg))
+        label = _label(cfg)
+    except BoostbenchError as exc:
+        return JobOutcome("error", "", "?", 0.0, str(exc))
+    try:
+        reason = incompatibility(cfg)
+    except BoostbenchError as exc:
+        return JobOutcome("error", key, label, 0.0, str(exc))
+    if reason is not None:
+        return JobOutcome("n/a", key, label, 0.0, reason)
+    try:
+        validate(cfg)  # a bad value: said once, in the table, before anything runs
+    except BoostbenchError as exc:
+        return JobOutcome("error", key, label, 0.0, str(exc))
+    if has_record(cfg.results_dir, key):
+        return JobOutcome("skipped", key, label, 0.0)
+    try:
+        held = claim(cfg.results_dir, key)
+    except BoostbenchError as exc:
+        return _failed(cfg, key, label, exc, time.perf_counter() - began)
+    if held is None:
+        if has_record(cfg.results_dir, key):  # finished meanwhile
+            return JobOutcome("skipped", key, label, 0.0)
+        return JobOutcome("busy", key, label, 0.0, "the same configuration is running in another job")
+    with held:
+        try:
+            from boostbench.experiment import run_experiment, save  # heavy: not for a skipped job
+
+            save(run_experiment(cfg), str(cfg.results_dir))
+        except Exception as exc:  # one job's failure, whatever it is, must not sink the sweep
+            return _failed(cfg, key, label, exc, time.perf_counter() - began)
+    failure_path(cfg.results_dir, key).unlink(missing_ok=True)
+    seconds = time.perf_counter() - began
+    print(f"done   {label} ({seconds:.1f} s)", flush=True)  # progress, from the worker
+    return JobOutcome("done", key, label, seconds)
+
+
+# Where each launcher takes its parallelism (``-j``): joblib's workers, a SLURM job array's
+# simultaneous tasks, the CPUs of a local Ray cluster (each job asks for one).
+PARALLELISM = {"joblib": "hydra.launcher.n_jobs", "submitit_slurm": "hydra.launcher.array_parallelism",
+               "ray": "+hydra.launcher.ray.init.num_cpus"}
+
+
+def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[str]:
+    """The launcher (joblib unless ``hydra/launcher=`` names one) and ``-j`` in its own terms.
+
+    Raises:
+        ConfigError: ``-j`` for a launcher without a parallelism setting (submitit_local starts
+            every job at once).
+    """
+    chosen = [o.partition("=")[2] for o in overrides if o.startswith("hydra/launcher=")]
+    launcher = chosen[-1] if chosen else "joblib"
+    extra = [] if chosen else ["hydra/launcher=joblib"]
+    key = PARALLELISM.get(launcher)
+    if key is not None and any(o.lstrip("+").startswith(key.lstrip("+") + "=") for o in overrides):
+        return extra  # the user's own setting wins
+    if n_jobs is None and launcher == "joblib":
+        n_jobs = os.cpu_count() or 1
+    if n_jobs is not None:
+        if key is None:
+            raise ConfigError(f"-j has no meaning for hydra/launcher={launcher} (it sets its own parallelism); "
+                              f"-j works with {', '.join(PARALLELISM)}")
+        extra.append(f"{key}={n_jobs}")
+    return extra
+
+
+def _failed(cfg: DictConfig, key: str, label: str, exc: Exception, seconds: float) -> JobOutcome:
+    """Report a failed job in one line and keep why in ``failed/<key>.json`` (a cluster job's
+    terminal is seldom watched); a later sweep runs it again."""
+    import traceback
+
+    if isinstance(exc, BoostbenchError):
+        reason = " ".join(str(exc).split())
+    else:  # a bug, not a user mistake: its type, message and where it happened
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        reason = f"{type(exc).__name__}: {' '.join(str(exc).split())} ({Path(frame.filename).name}:{frame.lineno})"
+    print(f"error  {label}: {reason}", flush=True)
+    try:
+        write_record({"key": key, "label": label, "reason": reason,
+                      "config": OmegaConf.to_container(cfg, resolve=True)}, failure_path(cfg.results_dir, key))
+    except BoostbenchError:
+        pass  # the outcome still says it
+    return JobOutcome("error", key, label, seconds, reason)
+
+
+def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOutcome]:
+    """Expand ``overrides`` (Hydra sweep syntax: ``a=1,2``, ``seed='range(0,5)'``) and run every job.
+
+    Args:
+        overrides: Hydra overrides; ``+experiment=<name>`` adds a paper grid from
+            ``configs/experiment/``. A ``hydra/launcher=...`` override replaces the joblib launcher.
+        n_jobs: parallel jobs, in the launcher's own terms (:data:`PARALLELISM`; joblib's
+            default: the number of cores). An override of that setting wins.
+
+    Raises:
+        ConfigError: an override does not parse or names an unknown option, or ``n_jobs`` for a
+            launcher without a parallelism setting.
+    """
+    from hydra.errors import HydraException
+    from hydra_zen import launch
+    from omegaconf.errors import OmegaConfBaseException
+
+    check_group_overrides(overrides)
+    given = [o.partition("=")[2] for o in overrides if o.startswith("results_dir=")]
+    results_dir = given[-1] if given else OmegaConf.load(CONFIG_DIR / "config.yaml").results_dir
+    if "," not in results_dir and "$" not in results_dir:  # one plain path: checked before any job
+        check_writable(results_dir)
+        clean_temporaries(results_dir)
+    os.environ[SWEEP_PID] = str(os.getpid())  # inherited by the workers
+    clean_leftovers()
+    extra = ["hydra/hydra_logging=disabled", "hydra/job_logging=disabled", *_launcher_overrides(overrides, n_jobs)]
+    if not any(o.startswith("n_threads=") for o in overrides):
+        extra.append("n_threads=1")  # the jobs fill the cores; a run's threads would compete
+    # Hydra's sweep folder: a cluster launcher keeps its jobs' logs there (under the results);
+    # joblib's is empty folders, made in a temporary place and removed
+    local = "hydra/launcher=joblib" in [*overrides, *extra]
+    scratch = tempfile.mkdtemp(prefix="boostbench-sweep-") if local else None
+    primary = OmegaConf.load(CONFIG_DIR / "config.yaml")
+    primary.hydra = {
+        "searchpath": [f"file://{CONFIG_DIR}"],
+        "job": {"chdir": False},
+        "sweep": {"dir": scratch or "${results_dir}/multirun/${now:%Y-%m-%d_%H-%M-%S}", "subdir": "${hydra.job.num}"},
+        "output_subdir": None,
+    }
+    try:
+        jobs = launch(primary, sweep_job, overrides=[*overrides, *extra], multirun=True, version_base="1.3")
+    except (HydraException, OmegaConfBaseException, ValueError) as exc:
+        raise ConfigError(f"bad sweep: {' '.join(str(exc).split())}") from None
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    outcomes = []
+    for batch in jobs:
+        for job in batch:
+            try:
+                outcomes.append(job.return_value)
+            except Exception as exc:  # a crash inside the job: report it, do not hide it
+                outcomes.append(JobOutcome("error", "", str(getattr(job, "overrides", "?")), 0.0,
+                                           f"{type(exc).__name__}: {exc}"))
+    return outcomes
+
+
+def summarize(outcomes: Sequence[JobOutcome]) -> dict[str, Any]:
+    """Counts by status."""
+    counts: dict[str, Any] = {}
+    for outcome in outcomes:
+        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+    return counts

@@ -1,0 +1,89 @@
+"""Reports of any store: the summary table and curves, the paper cells' hints, significance."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from boostbench.cli import app
+from boostbench.reporting import figures, significance, summary, tables
+from boostbench.reporting.records import load_runs
+from boostbench.sweep import run_sweep, summarize
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """A sweep no paper made: german and balance, N = 3, three seeds, two settings of one booster."""
+    path = tmp_path_factory.mktemp("store")
+    grid = ["dataset=german,balance", "algorithm=online_boosting", "n_learners=3", "seed=0,1,2", f"results_dir={path}"]
+    assert summarize(run_sweep(grid, n_jobs=2)).get("done") == 6
+    assert summarize(run_sweep([*grid[:-1], "algorithm.vote=soft", "dataset=balance", f"results_dir={path}"],
+                               n_jobs=2)).get("done") == 3
+    return path
+
+
+def test_summary_groups_runs_by_everything_but_the_seed(store):
+    runs = load_runs(store)
+    frame = summary.summarize(runs)
+    assert len(frame) == 3 and set(frame["dataset"]) == {"german", "balance"}
+    balance = frame[frame["dataset"] == "balance"].sort_values("variant")
+    assert list(balance["variant"]) == [1, 2]  # the soft vote is another variant, not averaged in
+    for row in frame.itertuples():
+        values = runs[(runs["dataset"] == row.dataset) & (runs["settings"] == row.settings)]["final_accuracy"]
+        assert row.mean == pytest.approx(values.mean()) and row.n_seeds == 3
+        low, high = tables.confidence_interval(values.to_numpy())
+        assert (row.ci_low, row.ci_high) == pytest.approx((low, high)) and low < row.mean < high
+    timing = summary.summarize(runs, "runtime_s")
+    assert (timing["metric"] == "runtime_s").all()
+    with pytest.raises(KeyError):
+        summary.summarize(runs, "nope")
+
+
+def test_report_all_shows_a_non_paper_sweep_as_table_figures_and_page(store, tmp_path):
+    result = runner.invoke(app, ["report", "all", "--results-dir", str(store), "--out-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "tables" / "summary.md").read_text()
+    assert "| german | prequential | online_boosting | hoeffding_tree | 3 |" in text
+    for name in ("german.prequential.N3.png", "german.prequential.N3.pdf", "balance.prequential.N3.png"):
+        assert (tmp_path / "figures" / "summary" / name).stat().st_size > 1000
+    page = (tmp_path / "summary.html").read_text()
+    assert "figures/summary/german.prequential.N3.png" in page and "jung2017_table1.md" in page
+    # a paper cell with runs of another N says where they are
+    table1 = (tmp_path / "tables" / "jung2017_table1.md").read_text()
+    assert "not run; the store has runs with N = 3 (report --n-learners 3)" in table1
+    bad = runner.invoke(app, ["report", "summary", "--results-dir", str(store), "--metric", "nope"])
+    assert bad.exit_code == 2 and "unknown metric 'nope'" in bad.output
+
+
+def test_seed_band_is_the_t_interval_per_checkpoint():
+    long = pd.DataFrame({"x": [10, 10, 10, 20, 20, 20], "value": [0.5, 0.6, 0.7, 0.8, 0.8, 0.8]})
+    band = figures.seed_band(long)
+    assert band["mean"].tolist() == pytest.approx([0.6, 0.8])
+    # t(0.975, 2) s / sqrt(n), s = 0.1
+    assert band["high"].iloc[0] - 0.6 == pytest.approx(4.302653 * 0.1 / np.sqrt(3), rel=1e-5)
+    assert (band["low"].iloc[1], band["high"].iloc[1]) == pytest.approx((0.8, 0.8))  # no spread, no band
+
+
+def test_critical_difference_matches_demsar():
+    # Demšar 2006, Table 5(a): q_0.05 = 2.343 (k = 3), 2.569 (4), 2.728 (5)
+    for k, q in ((3, 2.343), (4, 2.569), (5, 2.728)):
+        assert significance.critical_difference(k, 10) == pytest.approx(q * np.sqrt(k * (k + 1) / 60), abs=2e-3)
+
+
+def test_the_cd_diagram_needs_a_significant_friedman_test(tmp_path):
+    rng = np.random.default_rng(0)
+    clear = pd.DataFrame({"a": rng.uniform(0.8, 0.9, 8), "b": rng.uniform(0.6, 0.7, 8), "c": rng.uniform(0.3, 0.4, 8)},
+                         index=[f"d{i}" for i in range(8)])
+    result = significance.friedman(clear, higher_is_better=True)
+    assert result["p_value"] < 0.05
+    drawn = significance.cd_diagram(clear, True, tmp_path / "cd", "t", result["p_value"])
+    assert sorted(p.name for p in drawn) == ["cd.pdf", "cd.png"]
+    assert "Nemenyi critical difference 1.17" in significance.to_markdown("t", result)
+    latin = pd.DataFrame([[3, 2, 1], [1, 3, 2], [2, 1, 3]], columns=list("abc"), dtype=float)  # equal mean ranks
+    flat = significance.friedman(latin, higher_is_better=True)
+    assert flat["p_value"] == pytest.approx(1.0)
+    assert significance.cd_diagram(latin, True, tmp_path / "none", "t", flat["p_value"]) == []
+    assert "no post-hoc test or diagram" in significance.to_markdown("t", flat)
+    assert significance.cd_diagram(clear, True, tmp_path / "forced", "t", 0.2) == []
