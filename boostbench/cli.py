@@ -207,6 +207,9 @@ def _print_summary(record: dict, path) -> None:
     else:
         rows = [("final accuracy (last {:.0%})".format(c["protocol"]["final_fraction"]), f"{m['final_accuracy']:.4f}"),
                 ("cumulative accuracy", f"{m['cumulative_accuracy']:.4f}"), ("examples", f"{m['n_examples']:,}")]
+        if "final_kappa" in m:
+            kappa = "undefined" if m["final_kappa"] is None else f"{m['final_kappa']:.4f}"
+            rows.insert(1, ("final kappa, macro-F1", f"{kappa}, {m['final_macro_f1']:.4f}"))
     if not split or c["learner"]["name"] != "tree":
         from boostbench.algorithms import algorithm_spec
 

@@ -241,7 +241,8 @@ def validate(cfg: DictConfig | dict) -> None:
     check("", resolved, {**KNOB_CONSTRAINTS, "seed": positive_int(0), "n_threads": positive_int(nullable=True)})
     check("protocol", resolved["protocol"], {"final_fraction": Interval(0.0, 1.0, closed_high=True),
                                              "curve_points": positive_int(2),
-                                             "max_examples": positive_int(nullable=True)})
+                                             "max_examples": positive_int(nullable=True),
+                                             "window": positive_int(1), "delay": positive_int(0)})
     check("dataset", resolved["dataset"], {"encoding": OneOf(ENCODINGS)})
     spec = algorithm_spec(str(resolved["algorithm"]["name"]))
     check("algorithm", resolved["algorithm"], spec.params)

@@ -32,6 +32,7 @@ from boostbench.data import load_dataset, stream_order
 from boostbench.data.dataset import Dataset
 from boostbench.data.dataset import MultilabelDataset
 from boostbench.fingerprint import code_fingerprint, run_key
+from boostbench.metrics import classification_metrics, windowed_curves
 from boostbench.learners.registry import make_batch_learner, make_pool
 from boostbench.paths import REPO_ROOT
 from boostbench.protocols import (
@@ -84,10 +85,11 @@ def _multiclass_pass(cfg: DictConfig, dataset: Dataset, booster, order: np.ndarr
                      on_progress, spec: AlgorithmSpec) -> tuple[dict[str, Any], dict[str, Any]]:
     """Prequential pass (Jung et al. 2017): metrics and curve."""
     result = prequential(booster, dataset.X, dataset.y, order, float(cfg.protocol.final_fraction), on_progress,
-                         track_members=spec.tracks_members)
+                         track_members=spec.tracks_members, delay=int(cfg.protocol.get("delay", 0)))
     metrics: dict[str, Any] = {
         "final_accuracy": result.final_accuracy,
         "cumulative_accuracy": result.cumulative_accuracy,
+        **classification_metrics(result.truth, result.predicted, dataset.n_classes, result.final_start),
         # the caches' fill is timed apart (cache_fill_s), as the compilation is (compile_s)
         "runtime_s": result.runtime_s - booster.cache_fill_s,
         "cache_fill_s": booster.cache_fill_s,
@@ -105,7 +107,9 @@ def _multiclass_pass(cfg: DictConfig, dataset: Dataset, booster, order: np.ndarr
             "best_member": int(member_accuracy.argmax()),
         })
     seen, accuracy = result.curve(int(cfg.protocol.get("curve_points", 100)))
-    return metrics, {"examples_seen": seen.tolist(), "cumulative_accuracy": accuracy.tolist()}
+    windowed = windowed_curves(result.truth, result.predicted, dataset.n_classes, seen,
+                               int(cfg.protocol.get("window", 1000)))
+    return metrics, {"examples_seen": seen.tolist(), "cumulative_accuracy": accuracy.tolist(), **windowed}
 
 
 def _multilabel_pass(cfg: DictConfig, dataset: MultilabelDataset, booster, order: np.ndarray,

@@ -282,7 +282,7 @@ def test_adaboost_olm_step_kernels_equal_the_python_steps(dataset):
         if mode == "python":
             booster._fused = None  # numpy's Hedge and one call per weak-learner pass
         if mode == "chunks":
-            hits = np.concatenate([booster.test_then_train(data.X[part], data.y[part])
+            hits = np.concatenate([booster.test_then_train(data.X[part], data.y[part]) == data.y[part]
                                    for part in np.array_split(order, 3)])
         else:
             hits = []

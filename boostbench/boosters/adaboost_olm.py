@@ -158,12 +158,12 @@ class AdaboostOLM(OnlineBooster):
         m = len(X)
         X = np.ascontiguousarray(X, dtype=np.float64)
         U = self.rng.random((m, 2 * self.pool.n_learners + 1))  # predict's draws, example by example
-        hits = np.empty(m, dtype=bool)
+        predicted = np.empty(m, dtype=np.int64)
         self._fused.run(X, np.ascontiguousarray(y, dtype=np.int64), U, self.t, self.alpha_bound, self._variant,
-                        self.hedge.eta, self.alpha, self.hedge.log_v, hits)
+                        self.hedge.eta, self.alpha, self.hedge.log_v, predicted)
         self.t += m
         self._state = None
-        return hits
+        return predicted
 
     def update(self, y: int) -> None:
         xp, s_before, labels, experts, _ = self._state

@@ -201,9 +201,9 @@ def weights_step(y, eta, bound, variant, hedge_eta, alpha, log_v, step):  # prag
 
 
 @kernel
-def run_steps(X, Y, U, t, k, bound, variant, hedge_eta, room, hits, alpha, log_v, step, trees):  # pragma: no cover - compiled
+def run_steps(X, Y, U, t, k, bound, variant, hedge_eta, room, predicted, alpha, log_v, step, trees):  # pragma: no cover - compiled
     """Test-then-train on the rows of ``X`` (``(m, d)``) in order: :func:`predict_step` with
-    ``U[i]`` (``(2N + 1,)``), ``hits[i] = label == Y[i]``, then :func:`update_step` at round
+    ``U[i]`` (``(2N + 1,)``) into ``predicted[i]``, then :func:`update_step` at round
     ``t + i + 1``. Stops early, before an example the pool may have no room for (fewer than
     ``room`` free nodes or free slots; the caller grows the pool).
 
@@ -217,8 +217,7 @@ def run_steps(X, Y, U, t, k, bound, variant, hedge_eta, room, hits, alpha, log_v
         if counters[0] + room > n_nodes or counters[1] + room > n_slots:
             return i
         x = X[i]
-        label = predict_step(x, alpha, log_v, U[i], step, trees)
-        hits[i] = label == Y[i]
+        predicted[i] = predict_step(x, alpha, log_v, U[i], step, trees)
         update_step(x, Y[i], olm_step_size(t + i + 1, k), bound, variant, hedge_eta, alpha, log_v, step, trees)
     return X.shape[0]
 
@@ -237,7 +236,7 @@ def warm_up() -> None:
             step.predict(x, np.zeros(2), np.zeros(2), np.full(5, 0.5))
             step.update(x, y, 0.5, 2.0, PAPER_VARIANT, 1.0, np.zeros(2), np.zeros(2))
         step.run(np.tile(x, (2, 1)), np.arange(2), np.full((2, 5), 0.5), 3, 2.0, PAPER_VARIANT, 1.0, np.zeros(2),
-                 np.zeros(2), np.empty(2, dtype=bool))
+                 np.zeros(2), np.empty(2, dtype=np.int64))
 
 
 class FusedStep:
@@ -255,14 +254,14 @@ class FusedStep:
         ``(2N,)`` returns -1."""
         return predict_step(xp, alpha, log_v, u, self._step, self.pool.kernel_state())
 
-    def run(self, X, Y, U, t, bound, variant, hedge_eta, alpha, log_v, hits) -> None:
+    def run(self, X, Y, U, t, bound, variant, hedge_eta, alpha, log_v, predicted) -> None:
         """Test-then-train on the rows of ``X`` (float64 ``(m, d)``, labels ``Y`` int64 ``(m,)``),
         the first at round ``t + 1``, with ``U`` ``(m, 2N + 1)`` as :meth:`predict` takes them;
-        ``hits`` ``(m,)`` bool receives whether each prediction was right."""
+        ``predicted`` ``(m,)`` int64 receives each prediction."""
         pool = self.pool
         if pool.n_threads > 1:  # the threaded training is called from Python (see learn_trees_threaded)
             for i in range(len(X)):
-                hits[i] = self.predict(X[i], alpha, log_v, U[i]) == Y[i]
+                predicted[i] = self.predict(X[i], alpha, log_v, U[i])
                 self.update(X[i], int(Y[i]), olm_step_size(t + i + 1, pool.n_classes), bound, variant, hedge_eta,
                             alpha, log_v)
             return
@@ -270,7 +269,7 @@ class FusedStep:
         while done < len(X):
             forest = pool.reserve()
             done += run_steps(X[done:], Y[done:], U[done:], t + done, pool.n_classes, bound, variant, hedge_eta,
-                              pool.room_per_example, hits[done:], alpha, log_v, self._step, forest)
+                              pool.room_per_example, predicted[done:], alpha, log_v, self._step, forest)
 
     def update(self, xp, y, eta, bound, variant, hedge_eta, alpha, log_v) -> None:
         """Lines 12-15 (``alpha`` and ``log_v`` in place; ``variant`` see :func:`backward`)."""

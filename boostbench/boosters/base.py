@@ -80,13 +80,13 @@ class OnlineBooster(_BoosterCore):
 
     def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """:meth:`predict` then :meth:`update` on each row of ``X`` (``(m, d)`` float64, labels
-        ``y`` ``(m,)`` int) in order; returns ``(m,)`` bool, whether each prediction was right.
+        ``y`` ``(m,)`` int) in order; returns the ``(m,)`` int64 predictions.
         Boosters with a compiled step override it with one kernel call (the same numbers)."""
-        hits = np.empty(len(X), dtype=bool)
+        predicted = np.empty(len(X), dtype=np.int64)
         for i, (x, label) in enumerate(zip(X, y)):
-            hits[i] = self.predict(x) == label
+            predicted[i] = self.predict(x)
             self.update(int(label))
-        return hits
+        return predicted
 
 
 class OnlineRanker(_BoosterCore):

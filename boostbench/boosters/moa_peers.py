@@ -104,7 +104,7 @@ class MOAEnsemble(OnlineBooster):
         labels = self._ask(("test_then_train", (np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64))))
         none = labels < 0
         labels[none] = self.rng.integers(self.n_classes, size=int(none.sum()))
-        return labels == y
+        return labels
 
     def close(self) -> None:
         """End the MOA process (also when the booster is collected)."""

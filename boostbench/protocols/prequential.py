@@ -1,4 +1,6 @@
-"""Prequential (test-then-train) evaluation over one pass of a stream (Jung et al. 2017, Sec. 5)."""
+"""Prequential (test-then-train) evaluation over one pass of a stream (Jung et al. 2017, Sec. 5),
+optionally with delayed labels (the label of example t arrives after example t + delay is
+predicted)."""
 
 from __future__ import annotations
 
@@ -19,17 +21,24 @@ class PrequentialResult:
     """What one prequential pass measured.
 
     Attributes:
-        correct: ``(n,)`` bool, whether the prediction for the t-th streamed example was right.
+        predicted: ``(n,)`` int64, the label predicted for the t-th streamed example.
+        truth: ``(n,)`` int64, its true label.
         final_start: index of the first example of the final window.
         member_correct_final: ``(N,)`` int64 correct predictions of each member in the final
             window, when the members were tracked (else None).
         runtime_s: wall time of the pass in seconds (prediction + update, no data loading).
     """
 
-    correct: np.ndarray
+    predicted: np.ndarray
+    truth: np.ndarray
     final_start: int
     member_correct_final: np.ndarray | None
     runtime_s: float
+
+    @property
+    def correct(self) -> np.ndarray:
+        """``(n,)`` bool, whether each prediction was right."""
+        return self.predicted == self.truth
 
     @property
     def n_examples(self) -> int:
@@ -62,8 +71,9 @@ def final_window_start(n: int, final_fraction: float) -> int:
 
 def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.ndarray,
                 final_fraction: float = 0.2, on_progress: ProgressCallback | None = None,
-                progress_every: int = 25, track_members: bool = False) -> PrequentialResult:
-    """Run one test-then-train pass: predict ``x_t``, score it, then reveal ``y_t``.
+                progress_every: int = 25, track_members: bool = False, delay: int = 0) -> PrequentialResult:
+    """Run one test-then-train pass: predict ``x_t``, score it, then reveal ``y_t`` (with
+    ``delay`` > 0: reveal ``y_{t - delay}`` instead, after predicting ``x_t``).
 
     Args:
         booster: the algorithm under test (fresh).
@@ -74,36 +84,44 @@ def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.
             ``(examples done, running accuracy)``.
         track_members: also score every member's label (the booster's ``member_predictions``
             ``(N,)`` after each prediction; the registry's ``tracks_members``).
+        delay: examples between a prediction and its label (0: the papers' protocol). A late
+            label trains the booster as it is when the label arrives: the booster predicts that
+            example again (unscored, setting what its update reads) and updates; the last
+            ``delay`` labels never arrive.
 
     Returns:
         A :class:`PrequentialResult`.
     """
     n = len(order)
     start = final_window_start(n, final_fraction)
-    correct = np.zeros(n, dtype=bool)
+    truth = np.asarray(y[order], dtype=np.int64)
+    predicted = np.zeros(n, dtype=np.int64)
     member_correct = np.zeros(booster.pool.n_learners, dtype=np.int64) if track_members else None
     hits = 0
     began = time.perf_counter()
-    if track_members:
+    if track_members or delay:
         for t, index in enumerate(order):
-            x, label = X[index], int(y[index])
-            hit = booster.predict(x) == label
-            correct[t] = hit
-            hits += hit
-            if t >= start:
+            x, label = X[index], int(truth[t])
+            predicted[t] = booster.predict(x)
+            hits += predicted[t] == label
+            if t >= start and track_members:
                 member_correct += booster.member_predictions == label
-            booster.update(label)
+            if not delay:
+                booster.update(label)
+            elif t >= delay:  # the label of example t - delay arrives
+                booster.predict(X[order[t - delay]])
+                booster.update(int(truth[t - delay]))
             if on_progress is not None and (t + 1) % progress_every == 0:
                 on_progress(t + 1, hits / (t + 1))
     else:  # chunks between progress reports, which a booster may run in one compiled call
         chunk = progress_every if on_progress is not None else 1024
         for t in range(0, n, chunk):
             rows = order[t:t + chunk]
-            correct[t:t + len(rows)] = booster.test_then_train(X[rows], y[rows])
-            hits += int(correct[t:t + len(rows)].sum())
+            predicted[t:t + len(rows)] = booster.test_then_train(X[rows], y[rows])
+            hits += int((predicted[t:t + len(rows)] == truth[t:t + len(rows)]).sum())
             if on_progress is not None and t + len(rows) < n:
                 on_progress(t + len(rows), hits / (t + len(rows)))
     runtime = time.perf_counter() - began
     if on_progress is not None:
         on_progress(n, hits / max(n, 1))
-    return PrequentialResult(correct, start, member_correct, runtime)
+    return PrequentialResult(predicted, truth, start, member_correct, runtime)

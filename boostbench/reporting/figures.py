@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import numpy as np
 from matplotlib.figure import Figure
 
 from boostbench.store import atomic_write_bytes, read_record
@@ -21,7 +22,8 @@ def new_figure(figsize: tuple[float, float]):
 def curves(results_dir: str | Path, runs: pd.DataFrame) -> pd.DataFrame:
     """The runs' curves in long form: ``key, x, value, metric`` (one row per checkpoint; ``key`` is
     the run's store key; ``x`` is examples seen, or the boosting round for ``train_error`` /
-    ``test_error``)."""
+    ``test_error``; a prequential run has ``cumulative_accuracy`` and the :data:`WINDOWED` curves,
+    NaN where a kappa is undefined)."""
     rows = []
     for key in runs["key"]:
         record = read_record(results_dir, key)
@@ -32,17 +34,24 @@ def curves(results_dir: str | Path, runs: pd.DataFrame) -> pd.DataFrame:
                                           "metric": metric}))
             continue
         if "cumulative_accuracy" in curve:
-            x, y, metric = curve["examples_seen"], curve["cumulative_accuracy"], "cumulative_accuracy"
+            for metric in ("cumulative_accuracy", *WINDOWED):
+                if metric in curve:  # records before the windowed curves have none
+                    rows.append(pd.DataFrame({"key": key, "x": curve["examples_seen"], "metric": metric,
+                                              "value": pd.array(curve[metric], dtype="Float64").astype(float)}))
         else:
-            x, y, metric = curve["test_examples_seen"], curve["test_rank_loss"], "test_rank_loss"
-        rows.append(pd.DataFrame({"key": key, "x": x, "value": y, "metric": metric}))
+            rows.append(pd.DataFrame({"key": key, "x": curve["test_examples_seen"], "value": curve["test_rank_loss"],
+                                      "metric": "test_rank_loss"}))
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["key", "x", "value", "metric"])
 
 
+#: The sliding-window curves of a prequential record
+WINDOWED = ("windowed_accuracy", "windowed_kappa")
 #: What a curve's label says of an algorithm whose curve is not what its table cell is
 CURVE_NOTES = {"best_vfdt": "online choice of tree; the table's is the best in hindsight"}
 LABELS = {"cumulative_accuracy": ("examples seen", "cumulative accuracy"),
           "test_rank_loss": ("test examples seen", "mean test rank loss"),
+          "windowed_accuracy": ("examples seen", "accuracy over the last window"),
+          "windowed_kappa": ("examples seen", "Cohen's kappa over the last window"),
           "test_error": ("boosting rounds", "test error"), "train_error": ("boosting rounds", "training error")}
 #: A cumulative curve's first checkpoints (one or two examples: accuracy 0 or 1) say nothing and
 #: squash the axis; the plot starts after this fraction of the stream
@@ -57,6 +66,9 @@ def seed_band(values: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for x, group in values.groupby("x"):
         v = group["value"].to_numpy(dtype=float)
+        v = v[~np.isnan(v)]  # an undefined kappa
+        if not len(v):
+            continue
         low, high = confidence_interval(v)
         mean = float(v.mean())
         rows.append((x, mean, mean if low != low else low, mean if high != high else high))
@@ -69,12 +81,16 @@ def plot_band(ax, sub: pd.DataFrame, label: str) -> None:
     band = seed_band(sub)
     band = band[band["x"] >= BURN_IN * band["x"].max()] if sub["metric"].iloc[0] != "test_error" else band
     line, = ax.plot(band["x"], band["mean"], label=f"{label}, {sub['seed'].nunique()} seeds")
-    # every curve metric (accuracy, rank loss, error) lies in [0, 1]; so does its band
-    ax.fill_between(band["x"], band["low"].clip(0, 1), band["high"].clip(0, 1), color=line.get_color(), alpha=0.2,
-                    linewidth=0)
+    low, high = RANGES.get(sub["metric"].iloc[0], (0.0, 1.0))  # so does its band
+    ax.fill_between(band["x"], band["low"].clip(low, high), band["high"].clip(low, high), color=line.get_color(),
+                    alpha=0.2, linewidth=0)
 
 
-def fit_y(ax, settled: float = 0.05) -> None:
+#: Where a curve metric lies (accuracy, rank loss, error: [0, 1])
+RANGES = {"windowed_kappa": (-1.0, 1.0)}
+
+
+def fit_y(ax, settled: float = 0.05, bounds: tuple[float, float] = (0.0, 1.0)) -> None:
     """The y axis from the data: the range of the mean curves once they settle (after ``settled``
     of the x range), padded by a tenth; early bands may leave it."""
     import numpy as np
@@ -88,7 +104,7 @@ def fit_y(ax, settled: float = 0.05) -> None:
     if len(ys):
         low, high = float(ys.min()), float(ys.max())
         pad = max(0.1 * (high - low), 0.005)
-        ax.set_ylim(max(low - pad, 0.0), min(high + pad, 1.0))
+        ax.set_ylim(max(low - pad, bounds[0]), min(high + pad, bounds[1]))
 
 
 def title(dataset: str, runs: pd.DataFrame) -> str:
@@ -109,6 +125,7 @@ def learning_curves(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
         higher_is_better: per curve metric, whether higher is better (picks the best gamma).
     """
     long = curves(results_dir, runs).merge(runs, on="key")
+    long = long[long["metric"].isin(list(higher_is_better))]
     written = []
     for dataset, group in long.groupby("dataset"):
         metric = group["metric"].iloc[0]

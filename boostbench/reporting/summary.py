@@ -20,6 +20,8 @@ from boostbench.store import atomic_write_text
 #: A protocol's headline metric and whether higher is better
 PRIMARY = {"prequential": ("final_accuracy", True), "train_test": ("test_rank_loss", False),
            "kfold": ("test_error", False), "holdout": ("test_error", False)}
+#: The curve of a protocol's main figure; the others get a figure each, named after them
+PRIMARY_CURVES = ("cumulative_accuracy", "test_rank_loss")
 #: What a group of runs shares: everything but the seed (``settings`` holds every other key)
 GROUP = ["dataset", "protocol", "algorithm", "learner", "n_learners", "gamma", "preset", "settings"]
 SHOWN = ["dataset", "protocol", "algorithm", "learner", "n_learners", "gamma", "preset"]
@@ -82,7 +84,7 @@ def curve_figures(results_dir: str | Path, runs: pd.DataFrame, out_dir: Path) ->
     variants = summarize(online)[GROUP + ["variant"]]
     long = long.merge(variants, on=GROUP, how="left")
     written = []
-    for (dataset, protocol, n), group in long.groupby(["dataset", "protocol", "n_learners"]):
+    for (dataset, protocol, n, metric), group in long.groupby(["dataset", "protocol", "n_learners", "metric"]):
         fig, ax = figures.new_figure((7.5, 4.5))
         for (algorithm, gamma, preset, variant), sub in group.groupby(["algorithm", "gamma", "preset", "variant"],
                                                                        dropna=False):
@@ -90,13 +92,15 @@ def curve_figures(results_dir: str | Path, runs: pd.DataFrame, out_dir: Path) ->
             label += "".join([f", gamma={gamma:g}" if gamma == gamma else "", f", {preset}" if preset != "paper" else "",
                               f", variant {variant}" if variant > 1 else ""])
             figures.plot_band(ax, sub, label)
-        xlabel, ylabel = figures.LABELS[group["metric"].iloc[0]]
-        ax.set(xlabel=xlabel, ylabel=ylabel, title=f"{dataset}: N = {n}, {protocol}")
-        figures.fit_y(ax)
+        xlabel, ylabel = figures.LABELS[metric]
+        window = f", window {int(group['window'].iloc[0])}" if metric in figures.WINDOWED else ""
+        ax.set(xlabel=xlabel, ylabel=ylabel, title=f"{dataset}: N = {n}, {protocol}{window}")
+        figures.fit_y(ax, bounds=figures.RANGES.get(metric, (0.0, 1.0)))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6)
         fig.tight_layout()
-        written += figures.save_figure(fig, out_dir / f"{dataset}.{protocol}.N{n}")
+        suffix = "" if metric in PRIMARY_CURVES else f".{metric}"
+        written += figures.save_figure(fig, out_dir / f"{dataset}.{protocol}.N{n}{suffix}")
     return written
 
 
