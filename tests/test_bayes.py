@@ -179,3 +179,18 @@ def test_a_often_missing_noise_attribute_does_not_become_a_hub():
     params = BayesParams.from_config(learner_cfg("ban"), Xf, np.full(6, 2), np.random.default_rng(0))
     model = params.fit_label(Xf, y, np.ones(len(y)), 2, np.random.default_rng(0))
     assert all(5 not in parents for parents in model.parents)
+
+
+def test_the_fixed_split_tests_pair_seeds_and_a_single_seed_uses_the_two_proportion_z_test():
+    from scipy import stats
+
+    # one seed: statsmodels' pooled two-proportion z-test, by hand
+    b, o, n = 0.90, 0.88, 1000
+    pooled = (b + o) / 2
+    z = (o - b) / np.sqrt(pooled * (1 - pooled) * 2 / n)
+    assert online_worse(np.array([b]), np.array([o]), n)[1] == pytest.approx(stats.norm.cdf(z), rel=1e-9)
+    # several seeds on one test set: paired over seeds (not n_test x seeds independent examples)
+    batch = np.array([0.90, 0.91, 0.89])
+    online = batch - np.array([0.002, -0.001, 0.004])
+    worse, p = online_worse(batch, online, 20000)
+    assert p == pytest.approx(stats.ttest_rel(online, batch, alternative="less").pvalue) and not worse
