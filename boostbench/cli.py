@@ -19,6 +19,7 @@ from rich.progress import (
     ProgressColumn,
     TextColumn,
     TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 from rich.table import Table
 from rich.text import Text
@@ -110,9 +111,14 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
                             _RateColumn(), TextColumn("{task.fields[metric]} {task.fields[value]:.3f}"),
                             TimeElapsedColumn(), console=console, disable=not show)
         task = None
+        stage = progress.add_task("starting", total=None, metric="", value=0.0)  # a pulsing bar
+
+        def on_stage(text):
+            progress.update(stage, description=text)
 
         def on_start(dataset, n):
             nonlocal task
+            progress.remove_task(stage)
             metric = "rank loss" if cfg.dataset.get("task") == "multilabel" else "acc"
             task = progress.add_task(f"{cfg.algorithm.name} on {dataset.name}", total=n, metric=metric, value=0.0)
 
@@ -120,7 +126,7 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
             progress.update(task, completed=done, value=value)
 
         with progress:
-            record = run_experiment(cfg, on_start=on_start, on_progress=on_progress)
+            record = run_experiment(cfg, on_start=on_start, on_progress=on_progress, on_stage=on_stage)
         path = save(record, str(cfg.results_dir))
     except BoostbenchError as exc:
         _fail(str(exc))
@@ -135,11 +141,32 @@ def sweep(
     n_jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="parallel jobs: joblib workers (default: all cores), a SLURM array's tasks at once, a local Ray cluster's CPUs"),
 ):
     """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
-    from boostbench.sweep import run_sweep, summarize
+    from boostbench.sweep import count_jobs, run_sweep, summarize
 
     began = time.perf_counter()
+    total = count_jobs(overrides or [])
+    live = console.is_terminal
+    progress = Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        TextColumn("ETA"), TimeRemainingColumn(), console=console, disable=not live)
+    task = progress.add_task("sweep", total=total)
+    ended = {"n": 0, "ran": 0}
+
+    def on_outcome(outcome: dict) -> None:
+        ended["n"] += 1
+        progress.update(task, advance=1)
+        if outcome["status"] not in ("done", "error"):
+            return
+        ended["ran"] += 1
+        counter = f"[{ended['n']}/{total if total else '?'}]"
+        line = f"{counter} {outcome['status']:<5} {outcome['label']} ({outcome['seconds']:.1f} s) {outcome['message']}"
+        if not live and total:  # a log: the ETA on each line, from the rate of jobs ended so far
+            left = (time.perf_counter() - began) / ended["n"] * (total - ended["n"])
+            line += f" ETA {left / 60:.0f} min"
+        progress.console.print(escape(line.rstrip()), highlight=False, soft_wrap=True)
+
     try:
-        outcomes = run_sweep(overrides or [], n_jobs)
+        with progress:
+            outcomes = run_sweep(overrides or [], n_jobs, on_outcome=on_outcome)
     except BoostbenchError as exc:
         _fail(str(exc))
     except KeyboardInterrupt:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import os
 import platform
 import resource
 import subprocess
@@ -70,6 +71,9 @@ def provenance(seed: int, started: dt.datetime, finished: dt.datetime) -> dict[s
         "numpy": np.__version__,
         "river": river.__version__,
         "host": platform.node(),
+        "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        # the machine's load as the run ended (1-minute average): runs beside others share the cores
+        "load_avg_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
         "seed": seed,
         "started_utc": started.isoformat(),
         "finished_utc": finished.isoformat(),
@@ -212,7 +216,6 @@ def run_threads(cfg: DictConfig, n_features: int, k: int) -> int:
     ``n_threads``, or (null) every core this process may use when a tree's split attempts are
     big enough to repay them (:data:`THREADS_PAY_FROM`), else 1; at most numba's thread count.
     Sets numba's count for the compiled pool."""
-    import os
 
     if cfg.learner.get("backend") != "compiled":
         return 1
@@ -269,7 +272,8 @@ def _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress):
 
 def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None = None,
                    on_start: Callable[[Any, int], None] | None = None,
-                   on_progress: Callable[[int, float], None] | None = None) -> dict[str, Any]:
+                   on_progress: Callable[[int, float], None] | None = None,
+                   on_stage: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the experiment ``cfg`` describes and return its result record (not yet written).
 
     Args:
@@ -277,18 +281,22 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
         dataset: the encoded data set, if already loaded (else loaded from ``cfg.dataset``).
         on_start: called with ``(dataset, stream length)`` before the pass.
         on_progress: called with ``(examples done, running accuracy or rank loss)``.
+        on_stage: called with what the run does before its pass (loading data, compiling kernels).
 
     Raises:
         ConfigError, DataError: invalid configuration or data.
     """
     validate(cfg)
     started = dt.datetime.now(dt.timezone.utc)
+    stage = on_stage or (lambda _: None)
     if dataset is None:
+        stage(f"loading {cfg.dataset.name}")
         dataset = load_dataset(cfg.dataset, cfg.get("data_dir"))
     multilabel = isinstance(dataset, MultilabelDataset)
     k = dataset.n_labels if multilabel else dataset.n_classes
     generators = run_generators(int(cfg.seed))
     spec = algorithm_spec(str(cfg.algorithm.name))
+    stage("compiling the numba kernels (cached after the first run; about a minute)")
     compile_s = warm_up_kernels(cfg, spec)
     # what exists now (modules, data, compiled kernels) outlives the pass: the collector need not
     # scan it again and again while the pass is timed

@@ -21,7 +21,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,6 +63,52 @@ def _label(cfg: DictConfig) -> str:
 
 
 SWEEP_PID = "BOOSTBENCH_SWEEP_PID"  # the sweep's own process, for its workers to know it
+SWEEP_PROGRESS = "BOOSTBENCH_SWEEP_PROGRESS"  # a file the workers append their outcomes to
+
+
+def _report(outcome: JobOutcome) -> None:
+    """Tell the sweep a job ended: one JSON line appended to its progress file (a write under
+    PIPE_BUF bytes with O_APPEND lands whole), or, without one (a remote worker), a printed line."""
+    import json
+
+    path = os.environ.get(SWEEP_PROGRESS)
+    if path:
+        line = json.dumps({"status": outcome.status, "label": outcome.label, "seconds": round(outcome.seconds, 2),
+                           "message": outcome.message[:300]}) + "\n"
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # not created: a finished sweep's is gone
+            try:
+                os.write(fd, line.encode())
+            finally:
+                os.close(fd)
+            return
+        except OSError:
+            pass
+    if outcome.status in ("done", "error"):
+        print(f"{outcome.status:<6} {outcome.label} ({outcome.seconds:.1f} s) {outcome.message}".rstrip(), flush=True)
+
+
+def count_jobs(overrides: Sequence[str]) -> int | None:
+    """How many jobs a sweep's grid has (the experiment's ``hydra.sweeper.params`` and the command
+    line's overrides, as Hydra's basic sweeper expands them); None if it cannot be told."""
+    from hydra import compose, initialize_config_dir
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parser = OverridesParser.create()
+    try:
+        parsed = parser.parse_overrides(list(overrides))
+        plain = [o.input_line for o in parsed if not o.is_sweep_override() and not o.key_or_group.startswith("hydra")]
+        with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+            cfg = compose(config_name="config", overrides=plain, return_hydra_config=True)
+        params = cfg.hydra.sweeper.get("params")
+        params = OmegaConf.to_container(params) if params else {}
+        merged = {**{key: f"{key}={value}" for key, value in params.items()},
+                  **{o.get_key_element(): o.input_line for o in parsed}}
+        (batch,) = BasicSweeper.split_arguments(parser.parse_overrides(list(merged.values())), None)
+        return len(batch)
+    except Exception:  # the sweep itself reports a bad grid
+        return None
 
 
 def _die_with_the_sweep() -> None:
@@ -106,9 +152,15 @@ def clean_leftovers(shared_memory: Path = SHARED_MEMORY) -> int:
 
 
 def sweep_job(cfg: DictConfig) -> JobOutcome:
-    """Run one grid point unless its record exists (the Hydra task function)."""
+    """Run one grid point unless its record exists (the Hydra task function); its outcome also goes
+    to the sweep's progress (:func:`_report`)."""
     _die_with_the_sweep()
-    began = time.perf_counter()
+    outcome = _job(cfg, time.perf_counter())
+    _report(outcome)
+    return outcome
+
+
+def _job(cfg: DictConfig, began: float) -> JobOutcome:
     try:
         cfg = complete(cfg)
         key = run_key(config_hash(cfg))
@@ -143,9 +195,7 @@ def sweep_job(cfg: DictConfig) -> JobOutcome:
         except Exception as exc:  # one job's failure, whatever it is, must not sink the sweep
             return _failed(cfg, key, label, exc, time.perf_counter() - began)
     failure_path(cfg.results_dir, key).unlink(missing_ok=True)
-    seconds = time.perf_counter() - began
-    print(f"done   {label} ({seconds:.1f} s)", flush=True)  # progress, from the worker
-    return JobOutcome("done", key, label, seconds)
+    return JobOutcome("done", key, label, time.perf_counter() - began)
 
 
 # Where each launcher takes its parallelism (``-j``): joblib's workers, a SLURM job array's
@@ -154,12 +204,16 @@ PARALLELISM = {"joblib": "hydra.launcher.n_jobs", "submitit_slurm": "hydra.launc
                "ray": "+hydra.launcher.ray.init.num_cpus"}
 
 
+#: Launchers whose jobs share this machine's cores
+LOCAL_PARALLELISM = ("joblib", "ray")
+
+
 def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[str]:
     """The launcher (joblib unless ``hydra/launcher=`` names one) and ``-j`` in its own terms.
 
     Raises:
         ConfigError: ``-j`` for a launcher without a parallelism setting (submitit_local starts
-            every job at once).
+            every job at once), or above this machine's cores for a local one (joblib, Ray).
     """
     chosen = [o.partition("=")[2] for o in overrides if o.startswith("hydra/launcher=")]
     launcher = chosen[-1] if chosen else "joblib"
@@ -167,9 +221,13 @@ def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[st
     key = PARALLELISM.get(launcher)
     if key is not None and any(o.lstrip("+").startswith(key.lstrip("+") + "=") for o in overrides):
         return extra  # the user's own setting wins
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     if n_jobs is None and launcher == "joblib":
-        n_jobs = os.cpu_count() or 1
+        n_jobs = cores
     if n_jobs is not None:
+        if launcher in LOCAL_PARALLELISM and n_jobs > cores:
+            raise ConfigError(f"-j {n_jobs} runs more jobs than this machine's {cores} cores: each run's runtime_s "
+                              f"would count the others' time; use -j {cores} or fewer")
         if key is None:
             raise ConfigError(f"-j has no meaning for hydra/launcher={launcher} (it sets its own parallelism); "
                               f"-j works with {', '.join(PARALLELISM)}")
@@ -187,7 +245,6 @@ def _failed(cfg: DictConfig, key: str, label: str, exc: Exception, seconds: floa
     else:  # a bug, not a user mistake: its type, message and where it happened
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         reason = f"{type(exc).__name__}: {' '.join(str(exc).split())} ({Path(frame.filename).name}:{frame.lineno})"
-    print(f"error  {label}: {reason}", flush=True)
     try:
         write_record({"key": key, "label": label, "reason": reason,
                       "config": OmegaConf.to_container(cfg, resolve=True)}, failure_path(cfg.results_dir, key))
@@ -196,7 +253,8 @@ def _failed(cfg: DictConfig, key: str, label: str, exc: Exception, seconds: floa
     return JobOutcome("error", key, label, seconds, reason)
 
 
-def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOutcome]:
+def run_sweep(overrides: Sequence[str], n_jobs: int | None = None,
+              on_outcome: Callable[[dict[str, Any]], None] | None = None) -> list[JobOutcome]:
     """Expand ``overrides`` (Hydra sweep syntax: ``a=1,2``, ``seed='range(0,5)'``) and run every job.
 
     Args:
@@ -204,10 +262,13 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOu
             ``configs/experiment/``. A ``hydra/launcher=...`` override replaces the joblib launcher.
         n_jobs: parallel jobs, in the launcher's own terms (:data:`PARALLELISM`; joblib's
             default: the number of cores). An override of that setting wins.
+        on_outcome: called in this process as each job ends, wherever it ran, with its outcome
+            (``status``, ``label``, ``seconds``, ``message``), through a progress file the jobs
+            append to (under ``results_dir``, which a cluster's nodes share).
 
     Raises:
         ConfigError: an override does not parse or names an unknown option, or ``n_jobs`` for a
-            launcher without a parallelism setting.
+            launcher without a parallelism setting or above the cores (:func:`_launcher_overrides`).
     """
     from hydra.errors import HydraException
     from hydra_zen import launch
@@ -235,11 +296,19 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOu
         "sweep": {"dir": scratch or "${results_dir}/multirun/${now:%Y-%m-%d_%H-%M-%S}", "subdir": "${hydra.job.num}"},
         "output_subdir": None,
     }
+    plain = "," not in results_dir and "$" not in results_dir
+    follow = None
+    if on_outcome is not None:
+        path, follow = _follow(Path(results_dir) if plain else Path(tempfile.gettempdir()), on_outcome)
+        # Hydra sets it in each job's process, wherever it runs (a reused worker too)
+        extra.append(f"+hydra.job.env_set.{SWEEP_PROGRESS}='{path}'")
     try:
         jobs = launch(primary, sweep_job, overrides=[*overrides, *extra], multirun=True, version_base="1.3")
     except (HydraException, OmegaConfBaseException, ValueError) as exc:
         raise ConfigError(f"bad sweep: {' '.join(str(exc).split())}") from None
     finally:
+        if follow is not None:
+            follow()
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     outcomes = []
@@ -251,6 +320,46 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None) -> list[JobOu
                 outcomes.append(JobOutcome("error", "", str(getattr(job, "overrides", "?")), 0.0,
                                            f"{type(exc).__name__}: {exc}"))
     return outcomes
+
+
+def _follow(directory: Path, on_outcome: Callable[[dict[str, Any]], None]) -> tuple[Path, Callable[[], None]]:
+    """Start reading the jobs' progress file (``<directory>/.sweep-<host>-<pid>.progress``) in a
+    thread that passes each outcome to ``on_outcome``; returns the file and the function that
+    stops the thread (after the last lines) and removes the file."""
+    import json
+    import socket
+    import threading
+
+    path = directory / f".sweep-{socket.gethostname()}-{os.getpid()}.progress"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"")
+    stop = threading.Event()
+
+    def read() -> None:
+        with open(path, encoding="utf-8") as handle:
+            pending = ""
+            while True:
+                finished = stop.is_set()  # read once more after the stop: the last lines
+                pending += handle.read()
+                *lines, pending = pending.split("\n")
+                for line in lines:
+                    try:
+                        on_outcome(json.loads(line))
+                    except ValueError:
+                        continue
+                if finished:
+                    return
+                stop.wait(0.2)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+
+    def end() -> None:
+        stop.set()
+        thread.join()
+        path.unlink(missing_ok=True)
+
+    return path, end
 
 
 def summarize(outcomes: Sequence[JobOutcome]) -> dict[str, Any]:

@@ -69,10 +69,11 @@ def test_launcher_jobs_come_from_the_overrides(tmp_path):
 def test_jobs_flag_speaks_each_launchers_language():
     from boostbench.sweep import _launcher_overrides
 
-    assert _launcher_overrides([], 3) == ["hydra/launcher=joblib", "hydra.launcher.n_jobs=3"]
+    cores = len(os.sched_getaffinity(0))
+    assert _launcher_overrides([], cores) == ["hydra/launcher=joblib", f"hydra.launcher.n_jobs={cores}"]
     assert _launcher_overrides(["hydra.launcher.n_jobs=1"], 3) == ["hydra/launcher=joblib"]  # the user's wins
     assert _launcher_overrides(["hydra/launcher=submitit_slurm"], 64) == ["hydra.launcher.array_parallelism=64"]
-    assert _launcher_overrides(["hydra/launcher=ray"], 2) == ["+hydra.launcher.ray.init.num_cpus=2"]
+    assert _launcher_overrides(["hydra/launcher=ray"], 1) == ["+hydra.launcher.ray.init.num_cpus=1"]
     assert _launcher_overrides(["hydra/launcher=submitit_local"], None) == []
     with pytest.raises(ConfigError, match="-j has no meaning for hydra/launcher=submitit_local"):
         _launcher_overrides(["hydra/launcher=submitit_local"], 2)
@@ -214,3 +215,21 @@ def test_a_code_change_reruns_a_finished_config_and_reports_prefer_the_new_code(
     assert len(runs) == 1 and runs["code"].iloc[0] == "0123456789abcdef"
     monkeypatch.undo()
     assert load_runs(tmp_path)["code"].iloc[0] == old
+
+
+def test_sweep_progress_reaches_the_caller_from_every_worker_and_counts_the_grid(tmp_path):
+    from boostbench.sweep import count_jobs
+
+    grid = ["dataset=balance,car", "algorithm=vfdt", "seed=0,1", f"results_dir={tmp_path}"]
+    assert count_jobs(grid) == 4
+    assert count_jobs(["+experiment=jung2017_table1", "seed=range(0,2)"]) == 5 * 4 * 5 * 2 * 2
+    seen = []
+    outcomes = run_sweep(grid, n_jobs=2, on_outcome=seen.append)  # joblib workers: other processes
+    assert sorted(o["label"] for o in seen) == sorted(o.label for o in outcomes)
+    assert {o["status"] for o in seen} == {"done"}
+    assert not list(tmp_path.glob(".sweep-*"))  # the progress file is gone
+
+
+def test_more_jobs_than_cores_is_refused_for_a_local_launcher(tmp_path):
+    with pytest.raises(ConfigError, match="more jobs than this machine's"):
+        run_sweep(["dataset=balance", f"results_dir={tmp_path}"], n_jobs=len(os.sched_getaffinity(0)) + 1)
