@@ -257,22 +257,60 @@ def _print_summary(record: dict, path) -> None:
 
 
 @app.command()
-def datasets(data_dir: Optional[str] = typer.Option(None, help="extra data directory to search")):
-    """List the data-set registry and whether each data set is available here."""
+def datasets(data_dir: Optional[str] = typer.Option(None, help="extra data directory to search"),
+             fetch: Optional[list[str]] = typer.Option(None, "--fetch", help="download these data sets into openml's "
+                                                      "cache now (for offline runs later); repeat for several")):
+    """List the data-set registry and where each data set is found here (or --fetch one from OpenML)."""
     from boostbench.data import available_datasets
+    from boostbench.data.loaders import openml_cache_dir, openml_cached
+    from boostbench.data.registry import GENERATED
+    from boostbench.paths import VENDORED_DATA_DIR
 
+    infos = {info.name: info for info in available_datasets(data_dir)}
+    if fetch:
+        return _fetch(fetch, infos)
     table = Table(title="boostbench data sets")
-    for column in ("name", "task", "OpenML id", "available", "description"):
-        table.add_column(column)
-    for info in available_datasets(data_dir):
-        if info.file is None:
-            status = "[dim]template[/]"
+    for column in ("name", "task", "OpenML id", "where", "description"):
+        table.add_column(column, overflow="fold")
+    for info in infos.values():
+        if info.location == GENERATED:
+            status = "[green]generated[/]"
         elif info.location is not None:
-            status = f"[green]{info.location}[/]"
+            inside = info.location.is_relative_to(VENDORED_DATA_DIR)
+            status = "[green]vendored[/]" if inside else f"[green]{escape(str(info.location))}[/]"
+        elif info.file in (None, "???") and not info.openml_id:
+            status = "[dim]your file: dataset.file=PATH[/]"
+        elif info.openml_id and openml_cached(info.openml_id):
+            status = "[green]openml cache[/]"
+        elif info.openml_id:
+            status = f"[yellow]OpenML: boostbench datasets --fetch {info.name}[/]"
         else:
-            status = "[yellow]not here[/]" + (" (OpenML)" if info.openml_id else "")
+            status = "[yellow]not here: data_dir=... or $BOOSTBENCH_DATA_DIR[/]"
         table.add_row(info.name, info.task, str(info.openml_id or "-"), status, info.description)
     console.print(table)
+    console.print(f"vendored: {VENDORED_DATA_DIR}; openml cache: {openml_cache_dir()}", highlight=False, soft_wrap=True)
+
+
+def _fetch(names: list[str], infos: dict) -> None:
+    """``datasets --fetch``: each data set into openml's cache (or where it already is)."""
+    from boostbench.data.loaders import fetch_openml_table
+
+    for name in names:
+        info = infos.get(name)
+        if info is None:
+            _fail(f"unknown data set {name!r} (available: {', '.join(infos)})")
+        if info.location is not None:
+            console.print(f"{name}: already here ({info.location})", highlight=False)
+            continue
+        if not info.openml_id:
+            _fail(f"data set {name!r} has no OpenML id: put its file under a data directory (data_dir=...)")
+        with console.status(f"fetching OpenML data set {info.openml_id} ({name})"):
+            try:
+                raw = fetch_openml_table(int(info.openml_id))
+            except BoostbenchError as exc:
+                _fail(str(exc))
+        console.print(f"{name}: {len(raw.frame):,} rows x {raw.frame.shape[1]} columns in openml's cache "
+                      f"(target {raw.default_target!r})", highlight=False)
 
 
 @app.command()

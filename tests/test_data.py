@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
@@ -118,3 +119,41 @@ def test_unavailable_dataset_says_why(monkeypatch, tmp_path):
 def test_template_needs_a_file():
     with pytest.raises(ConfigError, match="dataset.file"):
         load_dataset(SPECS["csv"])
+
+
+class _FakeOpenMLDataset:
+    default_target_attribute = "kind"
+
+    def get_data(self, dataset_format):
+        frame = pd.DataFrame({"a": [0.1, 0.5, 0.9, 0.3], "kind": pd.Categorical(["x", "y", "x", "y"])})
+        return frame, None, [False, True], ["a", "kind"]
+
+
+def test_openml_uses_its_own_cache_and_default_target(monkeypatch):
+    import openml
+
+    from boostbench.data import loaders
+
+    before = openml.config.get_cache_directory()
+    monkeypatch.setattr(loaders, "openml_cached", lambda openml_id: True)  # no network asked for
+    monkeypatch.setattr(openml.datasets, "get_dataset", lambda *a, **k: _FakeOpenMLDataset())
+    spec = OmegaConf.create({"name": "fake", "openml_id": 12345, "file": None, "nominal": "auto"})
+    data = load_dataset(spec)
+    assert list(data.class_names) == ["x", "y"] and data.n_features == 1  # OpenML's default target, not a feature
+    assert openml.config.get_cache_directory() == before  # the user's openml setting is untouched
+
+
+def test_openml_offline_fails_fast_with_the_whole_reason(monkeypatch):
+    import openml
+
+    from boostbench.data import loaders
+
+    def never(*args, **kwargs):
+        raise AssertionError("openml's retries must not be reached offline")
+
+    monkeypatch.setattr(loaders, "openml_cached", lambda openml_id: False)
+    monkeypatch.setattr(loaders, "_reachable", lambda url: "www.openml.org unreachable: no route")
+    monkeypatch.setattr(openml.datasets, "get_dataset", never)
+    with pytest.raises(DataError, match=r"OpenML data set 300 is not in openml's cache \(.*\) and cannot be "
+                                        r"downloaded: www.openml.org unreachable: no route$"):
+        load_dataset(SPECS["isolet"])

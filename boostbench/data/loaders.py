@@ -28,12 +28,15 @@ class RawTable:
             (0 where there is no file line, as for OpenML).
         source: the file path or ``openml:<id>``, for messages.
         categories: for attributes the file declares nominal (ARFF), their declared values.
+        default_target: the source's own class attribute (OpenML's ``default_target_attribute``),
+            None where it names none.
     """
 
     frame: pd.DataFrame
     lines: np.ndarray
     source: str
     categories: dict[str, list[str]]
+    default_target: str | None = None
 
 
 def sha256_of(path: Path) -> str:
@@ -234,20 +237,55 @@ def _remove_empty_folders(root: Path, keep_root: bool) -> None:
         root.rmdir()
 
 
-def fetch_openml_table(openml_id: int, cache_dir: Path) -> RawTable:
-    """Download (or read from the openml cache) data set ``openml_id`` with openml-python.
+def openml_cache_dir() -> Path:
+    """openml-python's own cache directory (the user's openml config, or its default)."""
+    import openml
 
-    Works offline when ``cache_dir`` already holds the data set (openml needs the integer id
-    for that). The target attribute stays a column of the frame.
+    return Path(openml.config.get_cache_directory())
+
+
+def openml_cached(openml_id: int) -> bool:
+    """Whether openml's cache holds data set ``openml_id``'s description and data."""
+    folder = openml_cache_dir() / "datasets" / str(int(openml_id))
+    return (folder / "description.xml").is_file() and (any(folder.glob("*.pq")) or any(folder.glob("*.arff")))
+
+
+def _reachable(url: str, timeout_s: float = 3.0) -> str | None:
+    """None if the host of ``url`` accepts a connection within ``timeout_s`` seconds, else why not
+    (so that an offline machine fails in seconds, not after openml's retries)."""
+    import socket
+    from urllib.parse import urlparse
+
+    parsed = urlparse(url)
+    try:
+        socket.create_connection((parsed.hostname, parsed.port or (443 if parsed.scheme == "https" else 80)),
+                                 timeout=timeout_s).close()
+    except OSError as exc:
+        return f"{parsed.hostname} unreachable: {exc.strerror or exc}"
+    return None
+
+
+def fetch_openml_table(openml_id: int) -> RawTable:
+    """Read data set ``openml_id`` from openml-python's cache, downloading it first if needed.
+
+    The cache is openml's own (:func:`openml_cache_dir`: the user's openml configuration decides
+    where). Works offline once cached (``boostbench datasets --fetch NAME`` fills it). The target
+    attribute stays a column of the frame; OpenML's default target is ``default_target``.
 
     Raises:
-        DataError: the data set is neither cached nor downloadable (no network).
+        DataError: the data set is neither cached nor downloadable (the message says where it
+            looked and why the download failed).
     """
-    existed = cache_dir.exists()
-    try:
-        import openml
+    import openml
 
-        openml.config.set_root_cache_directory(str(cache_dir))
+    cache = openml_cache_dir()
+    existed = cache.exists()
+    if not openml_cached(openml_id):
+        why = _reachable(openml.config.server)
+        if why is not None:
+            raise DataError(f"OpenML data set {openml_id} is not in openml's cache ({cache}) and cannot be "
+                            f"downloaded: {why}")
+    try:
         dataset = openml.datasets.get_dataset(
             int(openml_id),
             download_data=True,
@@ -256,9 +294,9 @@ def fetch_openml_table(openml_id: int, cache_dir: Path) -> RawTable:
         )
         frame, _, categorical, names = dataset.get_data(dataset_format="dataframe")
     except Exception as exc:  # network, server and cache errors all mean "not available"
-        _remove_empty_folders(cache_dir, keep_root=existed)  # openml made them for the download
+        _remove_empty_folders(cache, keep_root=existed)  # openml made them for the download
         raise DataError(
-            f"OpenML data set {openml_id} is not cached in {cache_dir} and could not be "
+            f"OpenML data set {openml_id} is not in openml's cache ({cache}) and could not be "
             f"downloaded ({type(exc).__name__}: {' '.join(str(exc).split())})"
         ) from None
     categories = {}
@@ -267,4 +305,6 @@ def fetch_openml_table(openml_id: int, cache_dir: Path) -> RawTable:
             categories[name] = [str(c) for c in frame[name].cat.categories]
             frame[name] = frame[name].astype(object)
     lines = np.zeros(len(frame), dtype=np.int64)
-    return RawTable(frame=frame, lines=lines, source=f"openml:{openml_id}", categories=categories)
+    target = dataset.default_target_attribute
+    return RawTable(frame=frame, lines=lines, source=f"openml:{openml_id}", categories=categories,
+                    default_target=target.split(",")[0] if target else None)

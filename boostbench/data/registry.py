@@ -2,8 +2,8 @@
 
 A data set is found, in order: as an absolute ``file``; under the data directory
 (``data_dir`` in the config, or ``$BOOSTBENCH_DATA_DIR``); under the repository's vendored
-``datasets/``; and, failing all, through OpenML by its integer id (which works offline only
-from a filled openml cache under ``<data_dir>/openml``).
+``datasets/``; and, failing all, through OpenML by its integer id, in openml-python's own cache
+(which works offline once filled: ``boostbench datasets --fetch NAME``).
 """
 
 from __future__ import annotations
@@ -153,11 +153,10 @@ def load_raw(spec: DictConfig, data_dir: str | None = None) -> RawTable:
     looked = ", ".join(str(d) for d in data_dirs(data_dir))
     if openml_id is None:
         raise DataError(f"data set {name!r}: file {file!r} not found under {looked}, and it has no OpenML id")
-    cache = data_dirs(data_dir)[0] / "openml"
     try:
         from boostbench.data.loaders import fetch_openml_table
 
-        return fetch_openml_table(int(openml_id), cache)
+        return fetch_openml_table(int(openml_id))
     except DataError as exc:
         where = f"file {file!r} not found under {looked}" if file not in (None, "???") else "it is not vendored"
         raise DataError(f"data set {name!r} is not available here: {where}; {exc}") from None
@@ -230,8 +229,8 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | Mul
         return load_multilabel(spec, data_dir)
     raw = load_raw(spec, data_dir)
     class_column = spec.get("class_column")
-    if raw.source.startswith("openml:") and spec.get("openml_target"):
-        class_column = spec.get("openml_target")
+    if raw.source.startswith("openml:"):  # the registry's name for it, else OpenML's default target
+        class_column = spec.get("openml_target") or raw.default_target or class_column
     if class_column in (None, "???"):
         raise ConfigError(f"data set {spec.get('name')!r} needs dataset.class_column")
     class_names = spec.get("class_names")
