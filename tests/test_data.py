@@ -157,3 +157,35 @@ def test_openml_offline_fails_fast_with_the_whole_reason(monkeypatch):
     with pytest.raises(DataError, match=r"OpenML data set 300 is not in openml's cache \(.*\) and cannot be "
                                         r"downloaded: www.openml.org unreachable: no route$"):
         load_dataset(SPECS["isolet"])
+
+
+def test_drift_streams_are_seeded_and_switch_concept_where_configured():
+    from boostbench.config import compose_config
+
+    cfg = compose_config(["dataset=sea_drift", "dataset.n_examples=6000", "dataset.position=3000", "dataset.width=200"])
+    data = load_dataset(cfg.dataset)
+    again = load_dataset(cfg.dataset)
+    assert data.X.shape == (6000, 3) and np.array_equal(data.X, again.X) and np.array_equal(data.y, again.y)
+    positive = data.y == list(data.class_names).index("True")
+    # SEA: label = x1 + x2 > theta, theta 8 (function 0) then 9.5 (function 3), 10% noise
+    s = data.X[:, 0] + data.X[:, 1]
+
+    def agree(part, theta):
+        return float(np.mean(positive[part] == (s[part] > theta)))
+
+    before, after = slice(0, 2500), slice(3500, 6000)
+    assert agree(before, 8.0) > 0.85 and agree(before, 8.0) > agree(before, 9.5) + 0.05
+    assert agree(after, 9.5) > 0.85 and agree(after, 9.5) > agree(after, 8.0) + 0.05
+    agrawal = load_dataset(compose_config(["dataset=agrawal_drift", "dataset.n_examples=500",
+                                           "dataset.position=250", "dataset.width=200"]).dataset)
+    named = dict(zip(agrawal.feature_names, agrawal.nominal))
+    assert named["car"] and named["zipcode"] and not named["salary"]
+
+
+def test_drift_streams_refuse_what_river_cannot_draw():
+    from boostbench.config import compose_config
+
+    with pytest.raises(ConfigError, match="dataset.width at least 143"):
+        load_dataset(compose_config(["dataset=sea_drift", "dataset.width=5"]).dataset)
+    with pytest.raises(ConfigError, match="unknown river generator 'SEAA'"):
+        load_dataset(compose_config(["dataset=sea_drift", "dataset.stream.name=SEAA"]).dataset)

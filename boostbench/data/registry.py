@@ -221,6 +221,10 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | Mul
 
         return synthetic_dataset(str(spec.name), int(spec.level), int(spec.n_train), int(spec.n_test),
                                  int(spec.generator_seed))
+    if spec.get("generator") == "river":
+        from boostbench.data.drift import drift_dataset
+
+        return drift_dataset(spec)
     if spec.get("generator"):
         from boostbench.data.shaped import shaped_dataset
 
