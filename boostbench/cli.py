@@ -109,7 +109,8 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
         show = bool(cfg.progress) and console.is_terminal
         progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                             _RateColumn(), TextColumn("{task.fields[metric]} {task.fields[value]:.3f}"),
-                            TimeElapsedColumn(), console=console, disable=not show)
+                            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console,
+                            disable=not show)
         task = None
         stage = progress.add_task("starting", total=None, metric="", value=0.0)  # a pulsing bar
 

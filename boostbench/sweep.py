@@ -199,21 +199,23 @@ def _job(cfg: DictConfig, began: float) -> JobOutcome:
 
 
 # Where each launcher takes its parallelism (``-j``): joblib's workers, a SLURM job array's
-# simultaneous tasks, the CPUs of a local Ray cluster (each job asks for one).
+# simultaneous tasks, the CPUs of a local Ray cluster (each job asks for one), and for
+# submitit_local, which starts all the jobs it is given at once, the size of the batches Hydra's
+# sweeper gives it one after the other.
 PARALLELISM = {"joblib": "hydra.launcher.n_jobs", "submitit_slurm": "hydra.launcher.array_parallelism",
-               "ray": "+hydra.launcher.ray.init.num_cpus"}
+               "ray": "+hydra.launcher.ray.init.num_cpus", "submitit_local": "hydra.sweeper.max_batch_size"}
 
 
-#: Launchers whose jobs share this machine's cores
-LOCAL_PARALLELISM = ("joblib", "ray")
+#: Launchers whose jobs share this machine's cores: at most one job per core, all cores by default
+LOCAL_PARALLELISM = ("joblib", "ray", "submitit_local")
 
 
 def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[str]:
     """The launcher (joblib unless ``hydra/launcher=`` names one) and ``-j`` in its own terms.
 
     Raises:
-        ConfigError: ``-j`` for a launcher without a parallelism setting (submitit_local starts
-            every job at once), or above this machine's cores for a local one (joblib, Ray).
+        ConfigError: ``-j`` for a launcher without a parallelism setting, or above this machine's
+            cores for a local one (:data:`LOCAL_PARALLELISM`).
     """
     chosen = [o.partition("=")[2] for o in overrides if o.startswith("hydra/launcher=")]
     launcher = chosen[-1] if chosen else "joblib"
@@ -222,7 +224,7 @@ def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[st
     if key is not None and any(o.lstrip("+").startswith(key.lstrip("+") + "=") for o in overrides):
         return extra  # the user's own setting wins
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    if n_jobs is None and launcher == "joblib":
+    if n_jobs is None and launcher in ("joblib", "submitit_local"):  # Ray's default is the cores already
         n_jobs = cores
     if n_jobs is not None:
         if launcher in LOCAL_PARALLELISM and n_jobs > cores:

@@ -74,9 +74,11 @@ def test_jobs_flag_speaks_each_launchers_language():
     assert _launcher_overrides(["hydra.launcher.n_jobs=1"], 3) == ["hydra/launcher=joblib"]  # the user's wins
     assert _launcher_overrides(["hydra/launcher=submitit_slurm"], 64) == ["hydra.launcher.array_parallelism=64"]
     assert _launcher_overrides(["hydra/launcher=ray"], 1) == ["+hydra.launcher.ray.init.num_cpus=1"]
-    assert _launcher_overrides(["hydra/launcher=submitit_local"], None) == []
-    with pytest.raises(ConfigError, match="-j has no meaning for hydra/launcher=submitit_local"):
-        _launcher_overrides(["hydra/launcher=submitit_local"], 2)
+    # submitit_local starts what it is given at once: batches of at most the cores
+    assert _launcher_overrides(["hydra/launcher=submitit_local"], None) == [f"hydra.sweeper.max_batch_size={cores}"]
+    assert _launcher_overrides(["hydra/launcher=submitit_local"], 1) == ["hydra.sweeper.max_batch_size=1"]
+    with pytest.raises(ConfigError, match="-j has no meaning for hydra/launcher=basic"):
+        _launcher_overrides(["hydra/launcher=basic"], 2)
 
 
 def test_a_failing_job_is_recorded_and_does_not_sink_the_sweep(tmp_path, monkeypatch):
