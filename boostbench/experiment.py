@@ -80,8 +80,28 @@ def provenance(seed: int, started: dt.datetime, finished: dt.datetime) -> dict[s
     }
 
 
+def reset_peak_rss() -> bool:
+    """Start a new peak of this process's resident set (Linux: ``5`` into ``/proc/self/clear_refs``
+    sets the peak to the current size), so that a sweep's reused worker reports each run's own
+    peak rather than its earlier jobs'. Returns whether it could."""
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+    except OSError:
+        return False
+    return True
+
+
 def peak_rss_bytes() -> int:
-    """Peak resident set size of this process so far, in bytes (Linux reports KiB)."""
+    """Peak resident set size of this process, in bytes: since :func:`reset_peak_rss` where Linux
+    allows it (``VmHWM``), else since the process started (``getrusage``, which reports KiB)."""
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
 
 
@@ -287,6 +307,7 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
         ConfigError, DataError: invalid configuration or data.
     """
     validate(cfg)
+    reset_peak_rss()  # this run's peak, not the process's (a sweep's worker ran others before)
     started = dt.datetime.now(dt.timezone.utc)
     stage = on_stage or (lambda _: None)
     if dataset is None:

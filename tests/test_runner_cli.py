@@ -157,3 +157,21 @@ def test_shell_completion_of_overrides():
 
     assert _complete_override("dataset=mu") == ["dataset=mushroom"]
     assert "+preset=" in _complete_override("+pre") and "algorithm=" in _complete_override("alg")
+
+
+def test_each_run_reports_its_own_peak_memory_not_the_process_peak():
+    import numpy as np
+
+    from boostbench.experiment import peak_rss_bytes, reset_peak_rss, run_experiment
+
+    if not reset_peak_rss():
+        pytest.skip("no /proc/self/clear_refs here: the peak is the process's")
+    cfg = compose_config(["dataset=balance", "algorithm=vfdt"])
+    run_experiment(cfg)  # the imports and kernels a first run loads stay; they are not the point
+    big = np.ones(50_000_000)  # 400 MB touched, then freed: an earlier job's peak in a sweep's worker
+    big += 1
+    earlier_peak = peak_rss_bytes()
+    del big
+    record = run_experiment(cfg)
+    assert earlier_peak > 400 * 10**6
+    assert record["metrics"]["peak_rss_bytes"] < earlier_peak - 300 * 2**20
