@@ -1,3 +1,0 @@
-from boostbench.cli import app
-
-app(prog_name="boostbench")

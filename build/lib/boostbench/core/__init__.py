@@ -1,1 +1,0 @@
-"""Shared maths of the papers: cost matrices, potentials, Hedge, online gradient descent."""

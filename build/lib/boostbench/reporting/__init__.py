@@ -1,1 +1,0 @@
-"""Reporters: the result store as a tidy frame, and paper tables rebuilt side by side."""
