@@ -67,11 +67,20 @@ LEVERS = (
           (T3, "scene", 1), "test_rank_loss"),
     Lever("OnlineBMR: hinge margin 0", ("dataset=emotions", "algorithm=online_bmr", "gamma=0.1"),
           ("algorithm.hinge_margin=0.0",), (T3, "emotions", 2), "test_rank_loss"),
+    *(Lever("balance: the authors' one shuffle", ("dataset=balance", f"algorithm={name}", *preset),
+            ("protocol.shuffle_seed=357",), (T1, "balance", column))
+      for preset in ((), ("+preset=jung_reference",))
+      for column, name in enumerate(("best_vfdt", "online_boosting", "adaboost_olm"))),
+    Lever("the authors' tree rules", ("dataset=balance", "algorithm=best_vfdt", "+preset=jung_reference",
+                                      "protocol.shuffle_seed=357"),
+          ("learner.backend=river", "learner.rules=reference"), (T1, "balance", 0)),
+    Lever("the authors' tree rules", ("dataset=mice", "algorithm=best_vfdt", "+preset=jung_reference"),
+          ("learner.backend=river", "learner.rules=reference"), (T1, "mice", 0)),
 )
 
 
 def sweep(overrides: tuple[str, ...], seeds: int, results_dir: str) -> None:
-    command = ["boostbench", "sweep", *overrides, f"seed=range(0,{seeds})", f"results_dir={results_dir}",
+    command = [sys.executable, "-m", "boostbench", "sweep", *overrides, f"seed=range(0,{seeds})", f"results_dir={results_dir}",
                "n_learners=100"]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
 
@@ -95,10 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results-dir", required=True)
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--write", help="also write the table to this file")
+    parser.add_argument("--only", default="", help="only the levers whose name contains this text")
     args = parser.parse_args(argv)
     papers = paper_tables()
     lines = ["| deviation | cell | defaults (paper's text) | with the lever | effect | paper |", "|---|---|---|---|---|---|"]
-    for lever in LEVERS:
+    for lever in (lever for lever in LEVERS if args.only in lever.what):
         for overrides in (lever.cell, lever.cell + lever.change):
             sweep(overrides, args.seeds, args.results_dir)
         digits = 3 if lever.metric == "final_accuracy" else 4

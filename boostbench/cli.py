@@ -195,9 +195,9 @@ def _print_config(cfg, which: str, overrides: list[str]) -> None:
     from boostbench.config import hydra_config
 
     if which in ("job", "all"):
-        console.print(OmegaConf.to_yaml(cfg), markup=False, highlight=False, end="")
+        console.print(OmegaConf.to_yaml(cfg), markup=False, highlight=False, end="", soft_wrap=True)
     if which in ("hydra", "all"):
-        console.print(OmegaConf.to_yaml({"hydra": hydra_config(overrides)}), markup=False, highlight=False, end="")
+        console.print(OmegaConf.to_yaml({"hydra": hydra_config(overrides)}), markup=False, highlight=False, end="", soft_wrap=True)
 
 
 def _print_info(overrides: list[str]) -> None:

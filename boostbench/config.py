@@ -242,7 +242,10 @@ def validate(cfg: DictConfig | dict) -> None:
     check("protocol", resolved["protocol"], {"final_fraction": Interval(0.0, 1.0, closed_high=True),
                                              "curve_points": positive_int(2),
                                              "max_examples": positive_int(nullable=True),
-                                             "window": positive_int(1), "delay": positive_int(0)})
+                                             "window": positive_int(1), "delay": positive_int(0),
+                                             "shuffle_seed": positive_int(0, nullable=True)})
+    if resolved["protocol"].get("shuffle_seed") is not None and not resolved["protocol"].get("shuffle", True):
+        raise ConfigError("protocol.shuffle_seed fixes a shuffle; it needs protocol.shuffle=true")
     check("dataset", resolved["dataset"], {"encoding": OneOf(ENCODINGS)})
     spec = algorithm_spec(str(resolved["algorithm"]["name"]))
     check("algorithm", resolved["algorithm"], spec.params)
@@ -293,13 +296,18 @@ def semantic_config(cfg: DictConfig | dict) -> dict[str, Any]:
     """The part of a resolved config that decides the numbers: without the presentation keys and
     without the top-level knobs (:data:`boostbench.algorithms.KNOBS`) the algorithm does not
     declare it uses (e.g. ``gamma`` for Adaboost.OLM, ``n_learners`` for one VFDT), and without
-    the ``learner`` for a peer (it brings its own)."""
+    the ``learner`` for a peer (it brings its own); a data set's ``moved_rows`` only under a fixed
+    shuffle (``protocol.shuffle_seed``), the one order it decides."""
     from boostbench.algorithms import KNOBS, algorithm_spec
 
     data = resolved_dict(cfg) if isinstance(cfg, DictConfig) else dict(cfg)
     spec = algorithm_spec(str(data["algorithm"]["name"]))
-    return {k: v for k, v in data.items() if k not in PRESENTATION_KEYS and (k not in KNOBS or k in spec.uses)
-            and not (k == "learner" and spec.peer)}
+    semantic = {k: v for k, v in data.items() if k not in PRESENTATION_KEYS and (k not in KNOBS or k in spec.uses)
+                and not (k == "learner" and spec.peer)}
+    if (semantic.get("protocol") or {}).get("shuffle_seed") is None and "moved_rows" in (semantic.get("dataset") or {}):
+        # the source's row order decides only a fixed shuffle (protocol.shuffle_seed)
+        semantic["dataset"] = {k: v for k, v in semantic["dataset"].items() if k != "moved_rows"}
+    return semantic
 
 
 def config_hash(cfg: DictConfig | dict) -> str:

@@ -30,6 +30,7 @@ from boostbench.algorithms import (
 )
 from boostbench.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, validate
 from boostbench.data import load_dataset, stream_order
+from boostbench.data.stream import source_rows
 from boostbench.data.dataset import Dataset
 from boostbench.data.dataset import MultilabelDataset
 from boostbench.fingerprint import code_fingerprint, run_key
@@ -277,7 +278,9 @@ def _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress):
     if cfg.protocol.name in SPLIT_PROTOCOLS:
         return _split_pass(cfg, dataset, spec, generators, on_start, on_progress)
     multilabel = isinstance(dataset, MultilabelDataset)
-    order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle))
+    order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle),
+                         cfg.protocol.get("shuffle_seed"),
+                         source_rows(dataset.n_examples, cfg.dataset.get("moved_rows") or ()))
     order = order[:cfg.protocol.get("max_examples") or len(order)]
     pool, booster = _online_booster(cfg, spec, dataset, k, generators.learners, generators.booster)
     if on_start is not None:

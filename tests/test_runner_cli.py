@@ -131,6 +131,14 @@ def test_hydra_flags_print_the_config_and_run_nothing(tmp_path):
     assert job.exit_code == 0, job.output
     shown = yaml.safe_load(job.output)
     assert shown["dataset"]["encoding"] == "reference" and shown["preset"] == "jung_reference"  # after the preset
+    from boostbench.cli import console
+
+    width, console.width = console.width, 60
+    try:
+        long = runner.invoke(app, ["run", "--cfg", "job", "dataset=german"])  # a description of 86 characters
+    finally:
+        console.width = width
+    assert "1000 x 20 attributes (13 nominal), 2 classes" in long.output  # not wrapped at the terminal's width
     assert not (tmp_path / "runs").exists()
     hydra = runner.invoke(app, ["run", "--cfg=hydra"])
     assert hydra.exit_code == 0 and "sweep:" in hydra.output and "dataset:" not in hydra.output.split("hydra:")[0]

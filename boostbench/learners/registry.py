@@ -44,7 +44,7 @@ LEARNERS: dict[str, LearnerSpec] = {
         "backend": OneOf(("compiled", "river")), "leaf_prediction": OneOf(("mc", "nb", "nba")),
         "delta": RangePair(POSITIVE), "tau": RangePair(POSITIVE), "grace_period": RangePair(POSITIVE),
         "weight_scale": RangePair(POSITIVE), "feature_subset_size": positive_int(nullable=True),
-        "max_size": Interval(0.0, nullable=True)}),
+        "max_size": Interval(0.0, nullable=True), "rules": OneOf(("river", "reference"))}),
     "naive_bayes": LearnerSpec(online=True, batch=True, params=_BAYES),
     "tan": LearnerSpec(online=True, batch=True, params=_BAYES),
     "ban": LearnerSpec(online=True, batch=True, params=_BAYES),
@@ -82,6 +82,9 @@ def check_learner(cfg: Mapping[str, Any]) -> None:
     spec = learner_spec(str(cfg["name"]))
     check("learner", cfg, spec.params)
     if cfg["name"] == "hoeffding_tree" and cfg.get("backend") == "compiled":
+        if cfg.get("rules", "river") != "river":
+            raise ConfigError("the compiled pool grows river's trees only; learner.rules=reference (the "
+                              "authors' tree rules) needs learner.backend=river")
         if cfg.get("leaf_prediction", "mc") != "mc":
             raise ConfigError("the compiled pool has majority-class leaves only (learner.leaf_prediction=mc); "
                               "naive-Bayes leaves need learner.backend=river")
@@ -123,7 +126,8 @@ def make_pool(cfg: Any, n_learners: int, n_classes: int, n_categories: list[int]
         nominal = [j for j, m in enumerate(n_categories) if m > 0]
         max_size = cfg.get("max_size")  # the pool's MiB; river's max_size is per tree
         return RiverHoeffdingTreePool(params, n_classes, nominal, str(cfg.leaf_prediction), subsets,
-                                      max_size=None if max_size is None else max_size / n_learners)
+                                      max_size=None if max_size is None else max_size / n_learners,
+                                      rules=str(cfg.get("rules", "river")))
     from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 
     return CompiledHoeffdingTreePool(params, n_classes, n_categories, subsets, max_size=cfg.get("max_size"),

@@ -31,22 +31,30 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
         feature_subsets: ``(N, m)`` attribute indices each tree may see, or None for all.
         max_size: river's ``max_size``, the memory budget per tree in MiB (None: river's default,
             100). river checks it every ``memory_estimate_period`` (10^6) units of training weight.
+        rules: ``"river"`` (river's tree) or ``"reference"`` (the authors' tree rules:
+            :class:`~boostbench.learners.reference_tree.ReferenceHoeffdingTree`, ``'mc'`` leaves).
     """
 
     def __init__(self, params: HoeffdingTreeParams, n_classes: int, nominal: list[int],
                  leaf_prediction: str = "mc", feature_subsets: np.ndarray | None = None,
-                 max_size: float | None = None):
+                 max_size: float | None = None, rules: str = "river"):
         self.params = params
         self.n_learners = len(params.delta)
         self.n_classes = int(n_classes)
         self.weight_scale = np.asarray(params.weight_scale, dtype=np.float64)
+        if rules == "reference":
+            from boostbench.learners.reference_tree import ReferenceHoeffdingTree
+
+            tree, kind = ReferenceHoeffdingTree, {"n_classes": self.n_classes}
+        else:
+            tree, kind = HoeffdingTreeClassifier, {"leaf_prediction": leaf_prediction}
         self.trees = [
-            HoeffdingTreeClassifier(
+            tree(
                 grace_period=int(params.grace_period[i]),
                 delta=float(params.delta[i]),
                 tau=float(params.tau[i]),
-                leaf_prediction=leaf_prediction,
                 nominal_attributes=list(nominal) or None,
+                **kind,
                 **({} if max_size is None else {"max_size": float(max_size)}),
             )
             for i in range(self.n_learners)
@@ -85,6 +93,9 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
         if n_classes is not None:
             self.n_classes = int(n_classes)
             self._uniform = np.full(self.n_classes, 1.0 / self.n_classes)
+            for tree in self.trees:
+                if hasattr(tree, "n_classes"):  # the reference rules' trees spread over all k labels
+                    tree.n_classes = max(tree.n_classes, self.n_classes)
         if n_categories is not None:
             nominal = [j for j, m in enumerate(n_categories) if m > 0]
             if nominal != self.nominal:

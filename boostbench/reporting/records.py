@@ -86,7 +86,7 @@ _ACROSS = {"": ("seed", "gamma", "n_learners", "preset"), "algorithm": ("gamma",
            "learner": ("backend",), "protocol": ("curve_points", "window")}
 # Keys added after records were written, at the value that computes what the records computed
 # without them: left out at that value, so old and new records of one setting compare equal
-_NEUTRAL = {"protocol": {"delay": 0}}
+_NEUTRAL = {"protocol": {"delay": 0, "shuffle_seed": None}, "learner": {"rules": "river"}}
 
 
 def settings_key(config: dict) -> str:
