@@ -65,6 +65,10 @@ smoke: setup
 	$(BIN)/boostbench sweep +experiment=smoke seed=0 gamma=0.1 hydra/launcher=submitit_local results_dir=results/smoke-submitit
 	$(BIN)/python benchmarks/compare_stores.py results/smoke results/smoke-submitit
 	@test -z "$$(find results/smoke/claims results/smoke-submitit/claims -type f)" || (echo "claims left behind"; exit 1)
+	@# the wheel carries the checkout's sources, configs and vendored data (pip install . works outside it)
+	@rm -rf results/wheel && $(BIN)/python -m pip wheel --quiet --disable-pip-version-check --no-deps -w results/wheel . \
+	  && cd results/wheel && $(abspath $(BIN))/python -m zipfile -e boostbench-*.whl unpacked \
+	  && diff -rq -x __pycache__ unpacked/boostbench ../../boostbench && echo "wheel: the checkout's package"
 
 # Ray (issue 19): the launcher and Ray from their own lock (a superset of requirements.lock;
 # hydra-ray-launcher's stale cloudpickle<3 pin is overridden, see requirements-ray.overrides).
