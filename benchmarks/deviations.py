@@ -76,6 +76,11 @@ LEVERS = (
           ("learner.backend=river", "learner.rules=reference"), (T1, "balance", 0)),
     Lever("the authors' tree rules", ("dataset=mice", "algorithm=best_vfdt", "+preset=jung_reference"),
           ("learner.backend=river", "learner.rules=reference"), (T1, "mice", 0)),
+    Lever("mice: the authors' one shuffle", ("dataset=mice", "algorithm=best_vfdt", "+preset=jung_reference"),
+          ("protocol.shuffle_seed=357",), (T1, "mice", 0)),
+    Lever("the authors' tree rules, in their order", ("dataset=mice", "algorithm=best_vfdt",
+                                                       "+preset=jung_reference", "protocol.shuffle_seed=357"),
+          ("learner.backend=river", "learner.rules=reference"), (T1, "mice", 0)),
 )
 
 

@@ -330,7 +330,7 @@ def report(
     tables next to the papers' numbers, with figures."""
     from pathlib import Path
 
-    from boostbench.reporting import summary
+    from boostbench.reporting import summary, tables
     from boostbench.reporting.records import COLUMNS, load_runs
     from boostbench.reporting.report import REPORTS, export_tidy
 
@@ -356,6 +356,9 @@ def report(
             console.print(f"{len(frame)} groups of runs in {results_dir}: {target / 'tables' / 'summary.md'}, "
                           f"{target / 'summary.html'}", highlight=False)
             console.print(f"wrote {len(written)} files under {target} ({name})")
+            continue
+        if report.paper_table and table == "all" and not tables.has_runs(name, runs):
+            console.print(f"[dim]{name}: no runs for it in {results_dir}[/]")
             continue
         # a paper table shows each preset apart; the studies are of the defaults
         chosen = runs if report.paper_table else runs[runs["preset"] == "paper"]

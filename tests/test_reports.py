@@ -53,6 +53,9 @@ def test_report_all_shows_a_non_paper_sweep_as_table_figures_and_page(store, tmp
     # a paper cell with runs of another N says where they are
     table1 = (tmp_path / "tables" / "jung2017_table1.md").read_text()
     assert "not run; the store has runs with N = 3 (report --n-learners 3)" in table1
+    # a paper table none of whose data sets and algorithms the store has is left out, as the studies are
+    assert not (tmp_path / "tables" / "jung_tewari2018_table3.md").exists()
+    assert "jung_tewari2018_table3: no runs for it" in result.output
     bad = runner.invoke(app, ["report", "summary", "--results-dir", str(store), "--metric", "nope"])
     assert bad.exit_code == 2 and "unknown metric 'nope'" in bad.output
 

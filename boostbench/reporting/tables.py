@@ -132,6 +132,15 @@ def expected_settings(dataset: str, algorithm: str, preset: str) -> str:
     return settings_key(OmegaConf.to_container(compose_config(overrides), resolve=True))
 
 
+def has_runs(name: str, runs: pd.DataFrame) -> bool:
+    """Whether the store has any run of table ``name``'s data sets and algorithms under its
+    protocol (at any N and preset)."""
+    spec = TABLES[name]
+    algorithms = [a for a in {**spec.columns, **spec.peers}.values() if a]
+    return bool((runs["dataset"].isin(spec.datasets.values()) & runs["algorithm"].isin(algorithms)
+                 & (runs["protocol"] == spec.protocol)).any())
+
+
 def presets(runs: pd.DataFrame) -> list[str]:
     """The presets the store has runs of, ``paper`` (the defaults) first, always."""
     return ["paper", *sorted(set(runs["preset"]) - {"paper"})]
