@@ -357,7 +357,7 @@ def report(
                           f"{target / 'summary.html'}", highlight=False)
             console.print(f"wrote {len(written)} files under {target} ({name})")
             continue
-        if report.paper_table and table == "all" and not tables.has_runs(name, runs):
+        if report.paper_table and table == "all" and tables.table_runs(name, runs).empty:
             console.print(f"[dim]{name}: no runs for it in {results_dir}[/]")
             continue
         # a paper table shows each preset apart; the studies are of the defaults

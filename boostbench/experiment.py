@@ -278,9 +278,9 @@ def _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress):
     if cfg.protocol.name in SPLIT_PROTOCOLS:
         return _split_pass(cfg, dataset, spec, generators, on_start, on_progress)
     multilabel = isinstance(dataset, MultilabelDataset)
-    order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle),
-                         cfg.protocol.get("shuffle_seed"),
-                         source_rows(dataset.n_examples, cfg.dataset.get("moved_rows") or ()))
+    shuffle_seed = cfg.protocol.get("shuffle_seed")
+    rows = None if shuffle_seed is None else source_rows(dataset.n_examples, cfg.dataset.get("moved_rows") or ())
+    order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle), shuffle_seed, rows)
     order = order[:cfg.protocol.get("max_examples") or len(order)]
     pool, booster = _online_booster(cfg, spec, dataset, k, generators.learners, generators.booster)
     if on_start is not None:

@@ -85,7 +85,7 @@ def test_the_reference_rules_need_the_river_backend():
     validate(compose_config(["learner.rules=reference", "learner.backend=river"]))
 
 
-def test_a_run_under_the_reference_rules_predicts_every_label():
+def test_a_run_under_the_reference_rules_learns_balance():
     from boostbench.experiment import run_experiment
 
     record = run_experiment(compose_config(["dataset=balance", "algorithm=adaboost_olm", "n_learners=5",

@@ -60,10 +60,9 @@ def _write_preset(name: str, preset: str, frame: pd.DataFrame, results_dir: str 
         atomic_write_text(out / "tables" / f"{stem}.tex", tables.to_latex(name, frame)),
         atomic_write_text(out / "tables" / f"{stem}.csv", frame.to_csv(index=False)),
     ]
-    algorithms = [a for a in {**spec.columns, **spec.peers}.values() if a]
-    mine = runs[runs["dataset"].isin(spec.datasets.values()) & runs["algorithm"].isin(algorithms)
-                & (runs["n_learners"] == n_learners) & (runs["protocol"] == spec.protocol)
-                & runs["learner"].str.startswith("hoeffding_tree") & (runs["preset"] == preset)]
+    mine = tables.table_runs(name, runs)
+    mine = mine[(mine["n_learners"] == n_learners) & mine["learner"].str.startswith("hoeffding_tree")
+                & (mine["preset"] == preset)]
     if not mine.empty:
         written += figures.learning_curves(results_dir, mine, out / "figures" / stem,
                                            {"cumulative_accuracy": True, "test_rank_loss": False})

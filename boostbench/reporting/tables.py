@@ -132,13 +132,13 @@ def expected_settings(dataset: str, algorithm: str, preset: str) -> str:
     return settings_key(OmegaConf.to_container(compose_config(overrides), resolve=True))
 
 
-def has_runs(name: str, runs: pd.DataFrame) -> bool:
-    """Whether the store has any run of table ``name``'s data sets and algorithms under its
-    protocol (at any N and preset)."""
+def table_runs(name: str, runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs of table ``name``'s data sets and algorithms (its columns and peers) under its
+    protocol, at any N and preset."""
     spec = TABLES[name]
     algorithms = [a for a in {**spec.columns, **spec.peers}.values() if a]
-    return bool((runs["dataset"].isin(spec.datasets.values()) & runs["algorithm"].isin(algorithms)
-                 & (runs["protocol"] == spec.protocol)).any())
+    return runs[runs["dataset"].isin(spec.datasets.values()) & runs["algorithm"].isin(algorithms)
+                & (runs["protocol"] == spec.protocol)]
 
 
 def presets(runs: pd.DataFrame) -> list[str]:
