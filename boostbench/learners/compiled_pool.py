@@ -32,12 +32,16 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             :mod:`~boostbench.learners.vfdt_kernels`); :attr:`size_bytes` is what is counted.
         n_threads: threads that train the trees of one example together (numba's, at most
             ``numba.config.NUMBA_NUM_THREADS``); any number gives the same trees to the bit.
+        screen_splits: split attempts evaluate exactly only the numeric attributes whose merit
+            bounds can reach the decision (:mod:`~boostbench.learners.merit_bounds`); False
+            evaluates every one. The trees are the same either way (the reference for tests).
     """
 
     def __init__(self, params: HoeffdingTreeParams, n_classes: int, n_categories,
                  feature_subsets: np.ndarray | None = None, capacity: int = 1024, max_size: float | None = None,
-                 n_threads: int = 1):
+                 n_threads: int = 1, screen_splits: bool = True):
         n = len(params.delta)
+        self.screen_splits = bool(screen_splits)
         n_categories = np.asarray(n_categories, dtype=np.int64)
         self.n_learners = n
         self._subsets = feature_subsets is not None
@@ -76,7 +80,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self.feat_nominal = n_categories[self.feat_map] > 0
         d_local = self.feat_map.shape[1]
         self.width = max(2, int(n_categories.max(initial=0)))  # children per node (multiway)
-        # statistics shapes: nominal (slots, k, d_local, values); numeric (slots, d_local, k, 5);
+        # statistics shapes: nominal (slots, k, d_local, values); numeric (slots, d_local, k, 7);
         # first-seen ranks, last column a count: each attribute's classes (slots, d_local, k + 1),
         # the attributes (slots, d_local + 1), each (class, nominal attribute)'s values
         # (slots, k, d_local, values + 1). Class first: training reads one class's entries of
@@ -84,11 +88,11 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         n_values = max(1, int(n_categories.max(initial=0)))
         d_nominal = d_local if self.feat_nominal.any() else 1
         self._nominal_shape = (k, d_nominal, n_values)
-        self._numeric_shape = (d_local if (~self.feat_nominal).any() else 1, k, 5)
+        self._numeric_shape = (d_local if (~self.feat_nominal).any() else 1, k, K.NUMERIC_COLUMNS)
         self._ranks_shape = (d_local, k + 1)
         self._value_ranks_shape = (k, d_nominal, n_values + 1)
         self._rank_dtype = np.int16 if max(k, d_local, n_values) < np.iinfo(np.int16).max else np.int32
-        self.work, self.iwork = K.scratch(k, d_local, n_values, self.n_threads)
+        self.work, self.iwork = K.scratch(k, d_local, n_values, self.n_threads, self.screen_splits)
 
     def _set_limits(self) -> None:
         self.limits[K.NODE_BYTES] = self._row_bytes(self._node_arrays())

@@ -57,6 +57,7 @@ import numba
 import numpy as np
 
 from boostbench.kernel_cache import njit
+from boostbench.learners.merit_bounds import numeric_merit_bounds
 
 # No reference counting in the kernels: numba would otherwise increment and decrement each of a
 # call's ~30 array arguments, which costs more than a tree's training step. So the kernels
@@ -90,7 +91,8 @@ class Forest(NamedTuple):
     sight and their count, ``node_sub`` float64 cached subtree weight (NaN: stale),
     ``node_last`` float64 weight at the last split attempt, ``node_parent``, ``node_slot``,
     ``node_depth`` int64, ``node_active`` bool-like int64. Statistics slots (active leaves):
-    ``nominal_counts``, ``numeric_stats``, ``ranks``, ``value_ranks``, ``free_slots``.
+    ``nominal_counts``, ``numeric_stats`` (per attribute and class the columns WEIGHT ... WHOLE_TERM:
+    a Gaussian estimator, its deviation and ``w log2 w``), ``ranks``, ``value_ranks``, ``free_slots``.
     Per tree: ``root``, ``tree_nodes`` int64 ``(N,)``, ``feat_map`` int64 ``(N, d_local)`` the
     attributes each tree sees, ``feat_nominal`` bool ``(N, d_local)``, ``split_params`` float64
     ``(N, 3)`` (columns GRACE, DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i).
@@ -153,6 +155,9 @@ MAX_SHARE_TO_SPLIT = 0.99
 N_SPLIT_POINTS = 10
 GRACE, DELTA, TAU = 0, 1, 2  # columns of a pool's per-tree ``split_params``
 NODE_BYTES, SLOT_BYTES, MAX_BYTES = 0, 1, 2  # entries of a pool's ``limits``
+# columns of a numeric attribute's per-class Gaussian estimator (``numeric_stats[slot, j, c]``)
+WEIGHT, MEAN, SUM_SQ, MIN, MAX, SIGMA, WHOLE_TERM = range(7)
+NUMERIC_COLUMNS = 7
 
 
 @kernel
@@ -218,7 +223,7 @@ def _left_weight(st, sigma, point):  # pragma: no cover - compiled
 def _numeric_split(stats, sigmas, point, post):  # pragma: no cover - compiled
     """Class weights left (``x <= point``) and right of a threshold, from per-class Gaussians.
 
-    ``stats`` is ``(k, 5)`` ``[weight, mean, S, min, max]``, ``sigmas`` ``(k,)`` their deviations
+    ``stats`` is ``(k, 7)`` ``[weight, mean, S, min, max, ...]``, ``sigmas`` ``(k,)`` their deviations
     (:func:`_sigma`); ``post`` ``(2, k)`` is overwritten.
     """
     post[:] = 0.0
@@ -610,6 +615,7 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     nominal_counts, numeric_stats, ranks, value_ranks = F.nominal_counts, F.numeric_stats, F.ranks, F.value_ranks
     attr_ranks, pending = F.attr_ranks, F.pending
     n_local = feat_map.shape[1]
+    half = F.work[thread][10, 0]
     w = weight * F.weight_scale[tree]
     if route[tree, 3] == 1:
         leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
@@ -660,6 +666,9 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
             st[0] += w
             st[1] += w / st[0] * (value - old_mean)
             st[2] += w * (value - old_mean) * (value - st[1])
+            # what every split attempt reads for every class: computed once per change, here
+            st[SIGMA] = _sigma(st, half)
+            st[WHOLE_TERM] = st[0] * math.log2(st[0])
     total = _node_weight(leaf, node_stats, node_classes)
     if not may_split or total - F.node_last[leaf] < F.split_params[tree, GRACE]:
         return result
@@ -907,6 +916,44 @@ def _rest_of(table, v, classes, n_classes, orders, counts, out):  # pragma: no c
 
 
 KEEP, RESET, SPLIT = 0, 1, 2  # what a split attempt decides (_best_split)
+BOUNDED, OUT_OF_REACH = -2, -3  # an attribute's merit in _best_split: an interval; not needed
+
+
+@kernel
+def _thresholds(stats, points):  # pragma: no cover - compiled
+    """A numeric attribute's candidate thresholds (river's: ``N_SPLIT_POINTS`` evenly spaced
+    between the smallest minimum and largest maximum of its classes, ``stats`` ``(k, 7)``) that lie
+    strictly inside that range, in ascending order into ``points``; returns their number."""
+    lo, hi = np.inf, -np.inf
+    for c in range(stats.shape[0]):
+        st = stats[c]
+        if st[0] > 0.0:
+            lo = min(lo, st[3])
+            hi = max(hi, st[4])
+    step = (hi - lo) / (N_SPLIT_POINTS + 1.0)
+    n = 0
+    for i in range(N_SPLIT_POINTS):
+        point = lo + step * (i + 1)
+        if lo < point < hi:
+            points[n] = point
+            n += 1
+    return n
+
+
+@kernel
+def _numeric_best(stats, points, n_points, classes, n_classes, pre_entropy, pair_entropy, pair_weight):  # pragma: no cover
+    """A numeric attribute's best split exactly, as river finds it: ``(merit, NUMERIC, threshold)``
+    over ``points[:n_points]`` (:func:`_thresholds`), the first of equal merits; ``(-inf, -1, 0)``
+    when none is finite. ``classes[:n_classes]``: the splitter's class order."""
+    feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
+    # each class's deviation and w log2 w, as training left them
+    sigmas, whole_terms = stats[:, SIGMA], stats[:, WHOLE_TERM]
+    for i in range(n_points):
+        m = _threshold_merit(stats, sigmas, whole_terms, points[i], classes, n_classes,
+                             pre_entropy, pair_entropy, pair_weight)
+        if m > feature_best:
+            feature_best, feature_kind, feature_value = m, NUMERIC, points[i]
+    return feature_best, feature_kind, feature_value
 
 
 @kernel
@@ -916,7 +963,12 @@ def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats,
     """The decision of a split attempt on a leaf with class weights ``stats`` (``(k,)``, summing to
     ``total``), its classes by first sight ``classes_seen`` and its statistics slot's arrays:
     ``(KEEP | RESET | SPLIT, feature, kind, value)``. (Hot: it takes the arrays it reads, not the
-    Forest, whose fields a call that is not inlined would all pass.)"""
+    Forest, whose fields a call that is not inlined would all pass.)
+
+    Numeric attributes are first bounded (:mod:`~boostbench.learners.merit_bounds`), and only those
+    whose interval can reach the decision are evaluated exactly: the decision is river's, at a
+    fraction of the cost. ``work[10, 1] = 0`` evaluates every attribute (the reference the tests
+    compare with)."""
     k = stats.shape[0]
     n_seen = 0
     majority = 0.0
@@ -933,24 +985,28 @@ def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats,
     pre_entropy, _ = _entropy_in_order(stats, classes_seen, n_keys)
     n_local = feat_nominal.shape[1]
     n_values = nominal_counts.shape[2]
-    # River ranks [null split, its splitters in the order their attributes were first seen] by
-    # merit with a stable sort: among equal merits the later attribute ranks higher. A nominal
-    # attribute always proposes its multiway split (even at -inf merit); a numeric one without a
-    # finite candidate proposes the null split.
-    best, second = -np.inf, -np.inf
-    best_feature, best_kind, best_value = -1, -1, 0.0
+    # river's range of merit counts the classes its statistics hold, with weight 0 or not
+    bound = math.sqrt(math.log2(max(n_keys, 2)) ** 2 * math.log(1.0 / split_params[tree, DELTA]) / (2.0 * total))
+    decided = bound < split_params[tree, TAU]  # the best split is taken whatever the second
     binary = work[0:2, :k]
-    sigmas = work[11, :k]
     row_entropy, row_weight, row_log = work[4, :n_values], work[5, :n_values], work[12, :n_values]
     terms = work[13: 13 + n_values, :k]  # each value's w log2 w by class
     pair_entropy, pair_weight = work[6, :2], work[7, :2]
+    rows = 13 + n_values  # per attribute (in rank order): merit interval, value, kind; per threshold
+    merit_low, merit_high = work[rows, :n_local], work[rows + 1, :n_local]
+    feature_values, feature_kinds = work[rows + 2, :n_local], work[rows + 3, :n_local]
+    points = work[rows + 4, :N_SPLIT_POINTS]
     attributes, classes = iwork[0, :n_local], iwork[1, :k]
     value_counts, value_orders = iwork[2, :k], iwork[4: 4 + k, :n_values]
-    for a in range(_in_rank_order(attr_ranks, attributes)):
+    screen = work[10, 1] > 0.0
+    n_attributes = _in_rank_order(attr_ranks, attributes)
+    # 1. Each attribute's best split: nominal ones exactly; numeric ones, when screening, as an
+    # interval (merit_bounds) that the exact merit is certain to lie in.
+    for a in range(n_attributes):
         j = attributes[a]
-        n_classes = _in_rank_order(ranks[j], classes)  # the splitter's class order
         feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
         if feat_nominal[tree, j]:
+            n_classes = _in_rank_order(ranks[j], classes)  # the splitter's class order
             table = nominal_counts[:, j].T  # (values, k); unseen values are zero rows
             # the multiway split: branches by value, classes in sorted order (iwork row 3: 0..k-1)
             for v in range(n_values):
@@ -969,33 +1025,62 @@ def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats,
                     if m > feature_best:
                         feature_best, feature_kind, feature_value = m, NOMINAL_BINARY, float(v)
         else:
-            lo, hi = np.inf, -np.inf
-            whole_terms = terms[0]
-            for c in range(k):  # once per attribute, not per point
-                st = numeric_stats[j, c]
-                if st[0] > 0.0:
-                    lo = min(lo, st[3])
-                    hi = max(hi, st[4])
-                    sigmas[c] = _sigma(st, work[10, 0])
-                    whole_terms[c] = st[0] * math.log2(st[0])
-            step = (hi - lo) / (N_SPLIT_POINTS + 1.0)
-            for i in range(N_SPLIT_POINTS):
-                point = lo + step * (i + 1)
-                if not (lo < point < hi):
+            n_points = _thresholds(numeric_stats[j], points)
+            if screen:
+                low, high = numeric_merit_bounds(numeric_stats[j], points, n_points, pre_entropy,
+                                                 work[rows + 5: rows + 10])
+                if high > -np.inf:  # else certainly -inf: no finite candidate, the null split
+                    merit_low[a], merit_high[a], feature_kinds[a] = low, high, BOUNDED
                     continue
-                m = _threshold_merit(numeric_stats[j], sigmas, whole_terms, point, classes, n_classes,
-                                     pre_entropy, pair_entropy, pair_weight)
-                if m > feature_best:
-                    feature_best, feature_kind, feature_value = m, NUMERIC, point
+            else:
+                feature_best, feature_kind, feature_value = _numeric_best(
+                    numeric_stats[j], points, n_points, classes, _in_rank_order(ranks[j], classes), pre_entropy,
+                    pair_entropy, pair_weight)
+        merit_low[a], merit_high[a] = feature_best, feature_best
+        feature_values[a], feature_kinds[a] = feature_value, feature_kind
+    # 2. Which bounded attributes can matter: with the decision taken by the best alone, those
+    # that can reach the highest certain merit; else those that can reach the second highest
+    # (or none: the gap is certainly within the Hoeffding bound, and the leaf waits).
+    if screen:
+        top, runner_up, top_high = -np.inf, -np.inf, -np.inf
+        for a in range(n_attributes):
+            if merit_low[a] >= top:
+                top, runner_up = merit_low[a], top
+            elif merit_low[a] > runner_up:
+                runner_up = merit_low[a]
+            top_high = max(top_high, merit_high[a])
+        if not decided and (top_high == -np.inf or top_high - runner_up <= bound):
+            return KEEP, -1, -1, 0.0
+        reach = top if decided else runner_up
+        for a in range(n_attributes):
+            if feature_kinds[a] == BOUNDED:
+                if merit_high[a] >= reach:
+                    j = attributes[a]
+                    n_points = _thresholds(numeric_stats[j], points)
+                    m, kind, value = _numeric_best(numeric_stats[j], points, n_points, classes,
+                                                   _in_rank_order(ranks[j], classes), pre_entropy, pair_entropy,
+                                                   pair_weight)
+                    merit_low[a], feature_kinds[a], feature_values[a] = m, kind, value
+                else:  # certainly below both the best and the second: changes neither
+                    feature_kinds[a] = OUT_OF_REACH
+    # 3. River ranks [null split, its splitters in the order their attributes were first seen] by
+    # merit with a stable sort: among equal merits the later attribute ranks higher. A nominal
+    # attribute always proposes its multiway split (even at -inf merit); a numeric one without a
+    # finite candidate proposes the null split.
+    best, second = -np.inf, -np.inf
+    best_feature, best_kind, best_value = -1, -1, 0.0
+    for a in range(n_attributes):
+        feature_kind = int(feature_kinds[a])
+        if feature_kind == OUT_OF_REACH:
+            continue
+        feature_best = merit_low[a]
         if feature_best >= best:
             second = best
-            best, best_kind, best_value = feature_best, feature_kind, feature_value
-            best_feature = j if feature_kind >= 0 else -1
+            best, best_kind, best_value = feature_best, feature_kind, feature_values[a]
+            best_feature = attributes[a] if feature_kind >= 0 else -1
         elif feature_best > second:
             second = feature_best
-    # river's range of merit counts the classes its statistics hold, with weight 0 or not
-    bound = math.sqrt(math.log2(max(n_keys, 2)) ** 2 * math.log(1.0 / split_params[tree, DELTA]) / (2.0 * total))
-    if not (best - second > bound or bound < split_params[tree, TAU]):  # -inf - -inf is nan: no
+    if not (best - second > bound or decided):  # -inf - -inf is nan: no
         return KEEP, -1, -1, 0.0
     if best_feature < 0:  # the null split wins: start the attribute statistics afresh
         return RESET, -1, -1, 0.0
@@ -1010,7 +1095,6 @@ def _split(F, leaf, slot, best_feature, best_kind, best_value):  # pragma: no co
     value_ranks, work, iwork = F.value_ranks, F.work[0], F.iwork[0]  # the serial part's scratch
     k = F.node_stats.shape[1]
     n_values = nominal_counts.shape[3]
-    sigmas = work[11, :k]
     classes = iwork[1, :k]
     value_counts, value_orders = iwork[2, :k], iwork[4: 4 + k, :n_values]
     added = 0
@@ -1038,10 +1122,7 @@ def _split(F, leaf, slot, best_feature, best_kind, best_value):  # pragma: no co
             copy_into(keys[1], post[1])
         else:
             stats_j = numeric_stats[slot, best_feature]
-            for c in range(k):
-                if stats_j[c, 0] > 0.0:
-                    sigmas[c] = _sigma(stats_j[c], work[10, 0])
-            _numeric_split(stats_j, sigmas, best_value, post)
+            _numeric_split(stats_j, stats_j[:, SIGMA], best_value, post)
             keys[:] = 0.0
             for c in range(k):  # river's split keeps a class on each side its range reaches
                 if stats_j[c, 0] > 0.0:
@@ -1087,13 +1168,16 @@ def plant(trees):  # pragma: no cover - compiled
         F.root[tree] = _new_node(F, -1, 0)
 
 
-def scratch(n_classes: int, n_local: int, n_values: int, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Scratch space for :func:`learn_trees`, one per thread: float64 ``(threads, 13 + values, w)``
-    (``[:, 10, 0]`` holds 0.5, see :func:`_sigma`) and int64 ``(threads, 4 + k, w)`` (``[:, 3]``
-    holds ``0..k-1``), ``w = max(k, attributes, values, 2)``."""
-    width = max(n_classes, n_local, n_values, 2)
+def scratch(n_classes: int, n_local: int, n_values: int, threads: int = 1,
+            screen: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Scratch space for :func:`learn_trees`, one per thread: float64 ``(threads, 23 + values, w)``
+    (``[:, 10, 0]`` holds 0.5, see :func:`_sigma`; ``[:, 10, 1]`` 1.0 if ``screen``: split attempts
+    screen with merit bounds, see :func:`_best_split`) and int64 ``(threads, 4 + k, w)`` (``[:, 3]`` holds
+    ``0..k-1``), ``w = max(k, attributes, values, N_SPLIT_POINTS)``."""
+    width = max(n_classes, n_local, n_values, N_SPLIT_POINTS)
     iwork = np.zeros((threads, 4 + n_classes, width), dtype=np.int64)
     iwork[:, 3, :n_classes] = np.arange(n_classes)
-    work = np.zeros((threads, 13 + n_values, width))
+    work = np.zeros((threads, 23 + n_values, width))
     work[:, 10, 0] = 0.5
+    work[:, 10, 1] = float(screen)
     return work, iwork
