@@ -216,3 +216,18 @@ def test_mlr_algorithm_on_multiclass_data_is_refused():
 
     with pytest.raises(ConfigError, match="is for multilabel data"):
         run_experiment(compose_config(["algorithm=ada_olmr", "dataset=car"]))
+
+
+@pytest.mark.parametrize("loss", ["hinge", "rank"])
+def test_cost_matrix_rows_are_the_potentials_of_each_expert(loss):
+    """All experts' cost vectors at once (OnlineBMR's update): row i is phi^{n_i}(S_i + e_l)."""
+    rng = np.random.default_rng(8)
+    k = 7
+    relevant = np.array([0, 1, 0, 0, 1, 1, 0], bool)
+    potential = PairPotential(k, 0.1, loss)
+    n = np.array([9, 4, 0, 6])
+    S = rng.integers(0, 4, size=(4, k)).astype(float) if loss == "rank" else rng.normal(size=(4, k))
+    costs = potential.cost_matrix(n, S, relevant)
+    for i in range(4):
+        expected = [potential.phi(int(n[i]), S[i] + np.eye(k)[l], relevant) for l in range(k)]
+        np.testing.assert_allclose(costs[i], expected, atol=1e-12)

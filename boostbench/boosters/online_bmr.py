@@ -58,6 +58,6 @@ class OnlineBMR(OnlineRanker):
         n = self.pool.n_learners
         if 0 < relevant.sum() < self.n_classes:  # otherwise every cost is 0: nothing to learn
             S_before = np.vstack([np.zeros(self.n_classes), S[:-1]])
-            costs = np.stack([self.potential.cost_vector(n - 1 - i, S_before[i], relevant) for i in range(n)])
+            costs = self.potential.cost_matrix(n - 1 - np.arange(n), S_before, relevant)
             train_on_relevant_labels(self.pool, xp, relevant, costs)
         self._state = None

@@ -24,18 +24,25 @@ def baseline(k: int, n_relevant: int, gamma: float) -> tuple[float, float]:
     return a + edge, a
 
 
-def difference_pmf(n: int, p_rel: float, p_irr: float) -> np.ndarray:
-    """pmf of ``D = X_r - X_l`` for ``(X_l, X_r, rest) ~ Multinomial(n; p_rel, p_irr, 1 - p_rel - p_irr)``.
+def difference_pmfs(n_max: int, p_rel: float, p_irr: float) -> np.ndarray:
+    """pmfs of ``D_n = X_r - X_l`` for ``(X_l, X_r, rest) ~ Multinomial(n; p_rel, p_irr, 1 - p_rel - p_irr)``
+    for every ``n`` up to ``n_max`` (the recursion passes through them all).
 
     Returns:
-        ``(2n + 1,)`` float64, entry ``v + n`` is ``P(D = v)``.
+        ``(n_max + 1, 2 n_max + 1)`` float64, entry ``[n, v + n_max]`` is ``P(D_n = v)``.
     """
-    pmf = np.zeros(2 * n + 1)
-    pmf[n] = 1.0
+    pmfs = np.zeros((n_max + 1, 2 * n_max + 1))
+    pmfs[0, n_max] = 1.0
     stay = 1.0 - p_rel - p_irr
-    for _ in range(n):  # one vote at a time: r gains (+1), l gains (-1), or neither
-        pmf = stay * pmf + p_irr * np.concatenate(([0.0], pmf[:-1])) + p_rel * np.concatenate((pmf[1:], [0.0]))
-    return pmf
+    for n in range(n_max):  # one vote at a time: r gains (+1), l gains (-1), or neither
+        pmf = pmfs[n]
+        pmfs[n + 1] = stay * pmf + p_irr * np.concatenate(([0.0], pmf[:-1])) + p_rel * np.concatenate((pmf[1:], [0.0]))
+    return pmfs
+
+
+def difference_pmf(n: int, p_rel: float, p_irr: float) -> np.ndarray:
+    """pmf of ``D_n`` (:func:`difference_pmfs`): ``(2n + 1,)`` float64, entry ``v + n`` is ``P(D_n = v)``."""
+    return difference_pmfs(n, p_rel, p_irr)[n]
 
 
 class PairPotential:
@@ -60,35 +67,40 @@ class PairPotential:
             raise ValueError(f"hinge_margin must be >= 0, got {hinge_margin}")
         self.k, self.gamma, self.loss = int(k), float(gamma), loss
         self.margin = float(hinge_margin)
-        self._tables: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
+        self._tables: dict[int, tuple[int, np.ndarray, np.ndarray, np.ndarray]] = {}
 
-    def _table(self, n: int, n_relevant: int) -> tuple[np.ndarray, ...]:
-        key = (n, n_relevant)
-        table = self._tables.get(key)
-        if table is None:
-            pmf = difference_pmf(n, *baseline(self.k, n_relevant, self.gamma))
+    def _table(self, n: int, n_relevant: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """``(n_max, pmfs, tail_p, tail_v)`` for every ``n' <= n_max`` (at least ``n``): rows
+        ``n'``, column ``j`` for the value ``j - n_max``; tail sums from column j on,
+        ``P(D >= v_j)`` and ``E[D; D >= v_j]``, with a zero sentinel column."""
+        table = self._tables.get(n_relevant)
+        if table is None or table[0] < n:
+            pmfs = difference_pmfs(n, *baseline(self.k, n_relevant, self.gamma))
             values = np.arange(-n, n + 1, dtype=np.float64)
-            # tail sums from index j on: P(D >= v_j) and E[D; D >= v_j], with a zero sentinel
-            tail_p = np.append(np.cumsum(pmf[::-1])[::-1], 0.0)
-            tail_v = np.append(np.cumsum((values * pmf)[::-1])[::-1], 0.0)
-            table = (pmf, tail_p, tail_v)
-            self._tables[key] = table
+            zero = np.zeros((n + 1, 1))
+            tail_p = np.hstack([np.cumsum(pmfs[:, ::-1], axis=1)[:, ::-1], zero])
+            tail_v = np.hstack([np.cumsum((values * pmfs)[:, ::-1], axis=1)[:, ::-1], zero])
+            table = (n, pmfs, tail_p, tail_v)
+            self._tables[n_relevant] = table
         return table
 
-    def pair_terms(self, n: int, n_relevant: int, d: np.ndarray) -> np.ndarray:
-        """``g_n(d) = E f(d + D_n)`` elementwise for margins ``d = s[r] - s[l]`` (any shape)."""
-        pmf, tail_p, tail_v = self._table(n, n_relevant)
+    def pair_terms(self, n, n_relevant: int, d: np.ndarray) -> np.ndarray:
+        """``g_n(d) = E f(d + D_n)`` elementwise for margins ``d = s[r] - s[l]`` (any shape);
+        ``n`` an int or an int array that broadcasts against ``d`` (one n per row, say)."""
+        n = np.asarray(n, dtype=np.int64)
+        top, pmfs, tail_p, tail_v = self._table(int(n.max()), n_relevant)
+        last = 2 * top + 1
         if self.loss == "hinge":  # f(z) = (m + z)_+: sum over v > -m - d of (m + d + v) pmf(v)
-            first = np.clip(np.floor(-self.margin - d).astype(np.int64) + 1 + n, 0, 2 * n + 1)
-            return (self.margin + d) * tail_p[first] + tail_v[first]
+            first = np.clip(np.floor(-self.margin - d).astype(np.int64) + 1 + top, 0, last)
+            return (self.margin + d) * tail_p[n, first] + tail_v[n, first]
         # rank: f(z) = 1(z > 0) + 1/2 1(z = 0); d + v > 0 for v > -d
         threshold = -d
-        first = np.clip(np.floor(threshold).astype(np.int64) + 1 + n, 0, 2 * n + 1)
+        first = np.clip(np.floor(threshold).astype(np.int64) + 1 + top, 0, last)
         at = np.rint(threshold)
         exact = np.isclose(threshold, at) & (np.abs(at) <= n)
-        ties = np.where(exact, pmf[np.clip(at.astype(np.int64) + n, 0, 2 * n)], 0.0)
-        first = np.where(exact, np.clip(at.astype(np.int64) + 1 + n, 0, 2 * n + 1), first)
-        return tail_p[first] + 0.5 * ties
+        ties = np.where(exact, pmfs[n, np.clip(at.astype(np.int64) + top, 0, 2 * top)], 0.0)
+        first = np.where(exact, np.clip(at.astype(np.int64) + 1 + top, 0, last), first)
+        return tail_p[n, first] + 0.5 * ties
 
     def phi(self, n: int, s: np.ndarray, relevant: np.ndarray) -> float:
         """``phi^n(s)`` for votes ``s`` (``(k,)`` float64) and label set ``relevant`` (``(k,)`` bool)."""
@@ -99,20 +111,32 @@ class PairPotential:
         return float(self.pair_terms(n, m, d).sum() / (m * (self.k - m)))
 
     def cost_vector(self, n: int, s: np.ndarray, relevant: np.ndarray) -> np.ndarray:
-        """OnlineBMR's cost vector, eq. (2): ``c[l] = phi^n(s + e_l)`` for every label, ``(k,)``.
+        """OnlineBMR's cost vector, eq. (2): ``c[l] = phi^n(s + e_l)`` for every label, ``(k,)``."""
+        return self.cost_matrix(np.array([n]), s[None, :], relevant)[0]
 
-        Adding ``e_l`` only moves the pairs that contain ``l``, so all k entries cost one pass
-        over the pairs.
+    def cost_matrix(self, n: np.ndarray, S: np.ndarray, relevant: np.ndarray) -> np.ndarray:
+        """Cost vectors (eq. 2) for several experts at once: row i is ``c[l] = phi^{n_i}(S_i + e_l)``.
+
+        Args:
+            n: ``(N,)`` int, the votes still to come after each expert.
+            S: ``(N, k)`` float64, the experts' cumulative votes.
+            relevant: ``(k,)`` bool, the label set.
+
+        Returns:
+            ``(N, k)`` float64. Adding ``e_l`` only moves the pairs that contain ``l``, so all k
+            entries of a row cost one pass over the pairs.
         """
         m = int(relevant.sum())
         if m in (0, self.k):
-            return np.zeros(self.k)
+            return np.zeros((len(S), self.k))
         w = 1.0 / (m * (self.k - m))
-        d = s[~relevant][None, :] - s[relevant][:, None]  # (|Y|, |Y^c|)
-        G = self.pair_terms(n, m, d)
-        base = G.sum()
-        c = np.empty(self.k)
+        # (N, |Y|, |Y^c|), C order: each row's sums then add in the order of a single expert's
+        d = np.ascontiguousarray(S[:, None, ~relevant] - S[:, relevant, None])
+        rows = np.asarray(n, dtype=np.int64)[:, None, None]
+        G = self.pair_terms(rows, m, d)
+        base = G.reshape(len(S), -1).sum(axis=1)[:, None]  # each row's pairs summed as one array
+        c = np.empty((len(S), self.k))
         # a vote for relevant l lowers its margins by 1; for irrelevant r raises them by 1
-        c[relevant] = base - G.sum(axis=1) + self.pair_terms(n, m, d - 1.0).sum(axis=1)
-        c[~relevant] = base - G.sum(axis=0) + self.pair_terms(n, m, d + 1.0).sum(axis=0)
+        c[:, relevant] = base - G.sum(axis=2) + self.pair_terms(rows, m, d - 1.0).sum(axis=2)
+        c[:, ~relevant] = base - G.sum(axis=1) + self.pair_terms(rows, m, d + 1.0).sum(axis=1)
         return w * c
