@@ -80,7 +80,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self.feat_nominal = n_categories[self.feat_map] > 0
         d_local = self.feat_map.shape[1]
         self.width = max(2, int(n_categories.max(initial=0)))  # children per node (multiway)
-        # statistics shapes: nominal (slots, k, d_local, values); numeric (slots, d_local, k, 7);
+        # statistics shapes: nominal (slots, k, d_local, values); numeric (slots, d_local, k, 5);
         # first-seen ranks, last column a count: each attribute's classes (slots, d_local, k + 1),
         # the attributes (slots, d_local + 1), each (class, nominal attribute)'s values
         # (slots, k, d_local, values + 1). Class first: training reads one class's entries of

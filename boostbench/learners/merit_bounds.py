@@ -94,8 +94,8 @@ def numeric_merit_bounds(stats, points, n_points, pre_entropy, classwise):  # pr
     """An interval ``(low, high)`` holding the best merit river's arithmetic gives a numeric
     attribute over the thresholds ``points[:n_points]`` (those strictly inside its range).
 
-    ``stats`` is the attribute's ``(k, 7)`` per-class estimators (columns of
-    :data:`~boostbench.learners.vfdt_kernels.WEIGHT` ... ``WHOLE_TERM``), ``pre_entropy`` the leaf's
+    ``stats`` is the attribute's ``(k, 5)`` per-class Gaussian estimators ``[weight, mean, S, min,
+    max]`` (:mod:`~boostbench.learners.vfdt_kernels`), ``pre_entropy`` the leaf's
     class entropy in bits; ``classwise`` (``(5, >= k)`` float64, C-contiguous rows) is overwritten.
     ``(-inf, -inf)``: every threshold certainly fails the 1% rule, the merit is -inf.
     ``high = inf``: not bounded here (a class with zero deviation exactly at a threshold, or a
@@ -108,12 +108,14 @@ def numeric_merit_bounds(stats, points, n_points, pre_entropy, classwise):  # pr
     h = 0.0
     for c in range(k):
         st = stats[c]
-        if st[0] <= 0.0:
+        w = st[0]
+        if w <= 0.0:
             continue
-        total += st[0]
-        h -= st[6]
-        if st[5] > 0.0:  # gathered for the vectorised sums
-            weights[n], means[n], inverses[n], lows[n], highs[n] = st[0], st[1], 1.0 / st[5], st[3], st[4]
+        total += w
+        h -= w * math.log2(w)
+        variance = st[2] / (w - 1.0) if w > 1.0 else 0.0  # river's (ddof 1); zero: a step
+        if variance > 0.0:  # gathered for the vectorised sums
+            weights[n], means[n], inverses[n], lows[n], highs[n] = w, st[1], 1.0 / math.sqrt(variance), st[3], st[4]
             n += 1
         else:
             n_steps += 1

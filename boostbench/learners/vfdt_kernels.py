@@ -91,8 +91,8 @@ class Forest(NamedTuple):
     sight and their count, ``node_sub`` float64 cached subtree weight (NaN: stale),
     ``node_last`` float64 weight at the last split attempt, ``node_parent``, ``node_slot``,
     ``node_depth`` int64, ``node_active`` bool-like int64. Statistics slots (active leaves):
-    ``nominal_counts``, ``numeric_stats`` (per attribute and class the columns WEIGHT ... WHOLE_TERM:
-    a Gaussian estimator, its deviation and ``w log2 w``), ``ranks``, ``value_ranks``, ``free_slots``.
+    ``nominal_counts``, ``numeric_stats`` (per attribute and class a Gaussian estimator, columns
+    WEIGHT ... MAX), ``ranks``, ``value_ranks``, ``free_slots``.
     Per tree: ``root``, ``tree_nodes`` int64 ``(N,)``, ``feat_map`` int64 ``(N, d_local)`` the
     attributes each tree sees, ``feat_nominal`` bool ``(N, d_local)``, ``split_params`` float64
     ``(N, 3)`` (columns GRACE, DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i).
@@ -156,8 +156,8 @@ N_SPLIT_POINTS = 10
 GRACE, DELTA, TAU = 0, 1, 2  # columns of a pool's per-tree ``split_params``
 NODE_BYTES, SLOT_BYTES, MAX_BYTES = 0, 1, 2  # entries of a pool's ``limits``
 # columns of a numeric attribute's per-class Gaussian estimator (``numeric_stats[slot, j, c]``)
-WEIGHT, MEAN, SUM_SQ, MIN, MAX, SIGMA, WHOLE_TERM = range(7)
-NUMERIC_COLUMNS = 7
+WEIGHT, MEAN, SUM_SQ, MIN, MAX = range(5)
+NUMERIC_COLUMNS = 5
 
 
 @kernel
@@ -223,7 +223,7 @@ def _left_weight(st, sigma, point):  # pragma: no cover - compiled
 def _numeric_split(stats, sigmas, point, post):  # pragma: no cover - compiled
     """Class weights left (``x <= point``) and right of a threshold, from per-class Gaussians.
 
-    ``stats`` is ``(k, 7)`` ``[weight, mean, S, min, max, ...]``, ``sigmas`` ``(k,)`` their deviations
+    ``stats`` is ``(k, 5)`` ``[weight, mean, S, min, max]``, ``sigmas`` ``(k,)`` their deviations
     (:func:`_sigma`); ``post`` ``(2, k)`` is overwritten.
     """
     post[:] = 0.0
@@ -615,7 +615,6 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     nominal_counts, numeric_stats, ranks, value_ranks = F.nominal_counts, F.numeric_stats, F.ranks, F.value_ranks
     attr_ranks, pending = F.attr_ranks, F.pending
     n_local = feat_map.shape[1]
-    half = F.work[thread][10, 0]
     w = weight * F.weight_scale[tree]
     if route[tree, 3] == 1:
         leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
@@ -666,9 +665,6 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
             st[0] += w
             st[1] += w / st[0] * (value - old_mean)
             st[2] += w * (value - old_mean) * (value - st[1])
-            # what every split attempt reads for every class: computed once per change, here
-            st[SIGMA] = _sigma(st, half)
-            st[WHOLE_TERM] = st[0] * math.log2(st[0])
     total = _node_weight(leaf, node_stats, node_classes)
     if not may_split or total - F.node_last[leaf] < F.split_params[tree, GRACE]:
         return result
@@ -922,7 +918,7 @@ BOUNDED, OUT_OF_REACH = -2, -3  # an attribute's merit in _best_split: an interv
 @kernel
 def _thresholds(stats, points):  # pragma: no cover - compiled
     """A numeric attribute's candidate thresholds (river's: ``N_SPLIT_POINTS`` evenly spaced
-    between the smallest minimum and largest maximum of its classes, ``stats`` ``(k, 7)``) that lie
+    between the smallest minimum and largest maximum of its classes, ``stats`` ``(k, 5)``) that lie
     strictly inside that range, in ascending order into ``points``; returns their number."""
     lo, hi = np.inf, -np.inf
     for c in range(stats.shape[0]):
@@ -941,13 +937,18 @@ def _thresholds(stats, points):  # pragma: no cover - compiled
 
 
 @kernel
-def _numeric_best(stats, points, n_points, classes, n_classes, pre_entropy, pair_entropy, pair_weight):  # pragma: no cover
+def _numeric_best(stats, points, n_points, classes, n_classes, pre_entropy, pair_entropy, pair_weight,
+                  sigmas, whole_terms, half):  # pragma: no cover
     """A numeric attribute's best split exactly, as river finds it: ``(merit, NUMERIC, threshold)``
     over ``points[:n_points]`` (:func:`_thresholds`), the first of equal merits; ``(-inf, -1, 0)``
-    when none is finite. ``classes[:n_classes]``: the splitter's class order."""
+    when none is finite. ``classes[:n_classes]``: the splitter's class order; ``sigmas`` and
+    ``whole_terms`` (``(k,)``) are overwritten; ``half`` is 0.5 (:func:`_sigma`)."""
     feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
-    # each class's deviation and w log2 w, as training left them
-    sigmas, whole_terms = stats[:, SIGMA], stats[:, WHOLE_TERM]
+    for c in range(stats.shape[0]):  # once per attribute, not per threshold
+        st = stats[c]
+        if st[0] > 0.0:
+            sigmas[c] = _sigma(st, half)
+            whole_terms[c] = st[0] * math.log2(st[0])
     for i in range(n_points):
         m = _threshold_merit(stats, sigmas, whole_terms, points[i], classes, n_classes,
                              pre_entropy, pair_entropy, pair_weight)
@@ -989,6 +990,7 @@ def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats,
     bound = math.sqrt(math.log2(max(n_keys, 2)) ** 2 * math.log(1.0 / split_params[tree, DELTA]) / (2.0 * total))
     decided = bound < split_params[tree, TAU]  # the best split is taken whatever the second
     binary = work[0:2, :k]
+    sigmas = work[11, :k]
     row_entropy, row_weight, row_log = work[4, :n_values], work[5, :n_values], work[12, :n_values]
     terms = work[13: 13 + n_values, :k]  # each value's w log2 w by class
     pair_entropy, pair_weight = work[6, :2], work[7, :2]
@@ -1035,7 +1037,7 @@ def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats,
             else:
                 feature_best, feature_kind, feature_value = _numeric_best(
                     numeric_stats[j], points, n_points, classes, _in_rank_order(ranks[j], classes), pre_entropy,
-                    pair_entropy, pair_weight)
+                    pair_entropy, pair_weight, sigmas, terms[0], work[10, 0])
         merit_low[a], merit_high[a] = feature_best, feature_best
         feature_values[a], feature_kinds[a] = feature_value, feature_kind
     # 2. Which bounded attributes can matter: with the decision taken by the best alone, those
@@ -1059,7 +1061,7 @@ def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats,
                     n_points = _thresholds(numeric_stats[j], points)
                     m, kind, value = _numeric_best(numeric_stats[j], points, n_points, classes,
                                                    _in_rank_order(ranks[j], classes), pre_entropy, pair_entropy,
-                                                   pair_weight)
+                                                   pair_weight, sigmas, terms[0], work[10, 0])
                     merit_low[a], feature_kinds[a], feature_values[a] = m, kind, value
                 else:  # certainly below both the best and the second: changes neither
                     feature_kinds[a] = OUT_OF_REACH
@@ -1122,7 +1124,11 @@ def _split(F, leaf, slot, best_feature, best_kind, best_value):  # pragma: no co
             copy_into(keys[1], post[1])
         else:
             stats_j = numeric_stats[slot, best_feature]
-            _numeric_split(stats_j, stats_j[:, SIGMA], best_value, post)
+            sigmas = work[11, :k]
+            for c in range(k):
+                if stats_j[c, 0] > 0.0:
+                    sigmas[c] = _sigma(stats_j[c], work[10, 0])
+            _numeric_split(stats_j, sigmas, best_value, post)
             keys[:] = 0.0
             for c in range(k):  # river's split keeps a class on each side its range reaches
                 if stats_j[c, 0] > 0.0:
