@@ -11,6 +11,16 @@ from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 from boostbench.learners.pool import HoeffdingTreeParams
 
 
+def _learn(st, value, w):
+    """The training kernel's update of one class's Gaussian estimator ``st``."""
+    st[3] = value if st[0] == 0 else min(st[3], value)
+    st[4] = value if st[0] == 0 else max(st[4], value)
+    old_mean = st[1]
+    st[0] += w
+    st[1] += w / st[0] * (value - old_mean)
+    st[2] += w * (value - old_mean) * (value - st[1])
+
+
 def _estimators(rng, k, n_per_class, share_zero_sigma=0.0):
     """``(k, 5)`` per-class Gaussian estimators built by the training kernel's own updates."""
     stats = np.zeros((k, K.NUMERIC_COLUMNS))
@@ -19,14 +29,18 @@ def _estimators(rng, k, n_per_class, share_zero_sigma=0.0):
         if rng.random() < share_zero_sigma:
             values[:] = values[0]
         for value in values:
-            st, w = stats[c], rng.exponential(5.0)
-            st[3] = value if st[0] == 0 else min(st[3], value)
-            st[4] = value if st[0] == 0 else max(st[4], value)
-            old_mean = st[1]
-            st[0] += w
-            st[1] += w / st[0] * (value - old_mean)
-            st[2] += w * (value - old_mean) * (value - st[1])
+            _learn(stats[c], value, rng.exponential(5.0))
     return stats
+
+
+def _cache():
+    """A leaf's empty screen cache for one attribute: sums, grid, base."""
+    return np.zeros((2, K.N_SPLIT_POINTS)), np.zeros(5), np.zeros(K.NUMERIC_COLUMNS)
+
+
+def _bounds(stats, points, n_points, lo, hi, pre, cache=None, changed=-1):
+    cache = cache or _cache()
+    return B.numeric_merit_bounds(stats, points, n_points, lo, hi, pre, np.zeros((5, len(stats))), *cache, changed)
 
 
 def _exact(stats):
@@ -36,10 +50,10 @@ def _exact(stats):
     order = np.arange(k)
     pre, _ = K._entropy_in_order(weights, order, k)
     points = np.zeros(K.N_SPLIT_POINTS)
-    n_points = K._thresholds(stats, points)
+    n_points, lo, hi = K._thresholds(stats, points)
     merit, _, _ = K._numeric_best(stats, points, n_points, order, k, pre, np.zeros(2), np.zeros(2),
                                   np.zeros(k), np.zeros(k), 0.5)
-    return merit, pre, points, n_points
+    return merit, pre, points, n_points, lo, hi
 
 
 @pytest.mark.parametrize("k", [2, 5, 26])
@@ -48,8 +62,8 @@ def test_bounds_hold_rivers_merit(k):
     widths = []
     for _ in range(300):
         stats = _estimators(rng, k, 6, share_zero_sigma=0.2)  # some classes all at one value
-        merit, pre, points, n_points = _exact(stats)
-        low, high = B.numeric_merit_bounds(stats, points, n_points, pre, np.zeros((5, k)))
+        merit, pre, points, n_points, lo, hi = _exact(stats)
+        low, high = _bounds(stats, points, n_points, lo, hi, pre)
         assert low <= merit <= high or (merit == low == high == -np.inf)
         if np.isfinite(high) and np.isfinite(low):
             widths.append(high - low)
@@ -63,13 +77,38 @@ def test_unbounded_where_rivers_cdf_is_nan():
     stats[0, :5] = [0.5, 1.0, 0.0, 0.0, 2.0]  # weight 0.5: variance 0 although min < max
     stats[1, :5] = [3.0, 3.0, 1.0, 2.5, 3.5]
     points = np.array([1.0])
-    assert B.numeric_merit_bounds(stats, points, 1, 0.6, np.zeros((5, 2))) == (-np.inf, np.inf)
+    cache = _cache()
+    assert _bounds(stats, points, 1, 0.0, 3.5, 0.6, cache) == (-np.inf, np.inf)
+    assert cache[1][B.VALID] == 0.0  # and the cache is not used next time
 
 
-def _twin_pools(n_trees, n_classes, n_categories, seed):
+def test_cached_sums_follow_one_changed_class():
+    """The cache taken out and put back for the one class trained since (the paper's grace
+    periods make that the common case) gives the bounds taken afresh, to rounding."""
+    rng = np.random.default_rng(11)
+    k = 26
+    stats = _estimators(rng, k, 8)
+    _, pre, points, n_points, lo, hi = _exact(stats)
+    cache = _cache()
+    _bounds(stats, points, n_points, lo, hi, pre, cache)
+    for step in range(200):
+        c = int(rng.integers(k))
+        cache[2][:] = stats[c]  # the class's estimator as the sums last saw it
+        _learn(stats[c], float(rng.uniform(lo, hi)), rng.exponential(5.0))  # inside the range: same thresholds
+        merit, pre, points, n_points, lo2, hi2 = _exact(stats)
+        assert (lo2, hi2) == (lo, hi)
+        low, high = _bounds(stats, points, n_points, lo, hi, pre, cache, changed=c)
+        fresh = _bounds(stats, points, n_points, lo, hi, pre)
+        np.testing.assert_allclose((low, high), fresh, rtol=0, atol=1e-11)
+        assert low <= merit <= high
+    assert cache[1][B.VALID] == 1.0
+
+
+def _twin_pools(n_trees, n_classes, n_categories, seed, max_size=None):
     cfg = compose_config([])  # the paper's tree parameters: delta, tau, grace drawn per tree
     p = HoeffdingTreeParams.draw(n_trees, np.random.default_rng(seed), cfg.learner)
-    return [CompiledHoeffdingTreePool(p, n_classes, n_categories, screen_splits=screen) for screen in (True, False)]
+    return [CompiledHoeffdingTreePool(p, n_classes, n_categories, max_size=max_size, screen_splits=screen)
+            for screen in (True, False)]
 
 
 def _assert_same_trees(screened, reference):
@@ -85,14 +124,19 @@ def _train_both(pools, X, y, rng, n_trees):
             pool.learn(pool.prepare(x), int(label), weights)
 
 
-def test_screening_changes_no_tree_on_isolet_shaped_data():
+@pytest.mark.parametrize("max_size", [None, 8.0])
+def test_screening_changes_no_tree_on_isolet_shaped_data(max_size):
+    """26 classes: the slots keep the screen's sums (also across resets and, under a memory
+    budget, deactivations, reactivations and compaction)."""
     cfg = compose_config(["dataset=isolet_like"])
     data = load_dataset(cfg.dataset)
-    pools = _twin_pools(6, data.n_classes, data.n_categories, 0)
+    pools = _twin_pools(6, data.n_classes, data.n_categories, 0, max_size)
+    assert pools[0].work[0, 10, 2] == 1.0 and pools[1].work[0, 10, 2] == 0.0  # cache on, off
     order = np.random.default_rng(0).permutation(data.n_examples)[:120]
     _train_both(pools, data.X[order], data.y[order], np.random.default_rng(1), 6)
     _assert_same_trees(*pools)
     assert pools[0].n_nodes > 6 * 3  # the trees grew
+    assert (pools[0].enforcements > 0) == (max_size is not None)
 
 
 def test_screening_changes_no_tree_when_attributes_tie():

@@ -61,10 +61,11 @@ def _tables() -> tuple[np.ndarray, np.ndarray, float, float]:
 PHI_TABLE, PSI_TABLE, PHI_SLACK, PSI_SLACK = _tables()
 # the left share q's error, with room for the sums' rounding; and the merit's: psi's, h2's slope
 # (at most log2(99) < 7 where both branches certainly hold over 1%) times q's, and rounding
-SHARE_SLACK = PHI_SLACK + 1e-12
+SHARE_SLACK = PHI_SLACK + 1e-10  # rounding, with up to REFRESH_AFTER updates of the sums
 MERIT_SLACK = PSI_SLACK + 7.0 * SHARE_SLACK + 1e-9
 
 kernel = njit(cache=True, _nrt=False)
+REFRESH_AFTER = 1000  # a leaf's cached sums are taken afresh after this many updates (rounding)
 # The bounds tolerate rounding far above reassociation's (MERIT_SLACK): let the class sums
 # vectorise. No nnan/ninf: the intervals use infinities.
 vector_kernel = njit(cache=True, _nrt=False, fastmath={"reassoc", "contract"})
@@ -90,17 +91,10 @@ def _point_sums(point, n, weights, means, inverses, lows, highs):  # pragma: no 
 
 
 @kernel
-def numeric_merit_bounds(stats, points, n_points, pre_entropy, classwise):  # pragma: no cover - compiled
-    """An interval ``(low, high)`` holding the best merit river's arithmetic gives a numeric
-    attribute over the thresholds ``points[:n_points]`` (those strictly inside its range).
-
-    ``stats`` is the attribute's ``(k, 5)`` per-class Gaussian estimators ``[weight, mean, S, min,
-    max]`` (:mod:`~boostbench.learners.vfdt_kernels`), ``pre_entropy`` the leaf's
-    class entropy in bits; ``classwise`` (``(5, >= k)`` float64, C-contiguous rows) is overwritten.
-    ``(-inf, -inf)``: every threshold certainly fails the 1% rule, the merit is -inf.
-    ``high = inf``: not bounded here (a class with zero deviation exactly at a threshold, or a
-    threshold at the 1% rule's edge): evaluate exactly.
-    """
+def _full_sums(stats, points, n_points, classwise, sums):  # pragma: no cover - compiled
+    """Every class's share of each threshold's left weight and ``w psi`` into ``sums`` (``(2, >=
+    n_points)``); returns ``(total weight, h = -sum w log2 w, ok)``, ``ok`` False where river's
+    CDF is NaN (a class with zero deviation exactly at a threshold: on neither side)."""
     weights, means, inverses, lows, highs = classwise[0], classwise[1], classwise[2], classwise[3], classwise[4]
     k = stats.shape[0]
     n, n_steps = 0, 0  # Gaussians from the front of the scratch, zero deviations from the back
@@ -120,24 +114,101 @@ def numeric_merit_bounds(stats, points, n_points, pre_entropy, classwise):  # pr
         else:
             n_steps += 1
             weights[k - n_steps], means[k - n_steps], lows[k - n_steps], highs[k - n_steps] = st[0], st[1], st[3], st[4]
+    for i in range(n_points):
+        point = points[i]
+        sums[0, i], sums[1, i] = _point_sums(point, n, weights, means, inverses, lows, highs)
+        for c in range(k - n_steps, k):  # zero deviation: river's CDF is a step at the mean
+            if point >= lows[c]:
+                if point >= highs[c] or point > means[c]:
+                    sums[0, i] += weights[c]
+                elif point == means[c]:
+                    return total, h, False
+    return total, h, True
+
+
+@kernel
+def _add_class(st, sign, points, n_points, sums):  # pragma: no cover - compiled
+    """Add ``sign`` (+1 or -1) times one class's part of :func:`_full_sums` (its estimator ``st``,
+    ``[weight, mean, S, min, max]``); returns False where river's CDF is NaN."""
+    w = st[0]
+    if w <= 0.0:
+        return True
+    last = PHI_TABLE.shape[0] - 1
+    variance = st[2] / (w - 1.0) if w > 1.0 else 0.0
+    inverse = 1.0 / math.sqrt(variance) if variance > 0.0 else 0.0
+    for i in range(n_points):
+        point = points[i]
+        if point < st[3]:
+            continue
+        if point >= st[4] or (variance <= 0.0 and point > st[1]):
+            sums[0, i] += sign * w
+        elif variance > 0.0:
+            u = min(max((point - st[1]) * inverse - Z_MIN, 0.0) * Z_STEPS_PER_UNIT, last - 1.0)
+            j = int(u)
+            frac = u - j
+            sums[0, i] += sign * w * (PHI_TABLE[j] + frac * (PHI_TABLE[j + 1] - PHI_TABLE[j]))
+            sums[1, i] += sign * w * (PSI_TABLE[j] + frac * (PSI_TABLE[j + 1] - PSI_TABLE[j]))
+        elif point == st[1]:
+            return False
+    return True
+
+
+@kernel
+def _merit_bounds(sums, n_points, total, h, pre_entropy):  # pragma: no cover - compiled
+    """The interval of :func:`numeric_merit_bounds` from the thresholds' sums and the totals."""
     low, high = -np.inf, -np.inf
     if total <= 0.0:
         return low, high
     class_entropy = (h + total * math.log2(total)) / total
     for i in range(n_points):
-        point = points[i]
-        left, spread = _point_sums(point, n, weights, means, inverses, lows, highs)
-        for c in range(k - n_steps, k):  # zero deviation: river's CDF is a step at the mean
-            if point >= lows[c]:
-                if point >= highs[c] or point > means[c]:
-                    left += weights[c]
-                elif point == means[c]:  # river's CDF is NaN: the class is on neither side
-                    return -np.inf, np.inf
-        q = left / total
+        q = sums[0, i] / total
         if q - SHARE_SLACK > MIN_SHARE and 1.0 - q - SHARE_SLACK > MIN_SHARE:
-            merit = pre_entropy - class_entropy - spread / total - q * math.log2(q) - (1.0 - q) * math.log2(1.0 - q)
+            merit = pre_entropy - class_entropy - sums[1, i] / total - q * math.log2(q) - (1.0 - q) * math.log2(1.0 - q)
             low = max(low, merit - MERIT_SLACK)
             high = max(high, merit + MERIT_SLACK)
         elif q + SHARE_SLACK >= MIN_SHARE and 1.0 - q + SHARE_SLACK >= MIN_SHARE:
             high = np.inf  # at the rule's edge: either side of it
     return low, high
+
+
+# a leaf's cache of the sums (``screen_grid`` columns): valid, the thresholds' range, total, h
+VALID, GRID_LO, GRID_HI, TOTAL, ENTROPY_SUM = range(5)
+
+
+@kernel
+def numeric_merit_bounds(stats, points, n_points, lo, hi, pre_entropy, classwise, sums, grid, base, changed):  # pragma: no cover - compiled
+    """An interval ``(low, high)`` holding the best merit river's arithmetic gives a numeric
+    attribute over the thresholds ``points[:n_points]`` (those strictly inside its range
+    ``(lo, hi)``).
+
+    ``stats`` is the attribute's ``(k, 5)`` per-class Gaussian estimators ``[weight, mean, S, min,
+    max]`` (:mod:`~boostbench.learners.vfdt_kernels`), ``pre_entropy`` the leaf's class entropy in
+    bits; ``classwise`` (``(5, >= k)`` float64, C-contiguous rows) is scratch.
+
+    The leaf's cache for the attribute: ``sums`` (``(2, N_SPLIT_POINTS)``: left weight and ``w psi``
+    per threshold), ``grid`` (``(5,)``, columns VALID ... ENTROPY_SUM) and ``base`` (``(5,)``, the
+    estimator of class ``changed`` when the sums were taken). With ``changed >= 0`` and the same
+    thresholds, only that class is taken out and put back (with the paper's grace periods a leaf
+    attempts after nearly every example, which changed one class); ``changed = -1``: the sums
+    are taken afresh. Either way the cache is left up to date (or invalid).
+
+    ``(-inf, -inf)``: every threshold certainly fails the 1% rule, the merit is -inf.
+    ``high = inf``: not bounded here (a class with zero deviation exactly at a threshold, or a
+    threshold at the 1% rule's edge): evaluate exactly.
+    """
+    if changed >= 0 and grid[VALID] == 1.0 and grid[GRID_LO] == lo and grid[GRID_HI] == hi:
+        st = stats[changed]
+        ok = _add_class(base, -1.0, points, n_points, sums) and _add_class(st, 1.0, points, n_points, sums)
+        if base[0] > 0.0:
+            grid[TOTAL] -= base[0]
+            grid[ENTROPY_SUM] += base[0] * math.log2(base[0])
+        if st[0] > 0.0:
+            grid[TOTAL] += st[0]
+            grid[ENTROPY_SUM] -= st[0] * math.log2(st[0])
+    else:
+        grid[TOTAL], grid[ENTROPY_SUM], ok = _full_sums(stats, points, n_points, classwise, sums)
+        grid[GRID_LO], grid[GRID_HI] = lo, hi
+    grid[VALID] = 1.0 if ok else 0.0
+    if not ok:  # river's CDF is NaN: the class is on neither side
+        return -np.inf, np.inf
+    return _merit_bounds(sums, n_points, grid[TOTAL], grid[ENTROPY_SUM], pre_entropy)

@@ -57,7 +57,7 @@ import numba
 import numpy as np
 
 from boostbench.kernel_cache import njit
-from boostbench.learners.merit_bounds import numeric_merit_bounds
+from boostbench.learners.merit_bounds import REFRESH_AFTER, numeric_merit_bounds
 
 # No reference counting in the kernels: numba would otherwise increment and decrement each of a
 # call's ~30 array arguments, which costs more than a tree's training step. So the kernels
@@ -103,7 +103,10 @@ class Forest(NamedTuple):
     ``pending_value`` float64 ``(N,)`` a split attempt decided, not yet made (:func:`_train`);
     ``route`` int64 ``(N, 4)`` and ``route_x`` float64 ``(d,)`` where the last
     predicted example ends in each tree (:func:`predict_all`); ``work``/``iwork`` scratch
-    (:func:`scratch`).
+    (:func:`scratch`). Per slot, the split screen's cache (:mod:`~boostbench.learners.merit_bounds`):
+    ``screen_sums`` float64 ``(d_numeric, 2, N_SPLIT_POINTS)``, ``screen_grid`` and ``screen_base``
+    float64 ``(d_numeric, 5)``, ``screen_state`` int64 ``(2,)`` (INVALID, CLEAN or DIRTY + the one
+    class trained since the last screen; screens since the sums were last taken afresh).
     """
 
     root: np.ndarray
@@ -138,6 +141,10 @@ class Forest(NamedTuple):
     route_x: np.ndarray
     work: np.ndarray
     iwork: np.ndarray
+    screen_sums: np.ndarray
+    screen_grid: np.ndarray
+    screen_base: np.ndarray
+    screen_state: np.ndarray
 
 
 @kernel
@@ -510,6 +517,7 @@ def _reset_splitters(F, slot):  # pragma: no cover - compiled
     F.ranks[slot] = 0
     F.attr_ranks[slot] = 0
     F.value_ranks[slot] = 0
+    F.screen_state[slot] = INVALID
 
 
 @kernel
@@ -640,8 +648,18 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     if not node_active[leaf]:
         return result
     slot = F.node_slot[leaf]
+    # the split screen's cache stays usable while one class alone changes: keep that class's
+    # estimators as they were at the last screen
+    state = F.screen_state[slot]
+    snapshot = state[0] == CLEAN and F.work[thread][10, 2] > 0.0
+    if snapshot:
+        state[0] = DIRTY + y
+    elif state[0] != DIRTY + y:
+        state[0] = INVALID
     for j in range(n_local):
         value = x[feat_map[tree, j]]
+        if snapshot and not feat_nominal[tree, j]:
+            copy_into(F.screen_base[slot, j], numeric_stats[slot, j, y])
         if value != value:
             continue
         _first_seen(attr_ranks[slot], j)
@@ -671,7 +689,8 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     F.node_last[leaf] = total
     decision, feature, kind, value = _best_split(
         tree, node_stats[leaf], node_classes[leaf], total, nominal_counts[slot], numeric_stats[slot],
-        ranks[slot], attr_ranks[slot], value_ranks[slot], feat_nominal, F.split_params, F.work[thread], F.iwork[thread])
+        ranks[slot], attr_ranks[slot], value_ranks[slot], feat_nominal, F.split_params, F.work[thread], F.iwork[thread],
+        F.screen_sums[slot], F.screen_grid[slot], F.screen_base[slot], F.screen_state[slot])
     pending[tree, PENDING], pending[tree, PENDING_FEATURE], pending[tree, PENDING_KIND] = decision, feature, kind
     F.pending_value[tree] = value
     return result
@@ -912,6 +931,8 @@ def _rest_of(table, v, classes, n_classes, orders, counts, out):  # pragma: no c
 
 
 KEEP, RESET, SPLIT = 0, 1, 2  # what a split attempt decides (_best_split)
+INVALID, CLEAN, DIRTY = 0, 1, 2  # a slot's screen cache (screen_state[slot, 0]; DIRTY + class)
+SCREEN_CACHE_MIN_CLASSES = 16  # fewer classes: the slots keep no screen cache (it would cost more than it saves)
 BOUNDED, OUT_OF_REACH = -2, -3  # an attribute's merit in _best_split: an interval; not needed
 
 
@@ -919,7 +940,8 @@ BOUNDED, OUT_OF_REACH = -2, -3  # an attribute's merit in _best_split: an interv
 def _thresholds(stats, points):  # pragma: no cover - compiled
     """A numeric attribute's candidate thresholds (river's: ``N_SPLIT_POINTS`` evenly spaced
     between the smallest minimum and largest maximum of its classes, ``stats`` ``(k, 5)``) that lie
-    strictly inside that range, in ascending order into ``points``; returns their number."""
+    strictly inside that range, in ascending order into ``points``; returns their number and the
+    range."""
     lo, hi = np.inf, -np.inf
     for c in range(stats.shape[0]):
         st = stats[c]
@@ -933,7 +955,7 @@ def _thresholds(stats, points):  # pragma: no cover - compiled
         if lo < point < hi:
             points[n] = point
             n += 1
-    return n
+    return n, lo, hi
 
 
 @kernel
@@ -959,8 +981,8 @@ def _numeric_best(stats, points, n_points, classes, n_classes, pre_entropy, pair
 
 @kernel
 def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats, ranks, attr_ranks, value_ranks,
-                feat_nominal,
-                split_params, work, iwork):  # pragma: no cover - compiled
+                feat_nominal, split_params, work, iwork, screen_sums, screen_grid, screen_base,
+                screen_state):  # pragma: no cover - compiled
     """The decision of a split attempt on a leaf with class weights ``stats`` (``(k,)``, summing to
     ``total``), its classes by first sight ``classes_seen`` and its statistics slot's arrays:
     ``(KEEP | RESET | SPLIT, feature, kind, value)``. (Hot: it takes the arrays it reads, not the
@@ -1001,6 +1023,14 @@ def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats,
     attributes, classes = iwork[0, :n_local], iwork[1, :k]
     value_counts, value_orders = iwork[2, :k], iwork[4: 4 + k, :n_values]
     screen = work[10, 1] > 0.0
+    cached = work[10, 2] > 0.0
+    # the slot's cached sums: updated for the one class trained since the last screen, or afresh
+    changed = -1
+    if cached and screen_state[0] >= DIRTY and screen_state[1] < REFRESH_AFTER:
+        changed = screen_state[0] - DIRTY
+        screen_state[1] += 1
+    else:
+        screen_state[1] = 0
     n_attributes = _in_rank_order(attr_ranks, attributes)
     # 1. Each attribute's best split: nominal ones exactly; numeric ones, when screening, as an
     # interval (merit_bounds) that the exact merit is certain to lie in.
@@ -1027,10 +1057,13 @@ def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats,
                     if m > feature_best:
                         feature_best, feature_kind, feature_value = m, NOMINAL_BINARY, float(v)
         else:
-            n_points = _thresholds(numeric_stats[j], points)
+            n_points, lo, hi = _thresholds(numeric_stats[j], points)
             if screen:
-                low, high = numeric_merit_bounds(numeric_stats[j], points, n_points, pre_entropy,
-                                                 work[rows + 5: rows + 10])
+                at = j if cached else 0  # without a cache, sums in scratch (and always afresh)
+                sums = screen_sums[at] if cached else work[rows + 10: rows + 12, :N_SPLIT_POINTS]
+                grid = screen_grid[at] if cached else work[rows + 12, :5]
+                low, high = numeric_merit_bounds(numeric_stats[j], points, n_points, lo, hi, pre_entropy,
+                                                 work[rows + 5: rows + 10], sums, grid, screen_base[at], changed)
                 if high > -np.inf:  # else certainly -inf: no finite candidate, the null split
                     merit_low[a], merit_high[a], feature_kinds[a] = low, high, BOUNDED
                     continue
@@ -1040,6 +1073,8 @@ def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats,
                     pair_entropy, pair_weight, sigmas, terms[0], work[10, 0])
         merit_low[a], merit_high[a] = feature_best, feature_best
         feature_values[a], feature_kinds[a] = feature_value, feature_kind
+    if cached:
+        screen_state[0] = CLEAN
     # 2. Which bounded attributes can matter: with the decision taken by the best alone, those
     # that can reach the highest certain merit; else those that can reach the second highest
     # (or none: the gap is certainly within the Hoeffding bound, and the leaf waits).
@@ -1058,7 +1093,7 @@ def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats,
             if feature_kinds[a] == BOUNDED:
                 if merit_high[a] >= reach:
                     j = attributes[a]
-                    n_points = _thresholds(numeric_stats[j], points)
+                    n_points, _, _ = _thresholds(numeric_stats[j], points)
                     m, kind, value = _numeric_best(numeric_stats[j], points, n_points, classes,
                                                    _in_rank_order(ranks[j], classes), pre_entropy, pair_entropy,
                                                    pair_weight, sigmas, terms[0], work[10, 0])
@@ -1175,15 +1210,17 @@ def plant(trees):  # pragma: no cover - compiled
 
 
 def scratch(n_classes: int, n_local: int, n_values: int, threads: int = 1,
-            screen: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Scratch space for :func:`learn_trees`, one per thread: float64 ``(threads, 23 + values, w)``
+            screen: bool = True, cache: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Scratch space for :func:`learn_trees`, one per thread: float64 ``(threads, 26 + values, w)``
     (``[:, 10, 0]`` holds 0.5, see :func:`_sigma`; ``[:, 10, 1]`` 1.0 if ``screen``: split attempts
-    screen with merit bounds, see :func:`_best_split`) and int64 ``(threads, 4 + k, w)`` (``[:, 3]`` holds
+    screen with merit bounds, see :func:`_best_split`; ``[:, 10, 2]`` 1.0 if ``cache``: the slots
+    keep the screen's sums) and int64 ``(threads, 4 + k, w)`` (``[:, 3]`` holds
     ``0..k-1``), ``w = max(k, attributes, values, N_SPLIT_POINTS)``."""
     width = max(n_classes, n_local, n_values, N_SPLIT_POINTS)
     iwork = np.zeros((threads, 4 + n_classes, width), dtype=np.int64)
     iwork[:, 3, :n_classes] = np.arange(n_classes)
-    work = np.zeros((threads, 23 + n_values, width))
+    work = np.zeros((threads, 26 + n_values, width))
     work[:, 10, 0] = 0.5
     work[:, 10, 1] = float(screen)
+    work[:, 10, 2] = float(screen and cache)
     return work, iwork
