@@ -149,3 +149,25 @@ def test_screening_changes_no_tree_when_attributes_tie():
     _train_both(pools, X, y, rng, 8)
     _assert_same_trees(*pools)
     assert pools[0].n_nodes > 8 * 5
+
+
+def test_screening_changes_no_tree_when_slots_are_reused():
+    """Many classes (the slots keep a cache), few-valued attributes (equal threshold ranges are
+    common) seen late (missing at first), and a budget that deactivates and reactivates leaves:
+    a slot's next leaf must not inherit the cache of the one before."""
+    rng = np.random.default_rng(6)
+    n = 3000
+    X = rng.integers(0, 3, size=(n, 8)).astype(float)
+    y = (X[:, 0] * 6 + X[:, 1] * 2 + rng.integers(0, 2, size=n)).astype(int) % 17
+    X[rng.random((n, 8)) < np.linspace(0.0, 0.6, 8)] = np.nan  # later columns often missing
+    pools = _twin_pools(8, 17, np.zeros(8, dtype=np.int64), 4, max_size=0.3)
+    assert pools[0].work[0, 10, 2] == 1.0
+    _train_both(pools, X, y, rng, 8)
+    _assert_same_trees(*pools)
+    assert pools[0].enforcements > 0 and pools[0].n_nodes > 8 * 3
+    pool = pools[0]  # a released slot keeps no valid cache for its next leaf
+    node = int(np.flatnonzero(pool.node_slot[:pool.n_nodes] >= 0)[0])
+    slot = pool.node_slot[node]
+    pool.screen_grid[slot, :, B.VALID] = 1.0  # as a screen leaves it
+    K._release(K.Forest(*pool.kernel_state()), node)
+    assert not pool.screen_grid[slot].any() and pool.screen_state[slot, 0] == K.INVALID

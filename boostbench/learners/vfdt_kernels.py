@@ -517,7 +517,9 @@ def _reset_splitters(F, slot):  # pragma: no cover - compiled
     F.ranks[slot] = 0
     F.attr_ranks[slot] = 0
     F.value_ranks[slot] = 0
+    # the slot's next leaf starts its screen cache afresh, also for attributes it sees late
     F.screen_state[slot] = INVALID
+    F.screen_grid[slot] = 0.0
 
 
 @kernel
