@@ -104,10 +104,12 @@ def test_cached_sums_follow_one_changed_class():
     assert cache[1][B.VALID] == 1.0
 
 
-def _twin_pools(n_trees, n_classes, n_categories, seed, max_size=None):
+def _twin_pools(n_trees, n_classes, n_categories, seed, max_size=None, threads=1):
+    """A screened pool (on ``threads`` threads) and the unscreened reference (on one)."""
     cfg = compose_config([])  # the paper's tree parameters: delta, tau, grace drawn per tree
     p = HoeffdingTreeParams.draw(n_trees, np.random.default_rng(seed), cfg.learner)
-    return [CompiledHoeffdingTreePool(p, n_classes, n_categories, max_size=max_size, screen_splits=screen)
+    return [CompiledHoeffdingTreePool(p, n_classes, n_categories, max_size=max_size, screen_splits=screen,
+                                      n_threads=threads if screen else 1)
             for screen in (True, False)]
 
 
@@ -124,13 +126,13 @@ def _train_both(pools, X, y, rng, n_trees):
             pool.learn(pool.prepare(x), int(label), weights)
 
 
-@pytest.mark.parametrize("max_size", [None, 8.0])
-def test_screening_changes_no_tree_on_isolet_shaped_data(max_size):
-    """26 classes: the slots keep the screen's sums (also across resets and, under a memory
-    budget, deactivations, reactivations and compaction)."""
+@pytest.mark.parametrize("max_size,threads", [(None, 1), (8.0, 1), (None, 2)])
+def test_screening_changes_no_tree_on_isolet_shaped_data(max_size, threads):
+    """26 classes: the slots keep the screen's sums (also across resets, trees trained by
+    several threads and, under a memory budget, deactivations, reactivations and compaction)."""
     cfg = compose_config(["dataset=isolet_like"])
     data = load_dataset(cfg.dataset)
-    pools = _twin_pools(6, data.n_classes, data.n_categories, 0, max_size)
+    pools = _twin_pools(6, data.n_classes, data.n_categories, 0, max_size, threads)
     assert pools[0].work[0, 10, 2] == 1.0 and pools[1].work[0, 10, 2] == 0.0  # cache on, off
     order = np.random.default_rng(0).permutation(data.n_examples)[:120]
     _train_both(pools, data.X[order], data.y[order], np.random.default_rng(1), 6)
