@@ -318,3 +318,15 @@ def test_node_fields_stay_views_of_their_rows_through_growth_and_pickling():
     assert clone.n_nodes == used and len(pickle.dumps(pool)) < 2 * len(pickle.dumps(clone))
     assert np.array_equal(clone._node_f[:used], pool._node_f[:used], equal_nan=True)  # NaN: a stale subtree sum
     assert np.array_equal(clone.predict_proba(x), pool.predict_proba(x))
+
+
+def test_a_class_the_pool_does_not_hold_is_refused():
+    """The kernels check no bounds: an unknown class must not reach them."""
+    pool = CompiledHoeffdingTreePool(params(2), 3, [0, 0])
+    for bad in (3, -1):
+        with pytest.raises(ValueError, match=f"class {bad} is outside this pool's 0..2"):
+            pool.learn(pool.prepare(np.zeros(2)), bad, np.ones(2))
+        with pytest.raises(ValueError, match="grow"):
+            pool.learn_one(0, pool.prepare(np.zeros(2)), bad, 1.0)
+    pool.grow(n_classes=4)
+    pool.learn(pool.prepare(np.zeros(2)), 3, np.ones(2))  # after grow(), it is known

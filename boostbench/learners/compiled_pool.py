@@ -338,8 +338,17 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._ensure(self.n_learners)
         return self.kernel_state()
 
+    def _label(self, y: int) -> int:
+        """``y`` as the kernels take it. Raises ValueError outside ``0..k-1``: the kernels check
+        no bounds, so an unknown class would write past its statistics (:meth:`grow` first)."""
+        label = int(y)
+        if not 0 <= label < self.n_classes:
+            raise ValueError(f"class {label} is outside this pool's 0..{self.n_classes - 1}: grow() it first")
+        return label
+
     def learn(self, xp: np.ndarray, y: int, weights: np.ndarray) -> None:
         weights = np.ascontiguousarray(weights, dtype=np.float64)
+        y = self._label(y)
         if self.n_threads > 1:  # numba's thread ids index the scratch: no more threads than it has
             numba.set_num_threads(min(self.n_threads, numba.config.NUMBA_NUM_THREADS))
             numba.set_parallel_chunksize(1)  # a tree at a time to the next free thread
@@ -348,6 +357,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             K.learn_all(xp, int(y), weights, self.reserve())
 
     def learn_one(self, i: int, xp: np.ndarray, y: int, weight: float) -> None:
+        y = self._label(y)
         if weight <= 0:
             return
         self._ensure(1)
