@@ -1,5 +1,7 @@
-"""Cheap, guaranteed bounds on a numeric attribute's split merit, to skip exact evaluations that
-cannot change a split attempt's decision (issue 15).
+"""Cheap bounds on a numeric attribute's split merit (the information gain of river's Gaussian
+splitter, ``InfoGainSplitCriterion``), to skip exact evaluations that cannot change a split
+attempt's decision (issue 15). The bounds rest on the tables' interpolation error, measured at 15
+points per cell and padded fourfold, not proven: the tests compare whole trees with the exact path.
 
 A split attempt on a numeric attribute evaluates, at each of 10 thresholds, every class's Gaussian
 CDF (an ``erf``) and the entropies of both sides (two ``log2`` per class): on ISOLET-shaped data
@@ -127,7 +129,7 @@ def _full_sums(stats, points, n_points, classwise, sums):  # pragma: no cover - 
 
 
 @kernel
-def _add_class(st, sign, points, n_points, sums):  # pragma: no cover - compiled
+def _shift_class(st, sign, points, n_points, sums):  # pragma: no cover - compiled
     """Add ``sign`` (+1 or -1) times one class's part of :func:`_full_sums` (its estimator ``st``,
     ``[weight, mean, S, min, max]``); returns False where river's CDF is NaN."""
     w = st[0]
@@ -155,7 +157,8 @@ def _add_class(st, sign, points, n_points, sums):  # pragma: no cover - compiled
 
 @kernel
 def _merit_bounds(sums, n_points, total, h, pre_entropy):  # pragma: no cover - compiled
-    """The interval of :func:`numeric_merit_bounds` from the thresholds' sums and the totals."""
+    """The interval of :func:`numeric_merit_bounds` from ``sums`` (``(2, >= n_points)`` float64: each
+    threshold's left weight and sum of ``w psi``), the total weight and ``h = -sum w log2 w``."""
     low, high = -np.inf, -np.inf
     if total <= 0.0:
         return low, high
@@ -198,7 +201,7 @@ def numeric_merit_bounds(stats, points, n_points, lo, hi, pre_entropy, classwise
     """
     if changed >= 0 and grid[VALID] == 1.0 and grid[GRID_LO] == lo and grid[GRID_HI] == hi:
         st = stats[changed]
-        ok = _add_class(base, -1.0, points, n_points, sums) and _add_class(st, 1.0, points, n_points, sums)
+        ok = _shift_class(base, -1.0, points, n_points, sums) and _shift_class(st, 1.0, points, n_points, sums)
         if base[0] > 0.0:
             grid[TOTAL] -= base[0]
             grid[ENTROPY_SUM] += base[0] * math.log2(base[0])

@@ -91,8 +91,8 @@ class Forest(NamedTuple):
     sight and their count, ``node_sub`` float64 cached subtree weight (NaN: stale),
     ``node_last`` float64 weight at the last split attempt, ``node_parent``, ``node_slot``,
     ``node_depth`` int64, ``node_active`` bool-like int64. Statistics slots (active leaves):
-    ``nominal_counts``, ``numeric_stats`` (per attribute and class a Gaussian estimator, columns
-    WEIGHT ... MAX), ``ranks``, ``value_ranks``, ``free_slots``.
+    ``nominal_counts``, ``numeric_stats`` (per attribute and class a Gaussian estimator
+    ``[weight, mean, S, min, max]``), ``ranks``, ``value_ranks``, ``free_slots``.
     Per tree: ``root``, ``tree_nodes`` int64 ``(N,)``, ``feat_map`` int64 ``(N, d_local)`` the
     attributes each tree sees, ``feat_nominal`` bool ``(N, d_local)``, ``split_params`` float64
     ``(N, 3)`` (columns GRACE, DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i).
@@ -162,9 +162,7 @@ MAX_SHARE_TO_SPLIT = 0.99
 N_SPLIT_POINTS = 10
 GRACE, DELTA, TAU = 0, 1, 2  # columns of a pool's per-tree ``split_params``
 NODE_BYTES, SLOT_BYTES, MAX_BYTES = 0, 1, 2  # entries of a pool's ``limits``
-# columns of a numeric attribute's per-class Gaussian estimator (``numeric_stats[slot, j, c]``)
-WEIGHT, MEAN, SUM_SQ, MIN, MAX = range(5)
-NUMERIC_COLUMNS = 5
+NUMERIC_COLUMNS = 5  # a class's Gaussian estimator (numeric_stats[slot, j, c]): weight, mean, S, min, max
 
 
 @kernel
@@ -652,12 +650,14 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     slot = F.node_slot[leaf]
     # the split screen's cache stays usable while one class alone changes: keep that class's
     # estimators as they were at the last screen
-    state = F.screen_state[slot]
-    snapshot = state[0] == CLEAN and F.work[thread][10, 2] > 0.0
-    if snapshot:
-        state[0] = DIRTY + y
-    elif state[0] != DIRTY + y:
-        state[0] = INVALID
+    snapshot = False
+    if F.work[thread][10, 2] > 0.0:
+        state = F.screen_state[slot]
+        snapshot = state[0] == CLEAN
+        if snapshot:
+            state[0] = DIRTY + y
+        elif state[0] != DIRTY + y:
+            state[0] = INVALID
     for j in range(n_local):
         value = x[feat_map[tree, j]]
         if snapshot and not feat_nominal[tree, j]:
