@@ -69,7 +69,7 @@ def test_tables_match_scipy_and_enumeration(k, gamma):
     tables = potential_tables(k, gamma, 300)
     for r in (0, 1, 2, 7, 50, 299, 300):
         x = np.arange(r + 1)
-        np.testing.assert_allclose(tables[TRUE_PMF, r, : r + 1], binom.pmf(x, r, (1 - gamma) / k + gamma),
+        np.testing.assert_allclose(tables.fits[TRUE_PMF, r, : r + 1], binom.pmf(x, r, (1 - gamma) / k + gamma),
                                    rtol=1e-11, atol=1e-300)
     # a group's fit: y votes uniform over c labels, none above b (filled on first use)
     exact(12, [0] * k, 0, gamma)
@@ -77,12 +77,12 @@ def test_tables_match_scipy_and_enumeration(k, gamma):
     potential_01_exact(12, np.zeros(k - 1, dtype=np.int64), small)
     for c in range(1, k):
         for b in range(0, 12):
-            if small[k, c, b] == 0.0:
+            if small.fits[k, c, b] == 0.0:
                 continue
             for y in range(0, 7):
                 outcomes = list(itertools.product(range(c), repeat=y))
                 fits = sum(max(np.bincount(o, minlength=c), default=0) <= b for o in outcomes) / len(outcomes)
-                assert small[c, b, y] == pytest.approx(fits, abs=1e-13)
+                assert small.fits[c, b, y] == pytest.approx(fits, abs=1e-13)
 
 
 def test_exact_matches_monte_carlo_at_isolets_26_classes():
@@ -235,3 +235,11 @@ def test_the_cost_matrix_of_sorted_votes_permuted_is_the_cost_matrix(k):
         D_ref, w_ref = potential.cost_matrix_reference(n, s)
         np.testing.assert_allclose(D[np.ix_(position, position)], D_ref, rtol=0, atol=1e-13)
         np.testing.assert_allclose(w[position], w_ref, rtol=0, atol=1e-13)
+
+
+def test_key_digits_need_a_base_of_two():
+    from boostbench.core.wide_keys import digits_per_word
+
+    assert digits_per_word(2) == 61
+    with pytest.raises(ValueError, match="base of at least 2"):
+        digits_per_word(1)

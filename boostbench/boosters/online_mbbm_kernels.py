@@ -184,7 +184,7 @@ class CostMatrixTable:
             self.saved = n
 
 
-TABLE_FORMAT = 3  # in the file name: a change in the keys or the potentials (as MEMO_FORMAT) starts new files
+TABLE_FORMAT = 4  # in the file name: a change in the keys or the potentials (as MEMO_FORMAT) starts new files
 _TABLES: dict[tuple[int, float, int, int], CostMatrixTable] = {}
 
 

@@ -18,7 +18,13 @@ KEY_TYPE = types.UniTuple(types.int64, KEY_WORDS)
 
 
 def digits_per_word(base: int) -> int:
-    """The most base-``base`` digits whose value stays below 2^62."""
+    """The most base-``base`` digits whose value stays below 2^62.
+
+    Raises:
+        ValueError: ``base`` below 2 (no digit would carry information).
+    """
+    if base < 2:
+        raise ValueError(f"a key's digits need a base of at least 2, not {base}")
     per_word = 0
     while base ** (per_word + 1) < 2**62:
         per_word += 1
