@@ -144,7 +144,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "hedge": AlgorithmSpec(f"{_B}.hedge:HedgeExperts", {"beta": PROBABILITY}),
     "online_bagging": AlgorithmSpec(f"{_B}.online_bagging:OnlineBagging"),
     "ada_olmr": AlgorithmSpec(f"{_B}.ada_olmr:AdaOLMR", {**_OLM, "weak_prediction": _WEAK_PREDICTION},
-                              task="multilabel"),
+                              task="multilabel", warm_up=(f"{_B}.ada_olmr:warm_up",)),
     "online_bmr": AlgorithmSpec(f"{_B}.online_bmr:OnlineBMR",
                                 {"gamma": PROBABILITY, "weak_prediction": _WEAK_PREDICTION,
                                  "potential_loss": OneOf((None, "hinge", "rank")), "hinge_margin": Interval(0.0, closed_low=True)},

@@ -231,3 +231,20 @@ def test_cost_matrix_rows_are_the_potentials_of_each_expert(loss):
     for i in range(4):
         expected = [potential.phi(int(n[i]), S[i] + np.eye(k)[l], relevant) for l in range(k)]
         np.testing.assert_allclose(costs[i], expected, atol=1e-12)
+
+
+def test_compiled_rank_kernels_agree_with_the_numpy_reference():
+    from boostbench.core.rank_losses import label_indices, logistic_rank_gradients, rank_losses
+
+    rng = np.random.default_rng(7)
+    for k, n_rel, spread in ((2, 1, 1.0), (5, 2, 3.0), (101, 4, 50.0), (30, 29, 1.0), (6, 0, 1.0), (6, 6, 1.0),
+                             (8, 3, 1000.0)):  # a range of 2000: the factored exponentials saturate
+        relevant = np.zeros(k, bool)
+        relevant[rng.choice(k, n_rel, replace=False)] = True
+        S = rng.normal(0, spread, (40, k))
+        S[::3, 1] = S[::3, 0]  # ties count 1/2 in the rank loss
+        S[5] = 0.0
+        rel, irr = label_indices(relevant)
+        np.testing.assert_allclose(logistic_rank_gradients(S, rel, irr), logistic_rank_gradient(S, relevant),
+                                   rtol=1e-12, atol=1e-15)
+        assert np.array_equal(rank_losses(S, rel, irr), rank_loss(S, relevant))

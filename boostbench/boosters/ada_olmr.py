@@ -7,8 +7,14 @@ import numpy as np
 from boostbench.boosters.base import OnlineRanker
 from boostbench.core.hedge import Hedge
 from boostbench.core.ogd import project
-from boostbench.core.rank_losses import logistic_rank_gradient
-from boostbench.metrics import rank_loss
+from boostbench.core.rank_losses import label_indices, logistic_rank_gradients, rank_losses
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's disk cache) the update's kernels."""
+    rel, irr = label_indices(np.array([True, False]))
+    logistic_rank_gradients(np.zeros((1, 2)), rel, irr)
+    rank_losses(np.zeros((1, 2)), rel, irr)
 
 
 def train_on_relevant_labels(pool, xp, relevant: np.ndarray, costs: np.ndarray) -> None:
@@ -72,11 +78,13 @@ class AdaOLMR(OnlineRanker):
         # eq. (8) at s^0 = 0, s^1, ..., s^N in one call (rows are independent, so each is the
         # same as alone): rows 0..N-1 are the cost vectors c^i (at s^{i-1}), rows 1..N the
         # gradients at s^i, c^{i+1}
-        G = logistic_rank_gradient(np.vstack([np.zeros(self.n_classes), S]), relevant)
+        # (compiled: the numpy functions logistic_rank_gradient and metrics.rank_loss are their reference)
+        rel, irr = label_indices(relevant)
+        G = logistic_rank_gradients(np.vstack([np.zeros(self.n_classes), S]), rel, irr)
         costs = G[:-1]
         gradients = np.einsum("ik,ik->i", G[1:], H)  # c^{i+1} . h^i
         step = 1.0 / np.sqrt(self.t)
         self.alpha = project(self.alpha - step * gradients, self.alpha_bound)
-        self.hedge.update(rank_loss(S, relevant))
+        self.hedge.update(rank_losses(S, rel, irr))
         train_on_relevant_labels(self.pool, xp, relevant, costs)
         self._state = None
