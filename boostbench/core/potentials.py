@@ -20,10 +20,12 @@ label (the previous version): per value, 28x faster on ISOLET-shaped states (k =
 4x at k = 8, a few microseconds slower at k <= 4. Values depend on ``s`` only through the sorted
 deficits, which are memoised.
 
-Two things make a cold cache cheaper (mice, k = 8, N = 100: filling it took 6.7 s, now 4.8 s):
-the splits read tabulated binomial rows instead of multiplying ratios, and the probability that
-``m`` votes fit under given caps is remembered, because a state ``(n, d)`` at true count ``j``
-asks what ``(n - 1, d + 1)`` asks at ``j - 1`` (on mice 77% of that work repeats).
+What makes a cold cache cheap (mice, k = 8, N = 100: filling it took 6.7 s, then 4.8 s, now
+2.8 s): the splits read tabulated binomial rows instead of multiplying ratios; the probability
+that ``m`` votes fit under given caps is remembered, because a state ``(n, d)`` at true count ``j``
+asks what ``(n - 1, d + 1)`` asks at ``j - 1`` (on mice 77% of that work repeats), in slots that
+hold key and value in one cache line; and the hot loops make no array views and pass few arrays
+(numba counts references to each with an atomic instruction: that was a third of the time).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ TRUE_PMF = 0  # fits[TRUE_PMF, r, x] = P(Binomial(r, (1-gamma)/k + gamma) = x): 
 BINOMIAL_ROWS = 257  # binomial pmf rows tabulated per split (beyond: computed when needed)
 CHAIN_BITS = 19  # 2^19 fit probabilities remembered (direct-mapped: a new one takes its slot)
 CHAIN_SLOTS = 1 << CHAIN_BITS
+DEFICIT, SIZE, CAP, ORDER, WORDS = range(5)  # rows of a value's int scratch (potential_scratch)
 
 
 class PotentialTables(NamedTuple):
@@ -102,25 +105,30 @@ def potential_tables(k: int, gamma: float, max_n: int) -> PotentialTables:
     - ``binomials``, float64 ``(k, k, B, B)``, ``B = min(R, BINOMIAL_ROWS)``: ``[c, L, rest, y]``
       is the ``Binomial(rest, c / L)`` pmf, the share of ``rest`` votes a group of ``c`` of ``L``
       labels takes (filled per ``(c, L)`` on first use; ``[c, L, 0, 0]`` is 1 once it is);
-    - ``chain_keys`` int64 ``(CHAIN_SLOTS, KEY_WORDS)`` and ``chain_values`` float64
-      ``(CHAIN_SLOTS,)``: the probability that ``m`` votes fit under given caps, remembered by
-      ``(m, caps)`` (keys packed in base ``chain_base``; all-zero is an empty slot), because values
-      of neighbouring states share them (``(n, d)`` at true count ``j`` asks what ``(n - 1, d + 1)``
-      asks at ``j - 1``). ``chain_base`` is 0 when the keys would not fit: nothing is remembered.
+    - ``chain_keys`` int64 ``(CHAIN_SLOTS, W + 1)`` and ``chain_values``, its float64 view: the
+      probability that ``m`` votes fit under given caps, remembered by ``(m, caps)``: a slot holds
+      the key's ``W`` words (digits in base ``chain_base``; all-zero is an empty slot) and, in its
+      last column, the value. Values of neighbouring states share them (``(n, d)`` at true count
+      ``j`` asks what ``(n - 1, d + 1)`` asks at ``j - 1``). ``chain_base`` is 0 when the keys
+      would not fit: nothing is remembered.
 
-    Pages of the zero-filled arrays cost memory only once written (~30 MiB for the chain slots).
+    Pages of the zero-filled arrays cost memory only once written (8 MiB of chain slots at k = 8,
+    N = 100; 16 MiB at k = 26).
     """
     R = max(max_n, k) + 1
     B = min(R, BINOMIAL_ROWS)
     base = max(max_n, 1) + 1  # digits m and caps, all <= max_n
+    per_word = digits_per_word(base)
     chain = keys_fit(k, base)
+    # a slot is its key's words and the value's bits: one cache line holds both
+    slots = np.zeros((CHAIN_SLOTS, -(-k // per_word) + 1) if chain else (1, 2), dtype=np.int64)
     return PotentialTables(
         fits=_fit_tables(k, gamma, max_n),
         binomials=np.zeros((k, k, B, B)),
-        chain_keys=np.zeros((CHAIN_SLOTS if chain else 1, KEY_WORDS), dtype=np.int64),
-        chain_values=np.zeros(CHAIN_SLOTS if chain else 1),
+        chain_keys=slots,
+        chain_values=slots.view(np.float64),
         chain_base=base if chain else 0,
-        chain_per_word=digits_per_word(base),
+        chain_per_word=per_word,
     )
 
 
@@ -151,85 +159,88 @@ def _fill_group_fit(fits, c, b, row):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _split_rows(binomials, c, left):  # pragma: no cover - compiled
-    """The ``Binomial(rest, c / left)`` rows of ``binomials[c, left]`` (filled on first use)."""
-    rows = binomials[c, left]
-    if rows[0, 0] == 0.0:
-        for rest in range(rows.shape[0]):
-            _binomial_pmf_into(rows[rest], rest, c / left)
-    return rows
+def _fill_split_rows(binomials, c, left):  # pragma: no cover - compiled
+    """Fill the ``Binomial(rest, c / left)`` rows of ``binomials[c, left]``."""
+    for rest in range(binomials.shape[2]):
+        _binomial_pmf_into(binomials[c, left, rest], rest, c / left)
 
 
+# The hot loops below index the tables by scalars, never through a row view: each view (and each
+# array passed down) costs an atomic reference count, which took a third of a cold fill.
 @njit(cache=True)
-def _fit_chain(m, caps, sizes, G, K, order, V, W, row, tables):  # pragma: no cover - compiled
+def _fit_chain(m, G, K, ints, mass_by_rest, fits, binomials):  # pragma: no cover - compiled
     """The probability that ``m`` votes cast uniformly over the ``K`` other labels leave each label
-    of group g (``sizes[g]`` labels, caps ascending) at most ``caps[g]`` votes (``caps[0] >= 0``).
+    of group g (``ints[SIZE, g]`` labels, caps ``ints[CAP, g]`` ascending, ``>= 0``) at most its cap.
 
     Groups are placed one by one: a group of c of the L labels still to place takes
-    ``Binomial(rest, c / L)`` of the ``rest`` votes and fits with ``fits[c, cap]``. ``order``,
-    ``V``, ``W`` (``(m + 1,)`` or longer) and ``row`` are scratch."""
-    fits = tables.fits
-    binomials = tables.binomials
-    filled = fits[fits.shape[0] - 1]
+    ``Binomial(rest, c / L)`` of the ``rest`` votes and fits with ``fits[c, cap]``. ``ints[ORDER]``
+    and ``mass_by_rest`` (float64 ``(3, >= m + 1)``: the mass by the votes not yet
+    placed before and after a group, and a row for pmfs) are scratch; ``fits`` and ``binomials``
+    as :func:`potential_tables`."""
+    last = fits.shape[0] - 1  # fits[last, c, b] != 0: fits[c, b] is filled
+    rows = binomials.shape[2]
     # the last group costs O(m), the others O(m^2): the costliest goes last, unless a group has
     # room for all m votes (then it, and every group after it, fits whatever is left)
     for g in range(G):
-        order[g] = g
-    if caps[G - 1] < m:
+        ints[ORDER, g] = g
+    if ints[CAP, G - 1] < m:
         worst = 0
         for g in range(G):  # the cost of a split grows with the votes a group can hold, c * cap
-            if sizes[g] * caps[g] > sizes[worst] * caps[worst]:
+            if ints[SIZE, g] * ints[CAP, g] > ints[SIZE, worst] * ints[CAP, worst]:
                 worst = g
         for g in range(worst, G - 1):
-            order[g] = g + 1
-        order[G - 1] = worst
-    V[: m + 1] = 0.0
-    V[m] = 1.0
-    low = m  # V is 0 below low and above m
+            ints[ORDER, g] = g + 1
+        ints[ORDER, G - 1] = worst
+    now = 0  # mass_by_rest[now] is the mass before the group, [1 - now] after it
+    for i in range(m + 1):
+        mass_by_rest[now, i] = 0.0
+    mass_by_rest[now, m] = 1.0
+    low = m  # the mass is 0 below low and above m
     left = K  # labels not yet placed
     mass = 0.0
     for step in range(G):
-        g = order[step]
-        c, b = sizes[g], caps[g]
+        g = ints[ORDER, step]
+        c, b = ints[SIZE, g], ints[CAP, g]
         if b >= m:
             for rest in range(low, m + 1):
-                mass += V[rest]
+                mass += mass_by_rest[now, rest]
             return mass
-        if filled[c, b] == 0.0:
-            _fill_group_fit(fits, c, b, row)
-        fit = fits[c, b]
+        if fits[last, c, b] == 0.0:
+            _fill_group_fit(fits, c, b, mass_by_rest[2])
         if step == G - 1:  # the last group takes what is left
             for rest in range(low, m + 1):
-                mass += V[rest] * fit[rest]
+                mass += mass_by_rest[now, rest] * fits[c, b, rest]
             return mass
         # the group's share of rest votes, from the tabulated rows (a row computed beyond them)
-        rows = _split_rows(binomials, c, left)
+        if binomials[c, left, 0, 0] == 0.0:
+            _fill_split_rows(binomials, c, left)
         room = c * b
-        W[: m + 1] = 0.0
+        after = 1 - now
+        for i in range(m + 1):
+            mass_by_rest[after, i] = 0.0
         for rest in range(low, m + 1):
-            v = V[rest]
+            v = mass_by_rest[now, rest]
             if v == 0.0:
                 continue
-            if rest < rows.shape[0]:
-                split = rows[rest]
+            if rest < rows:
+                for y in range(min(rest, room) + 1):
+                    mass_by_rest[after, rest - y] += v * binomials[c, left, rest, y] * fits[c, b, y]
             else:
-                _binomial_pmf_into(row, rest, c / left)
-                split = row
-            for y in range(min(rest, room) + 1):
-                W[rest - y] += v * split[y] * fit[y]
-        V, W = W, V
+                _binomial_pmf_into(mass_by_rest[2], rest, c / left)
+                for y in range(min(rest, room) + 1):
+                    mass_by_rest[after, rest - y] += v * mass_by_rest[2, y] * fits[c, b, y]
+        now = after
         low = max(low - room, 0)
         left -= c
     return mass
 
 
-@njit(cache=True, inline="always")
-def _chain_slot(words):  # pragma: no cover - compiled
-    """The slot of a packed key among ``CHAIN_SLOTS`` (multiplicative hashing of its words)."""
-    h = np.uint64(0)
-    for i in range(words.shape[0]):
-        h = (h ^ np.uint64(words[i])) * np.uint64(0x9E3779B97F4A7C15)
-    return np.int64(h >> np.uint64(64 - CHAIN_BITS))
+@njit(cache=True)
+def potential_scratch(k, size):  # pragma: no cover - compiled
+    """Scratch of :func:`potential_01_into` for ``k`` labels and tables of row length ``size``
+    (``fits.shape[2]``): int64 ``(5, max(k, KEY_WORDS))`` and float64 ``(3, size)``. A cost
+    matrix's values share one (allocating them per value cost a few percent of a cold cache's fill)."""
+    return np.empty((5, max(k, KEY_WORDS)), dtype=np.int64), np.empty((3, size))
 
 
 @njit(cache=True)
@@ -245,10 +256,18 @@ def potential_01_exact(n, deficits, tables):  # pragma: no cover - compiled
         The probability (float64 in [0, 1]) that some other label ends with at least the true
         label's vote.
     """
+    ints, floats = potential_scratch(deficits.shape[0] + 1, tables.fits.shape[2])
+    return potential_01_into(n, deficits, tables, ints, floats)
+
+
+@njit(cache=True)
+def potential_01_into(n, deficits, tables, ints, floats):  # pragma: no cover - compiled
+    """:func:`potential_01_exact` with its scratch passed in (:func:`potential_scratch`)."""
     K = deficits.shape[0]
-    true_pmf = tables.fits[TRUE_PMF, n]
-    group_deficit = np.empty(K, dtype=np.int64)
-    group_size = np.empty(K, dtype=np.int64)
+    fits, binomials = tables.fits, tables.binomials
+    chain_keys, chain_values = tables.chain_keys, tables.chain_values
+    true_pmf = fits[TRUE_PMF, n]
+    group_deficit, group_size, caps, words = ints[DEFICIT], ints[SIZE], ints[CAP], ints[WORDS]
     G = 0
     for i in range(K):
         if G > 0 and deficits[i] == group_deficit[G - 1]:
@@ -256,14 +275,9 @@ def potential_01_exact(n, deficits, tables):  # pragma: no cover - compiled
         else:
             group_deficit[G], group_size[G] = deficits[i], 1
             G += 1
-    caps = np.empty(G, dtype=np.int64)
-    order = np.empty(G, dtype=np.int64)
-    V = np.zeros(n + 1)  # mass by the votes not yet placed
-    W = np.zeros(n + 1)
-    row = np.zeros(tables.fits.shape[2])
     base = tables.chain_base
-    digits = np.empty(K + 1, dtype=np.int64)
-    words = np.empty(KEY_WORDS, dtype=np.int64)
+    per_word = tables.chain_per_word
+    n_words = chain_keys.shape[1] - 1  # a slot: the key's words, then the value
     correct = 0.0
     for j in range(n + 1):
         # with j votes for the true label, a label with deficit d may take at most d + j - 1
@@ -274,27 +288,37 @@ def potential_01_exact(n, deficits, tables):  # pragma: no cover - compiled
         for g in range(G):
             caps[g] = group_deficit[g] + j - 1
             binding += caps[g] < m
-        if base == 0 or binding < 3:  # no split of O(m^2): cheaper than a lookup
-            correct += true_pmf[j] * _fit_chain(m, caps, group_size, G, K, order, V, W, row, tables)
+        if binding == 0:  # every label has room for all m votes: they fit (as _fit_chain says)
+            correct += true_pmf[j]
             continue
-        digits[0] = m
-        i = 1
+        if base == 0 or binding < 3:  # no split of O(m^2): cheaper than a lookup
+            correct += true_pmf[j] * _fit_chain(m, G, K, ints, floats, fits, binomials)
+            continue
+        # the key: digits m, then every label's cap (at most m), packed as wide_keys.pack does
+        word, filled, value = 0, 1, m
         for g in range(G):
+            cap = min(caps[g], m)
             for _ in range(group_size[g]):
-                digits[i] = min(caps[g], m)
-                i += 1
-        pack(digits, base, tables.chain_per_word, words)
-        slot = _chain_slot(words)
-        stored = tables.chain_keys[slot]
+                if filled == per_word:
+                    words[word] = value
+                    word, filled, value = word + 1, 0, 0
+                value = value * base + cap
+                filled += 1
+        words[word] = value
+        h = np.uint64(0)  # the slot: multiplicative hashing of the words
+        for w in range(n_words):
+            h = (h ^ np.uint64(words[w])) * np.uint64(0x9E3779B97F4A7C15)
+        slot = np.int64(h >> np.uint64(64 - CHAIN_BITS))
         same = True
-        for w in range(KEY_WORDS):
-            same = same and stored[w] == words[w]
+        for w in range(n_words):
+            same = same and chain_keys[slot, w] == words[w]
         if same:
-            fit = tables.chain_values[slot]
+            fit = chain_values[slot, n_words]
         else:
-            fit = _fit_chain(m, caps, group_size, G, K, order, V, W, row, tables)
-            stored[:] = words
-            tables.chain_values[slot] = fit
+            fit = _fit_chain(m, G, K, ints, floats, fits, binomials)
+            for w in range(n_words):
+                chain_keys[slot, w] = words[w]
+            chain_values[slot, n_words] = fit
         correct += true_pmf[j] * fit
     return min(1.0, max(0.0, 1.0 - correct))
 
@@ -355,6 +379,7 @@ def cost_matrix_compiled(n, s, memo, base, per_word, tables):  # pragma: no cove
     deficits = np.empty(k - 1, dtype=np.int64)
     digits = np.empty(k, dtype=np.int64)
     words = np.empty(KEY_WORDS, dtype=np.int64)
+    ints, floats = potential_scratch(k, tables.fits.shape[2])
     for l in range(k):
         moved[l] += 1
         for r in range(k):
@@ -365,12 +390,11 @@ def cost_matrix_compiled(n, s, memo, base, per_word, tables):  # pragma: no cove
                     j += 1
             _sort_small(deficits)
             key = _deficit_key(n, deficits, base, per_word, digits, words)
-            if key in memo:
-                raw[r, l] = memo[key]
-            else:
-                value = potential_01_exact(n, deficits, tables)
+            value = memo.get(key, -1.0)  # one lookup (potentials are >= 0)
+            if value < 0.0:
+                value = potential_01_into(n, deficits, tables, ints, floats)
                 memo[key] = value
-                raw[r, l] = value
+            raw[r, l] = value
         moved[l] -= 1
     D = np.zeros((k, k))
     w = np.zeros(k)
