@@ -166,8 +166,9 @@ def _fill_split_rows(binomials, c, left):  # pragma: no cover - compiled
 
 
 # The hot loops below index the tables by scalars, never through a row view: each view (and each
-# array passed down) costs an atomic reference count, which took a third of a cold fill.
-@njit(cache=True)
+# array passed down) cost an atomic reference count, a third of a cold fill. The two that allocate
+# nothing are also compiled without reference counting (_nrt=False).
+@njit(cache=True, _nrt=False)
 def _fit_chain(m, G, K, ints, mass_by_rest, fits, binomials):  # pragma: no cover - compiled
     """The probability that ``m`` votes cast uniformly over the ``K`` other labels leave each label
     of group g (``ints[SIZE, g]`` labels, caps ``ints[CAP, g]`` ascending, ``>= 0``) at most its cap.
@@ -260,7 +261,7 @@ def potential_01_exact(n, deficits, tables):  # pragma: no cover - compiled
     return potential_01_into(n, deficits, tables, ints, floats)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def potential_01_into(n, deficits, tables, ints, floats):  # pragma: no cover - compiled
     """:func:`potential_01_exact` with its scratch passed in (:func:`potential_scratch`)."""
     K = deficits.shape[0]
