@@ -50,7 +50,7 @@ TRUE_PMF = 0  # fits[TRUE_PMF, r, x] = P(Binomial(r, (1-gamma)/k + gamma) = x): 
 BINOMIAL_ROWS = 257  # binomial pmf rows tabulated per split (beyond: computed when needed)
 CHAIN_BITS = 19  # 2^19 fit probabilities remembered (direct-mapped: a new one takes its slot)
 CHAIN_SLOTS = 1 << CHAIN_BITS
-DEFICIT, SIZE, CAP, ORDER, WORDS = range(5)  # rows of a value's int scratch (potential_scratch)
+DEFICIT, SIZE, CAP, ORDER, DIGITS, WORDS = range(6)  # rows of a value's int scratch (potential_scratch)
 
 
 class PotentialTables(NamedTuple):
@@ -239,9 +239,9 @@ def _fit_chain(m, G, K, ints, mass_by_rest, fits, binomials):  # pragma: no cove
 @njit(cache=True)
 def potential_scratch(k, size):  # pragma: no cover - compiled
     """Scratch of :func:`potential_01_into` for ``k`` labels and tables of row length ``size``
-    (``fits.shape[2]``): int64 ``(5, max(k, KEY_WORDS))`` and float64 ``(3, size)``. A cost
+    (``fits.shape[2]``): int64 ``(6, max(k, KEY_WORDS))`` and float64 ``(3, size)``. A cost
     matrix's values share one (allocating them per value cost a few percent of a cold cache's fill)."""
-    return np.empty((5, max(k, KEY_WORDS)), dtype=np.int64), np.empty((3, size))
+    return np.empty((6, max(k, KEY_WORDS)), dtype=np.int64), np.empty((3, size))
 
 
 @njit(cache=True)
@@ -268,7 +268,8 @@ def potential_01_into(n, deficits, tables, ints, floats):  # pragma: no cover - 
     fits, binomials = tables.fits, tables.binomials
     chain_keys, chain_values = tables.chain_keys, tables.chain_values
     true_pmf = fits[TRUE_PMF, n]
-    group_deficit, group_size, caps, words = ints[DEFICIT], ints[SIZE], ints[CAP], ints[WORDS]
+    group_deficit, group_size, caps = ints[DEFICIT], ints[SIZE], ints[CAP]
+    digits, words = ints[DIGITS, : K + 1], ints[WORDS]
     G = 0
     for i in range(K):
         if G > 0 and deficits[i] == group_deficit[G - 1]:
@@ -295,17 +296,14 @@ def potential_01_into(n, deficits, tables, ints, floats):  # pragma: no cover - 
         if base == 0 or binding < 3:  # no split of O(m^2): cheaper than a lookup
             correct += true_pmf[j] * _fit_chain(m, G, K, ints, floats, fits, binomials)
             continue
-        # the key: digits m, then every label's cap (at most m), packed as wide_keys.pack does
-        word, filled, value = 0, 1, m
+        # the key: digits m, then every label's cap (at most m)
+        digits[0] = m
+        i = 1
         for g in range(G):
-            cap = min(caps[g], m)
             for _ in range(group_size[g]):
-                if filled == per_word:
-                    words[word] = value
-                    word, filled, value = word + 1, 0, 0
-                value = value * base + cap
-                filled += 1
-        words[word] = value
+                digits[i] = min(caps[g], m)
+                i += 1
+        pack(digits, base, per_word, words)
         h = np.uint64(0)  # the slot: multiplicative hashing of the words
         for w in range(n_words):
             h = (h ^ np.uint64(words[w])) * np.uint64(0x9E3779B97F4A7C15)

@@ -41,8 +41,12 @@ def pack(digits, base, per_word, words):  # pragma: no cover - compiled
     """The key of ``digits`` (int64, each in ``[0, base)``; at most ``KEY_WORDS * per_word``),
     ``per_word`` from :func:`digits_per_word`; ``words`` is int64 scratch ``(KEY_WORDS,)``."""
     words[:] = 0
+    word, filled = 0, 0  # digit i goes to word i // per_word (counted: a division costs more)
     for i in range(digits.shape[0]):
-        words[i // per_word] = words[i // per_word] * base + digits[i]
+        if filled == per_word:
+            word, filled = word + 1, 0
+        words[word] = words[word] * base + digits[i]
+        filled += 1
     return (words[0], words[1], words[2], words[3], words[4], words[5])
 
 
