@@ -40,7 +40,7 @@ def _cache():
 
 def _bounds(stats, points, n_points, lo, hi, pre, cache=None, changed=-1):
     cache = cache or _cache()
-    return B.numeric_merit_bounds(stats, points, n_points, lo, hi, pre, np.zeros((5, len(stats))), *cache, changed)
+    return B.numeric_merit_bounds(stats, points, n_points, lo, hi, pre, np.zeros((7, len(stats))), *cache, changed)
 
 
 def _exact(stats):

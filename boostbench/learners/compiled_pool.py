@@ -89,18 +89,20 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         # (slots, k, d_local, values + 1). Class first: training reads one class's entries of
         # every attribute, so they share cache lines (as do the int16 ranks)
         n_values = max(1, int(n_categories.max(initial=0)))
-        d_nominal = d_local if self.feat_nominal.any() else 1
+        # an attribute kind the trees never see takes no room in a slot (a slot's bytes are what
+        # a memory budget counts, and what a stream of new leaves makes the machine zero)
+        d_nominal = d_local if self.feat_nominal.any() else 0
+        numeric = bool((~self.feat_nominal).any())
         self._nominal_shape = (k, d_nominal, n_values)
-        self._numeric_shape = (d_local if (~self.feat_nominal).any() else 1, k, K.NUMERIC_COLUMNS)
+        self._numeric_shape = (d_local if numeric else 0, k, K.NUMERIC_COLUMNS)
         self._ranks_shape = (d_local, k + 1)
         self._value_ranks_shape = (k, d_nominal, n_values + 1)
         self._rank_dtype = np.int16 if max(k, d_local, n_values) < np.iinfo(np.int16).max else np.int32
-        numeric = bool((~self.feat_nominal).any())
         # the screen's cache per slot, when it pays (its size is fixed, the statistics' grow with
         # k); allocated whether or not it is used, so that screening never changes what a memory
-        # budget admits
+        # budget admits (without a cache, one row: the bounds' scratch takes it as an argument)
         cache = numeric and k >= K.SCREEN_CACHE_MIN_CLASSES
-        self._screen_shape = self._numeric_shape[0] if cache else 1
+        self._screen_shape = self._numeric_shape[0] if cache else int(numeric)
         self.work, self.iwork = K.scratch(k, d_local, n_values, self.n_threads, self.screen_splits, cache)
 
     def _set_limits(self) -> None:
@@ -263,6 +265,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         with the current one's rows (if any)."""
         for name, (dtype, tail) in fields.items():
             fresh = np.zeros((size, *tail), dtype=dtype)
+            small_pages(fresh)
             current = getattr(self, name, None)
             if current is not None:
                 fresh[: len(current)] = current
@@ -386,6 +389,24 @@ def release_rows(array: np.ndarray, start: int, stop: int) -> None:
     array[(last - base) // row:stop] = 0  # and the last
     if _MADVISE(ctypes.c_void_p(first), ctypes.c_size_t(last - first), 4) != 0:  # 4: MADV_DONTNEED
         array[start:stop] = 0
+
+
+def small_pages(array: np.ndarray) -> None:
+    """Keep ``array`` (C-contiguous, not yet written) in ordinary pages: undo the transparent
+    huge pages numpy asks Linux for on large arrays (``madvise(MADV_NOHUGEPAGE)``; elsewhere
+    nothing). The pool's arrays fill row by row, fifteen of them at once, so the first write to a
+    huge page would zero (and on a virtual machine, have the host back) 2 MiB long before the
+    rows use it: on car, Adaboost.OLM's pass took 93-117 us per example with huge pages and
+    63-70 without (8 runs each, benchmarks in the README)."""
+    if _MADVISE is None or array.nbytes < HUGE_PAGE:
+        return
+    base = array.ctypes.data
+    first, last = -(-base // mmap.PAGESIZE) * mmap.PAGESIZE, (base + array.nbytes) // mmap.PAGESIZE * mmap.PAGESIZE
+    if last > first:
+        _MADVISE(ctypes.c_void_p(first), ctypes.c_size_t(last - first), 15)  # 15: MADV_NOHUGEPAGE
+
+
+HUGE_PAGE = 2 << 20
 
 
 def _libc_madvise():

@@ -96,8 +96,10 @@ def _point_sums(point, n, weights, means, inverses, lows, highs):  # pragma: no 
 def _full_sums(stats, points, n_points, classwise, sums):  # pragma: no cover - compiled
     """Every class's share of each threshold's left weight and ``w psi`` into ``sums`` (``(2, >=
     n_points)``); returns ``(total weight, h = -sum w log2 w, ok)``, ``ok`` False where river's
-    CDF is NaN (a class with zero deviation exactly at a threshold: on neither side)."""
+    CDF is NaN (a class with zero deviation exactly at a threshold: on neither side).
+    ``classwise`` is :func:`numeric_merit_bounds`' scratch (rows 5 and 6: the memo of ``w log2 w``)."""
     weights, means, inverses, lows, highs = classwise[0], classwise[1], classwise[2], classwise[3], classwise[4]
+    memo_weight, memo_term = classwise[5], classwise[6]
     k = stats.shape[0]
     n, n_steps = 0, 0  # Gaussians from the front of the scratch, zero deviations from the back
     total = 0.0
@@ -108,7 +110,11 @@ def _full_sums(stats, points, n_points, classwise, sums):  # pragma: no cover - 
         if w <= 0.0:
             continue
         total += w
-        h -= w * math.log2(w)
+        # a leaf's attributes mostly hold the same class weights (those without missing values):
+        # one logarithm per class and attempt, not one per attribute
+        if memo_weight[c] != w:
+            memo_weight[c], memo_term[c] = w, w * math.log2(w)
+        h -= memo_term[c]
         variance = st[2] / (w - 1.0) if w > 1.0 else 0.0  # river's (ddof 1); zero: a step
         if variance > 0.0:  # gathered for the vectorised sums
             weights[n], means[n], inverses[n], lows[n], highs[n] = w, st[1], 1.0 / math.sqrt(variance), st[3], st[4]
@@ -186,7 +192,8 @@ def numeric_merit_bounds(stats, points, n_points, lo, hi, pre_entropy, classwise
 
     ``stats`` is the attribute's ``(k, 5)`` per-class Gaussian estimators ``[weight, mean, S, min,
     max]`` (:mod:`~boostbench.learners.vfdt_kernels`), ``pre_entropy`` the leaf's class entropy in
-    bits; ``classwise`` (``(5, >= k)`` float64, C-contiguous rows) is scratch.
+    bits; ``classwise`` (``(7, >= k)`` float64, C-contiguous rows) is scratch, whose rows 5 and 6
+    carry a memo of ``w log2 w`` by class from call to call (zeros: empty).
 
     The leaf's cache for the attribute: ``sums`` (``(2, N_SPLIT_POINTS)``: left weight and ``w psi``
     per threshold), ``grid`` (``(5,)``, columns VALID ... ENTROPY_SUM) and ``base`` (``(5,)``, the

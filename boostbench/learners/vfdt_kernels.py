@@ -1062,10 +1062,10 @@ def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats,
             n_points, lo, hi = _thresholds(numeric_stats[j], points)
             if screen:
                 at = j if cached else 0  # without a cache, sums in scratch (and always afresh)
-                sums = screen_sums[at] if cached else work[rows + 10: rows + 12, :N_SPLIT_POINTS]
-                grid = screen_grid[at] if cached else work[rows + 12, :5]
+                sums = screen_sums[at] if cached else work[rows + 12: rows + 14, :N_SPLIT_POINTS]
+                grid = screen_grid[at] if cached else work[rows + 14, :5]
                 low, high = numeric_merit_bounds(numeric_stats[j], points, n_points, lo, hi, pre_entropy,
-                                                 work[rows + 5: rows + 10], sums, grid, screen_base[at], changed)
+                                                 work[rows + 5: rows + 12], sums, grid, screen_base[at], changed)
                 if high > -np.inf:  # else certainly -inf: no finite candidate, the null split
                     merit_low[a], merit_high[a], feature_kinds[a] = low, high, BOUNDED
                     continue
@@ -1213,7 +1213,7 @@ def plant(trees):  # pragma: no cover - compiled
 
 def scratch(n_classes: int, n_local: int, n_values: int, threads: int = 1,
             screen: bool = True, cache: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Scratch space for :func:`learn_trees`, one per thread: float64 ``(threads, 26 + values, w)``
+    """Scratch space for :func:`learn_trees`, one per thread: float64 ``(threads, 28 + values, w)``
     (``[:, 10, 0]`` holds 0.5, see :func:`_sigma`; ``[:, 10, 1]`` 1.0 if ``screen``: split attempts
     screen with merit bounds, see :func:`_best_split`; ``[:, 10, 2]`` 1.0 if ``cache``: the slots
     keep the screen's sums) and int64 ``(threads, 4 + k, w)`` (``[:, 3]`` holds
@@ -1221,7 +1221,7 @@ def scratch(n_classes: int, n_local: int, n_values: int, threads: int = 1,
     width = max(n_classes, n_local, n_values, N_SPLIT_POINTS)
     iwork = np.zeros((threads, 4 + n_classes, width), dtype=np.int64)
     iwork[:, 3, :n_classes] = np.arange(n_classes)
-    work = np.zeros((threads, 26 + n_values, width))
+    work = np.zeros((threads, 28 + n_values, width))
     work[:, 10, 0] = 0.5
     work[:, 10, 1] = float(screen)
     work[:, 10, 2] = float(screen and cache)
