@@ -8,6 +8,10 @@ untimed run first, and a second row times it from an empty cache every time.
 
     python benchmarks/bench.py --dataset car --n-learners 100 --repeats 3
     python benchmarks/bench.py --dataset isolet_like --max-examples 500 --repeats 1   # a prefix
+
+On multiclass data, Adaboost.OLM and Oza's boosting also run with the trees river's and MOA's
+peers use (their libraries' defaults, :data:`PEER_TREES`): the paper's trees do several times the
+work per example (car: 18 split attempts and 6 splits per example over 100 trees).
 """
 
 from __future__ import annotations
@@ -40,8 +44,17 @@ def _stream(dataset_name: str, seed: int):
     return data, order[:MAX_EXAMPLES]
 
 
-def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=None):
-    """One timed run; ``cache_dir`` is the disk cache to use (None: an empty one, removed after)."""
+#: The tree parameters river's and MOA's peers run with (both libraries' Hoeffding-tree defaults:
+#: grace period 200, split confidence 1e-7, tie threshold 0.05), as boostbench overrides with no
+#: importance-weight constant (c_i = 1): the same work per tree as the peers' trees do, where the
+#: paper's draws (grace 5-20 in units of weight, c_i up to 200) try to split on nearly every example.
+PEER_TREES = ("learner.grace_period=[200,200]", "learner.delta=[1e-7,1e-7]", "learner.tau=[0.05,0.05]",
+              "learner.weight_scale=[1,1]")
+
+
+def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=None, overrides=()):
+    """One timed run; ``cache_dir`` is the disk cache to use (None: an empty one, removed after);
+    ``overrides``: more Hydra overrides (e.g. :data:`PEER_TREES`)."""
     import os
 
     from boostbench.config import compose_config
@@ -51,7 +64,7 @@ def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=No
         os.environ["BOOSTBENCH_CACHE"] = cache_dir or empty
         cfg = compose_config([f"dataset={dataset_name}", f"algorithm={algorithm}", f"learner.backend={backend}",
                               f"n_learners={n_learners}", f"seed={seed}", "gamma=0.1", "n_threads=1",
-                              *([f"protocol.max_examples={MAX_EXAMPLES}"] if MAX_EXAMPLES else [])])
+                              *([f"protocol.max_examples={MAX_EXAMPLES}"] if MAX_EXAMPLES else []), *overrides])
         m = run_experiment(cfg)["metrics"]
     quality = m.get("final_accuracy", m.get("test_rank_loss"))
     # the pass with the caches' fill: an empty cache's row shows what a cold start costs
@@ -144,6 +157,10 @@ def main() -> None:
         candidates.append((f"boostbench {algorithms[0]} (river pool)", "boostbench",
                            (ds, algorithms[0], "river", n, seed, cache), False))
     if not multilabel:
+        # the same algorithms with the peers' trees: the ratio at equal work per tree
+        candidates += [(f"boostbench {a} (compiled pool, the peers' trees)", "boostbench",
+                        (ds, a, "compiled", n, seed, cache, PEER_TREES), False)
+                       for a in algorithms if a in ("adaboost_olm", "online_boosting")]
         # river's AdaBoostClassifier through the runner (algorithm river_adaboost: the same stream and timing)
         candidates.append((f"river AdaBoostClassifier(HoeffdingTree, {n})", "boostbench",
                            (ds, "river_adaboost", "compiled", n, seed, cache), False))
