@@ -1,5 +1,6 @@
 """The compiled VFDT pool against the river pool (the reference) and against known trees."""
 
+import os
 import sys
 
 import numpy as np
@@ -172,6 +173,45 @@ def test_memory_budget_bounds_the_pool():
     sizes = (len(pool.node_leaf), len(pool.nominal_counts))
     feed(3000)
     assert (len(pool.node_leaf), len(pool.nominal_counts)) == sizes
+
+
+@pytest.mark.parametrize("n_categories,nominal,numeric", [([3, 4], True, False), ([0, 0], False, True),
+                                                         ([0, 4], True, True)])
+def test_a_slot_holds_only_the_attribute_kinds_the_trees_see(n_categories, nominal, numeric):
+    """A slot's bytes (what a budget counts, and what new leaves make the machine zero) hold no
+    statistics for a kind of attribute the data set does not have; the trees learn either way."""
+    k = 3
+    pool = CompiledHoeffdingTreePool(params(2, grace=2), k, n_categories)
+    assert (pool.nominal_counts[0].size > 0) == nominal and (pool.value_ranks[0].size > 0) == nominal
+    assert (pool.numeric_stats[0].size > 0) == numeric and (pool.screen_base[0].size > 0) == numeric
+    slot = sum(getattr(pool, name)[0].nbytes for name in pool._slot_arrays())
+    assert pool.limits[1] == slot  # K.SLOT_BYTES
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        x = np.array([rng.integers(c) if c else rng.normal() for c in n_categories], dtype=float)
+        pool.learn(pool.prepare(x), int(x[0] > 0.5), np.ones(2))
+    assert pool.n_nodes > 2
+
+
+@pytest.mark.skipif(not os.path.exists("/sys/kernel/mm/transparent_hugepage"),
+                    reason="a Linux kernel with transparent huge pages (madvise, /proc/self/smaps)")
+def test_pool_arrays_stay_out_of_huge_pages():
+    """numpy advises transparent huge pages for large arrays; the pool's are advised back to
+    ordinary pages (VmFlags ``nh`` in smaps) before their first write."""
+    pool = CompiledHoeffdingTreePool(params(4), 3, [0, 4], max_size=64.0)
+    address = pool.nominal_counts.ctypes.data + pool.nominal_counts.nbytes // 2
+    flags = None
+    with open("/proc/self/smaps") as handle:
+        inside = False
+        for line in handle:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                lo, hi = (int(v, 16) for v in head.split("-"))
+                inside = lo <= address < hi
+            elif inside and line.startswith("VmFlags:"):
+                flags = line.split()[1:]
+                break
+    assert flags is not None and "nh" in flags
 
 
 def test_compacting_slots_keeps_the_trees_and_releases_the_rest():
