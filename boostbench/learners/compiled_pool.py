@@ -67,7 +67,6 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         # where the last example predicted for every tree ends (leaf, parent, branch, valid)
         self.route = np.zeros((n, 4), dtype=np.int64)
         self.route_x = np.full(len(n_categories), np.nan)
-        self.tree_nodes = np.ones(n, dtype=np.int64)
         self.pending = np.zeros((n, 5), dtype=np.int64)
         self.pending_value = np.zeros(n)
         self.root = np.empty(n, dtype=np.int64)

@@ -65,7 +65,9 @@ from boostbench.learners.merit_bounds import REFRESH_AFTER, numeric_merit_bounds
 kernel = njit(cache=True, _nrt=False)
 # Called per tree per example with the whole Forest: inlined, or every call would copy its fields.
 inlined_kernel = njit(cache=True, _nrt=False, inline="always")
-# The one kernel with a parallel loop (threads over trees, :func:`learn_trees_threaded`).
+# The one kernel with a parallel loop (threads over trees, :func:`learn_trees_threaded`). In it,
+# numba drops a store made through a field of the Forest tuple in code inlined outside the loop
+# (numba#5872, #7135): such stores belong in a kernel it calls.
 parallel_kernel = njit(cache=True, _nrt=False, parallel=True)
 
 
@@ -93,7 +95,7 @@ class Forest(NamedTuple):
     ``node_depth`` int64, ``node_active`` bool-like int64. Statistics slots (active leaves):
     ``nominal_counts``, ``numeric_stats`` (per attribute and class a Gaussian estimator
     ``[weight, mean, S, min, max]``), ``ranks``, ``value_ranks``, ``free_slots``.
-    Per tree: ``root``, ``tree_nodes`` int64 ``(N,)``, ``feat_map`` int64 ``(N, d_local)`` the
+    Per tree: ``root``, ``feat_map`` int64 ``(N, d_local)`` the
     attributes each tree sees, ``feat_nominal`` bool ``(N, d_local)``, ``split_params`` float64
     ``(N, 3)`` (columns GRACE, DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i).
     ``counters`` int64 ``(4,)`` nodes used, slots used, free slots, budget enforcements;
@@ -127,7 +129,6 @@ class Forest(NamedTuple):
     value_ranks: np.ndarray
     free_slots: np.ndarray
     counters: np.ndarray
-    tree_nodes: np.ndarray
     pending: np.ndarray
     pending_value: np.ndarray
     limits: np.ndarray
@@ -637,7 +638,6 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
         leaf = _new_node(F, parent, F.node_depth[parent] + 1)
         node_nav[parent, 1 + branch] = leaf
-        F.tree_nodes[tree] += 1
         may_split = False
     result = leaf if branch != -2 else -1  # a detour may turn with the new weight
     pending[tree, PENDING_LEAF] = leaf
@@ -714,8 +714,8 @@ def _apply(F, tree, result):  # pragma: no cover
     if decision == RESET:
         _reset_splitters(F, F.node_slot[leaf])
     elif decision == SPLIT:
-        F.tree_nodes[tree] += _split(F, leaf, F.node_slot[leaf], pending[tree, PENDING_FEATURE],
-                                     pending[tree, PENDING_KIND], F.pending_value[tree])
+        _split(F, leaf, F.node_slot[leaf], pending[tree, PENDING_FEATURE], pending[tree, PENDING_KIND],
+               F.pending_value[tree])
         return -1
     return result
 
@@ -1129,14 +1129,13 @@ def _best_split(tree, stats, classes_seen, total, nominal_counts, numeric_stats,
 @kernel
 def _split(F, leaf, slot, best_feature, best_kind, best_value):  # pragma: no cover - compiled
     """Split ``leaf`` (statistics ``slot``) on ``best_feature`` as :func:`_best_split` chose:
-    the split's class distributions become the children's statistics; returns the nodes added."""
+    the split's class distributions become the children's statistics."""
     node_nav, nominal_counts, numeric_stats, ranks = F.node_nav, F.nominal_counts, F.numeric_stats, F.ranks
     value_ranks, work, iwork = F.value_ranks, F.work[0], F.iwork[0]  # the serial part's scratch
     k = F.node_stats.shape[1]
     n_values = nominal_counts.shape[3]
     classes = iwork[1, :k]
     value_counts, value_orders = iwork[2, :k], iwork[4: 4 + k, :n_values]
-    added = 0
     depth = F.node_depth[leaf] + 1
     if best_kind == MULTIWAY:
         table = work[13: 13 + n_values, :k]
@@ -1146,7 +1145,6 @@ def _split(F, leaf, slot, best_feature, best_kind, best_value):  # pragma: no co
         for v in range(n_values):
             if table[v].sum() > 0.0:  # classes in sorted order (iwork row 3 is 0..k-1)
                 _add_child(F, leaf, v, table[v], table[v], iwork[3, :k], k, depth)
-                added += 1
     else:
         post = work[2:4, :k]
         keys = work[8:10, :k]
@@ -1174,11 +1172,9 @@ def _split(F, leaf, slot, best_feature, best_kind, best_value):  # pragma: no co
         _release(F, leaf)
         for b in range(2):
             _add_child(F, leaf, b, post[b], keys[b], classes, n_classes, depth)
-            added += 1
     node_nav[leaf, TEST] = best_feature * 4 + best_kind
     F.node_active[leaf] = False
     F.node_value[leaf] = best_value
-    return added
 
 
 @kernel
