@@ -390,6 +390,9 @@ def release_rows(array: np.ndarray, start: int, stop: int) -> None:
         array[start:stop] = 0
 
 
+HUGE_PAGE = 2 << 20  # bytes: x86-64's transparent huge page
+
+
 def small_pages(array: np.ndarray) -> None:
     """Keep ``array`` (C-contiguous, not yet written) in ordinary pages: undo the transparent
     huge pages numpy asks Linux for on large arrays (``madvise(MADV_NOHUGEPAGE)``; elsewhere
@@ -403,9 +406,6 @@ def small_pages(array: np.ndarray) -> None:
     first, last = -(-base // mmap.PAGESIZE) * mmap.PAGESIZE, (base + array.nbytes) // mmap.PAGESIZE * mmap.PAGESIZE
     if last > first:
         _MADVISE(ctypes.c_void_p(first), ctypes.c_size_t(last - first), 15)  # 15: MADV_NOHUGEPAGE
-
-
-HUGE_PAGE = 2 << 20
 
 
 def _libc_madvise():

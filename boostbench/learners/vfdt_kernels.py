@@ -95,9 +95,9 @@ class Forest(NamedTuple):
     ``node_depth`` int64, ``node_active`` bool-like int64. Statistics slots (active leaves):
     ``nominal_counts``, ``numeric_stats`` (per attribute and class a Gaussian estimator
     ``[weight, mean, S, min, max]``), ``ranks``, ``value_ranks``, ``free_slots``.
-    Per tree: ``root``, ``feat_map`` int64 ``(N, d_local)`` the
-    attributes each tree sees, ``feat_nominal`` bool ``(N, d_local)``, ``split_params`` float64
-    ``(N, 3)`` (columns GRACE, DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i).
+    Per tree: ``root``, ``feat_map`` int64 ``(N, d_local)`` the attributes each tree sees,
+    ``feat_nominal`` bool ``(N, d_local)``, ``split_params`` float64 ``(N, 3)`` (columns GRACE,
+    DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i).
     ``counters`` int64 ``(4,)`` nodes used, slots used, free slots, budget enforcements;
     ``limits`` int64 ``(3,)`` bytes of a node row, of a statistics slot and the pool's budget
     (entries NODE_BYTES, SLOT_BYTES, MAX_BYTES); ``sort_keys`` float64, ``sort_ids`` int64
