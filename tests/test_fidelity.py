@@ -27,6 +27,7 @@ X0 = np.zeros(2)
     (["algorithm=best_vfdt"], "algorithm", {"tree_weight": "one"}),
     (["algorithm=online_bmr", "dataset=scene"], "algorithm", {"hinge_margin": 0.0}),
     (["algorithm=ada_olmr", "dataset=scene"], "protocol", {"shuffle": False}),
+    (["dataset=balance"], "protocol", {"shuffle_seed": 357}),
     (["dataset=car"], "dataset", {"encoding": "reference"}),
     (["dataset=nursery"], "dataset", {"encoding": "reference"}),
 ])
