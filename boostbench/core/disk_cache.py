@@ -1,22 +1,15 @@
 """Values a run computes that depend on nothing but their key (potentials, cost matrices), kept
-on disk so that later runs, in any process, start from them. A cache is only a cache: a file
-that cannot be read is ignored and one that cannot be written is skipped; files are written
-atomically, and their names carry a format version so that a change of encoding starts afresh.
+on disk (under :func:`boostbench.paths.cache_dir`) so that later runs, in any process, start from
+them. A cache is only a cache: a file that cannot be read is ignored and one that cannot be
+written is skipped; files are written atomically, and their names carry a format version so that a change of encoding starts afresh.
 """
 
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import numpy as np
-
-
-def cache_dir(kind: str) -> Path:
-    """``$BOOSTBENCH_CACHE/<kind>`` (default ``~/.cache/boostbench/<kind>``)."""
-    root = os.environ.get("BOOSTBENCH_CACHE") or Path.home() / ".cache" / "boostbench"
-    return Path(root) / kind
 
 
 def load_arrays(path: Path) -> dict[str, np.ndarray] | None:
