@@ -133,7 +133,8 @@ def test_screening_changes_no_tree_on_isolet_shaped_data(max_size, threads):
     cfg = compose_config(["dataset=isolet_like"])
     data = load_dataset(cfg.dataset)
     pools = _twin_pools(6, data.n_classes, data.n_categories, 0, max_size, threads)
-    assert pools[0].work[0, layout.SETTINGS, layout.CACHE] == 1.0 and pools[1].work[0, layout.SETTINGS, layout.CACHE] == 0.0  # cache on, off
+    cache = (0, layout.SETTINGS, layout.CACHE)
+    assert pools[0].work[cache] == 1.0 and pools[1].work[cache] == 0.0  # cache on, off
     order = np.random.default_rng(0).permutation(data.n_examples)[:120]
     _train_both(pools, data.X[order], data.y[order], np.random.default_rng(1), 6)
     _assert_same_trees(*pools)

@@ -1,7 +1,7 @@
 """Values a run computes that depend on nothing but their key (potentials, cost matrices), kept
-on disk (under :func:`boostbench.paths.cache_dir`) so that later runs, in any process, start from
-them. A cache is only a cache: a file that cannot be read is ignored and one that cannot be
-written is skipped; files are written atomically, and their names carry a format version so that a change of encoding starts afresh.
+on disk so that later runs, in any process, start from them. A cache is only a cache: a file
+that cannot be read is ignored and one that cannot be written is skipped; files are written
+atomically, and their names carry a format version so that a change of encoding starts afresh.
 """
 
 from __future__ import annotations

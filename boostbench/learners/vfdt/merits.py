@@ -265,7 +265,8 @@ def nominal_best(table, class_ranks, class_value_ranks, pre_entropy, work, iwork
     for v in range(n_values):
         if weights[v] > 0.0:
             rest_of(table, v, classes, n_classes, orders, counts, rest)
-            pair_entropy[0], pair_weight[0] = _entropy_from_terms(table[v], classes, n_classes, terms[v], weights[v], logs[v])
+            pair_entropy[0], pair_weight[0] = _entropy_from_terms(table[v], classes, n_classes, terms[v], weights[v],
+                                                                  logs[v])
             pair_entropy[1], pair_weight[1] = entropy_in_order(rest, classes, n_classes)
             m = merit_of_branches(pre_entropy, pair_entropy, pair_weight)
             if m > best:

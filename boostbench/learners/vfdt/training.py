@@ -105,11 +105,7 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     (KEEP, RESET, SPLIT; or DEFERRED, having changed nothing, when the tree needs a new leaf and
     ``may_grow`` is False), the leaf, the split and :func:`learn_trees`' result for the tree
     (``pending_value[tree]``: the split's value); returns that result."""
-    node_nav, node_stats, node_classes, node_active = F.node_nav, F.node_stats, F.node_classes, F.node_active
-    route, feat_map, feat_nominal = F.route, F.feat_map, F.feat_nominal
-    nominal_counts, numeric_stats, ranks, value_ranks = F.nominal_counts, F.numeric_stats, F.ranks, F.value_ranks
-    attr_ranks, pending = F.attr_ranks, F.pending
-    n_local = feat_map.shape[1]
+    node_nav, node_stats, node_classes, route, pending = F.node_nav, F.node_stats, F.node_classes, F.route, F.pending
     w = weight * F.weight_scale[tree]
     if route[tree, 3] == 1:
         leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
@@ -131,11 +127,33 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     node_stats[leaf, y] += w
     add_class(node_classes[leaf], y)
     mark_stale(F.node_parent[leaf], F.node_sub, F.node_parent)
-    if not node_active[leaf]:
+    if not F.node_active[leaf]:
         return result
     slot = F.node_slot[leaf]
-    # the split screen's cache stays usable while one class alone changes: keep that class's
-    # estimators as they were at the last screen
+    _add_to_statistics(F, tree, slot, x, y, w, thread)
+    total = node_weight(leaf, node_stats, node_classes)
+    if not may_split or total - F.node_last[leaf] < F.split_params[tree, GRACE]:
+        return result
+    F.node_last[leaf] = total
+    decision, feature, kind, value = best_split(
+        node_stats[leaf], node_classes[leaf], total, F.nominal_counts[slot], F.numeric_stats[slot],
+        F.ranks[slot], F.attr_ranks[slot], F.value_ranks[slot], F.feat_nominal[tree], F.split_params[tree],
+        F.work[thread], F.iwork[thread], F.screen_sums[slot], F.screen_grid[slot], F.screen_base[slot],
+        F.screen_state[slot])
+    pending[tree, PENDING], pending[tree, PENDING_FEATURE], pending[tree, PENDING_KIND] = decision, feature, kind
+    F.pending_value[tree] = value
+    return result
+
+
+@inlined_kernel
+def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
+    """Add ``(x, y)`` with weight ``w`` to the attribute statistics in ``slot`` (those of an active
+    leaf of ``tree``) and to their first-seen orders (:func:`~.layout.first_seen`). With the
+    slots' screen cache (the CACHE setting of ``thread``'s scratch), class ``y``'s estimators are
+    kept as they were at the last screen: the cache stays usable while one class alone changes."""
+    feat_map, feat_nominal = F.feat_map, F.feat_nominal
+    nominal_counts, numeric_stats, ranks, value_ranks = F.nominal_counts, F.numeric_stats, F.ranks, F.value_ranks
+    attr_ranks = F.attr_ranks
     snapshot = False
     if F.work[thread][SETTINGS, CACHE] > 0.0:
         state = F.screen_state[slot]
@@ -144,7 +162,7 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
             state[0] = DIRTY + y
         elif state[0] != DIRTY + y:
             state[0] = INVALID
-    for j in range(n_local):
+    for j in range(feat_map.shape[1]):
         value = x[feat_map[tree, j]]
         if snapshot and not feat_nominal[tree, j]:
             copy_into(F.screen_base[slot, j], numeric_stats[slot, j, y])
@@ -171,17 +189,6 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
             st[0] += w
             st[1] += w / st[0] * (value - old_mean)
             st[2] += w * (value - old_mean) * (value - st[1])
-    total = node_weight(leaf, node_stats, node_classes)
-    if not may_split or total - F.node_last[leaf] < F.split_params[tree, GRACE]:
-        return result
-    F.node_last[leaf] = total
-    decision, feature, kind, value = best_split(
-        node_stats[leaf], node_classes[leaf], total, nominal_counts[slot], numeric_stats[slot],
-        ranks[slot], attr_ranks[slot], value_ranks[slot], feat_nominal[tree], F.split_params[tree], F.work[thread],
-        F.iwork[thread], F.screen_sums[slot], F.screen_grid[slot], F.screen_base[slot], F.screen_state[slot])
-    pending[tree, PENDING], pending[tree, PENDING_FEATURE], pending[tree, PENDING_KIND] = decision, feature, kind
-    F.pending_value[tree] = value
-    return result
 
 
 @kernel
