@@ -2,12 +2,13 @@
 
 numba checks a cached function against its own source file only. Our booster kernels call (and
 inline) the tree kernels of another module, so after an edit or an upgrade that changed only
-``vfdt_kernels.py`` they would load stale machine code: silently wrong numbers. Keying the whole
+the tree kernels (``learners/vfdt/``) they would load stale machine code: silently wrong numbers. Keying the whole
 cache by a digest of all modules that use numba makes any such change start a fresh cache.
 
-Every kernel module compiles through :func:`njit` here, which points numba's cache there before
-the first kernel is declared: importing ``boostbench`` changes nothing, and no entry point can
-forget it.
+Every kernel module compiles through :func:`njit` here (or the decorators built on it:
+:func:`kernel`, :func:`inlined_kernel`, :func:`parallel_kernel`), which points numba's cache there
+before the first kernel is declared: importing ``boostbench`` changes nothing, and no entry point
+can forget it.
 """
 
 from __future__ import annotations
@@ -19,17 +20,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from boostbench.core.disk_cache import cache_dir
+from boostbench.paths import cache_dir
 
 
 def source_digest(package: Path) -> str:
     """sha256 (16 hex digits) of the path and text of every module under ``package`` that uses numba
-    (imports it, or declares kernels through :func:`njit`)."""
+    (imports it, or declares kernels through this module)."""
     from boostbench.fingerprint import digest_files
 
-    # njit: the kernels declared through this module
     return digest_files(package, (p for p in package.rglob("*.py") if b"numba" in (text := p.read_bytes())
-                                  or b"njit" in text))
+                                  or b"kernel_cache" in text))
 
 
 def configure() -> Path | None:
@@ -80,3 +80,25 @@ def njit(*args, **options):
     import numba
 
     return numba.njit(*args, **options)
+
+
+# No reference counting in the kernels: numba would otherwise increment and decrement each of a
+# call's ~30 array arguments, which costs more than a tree's training step. So these kernels
+# allocate nothing: their scratch space comes from the caller (the tree pool's, for instance).
+def kernel(function):
+    """A cached compiled kernel without numba's reference counting (it may not allocate)."""
+    return njit(function, cache=True, _nrt=False)
+
+
+def inlined_kernel(function):
+    """:func:`kernel`, always inlined where it is called: for a helper called per tree per example
+    with a tuple of arrays, which a call would copy field by field."""
+    return njit(function, cache=True, _nrt=False, inline="always")
+
+
+def parallel_kernel(function):
+    """:func:`kernel` with numba's parallel loops (``numba.prange``). numba drops a store made
+    through a field of a tuple argument in code inlined outside the loop (numba#5872, #7135):
+    such stores belong in a kernel it calls. Call it from Python only: numba's cache mishandles a
+    cached kernel that calls a parallel one (numba#8578: the process that loads it may crash)."""
+    return njit(function, cache=True, _nrt=False, parallel=True)

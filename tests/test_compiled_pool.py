@@ -143,12 +143,12 @@ def test_a_path_kept_by_predict_is_used_only_for_the_same_example():
 
 def _leaves(pool):
     """Every tree's leaves (node ids) and which of them are active."""
-    from boostbench.learners import vfdt_kernels as K
+    from boostbench.learners.vfdt.budget import _leaves_of
 
     ids = np.empty(pool.n_nodes, dtype=np.int64)
     n = 0
     for tree in range(pool.n_learners):
-        n += K._leaves_of(pool.root[tree], pool.node_nav, pool.node_parent, ids[n:])
+        n += _leaves_of(pool.root[tree], pool.node_nav, pool.node_parent, ids[n:])
     return ids[:n], pool.node_active[ids[:n]].astype(bool)
 
 
@@ -185,7 +185,7 @@ def test_a_slot_holds_only_the_attribute_kinds_the_trees_see(n_categories, nomin
     assert (pool.nominal_counts[0].size > 0) == nominal and (pool.value_ranks[0].size > 0) == nominal
     assert (pool.numeric_stats[0].size > 0) == numeric and (pool.screen_base[0].size > 0) == numeric
     slot = sum(getattr(pool, name)[0].nbytes for name in pool._slot_arrays())
-    assert pool.limits[1] == slot  # K.SLOT_BYTES
+    assert pool.limits[1] == slot  # SLOT_BYTES
     rng = np.random.default_rng(0)
     for _ in range(200):
         x = np.array([rng.integers(c) if c else rng.normal() for c in n_categories], dtype=float)
@@ -246,7 +246,8 @@ def test_compacting_slots_keeps_the_trees_and_releases_the_rest():
 
 def test_enforcement_keeps_the_most_promising_leaves():
     """Promise (weight not of the majority class, over c_i) ranks leaves across trees."""
-    from boostbench.learners import vfdt_kernels as K
+    from boostbench.learners.vfdt.budget import enforce_size_limit
+    from boostbench.learners.vfdt.layout import MAX_BYTES, NODE_BYTES, SLOT_BYTES
 
     rng = np.random.default_rng(8)
     pool = CompiledHoeffdingTreePool(params(2, grace=5, scale=5.0), 3, [0, 0, 0])
@@ -257,8 +258,8 @@ def test_enforcement_keeps_the_most_promising_leaves():
     leaves, active = _leaves(pool)
     assert active.all() and len(leaves) > 8 and pool.enforcements == 0
     keep = 5
-    pool.limits[K.MAX_BYTES] = (pool.n_nodes * pool.limits[K.NODE_BYTES] + keep * pool.limits[K.SLOT_BYTES]) * 10 // 9 + 1
-    K.enforce_size_limit(pool.kernel_state())
+    pool.limits[MAX_BYTES] = (pool.n_nodes * pool.limits[NODE_BYTES] + keep * pool.limits[SLOT_BYTES]) * 10 // 9 + 1
+    enforce_size_limit(pool.kernel_state())
     stats = pool.node_stats[leaves]
     in_tree_1 = np.isin(leaves, _subtree(pool, pool.root[1]))
     promise = (stats.sum(axis=1) - stats.max(axis=1)) / np.where(in_tree_1, 10.0, 5.0)
@@ -266,8 +267,8 @@ def test_enforcement_keeps_the_most_promising_leaves():
     assert active.sum() == keep == pool.counters[1] - pool.counters[2]
     assert promise[active].min() >= promise[~active].max()
     assert (pool.node_slot[leaves[~active]] == -1).all() and (pool.node_slot[leaves[active]] >= 0).all()
-    pool.limits[K.MAX_BYTES] = np.iinfo(np.int64).max // 4  # room again: every leaf is reactivated
-    K.enforce_size_limit(pool.kernel_state())
+    pool.limits[MAX_BYTES] = np.iinfo(np.int64).max // 4  # room again: every leaf is reactivated
+    enforce_size_limit(pool.kernel_state())
     assert _leaves(pool)[1].all()
 
 
@@ -285,7 +286,7 @@ def test_gaussian_cdf_is_rivers_to_the_last_bit():
     mean) give exactly river's CDF; ``var ** 0.5`` must be C's pow, not sqrt."""
     from river.proba import Gaussian
 
-    from boostbench.learners.vfdt_kernels import _gaussian_cdf, _sigma
+    from boostbench.learners.vfdt.merits import gaussian_cdf, sigma_of
 
     rng = np.random.default_rng(11)
     mismatches = 0
@@ -301,7 +302,7 @@ def test_gaussian_cdf_is_rivers_to_the_last_bit():
         for point in (*rng.normal(stats[1], 2, size=5), stats[1]):
             with np.errstate(divide="ignore", invalid="ignore"):
                 expected = estimator.cdf(float(point))
-            got = _gaussian_cdf(stats, _sigma(stats, 0.5), float(point))
+            got = gaussian_cdf(stats, sigma_of(stats, 0.5), float(point))
             mismatches += not (got == expected or (np.isnan(got) and np.isnan(expected)))
     assert mismatches == 0
 

@@ -5,8 +5,8 @@ import pytest
 
 from boostbench.config import compose_config
 from boostbench.data.registry import load_dataset
-from boostbench.learners import merit_bounds as B
-from boostbench.learners import vfdt_kernels as K
+from boostbench.learners.vfdt import layout, merits
+from boostbench.learners.vfdt import merit_bounds as B
 from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 from boostbench.learners.pool import HoeffdingTreeParams
 
@@ -23,7 +23,7 @@ def _learn(st, value, w):
 
 def _estimators(rng, k, n_per_class, share_zero_sigma=0.0):
     """``(k, 5)`` per-class Gaussian estimators built by the training kernel's own updates."""
-    stats = np.zeros((k, K.NUMERIC_COLUMNS))
+    stats = np.zeros((k, layout.NUMERIC_COLUMNS))
     for c in range(k):
         values = rng.normal(rng.normal(0, 2), rng.uniform(0.05, 2), size=rng.integers(1, n_per_class))
         if rng.random() < share_zero_sigma:
@@ -35,7 +35,7 @@ def _estimators(rng, k, n_per_class, share_zero_sigma=0.0):
 
 def _cache():
     """A leaf's empty screen cache for one attribute: sums, grid, base."""
-    return np.zeros((2, K.N_SPLIT_POINTS)), np.zeros(5), np.zeros(K.NUMERIC_COLUMNS)
+    return np.zeros((2, layout.N_SPLIT_POINTS)), np.zeros(5), np.zeros(layout.NUMERIC_COLUMNS)
 
 
 def _bounds(stats, points, n_points, lo, hi, pre, cache=None, changed=-1):
@@ -48,10 +48,10 @@ def _exact(stats):
     k = len(stats)
     weights = stats[:, 0]
     order = np.arange(k)
-    pre, _ = K._entropy_in_order(weights, order, k)
-    points = np.zeros(K.N_SPLIT_POINTS)
-    n_points, lo, hi = K._thresholds(stats, points)
-    merit, _, _ = K._numeric_best(stats, points, n_points, order, k, pre, np.zeros(2), np.zeros(2),
+    pre, _ = merits.entropy_in_order(weights, order, k)
+    points = np.zeros(layout.N_SPLIT_POINTS)
+    n_points, lo, hi = merits.thresholds(stats, points)
+    merit, _, _ = merits.numeric_best(stats, points, n_points, order, k, pre, np.zeros(2), np.zeros(2),
                                   np.zeros(k), np.zeros(k), 0.5)
     return merit, pre, points, n_points, lo, hi
 
@@ -73,7 +73,7 @@ def test_bounds_hold_rivers_merit(k):
 
 def test_unbounded_where_rivers_cdf_is_nan():
     """A class with zero deviation exactly at a threshold goes to neither side in river: no bound."""
-    stats = np.zeros((2, K.NUMERIC_COLUMNS))
+    stats = np.zeros((2, layout.NUMERIC_COLUMNS))
     stats[0, :5] = [0.5, 1.0, 0.0, 0.0, 2.0]  # weight 0.5: variance 0 although min < max
     stats[1, :5] = [3.0, 3.0, 1.0, 2.5, 3.5]
     points = np.array([1.0])
@@ -133,7 +133,8 @@ def test_screening_changes_no_tree_on_isolet_shaped_data(max_size, threads):
     cfg = compose_config(["dataset=isolet_like"])
     data = load_dataset(cfg.dataset)
     pools = _twin_pools(6, data.n_classes, data.n_categories, 0, max_size, threads)
-    assert pools[0].work[0, 10, 2] == 1.0 and pools[1].work[0, 10, 2] == 0.0  # cache on, off
+    cache = (0, layout.SETTINGS, layout.CACHE)
+    assert pools[0].work[cache] == 1.0 and pools[1].work[cache] == 0.0  # cache on, off
     order = np.random.default_rng(0).permutation(data.n_examples)[:120]
     _train_both(pools, data.X[order], data.y[order], np.random.default_rng(1), 6)
     _assert_same_trees(*pools)
@@ -163,7 +164,7 @@ def test_screening_changes_no_tree_when_slots_are_reused():
     y = (X[:, 0] * 6 + X[:, 1] * 2 + rng.integers(0, 2, size=n)).astype(int) % 17
     X[rng.random((n, 8)) < np.linspace(0.0, 0.6, 8)] = np.nan  # later columns often missing
     pools = _twin_pools(8, 17, np.zeros(8, dtype=np.int64), 4, max_size=0.3)
-    assert pools[0].work[0, 10, 2] == 1.0
+    assert pools[0].work[0, layout.SETTINGS, layout.CACHE] == 1.0
     _train_both(pools, X, y, rng, 8)
     _assert_same_trees(*pools)
     assert pools[0].enforcements > 0 and pools[0].n_nodes > 8 * 3
@@ -171,5 +172,5 @@ def test_screening_changes_no_tree_when_slots_are_reused():
     node = int(np.flatnonzero(pool.node_slot[:pool.n_nodes] >= 0)[0])
     slot = pool.node_slot[node]
     pool.screen_grid[slot, :, B.VALID] = 1.0  # as a screen leaves it
-    K._release(K.Forest(*pool.kernel_state()), node)
-    assert not pool.screen_grid[slot].any() and pool.screen_state[slot, 0] == K.INVALID
+    layout.release(layout.Forest(*pool.kernel_state()), node)
+    assert not pool.screen_grid[slot].any() and pool.screen_state[slot, 0] == layout.INVALID

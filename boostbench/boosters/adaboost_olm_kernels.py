@@ -14,15 +14,10 @@ import numpy as np
 from boostbench.core.hedge import hedge_pick, hedge_probabilities_into, hedge_update_01
 from boostbench.core.ogd import olm_step_size
 from boostbench.core.ties import pick_tie_u as _pick
-from boostbench.kernel_cache import njit
-from boostbench.learners.vfdt_kernels import (
-    Forest,
-    copy_into,
-    forget_routes_unless,
-    kernel,
-    learn_trees,
-    predict_all,
-)
+from boostbench.kernel_cache import kernel, njit
+from boostbench.learners.vfdt.layout import Forest, copy_into
+from boostbench.learners.vfdt.routing import forget_routes_unless, predict_all
+from boostbench.learners.vfdt.training import learn_trees
 
 
 @kernel
@@ -145,7 +140,7 @@ class StepArrays(NamedTuple):
     and ``experts`` int64 ``(N,)``, ``p`` ``(N,)`` Hedge's distribution, ``weights`` ``(N,)`` the
     training weights; ``s`` ``(k,)``, ``C`` ``(k, k)``, ``expected`` ``(k,)`` scratch. The kernels
     take it as a plain tuple ``step`` (as they take the pool's trees, see
-    :class:`~boostbench.learners.vfdt_kernels.Forest`)."""
+    :class:`~boostbench.learners.vfdt.layout.Forest`)."""
 
     P: np.ndarray
     s_before: np.ndarray

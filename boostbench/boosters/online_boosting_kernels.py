@@ -11,15 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.core.ties import pick_tie_u
-from boostbench.kernel_cache import njit
-from boostbench.learners.vfdt_kernels import (
-    copy_into,
-    forget_routes_unless,
-    kernel,
-    learn_trees,
-    predict_tree,
-    write_distribution,
-)
+from boostbench.kernel_cache import kernel, njit
+from boostbench.learners.vfdt.layout import copy_into
+from boostbench.learners.vfdt.routing import forget_routes_unless, predict_tree, write_distribution
+from boostbench.learners.vfdt.training import learn_trees
 
 
 @kernel

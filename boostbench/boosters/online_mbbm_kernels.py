@@ -15,11 +15,12 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from boostbench.core.disk_cache import cache_dir, load_arrays, save_arrays
+from boostbench.core.disk_cache import load_arrays, save_arrays
 from boostbench.core.wide_keys import KEY_TYPE, KEY_WORDS, digits_per_word, fits, pack, row_key
 from boostbench.core.potentials import _sort_small, cost_matrix_compiled, potential_tables
 from boostbench.core.ties import pick_tie_u
 from boostbench.kernel_cache import njit
+from boostbench.paths import cache_dir
 
 
 @njit(cache=True)

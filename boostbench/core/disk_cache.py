@@ -7,16 +7,9 @@ atomically, and their names carry a format version so that a change of encoding 
 from __future__ import annotations
 
 import io
-import os
 from pathlib import Path
 
 import numpy as np
-
-
-def cache_dir(kind: str) -> Path:
-    """``$BOOSTBENCH_CACHE/<kind>`` (default ``~/.cache/boostbench/<kind>``)."""
-    root = os.environ.get("BOOSTBENCH_CACHE") or Path.home() / ".cache" / "boostbench"
-    return Path(root) / kind
 
 
 def load_arrays(path: Path) -> dict[str, np.ndarray] | None:

@@ -40,10 +40,11 @@ from numba import types
 from numba.typed import Dict
 
 from boostbench.core.cost_matrix import normalized_cost_matrix
-from boostbench.core.disk_cache import cache_dir, load_arrays, save_arrays
+from boostbench.core.disk_cache import load_arrays, save_arrays
 from boostbench.core.wide_keys import KEY_TYPE, KEY_WORDS, digits_per_word, pack, row_key
 from boostbench.core.wide_keys import fits as keys_fit
 from boostbench.kernel_cache import njit
+from boostbench.paths import cache_dir
 
 
 TRUE_PMF = 0  # fits[TRUE_PMF, r, x] = P(Binomial(r, (1-gamma)/k + gamma) = x): the true label

@@ -27,10 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from boostbench.core.disk_cache import cache_dir, load_arrays, save_arrays
+from boostbench.core.disk_cache import load_arrays, save_arrays
 
 from boostbench.data.dataset import Dataset, MultilabelDataset
 from boostbench.errors import ConfigError
+from boostbench.paths import cache_dir
 
 GENERATORS = ("make_classification", "make_multilabel_classification")
 

@@ -14,7 +14,7 @@ import sys
 import numba
 import numpy as np
 
-from boostbench.learners import vfdt_kernels as K
+from boostbench.learners.vfdt import budget, layout, routing, training
 from boostbench.learners.pool import HoeffdingTreeParams, WeakLearnerPool
 
 
@@ -29,13 +29,13 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         capacity: initial number of nodes (arrays double when full).
         max_size: memory budget of the pool in MiB, or None for none: past it, the least
             promising leaves are deactivated (river's ``max_size`` rule over all N trees, see
-            :mod:`~boostbench.learners.vfdt_kernels`); :attr:`size_bytes` is what is counted.
+            :mod:`~boostbench.learners.vfdt.budget`); :attr:`size_bytes` is what is counted.
         n_threads: threads that train the trees of one example together (numba's, at most
             ``numba.config.NUMBA_NUM_THREADS``); any number gives the same trees to the bit.
         screen_splits: split attempts evaluate exactly only the numeric attributes whose merit
-            bounds can reach the decision (:mod:`~boostbench.learners.merit_bounds`); False
+            bounds can reach the decision (:mod:`~boostbench.learners.vfdt.merit_bounds`); False
             evaluates every one. The trees are the same either way (the reference for tests).
-            With at least ``K.SCREEN_CACHE_MIN_CLASSES`` classes, each active leaf also keeps
+            With at least ``layout.SCREEN_CACHE_MIN_CLASSES`` classes, each active leaf also keeps
             its bounds' sums between attempts (30 floats per numeric attribute, against the
             statistics' 5 per class), which makes an attempt after one new example cheap.
     """
@@ -50,7 +50,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._subsets = feature_subsets is not None
         self.feat_map = (None if feature_subsets is None
                          else np.ascontiguousarray(feature_subsets, dtype=np.int64))
-        # (N, 3) columns K.GRACE, K.DELTA, K.TAU: one argument for the kernels, not three
+        # (N, 3) columns GRACE, DELTA, TAU (vfdt.layout): one argument for the kernels, not three
         self.split_params = np.column_stack([params.grace_period, params.delta, params.tau]).astype(np.float64)
         self.weight_scale = params.weight_scale.astype(np.float64)
         self.n_threads = int(n_threads)
@@ -59,18 +59,18 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._forest = None
         self.counters = np.zeros(4, dtype=np.int64)  # nodes used, slots used, free slots, enforcements
         self.max_size = max_size
-        budget = np.iinfo(np.int64).max // 4 if max_size is None else int(max_size * 2**20)
-        self.limits = np.array([0, 0, budget], dtype=np.int64)
+        max_bytes = np.iinfo(np.int64).max // 4 if max_size is None else int(max_size * 2**20)
+        self.limits = np.array([0, 0, max_bytes], dtype=np.int64)
         self._set_limits()
-        self._allocate_nodes(max(capacity, 4 * n, self._budget_rows(K.NODE_BYTES)))
-        self._allocate_slots(max(capacity, 4 * n, self._budget_rows(K.SLOT_BYTES)))
+        self._allocate_nodes(max(capacity, 4 * n, self._budget_rows(layout.NODE_BYTES)))
+        self._allocate_slots(max(capacity, 4 * n, self._budget_rows(layout.SLOT_BYTES)))
         # where the last example predicted for every tree ends (leaf, parent, branch, valid)
         self.route = np.zeros((n, 4), dtype=np.int64)
         self.route_x = np.full(len(n_categories), np.nan)
         self.pending = np.zeros((n, 5), dtype=np.int64)
         self.pending_value = np.zeros(n)
         self.root = np.empty(n, dtype=np.int64)
-        K.plant(self.kernel_state())
+        layout.plant(self.kernel_state())
 
     def _set_shapes(self, k: int, n_categories: np.ndarray) -> None:
         """Everything whose shape follows k and the attributes: the shapes of the statistics
@@ -93,22 +93,22 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         d_nominal = d_local if self.feat_nominal.any() else 0
         numeric = bool((~self.feat_nominal).any())
         self._nominal_shape = (k, d_nominal, n_values)
-        self._numeric_shape = (d_local if numeric else 0, k, K.NUMERIC_COLUMNS)
+        self._numeric_shape = (d_local if numeric else 0, k, layout.NUMERIC_COLUMNS)
         self._ranks_shape = (d_local, k + 1)
         self._value_ranks_shape = (k, d_nominal, n_values + 1)
         self._rank_dtype = np.int16 if max(k, d_local, n_values) < np.iinfo(np.int16).max else np.int32
         # the screen's cache per slot, when it pays (its size is fixed, the statistics' grow with
         # k); allocated whether or not it is used, so that screening never changes what a memory
         # budget admits (without a cache, one row: the bounds' scratch takes it as an argument)
-        cache = numeric and k >= K.SCREEN_CACHE_MIN_CLASSES
+        cache = numeric and k >= layout.SCREEN_CACHE_MIN_CLASSES
         self._screen_shape = self._numeric_shape[0] if cache else int(numeric)
-        self.work, self.iwork = K.scratch(k, d_local, n_values, self.n_threads, self.screen_splits, cache)
+        self.work, self.iwork = layout.scratch(k, d_local, n_values, self.n_threads, self.screen_splits, cache)
 
     def _set_limits(self) -> None:
-        self.limits[K.NODE_BYTES] = self._row_bytes(self._node_arrays())
-        self.limits[K.SLOT_BYTES] = self._row_bytes(self._slot_arrays())
+        self.limits[layout.NODE_BYTES] = self._row_bytes(self._node_arrays())
+        self.limits[layout.SLOT_BYTES] = self._row_bytes(self._slot_arrays())
         # compact once the free slots hold a sixteenth of the budget (checked per training call)
-        self._compact_after = int(self.limits[K.MAX_BYTES] // 16 // self.limits[K.SLOT_BYTES])
+        self._compact_after = int(self.limits[layout.MAX_BYTES] // 16 // self.limits[layout.SLOT_BYTES])
 
     def grow(self, n_classes: int | None = None, n_categories=None) -> None:
         """Make room for more classes, attributes or nominal values, keeping every tree as it is.
@@ -146,8 +146,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._set_limits()
         for name in (*self._node_arrays(), *self._slot_arrays()):
             delattr(self, name)
-        self._allocate_nodes(max(2 * used_nodes, self._budget_rows(K.NODE_BYTES)))
-        self._allocate_slots(max(2 * used_slots, self._budget_rows(K.SLOT_BYTES)))
+        self._allocate_nodes(max(2 * used_nodes, self._budget_rows(layout.NODE_BYTES)))
+        self._allocate_slots(max(2 * used_slots, self._budget_rows(layout.SLOT_BYTES)))
         n, s = used_nodes, used_slots
         self.node_nav[:n, :1 + width] = old["node_nav"]
         self.node_nav[:n, 1 + width:] = -1  # no children for the new values yet
@@ -193,9 +193,9 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
                 "value_ranks": (self._rank_dtype, self._value_ranks_shape), "free_slots": (np.int64, ()),
                 # the split screen's cache (merit_bounds): sums per threshold, their range and
                 # totals, the one changed class's estimators before its change, the cache's state
-                "screen_sums": (np.float64, (self._screen_shape, 2, K.N_SPLIT_POINTS)),
+                "screen_sums": (np.float64, (self._screen_shape, 2, layout.N_SPLIT_POINTS)),
                 "screen_grid": (np.float64, (self._screen_shape, 5)),
-                "screen_base": (np.float64, (self._screen_shape, K.NUMERIC_COLUMNS)),
+                "screen_base": (np.float64, (self._screen_shape, layout.NUMERIC_COLUMNS)),
                 "screen_state": (np.int64, (2,))}
 
     @staticmethod
@@ -207,7 +207,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     def size_bytes(self) -> int:
         """The pool's size as its budget counts it, in bytes: nodes times a node row (every node
         array) plus active leaves times a statistics slot (every slot array)."""
-        return int(K.size_bytes(self.counters, self.limits))
+        return int(budget.size_bytes(self.counters, self.limits))
 
     @property
     def enforcements(self) -> int:
@@ -230,7 +230,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         when it is first written, so the rows cost memory only as they are used. 0 without one."""
         if self.max_size is None:
             return 0
-        return int(self.limits[K.MAX_BYTES] // self.limits[entry]) + 2 * self.room_per_example
+        return int(self.limits[layout.MAX_BYTES] // self.limits[entry]) + 2 * self.room_per_example
 
     def __getstate__(self):
         views = ("node_stats", "node_last", "node_sub", "node_parent", "node_slot", "node_active", "node_depth",
@@ -245,15 +245,15 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self.__dict__.update(state)
         self._forest = None
         self._node_views()
-        self._allocate_nodes(max(2 * len(self.node_nav), self._budget_rows(K.NODE_BYTES)))
-        self._allocate_slots(max(2 * len(self.nominal_counts), self._budget_rows(K.SLOT_BYTES)))
+        self._allocate_nodes(max(2 * len(self.node_nav), self._budget_rows(layout.NODE_BYTES)))
+        self._allocate_slots(max(2 * len(self.nominal_counts), self._budget_rows(layout.SLOT_BYTES)))
 
     def kernel_state(self) -> tuple:
         """The arrays as the kernels take them: a plain tuple in the field order of
-        :class:`~boostbench.learners.vfdt_kernels.Forest`, valid until the pool grows (training
+        :class:`~boostbench.learners.vfdt.layout.Forest`, valid until the pool grows (training
         calls :meth:`reserve` first, which returns it anew)."""
         if self._forest is None:
-            self._forest = tuple(getattr(self, name) for name in K.Forest._fields)
+            self._forest = tuple(getattr(self, name) for name in layout.Forest._fields)
         return self._forest
 
     def _allocate_slots(self, size: int) -> None:
@@ -306,7 +306,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     @property
     def node_leaf(self) -> np.ndarray:
         """``(capacity,)`` bool: which node slots hold a leaf (slots past ``n_nodes`` are unused)."""
-        return self.node_nav[:, K.TEST] == K.LEAF
+        return self.node_nav[:, layout.TEST] == layout.LEAF
 
     @property
     def n_nodes(self) -> int:
@@ -320,12 +320,12 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     def predict_proba(self, xp: np.ndarray) -> np.ndarray:
         out = np.empty((self.n_learners, self.n_classes))
-        K.predict_all(xp, out, self.kernel_state())
+        routing.predict_all(xp, out, self.kernel_state())
         return out
 
     def predict_proba_one(self, i: int, xp: np.ndarray) -> np.ndarray:
         out = np.empty(self.n_classes)
-        K.predict_tree(i, xp, out, self.kernel_state())
+        routing.predict_tree(i, xp, out, self.kernel_state())
         return out
 
     @property
@@ -354,9 +354,9 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         if self.n_threads > 1:  # numba's thread ids index the scratch: no more threads than it has
             numba.set_num_threads(min(self.n_threads, numba.config.NUMBA_NUM_THREADS))
             numba.set_parallel_chunksize(1)  # a tree at a time to the next free thread
-            K.learn_trees_threaded(0, self.n_learners, xp, int(y), weights, self.reserve())
+            training.learn_trees_threaded(0, self.n_learners, xp, int(y), weights, self.reserve())
         else:
-            K.learn_all(xp, int(y), weights, self.reserve())
+            training.learn_all(xp, int(y), weights, self.reserve())
 
     def learn_one(self, i: int, xp: np.ndarray, y: int, weight: float) -> None:
         y = self._label(y)
@@ -364,9 +364,9 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             return
         self._ensure(1)
         forest = self.kernel_state()
-        K.forget_routes_unless(xp, forest)
+        routing.forget_routes_unless(xp, forest)
         self._counts[i] = weight
-        K.learn_trees(i, i + 1, xp, int(y), self._counts, forest)
+        training.learn_trees(i, i + 1, xp, int(y), self._counts, forest)
 
 
 def release_rows(array: np.ndarray, start: int, stop: int) -> None:

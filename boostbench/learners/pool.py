@@ -84,7 +84,7 @@ class WeakLearnerPool(ABC):
     weight_scale: np.ndarray | None = None
     #: True for a pool whose trees booster kernels can drive directly: it then has
     #: ``kernel_state()`` and ``reserve()`` (room to train, then ``kernel_state()``), the trees
-    #: as :class:`~boostbench.learners.vfdt_kernels.Forest` describes; False for the others.
+    #: as :class:`~boostbench.learners.vfdt.layout.Forest` describes; False for the others.
     compiled: bool = False
 
     @abstractmethod

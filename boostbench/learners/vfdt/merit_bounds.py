@@ -18,7 +18,7 @@ functions of one variable: tabulated once, linearly interpolated, they give the 
 a bound :data:`MERIT_SLACK` measured on the tables (and padded): an interval that contains the
 value river's arithmetic gives. :func:`numeric_merit_bounds` returns, per attribute, the interval
 of its best threshold's merit; the caller evaluates exactly only the attributes whose interval
-can reach the decision (:func:`boostbench.learners.vfdt_kernels._best_split`). Decisions are
+can reach the decision (:func:`boostbench.learners.vfdt.split.best_split`). Decisions are
 therefore unchanged, bit for bit; the tests compare against the unscreened attempt.
 """
 
@@ -29,10 +29,10 @@ import math
 import numpy as np
 from scipy.special import ndtr
 
-from boostbench.kernel_cache import njit
+from boostbench.kernel_cache import kernel, njit
+from boostbench.learners.vfdt.merits import MIN_BRANCH_FRACTION
 
 Z_MIN, Z_STEPS_PER_UNIT = -9.0, 1024.0  # tables over z in [-9, 9]; beyond, Phi is 0 or 1 to 1e-18
-MIN_SHARE = 0.01  # a branch needs more than this share of the weight (vfdt_kernels)
 
 
 def _h2(p: np.ndarray) -> np.ndarray:
@@ -66,7 +66,6 @@ PHI_TABLE, PSI_TABLE, PHI_SLACK, PSI_SLACK = _tables()
 SHARE_SLACK = PHI_SLACK + 1e-10  # rounding, with up to REFRESH_AFTER updates of the sums
 MERIT_SLACK = PSI_SLACK + 7.0 * SHARE_SLACK + 1e-9
 
-kernel = njit(cache=True, _nrt=False)
 REFRESH_AFTER = 1000  # a leaf's cached sums are taken afresh after this many updates (rounding)
 # The bounds tolerate rounding far above reassociation's (MERIT_SLACK): let the class sums
 # vectorise. No nnan/ninf: the intervals use infinities.
@@ -171,11 +170,11 @@ def _merit_bounds(sums, n_points, total, h, pre_entropy):  # pragma: no cover - 
     class_entropy = (h + total * math.log2(total)) / total
     for i in range(n_points):
         q = sums[0, i] / total
-        if q - SHARE_SLACK > MIN_SHARE and 1.0 - q - SHARE_SLACK > MIN_SHARE:
+        if q - SHARE_SLACK > MIN_BRANCH_FRACTION and 1.0 - q - SHARE_SLACK > MIN_BRANCH_FRACTION:
             merit = pre_entropy - class_entropy - sums[1, i] / total - q * math.log2(q) - (1.0 - q) * math.log2(1.0 - q)
             low = max(low, merit - MERIT_SLACK)
             high = max(high, merit + MERIT_SLACK)
-        elif q + SHARE_SLACK >= MIN_SHARE and 1.0 - q + SHARE_SLACK >= MIN_SHARE:
+        elif q + SHARE_SLACK >= MIN_BRANCH_FRACTION and 1.0 - q + SHARE_SLACK >= MIN_BRANCH_FRACTION:
             high = np.inf  # at the rule's edge: either side of it
     return low, high
 
@@ -191,7 +190,7 @@ def numeric_merit_bounds(stats, points, n_points, lo, hi, pre_entropy, classwise
     ``(lo, hi)``).
 
     ``stats`` is the attribute's ``(k, 5)`` per-class Gaussian estimators ``[weight, mean, S, min,
-    max]`` (:mod:`~boostbench.learners.vfdt_kernels`), ``pre_entropy`` the leaf's class entropy in
+    max]`` (:mod:`~boostbench.learners.vfdt.layout`), ``pre_entropy`` the leaf's class entropy in
     bits; ``classwise`` (``(7, >= k)`` float64, C-contiguous rows) is scratch, whose rows 5 and 6
     carry a memo of ``w log2 w`` by class from call to call (zeros: empty).
 

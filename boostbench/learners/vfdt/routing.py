@@ -1,0 +1,227 @@
+"""Walking the trees: the leaf an example reaches, and the trees' predictions.
+
+As river's trees: a missing value follows the child with the most weight (ties: the oldest
+child); in training, an unseen nominal value gets a new leaf under a multiway branch, in
+prediction it follows the heaviest child; leaves predict their normalised class weights
+(majority-class leaves, ``'mc'``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boostbench.kernel_cache import kernel
+from boostbench.learners.vfdt.layout import LEAF, NOMINAL_BINARY, NUMERIC, TEST, Forest, copy_into, node_weight
+
+
+@kernel
+def next_child(node, node_nav, after):  # pragma: no cover - compiled
+    """The child of ``node`` with the lowest node id above ``after`` (-1 if none): children by age,
+    the order river keeps them in."""
+    child = -1
+    for b in range(1, node_nav.shape[1]):
+        c = node_nav[node, b]
+        if c > after and (child < 0 or c < child):
+            child = c
+    return child
+
+
+@kernel
+def _subtree_weight(node, node_nav, node_stats, node_classes, node_sub,
+                    node_parent):  # pragma: no cover - compiled
+    """Class weight held by the leaves under ``node``, summed child by child in age order (river's
+    ``total_weight`` of a branch: the statistics a branch kept from its split do not count).
+
+    A branch keeps its sum in ``node_sub`` (NaN when stale: training marks the path up from the
+    leaf it changes), so a detour costs the children's sums, not a walk over the subtree. The
+    cached value is the one the same additions give, so it is exact."""
+    if node_nav[node, TEST] == LEAF:
+        return node_weight(node, node_stats, node_classes)
+    cached = node_sub[node]
+    if cached == cached:
+        return cached
+    total = 0.0
+    child = next_child(node, node_nav, -1)
+    while child >= 0:
+        total += _subtree_weight(child, node_nav, node_stats, node_classes, node_sub, node_parent)
+        child = next_child(node, node_nav, child)
+    node_sub[node] = total
+    return total
+
+
+@kernel
+def mark_stale(node, node_sub, node_parent):  # pragma: no cover - compiled
+    """The subtree sums of ``node`` and its ancestors are stale. A stale node's ancestors are all
+    stale (sums are refreshed top-down), so the walk up stops at the first stale one."""
+    while node >= 0 and node_sub[node] == node_sub[node]:
+        node_sub[node] = np.nan
+        node = node_parent[node]
+
+
+@kernel
+def _heaviest_child(node, node_nav, node_stats, node_classes, node_sub, node_parent):  # pragma: no cover - compiled
+    """river's most common path: the child whose leaves hold the most weight; ties go to the
+    oldest child."""
+    heaviest = -1
+    best = -1.0
+    child = next_child(node, node_nav, -1)
+    while child >= 0:
+        w = _subtree_weight(child, node_nav, node_stats, node_classes, node_sub, node_parent)
+        if w > best:
+            best = w
+            heaviest = child
+        child = next_child(node, node_nav, child)
+    return heaviest
+
+
+@kernel
+def _branch(node, value, node_nav, node_value):  # pragma: no cover - compiled
+    """The branch the internal ``node``'s test sends ``value`` down: numeric ``value <= threshold``
+    -> 0, else 1; nominal binary ``value == v`` -> 0, else 1; multiway the value's code. -1 for a
+    missing value (NaN) or a code past the node's children."""
+    if value != value:
+        return -1
+    kind = node_nav[node, TEST] & 3
+    if kind == NUMERIC:
+        return 0 if value <= node_value[node] else 1
+    if kind == NOMINAL_BINARY:
+        return 0 if value == node_value[node] else 1
+    code = int(value)
+    return code if code < node_nav.shape[1] - 1 else -1
+
+
+@kernel
+def _walk(node, parent, x, tree, node_nav, node_value,
+          node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
+    """Walk from ``node`` (child of ``parent``) down to a leaf; see :func:`find_leaf`."""
+    detour = False
+    while node_nav[node, TEST] != LEAF:
+        test = node_nav[node, TEST]
+        branch = _branch(node, x[feat_map[tree, test >> 2]], node_nav, node_value)
+        child = node_nav[node, 1 + branch] if branch >= 0 else -1
+        if child < 0 and branch >= 0:  # multiway, no child for the value yet
+            return -1, node, branch
+        if child < 0:  # missing value (or a code past the children): the most traversed path
+            detour = True
+            child = _heaviest_child(node, node_nav, node_stats, node_classes, node_sub, node_parent)
+        parent = node
+        node = child
+    return node, parent, -2 if detour else -1
+
+
+@kernel
+def find_leaf(tree, x, root, node_nav, node_value,
+              node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
+    """The leaf ``x`` reaches in ``tree`` when it trains (missing values follow the heaviest child).
+
+    Returns ``(leaf, parent, branch)``; ``leaf = -1`` when a multiway branch has no child for
+    the value, with ``parent`` that branch and ``branch`` the value's code (training adds a leaf
+    there); ``branch = -2`` when the path took a missing value's detour.
+    """
+    return _walk(root[tree], -1, x, tree, node_nav, node_value,
+                 node_stats, node_classes, node_sub, node_parent, feat_map)
+
+
+@kernel
+def _predicting_leaf(leaf, parent, tree, x, node_nav, node_value,
+                     node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
+    """The leaf that predicts for ``x`` given where training would end: at a multiway branch
+    without a child for the value, river follows the most common path (and walks on)."""
+    while leaf < 0:
+        start = _heaviest_child(parent, node_nav, node_stats, node_classes, node_sub, node_parent)
+        leaf, parent, _ = _walk(start, parent, x, tree, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
+    return leaf
+
+
+@kernel
+def predict_tree(tree, x, out, trees):  # pragma: no cover - compiled
+    """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty)."""
+    F = Forest(*trees)
+    leaf, parent, _ = find_leaf(tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
+    leaf = _predicting_leaf(leaf, parent, tree, x, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
+    _write_distribution(F.node_stats, F.node_classes, leaf, out)
+
+
+@kernel
+def write_distribution(trees, source, out):  # pragma: no cover - compiled
+    """Leaf ``source``'s class weights times 1 / their total into ``out`` (``(k,)``; river's
+    normalisation, to the last bit), or uniform if empty."""
+    F = Forest(*trees)
+    _write_distribution(F.node_stats, F.node_classes, source, out)
+
+
+@kernel
+def _write_distribution(node_stats, node_classes, source, out):  # pragma: no cover - compiled
+    # the arrays it reads, not the Forest: called per tree and per example, and a call that is
+    # not inlined passes every field of its arguments
+    total = node_weight(source, node_stats, node_classes)
+    k = out.shape[0]
+    if total > 0.0:
+        scale = 1.0 / total
+        for c in range(k):
+            out[c] = node_stats[source, c] * scale
+    else:
+        for c in range(k):
+            out[c] = 1.0 / k
+
+
+@kernel
+def predict_all(x, out, trees):  # pragma: no cover - compiled
+    """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``.
+
+    Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 4)``, column 3
+    = valid) and ``x`` in ``route_x``, so that training on the same ``x`` right after need not
+    walk the trees again (:func:`~.training.learn_all` checks ``x`` and each tree's flag).
+
+    The trees are walked side by side, a level of every tree at a time: a walk is a chain of
+    dependent loads, and chains of different trees overlap. A tree whose walk meets a missing
+    value or a multiway branch without a child for the value is walked alone afterwards
+    (:func:`find_leaf`, :func:`_predicting_leaf`), with the same result.
+    """
+    F = Forest(*trees)
+    route, root, node_nav, node_value, feat_map = F.route, F.root, F.node_nav, F.node_value, F.feat_map
+    route_x = F.route_x
+    copy_into(route_x, x)
+    n_trees = out.shape[0]
+    for tree in range(n_trees):  # route[tree] = (node, parent, -1 while walking / -3 to redo, 0)
+        route[tree, 0], route[tree, 1], route[tree, 2], route[tree, 3] = root[tree], -1, -1, 0
+    walking = n_trees
+    while walking > 0:
+        walking = 0
+        for tree in range(n_trees):
+            node = route[tree, 0]
+            if route[tree, 2] != -1 or node_nav[node, TEST] == LEAF:
+                continue
+            branch = _branch(node, x[feat_map[tree, node_nav[node, TEST] >> 2]], node_nav, node_value)
+            child = node_nav[node, 1 + branch] if branch >= 0 else -1
+            if child < 0:
+                route[tree, 2] = -3
+                continue
+            route[tree, 0], route[tree, 1] = child, node
+            walking += 1
+    for tree in range(n_trees):
+        if route[tree, 2] == -3:
+            leaf, parent, branch = find_leaf(tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
+            route[tree, 0], route[tree, 1], route[tree, 2] = leaf, parent, branch
+            leaf = _predicting_leaf(leaf, parent, tree, x, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
+        else:
+            leaf = route[tree, 0]
+        route[tree, 3] = 1
+        _write_distribution(F.node_stats, F.node_classes, leaf, out[tree])
+
+
+@kernel
+def same_example(x, route_x):  # pragma: no cover - compiled
+    """Whether ``x`` is bit for bit the example whose routes are kept (NaN equals NaN)."""
+    for j in range(x.shape[0]):
+        if x[j] != route_x[j] and not (x[j] != x[j] and route_x[j] != route_x[j]):
+            return False
+    return True
+
+
+@kernel
+def forget_routes_unless(x, trees):  # pragma: no cover - compiled
+    """Clear the kept routes (:func:`predict_all`) unless they were taken for ``x``."""
+    F = Forest(*trees)
+    if not same_example(x, F.route_x):
+        F.route[:, 3] = 0

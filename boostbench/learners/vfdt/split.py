@@ -1,0 +1,296 @@
+"""A split attempt: its decision (river's Hoeffding test, screened by merit bounds), and the split.
+
+With ``eps = sqrt(R^2 ln(1/delta) / (2 W))``, ``R = log2(max(classes seen, 2))``, the best split
+is taken when ``best - second > eps`` or ``eps < tau``; if the best merit is -inf (the null split
+wins) or a class holds more than 99% of the weight, the leaf's attribute statistics are discarded
+and it starts gathering them afresh. (river deactivates the leaf, and its memory manager, called
+right after, reactivates every inactive leaf with empty splitters while the tree is under its
+size limit: the net effect is this reset.) Children start from the split's class distributions.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from boostbench.kernel_cache import kernel
+from boostbench.learners.vfdt.layout import (
+    ATTRIBUTES,
+    CACHE,
+    CLASS_IDS,
+    CLASSES,
+    CLASSWISE,
+    CLASSWISE_ROWS,
+    CLEAN,
+    DELTA,
+    DIRTY,
+    FEATURE_KIND,
+    FEATURE_VALUE,
+    GRID,
+    HALF,
+    KEPT,
+    MERIT_HIGH,
+    MERIT_LOW,
+    MULTIWAY,
+    N_SPLIT_POINTS,
+    NOMINAL_BINARY,
+    PAIR_ENTROPY,
+    PAIR_WEIGHT,
+    POINTS,
+    SCREEN,
+    SETTINGS,
+    SIDES,
+    SIGMAS,
+    SUMS,
+    TAU,
+    TERMS,
+    TEST,
+    VALUE_COUNTS,
+    VALUE_ORDERS,
+    add_class,
+    copy_into,
+    in_rank_order,
+    new_node,
+    node_weight,
+    release,
+)
+from boostbench.learners.vfdt.merit_bounds import REFRESH_AFTER, numeric_merit_bounds
+from boostbench.learners.vfdt.merits import (
+    entropy_in_order,
+    nominal_best,
+    numeric_best,
+    numeric_split,
+    rest_of,
+    sigma_of,
+    thresholds,
+    value_orders,
+)
+
+KEEP, RESET, SPLIT = 0, 1, 2  # what a split attempt decides (best_split)
+MAX_SHARE_TO_SPLIT = 0.99  # a leaf whose majority class holds more does not split (only the null split)
+BOUNDED, OUT_OF_REACH = -2, -3  # an attribute's kind in best_split: its merit an interval; not needed
+
+
+@kernel
+def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks, attr_ranks, value_ranks,
+               feat_nominal, split_params, work, iwork, screen_sums, screen_grid, screen_base,
+               screen_state):  # pragma: no cover - compiled
+    """The decision of a split attempt on a leaf with class weights ``stats`` (``(k,)``, summing to
+    ``total``), its classes by first sight ``classes_seen``, its statistics slot's arrays, and
+    its tree's rows of ``feat_nominal`` and ``split_params``: ``(KEEP | RESET | SPLIT, feature,
+    kind, value)``. ``work``/``iwork`` are a thread's scratch (:func:`~.layout.scratch`). (Hot:
+    it takes the arrays it reads, not the Forest, whose fields a call that is not inlined would
+    all pass.)
+
+    Numeric attributes are first bounded (:mod:`~.merit_bounds`), and only those whose interval
+    can reach the decision are evaluated exactly: the decision is river's, at a fraction of the
+    cost. Without the scratch's SCREEN setting every attribute is evaluated (the reference the
+    tests compare with)."""
+    k = stats.shape[0]
+    n_seen = 0
+    majority = 0.0
+    for c in range(k):
+        if stats[c] > 0.0:
+            n_seen += 1
+        if stats[c] > majority:
+            majority = stats[c]
+    if n_seen <= 1:  # pure: river does not try
+        return KEEP, -1, -1, 0.0
+    if majority / total > MAX_SHARE_TO_SPLIT:  # only the null split is proposed, and it wins
+        return RESET, -1, -1, 0.0
+    n_keys = classes_seen[-1]
+    pre_entropy, _ = entropy_in_order(stats, classes_seen, n_keys)
+    # river's range of merit counts the classes its statistics hold, with weight 0 or not
+    bound = math.sqrt(math.log2(max(n_keys, 2)) ** 2 * math.log(1.0 / split_params[DELTA]) / (2.0 * total))
+    decided = bound < split_params[TAU]  # the best split is taken whatever the second
+    screen = work[SETTINGS, SCREEN] > 0.0
+    cached = work[SETTINGS, CACHE] > 0.0
+    # the slot's cached sums: updated for the one class trained since the last screen, or afresh
+    changed = -1
+    if cached and screen_state[0] >= DIRTY and screen_state[1] < REFRESH_AFTER:
+        changed = screen_state[0] - DIRTY
+        screen_state[1] += 1
+    else:
+        screen_state[1] = 0
+    n_local = feat_nominal.shape[0]
+    attributes = iwork[ATTRIBUTES, :n_local]
+    merit_low, merit_high = work[MERIT_LOW, :n_local], work[MERIT_HIGH, :n_local]
+    feature_values, feature_kinds = work[FEATURE_VALUE, :n_local], work[FEATURE_KIND, :n_local]
+    points = work[POINTS, :N_SPLIT_POINTS]
+    n_attributes = in_rank_order(attr_ranks, attributes)
+    # 1. Each attribute's best split: nominal ones exactly; numeric ones, when screening, as an
+    # interval (merit_bounds) that the exact merit is certain to lie in.
+    for a in range(n_attributes):
+        j = attributes[a]
+        feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
+        if feat_nominal[j]:
+            feature_best, feature_kind, feature_value = nominal_best(
+                nominal_counts[:, j].T, ranks[j], value_ranks[:, j], pre_entropy, work, iwork)
+        else:
+            n_points, lo, hi = thresholds(numeric_stats[j], points)
+            if screen:
+                low, high = _bounds(j, numeric_stats[j], n_points, lo, hi, pre_entropy, work, cached,
+                                    screen_sums, screen_grid, screen_base, changed)
+                if high > -np.inf:  # else certainly -inf: no finite candidate, the null split
+                    merit_low[a], merit_high[a], feature_kinds[a] = low, high, BOUNDED
+                    continue
+            else:
+                feature_best, feature_kind, feature_value = _numeric_exact(
+                    numeric_stats[j], ranks[j], n_points, pre_entropy, work, iwork)
+        merit_low[a], merit_high[a] = feature_best, feature_best
+        feature_values[a], feature_kinds[a] = feature_value, feature_kind
+    if cached:
+        screen_state[0] = CLEAN
+    if screen and not _evaluate_within_reach(n_attributes, attributes, numeric_stats, ranks, pre_entropy,
+                                             bound, decided, work, iwork):
+        return KEEP, -1, -1, 0.0
+    return _decide(n_attributes, attributes, bound, decided, work)
+
+
+@kernel
+def _bounds(j, stats, n_points, lo, hi, pre_entropy, work, cached, screen_sums, screen_grid, screen_base,
+            changed):  # pragma: no cover - compiled
+    """:func:`~.merit_bounds.numeric_merit_bounds` of numeric attribute ``j`` (estimators
+    ``stats``, thresholds in the scratch's POINTS row), with the slot's cache of its sums, or
+    without one (``cached`` False) sums in the scratch, taken afresh."""
+    at = j if cached else 0
+    sums = screen_sums[at] if cached else work[SUMS: SUMS + 2, :N_SPLIT_POINTS]
+    grid = screen_grid[at] if cached else work[GRID, :5]
+    return numeric_merit_bounds(stats, work[POINTS, :N_SPLIT_POINTS], n_points, lo, hi, pre_entropy,
+                                work[CLASSWISE: CLASSWISE + CLASSWISE_ROWS], sums, grid, screen_base[at], changed)
+
+
+@kernel
+def _numeric_exact(stats, class_ranks, n_points, pre_entropy, work, iwork):  # pragma: no cover - compiled
+    """:func:`~.merits.numeric_best` of a numeric attribute (estimators ``stats`` ``(k, 5)``, its
+    classes' first-seen ranks ``class_ranks``) over the thresholds in the scratch's POINTS row."""
+    k = stats.shape[0]
+    classes = iwork[CLASSES, :k]
+    return numeric_best(stats, work[POINTS, :N_SPLIT_POINTS], n_points, classes, in_rank_order(class_ranks, classes),
+                        pre_entropy, work[PAIR_ENTROPY, :2], work[PAIR_WEIGHT, :2], work[SIGMAS, :k], work[TERMS, :k],
+                        work[SETTINGS, HALF])
+
+
+@kernel
+def _evaluate_within_reach(n_attributes, attributes, numeric_stats, ranks, pre_entropy, bound, decided, work,
+                           iwork):  # pragma: no cover - compiled
+    """Step 2 of :func:`best_split`: evaluate exactly the bounded attributes that can matter.
+    With the decision taken by the best alone, those that can reach the highest certain merit;
+    else those that can reach the second highest; the others are OUT_OF_REACH. False (nothing
+    evaluated) when the gap is certainly within the Hoeffding bound: the leaf waits."""
+    merit_low, merit_high = work[MERIT_LOW, :n_attributes], work[MERIT_HIGH, :n_attributes]
+    feature_values, feature_kinds = work[FEATURE_VALUE, :n_attributes], work[FEATURE_KIND, :n_attributes]
+    top, runner_up, top_high = -np.inf, -np.inf, -np.inf
+    for a in range(n_attributes):
+        if merit_low[a] >= top:
+            top, runner_up = merit_low[a], top
+        elif merit_low[a] > runner_up:
+            runner_up = merit_low[a]
+        top_high = max(top_high, merit_high[a])
+    if not decided and (top_high == -np.inf or top_high - runner_up <= bound):
+        return False
+    reach = top if decided else runner_up
+    for a in range(n_attributes):
+        if feature_kinds[a] == BOUNDED:
+            if merit_high[a] >= reach:
+                j = attributes[a]
+                n_points, _, _ = thresholds(numeric_stats[j], work[POINTS, :N_SPLIT_POINTS])
+                m, kind, value = _numeric_exact(numeric_stats[j], ranks[j], n_points, pre_entropy, work, iwork)
+                merit_low[a], feature_kinds[a], feature_values[a] = m, kind, value
+            else:  # certainly below both the best and the second: changes neither
+                feature_kinds[a] = OUT_OF_REACH
+    return True
+
+
+@kernel
+def _decide(n_attributes, attributes, bound, decided, work):  # pragma: no cover - compiled
+    """Step 3 of :func:`best_split`: river's Hoeffding test over the attributes' proposals.
+
+    River ranks [null split, its splitters in the order their attributes were first seen] by
+    merit with a stable sort: among equal merits the later attribute ranks higher. A nominal
+    attribute always proposes its multiway split (even at -inf merit); a numeric one without a
+    finite candidate proposes the null split."""
+    best, second = -np.inf, -np.inf
+    best_feature, best_kind, best_value = -1, -1, 0.0
+    for a in range(n_attributes):
+        feature_kind = int(work[FEATURE_KIND, a])
+        if feature_kind == OUT_OF_REACH:
+            continue
+        feature_best = work[MERIT_LOW, a]
+        if feature_best >= best:
+            second = best
+            best, best_kind, best_value = feature_best, feature_kind, work[FEATURE_VALUE, a]
+            best_feature = attributes[a] if feature_kind >= 0 else -1
+        elif feature_best > second:
+            second = feature_best
+    if not (best - second > bound or decided):  # -inf - -inf is nan: no
+        return KEEP, -1, -1, 0.0
+    if best_feature < 0:  # the null split wins: start the attribute statistics afresh
+        return RESET, -1, -1, 0.0
+    return SPLIT, best_feature, best_kind, best_value
+
+
+@kernel
+def _add_child(F, leaf, branch, dist, keys, classes, n_classes, depth):  # pragma: no cover - compiled
+    """A new leaf under ``leaf`` at ``branch``, starting from class weights ``dist`` (``(k,)``) that
+    holds the classes with ``keys > 0`` (``(k,)``; one may hold weight 0, as in river) in the order
+    ``classes[:n_classes]``."""
+    child = new_node(F, leaf, depth)
+    copy_into(F.node_stats[child], dist)
+    for i in range(n_classes):
+        if keys[classes[i]] > 0.0:
+            add_class(F.node_classes[child], classes[i])
+    F.node_last[child] = node_weight(child, F.node_stats, F.node_classes)
+    F.node_nav[leaf, 1 + branch] = child
+
+
+@kernel
+def split_leaf(F, leaf, slot, best_feature, best_kind, best_value):  # pragma: no cover - compiled
+    """Split ``leaf`` (statistics ``slot``) on ``best_feature`` as :func:`best_split` chose:
+    the split's class distributions become the children's statistics."""
+    nominal_counts, numeric_stats = F.nominal_counts, F.numeric_stats
+    work, iwork = F.work[0], F.iwork[0]  # the serial part's scratch
+    k = F.node_stats.shape[1]
+    n_values = nominal_counts.shape[3]
+    classes = iwork[CLASSES, :k]
+    counts, orders = iwork[VALUE_COUNTS, :k], iwork[VALUE_ORDERS: VALUE_ORDERS + k, :n_values]
+    depth = F.node_depth[leaf] + 1
+    if best_kind == MULTIWAY:
+        table = work[TERMS: TERMS + n_values, :k]
+        for v in range(n_values):
+            copy_into(table[v], nominal_counts[slot, :, best_feature, v])
+        release(F, leaf)
+        for v in range(n_values):
+            if table[v].sum() > 0.0:  # classes in index order
+                _add_child(F, leaf, v, table[v], table[v], iwork[CLASS_IDS, :k], k, depth)
+    else:
+        post = work[SIDES: SIDES + 2, :k]
+        keys = work[KEPT: KEPT + 2, :k]
+        n_classes = in_rank_order(F.ranks[slot, best_feature], classes)
+        if best_kind == NOMINAL_BINARY:
+            table = nominal_counts[slot, :, best_feature].T
+            v = int(best_value)
+            copy_into(post[0], table[v])
+            value_orders(F.value_ranks[slot, :, best_feature], classes, n_classes, orders, counts)
+            rest_of(table, v, classes, n_classes, orders, counts, post[1])
+            copy_into(keys[0], post[0])
+            copy_into(keys[1], post[1])
+        else:
+            stats_j = numeric_stats[slot, best_feature]
+            sigmas = work[SIGMAS, :k]
+            for c in range(k):
+                if stats_j[c, 0] > 0.0:
+                    sigmas[c] = sigma_of(stats_j[c], work[SETTINGS, HALF])
+            numeric_split(stats_j, sigmas, best_value, post)
+            keys[:] = 0.0
+            for c in range(k):  # river's split keeps a class on each side its range reaches
+                if stats_j[c, 0] > 0.0:
+                    keys[0, c] = 0.0 if best_value < stats_j[c, 3] else 1.0
+                    keys[1, c] = 0.0 if best_value >= stats_j[c, 4] else 1.0
+        release(F, leaf)
+        for b in range(2):
+            _add_child(F, leaf, b, post[b], keys[b], classes, n_classes, depth)
+    F.node_nav[leaf, TEST] = best_feature * 4 + best_kind
+    F.node_active[leaf] = False
+    F.node_value[leaf] = best_value
