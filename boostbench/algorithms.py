@@ -1,9 +1,10 @@
 """The algorithm registry: every algorithm the runner can build, and all it needs to know of it.
 
-An entry owns what the runner would otherwise branch on by name: the class, its task and family, which top-level knobs it computes with (so the config hash and a sweep's
-"this axis is ignored" follow the declaration), whether it uses one weak learner whatever N is,
-whether the protocol tracks its members, the kernels to compile before the timed pass, and the
-caches the runner loads before the run and saves after it. The hyper-parameters are the class's
+An entry owns what the runner would otherwise branch on by name: the class, its task and
+family, which top-level knobs it computes with (so the config hash and a sweep's "this axis is
+ignored" follow the declaration), whether it uses one weak learner whatever N is, whether the
+protocol tracks its members, the kernels to compile before the timed pass, and the caches the
+runner loads before the run and saves after it. The hyper-parameters are the class's
 own (constructor defaults, ``_parameter_constraints``): an entry reads them, it does not
 re-declare them; they are checked once, in :func:`boostbench.config.validate`.
 

@@ -133,7 +133,7 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
         _fail(str(exc))
     except KeyboardInterrupt:
         _fail("interrupted; no result written", code=130)
-    _print_summary(record, path)
+    _print_summary(record, path, spec)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -216,7 +216,7 @@ def _print_info(overrides: list[str]) -> None:
     console.print(table)
 
 
-def _print_summary(record: dict, path) -> None:
+def _print_summary(record: dict, path, spec) -> None:
     m, c = record["metrics"], record["config"]
     table = Table(title=f"{c['algorithm']['name']} on {c['dataset']['name']} (seed {c['seed']})")
     table.add_column("metric")
@@ -239,9 +239,6 @@ def _print_summary(record: dict, path) -> None:
             kappa = "undefined" if m["final_kappa"] is None else f"{m['final_kappa']:.4f}"
             rows.insert(1, ("final kappa, macro-F1", f"{kappa}, {m['final_macro_f1']:.4f}"))
     if not split or c["learner"]["name"] != "tree":
-        from boostbench.algorithms import algorithm_spec
-
-        spec = algorithm_spec(c["algorithm"]["name"])
         if spec.family == "online":
             rows.append(("weak learners", str(spec.pool_size(c["n_learners"]))))
     rows += [

@@ -17,7 +17,8 @@ PAPER_OR_REFERENCE = OneOf(("paper", "reference"))
 #: member i trains with weight c_i (its importance-weight constant) or 1
 TREE_WEIGHT = OneOf(("c_i", "one"))
 WEAK_PREDICTION = OneOf(("distribution", "label"))
-#: Oza's vote: the members' labels, their distributions, or MOA OzaBoost's
+#: Oza's vote rules: ``hard`` (each member's label), ``soft`` (each member's distribution), ``moa``
+#: (MOA's OzaBoost: distributions, and no member votes after the first without a positive weight)
 VOTE = OneOf(("hard", "soft", "moa"))
 _OLM = {"alpha_bound": POSITIVE, "hedge_eta": POSITIVE}
 

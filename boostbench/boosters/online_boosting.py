@@ -9,9 +9,6 @@ from boostbench.boosters.base import OnlineBooster
 from boostbench.boosters.online_boosting_kernels import CompiledUpdate, vote_odds
 from boostbench.core.ties import argmax_rows_random_tie, argmax_tie_u
 
-#: Oza's vote rules: ``hard`` (each member's label), ``soft`` (each member's distribution), ``moa``
-#: (MOA's OzaBoost: distributions, and no member votes after the first without a positive weight)
-
 
 class OnlineBoosting(OnlineBooster):
     """Oza's online boosting with Poisson(lambda) presentations.
