@@ -1,11 +1,12 @@
 """The algorithm registry: every algorithm the runner can build, and all it needs to know of it.
 
-An entry owns what the runner would otherwise branch on by name: the class, the config keys its
-constructor takes and what valid values are (checked once, in :func:`boostbench.config.validate`),
-its task and family, which top-level knobs it computes with (so the config hash and a sweep's
-"this axis is ignored" follow the declaration), whether it uses one weak learner whatever N is,
-whether the protocol tracks its members, the kernels to compile before the timed pass, and the
-caches the runner loads before the run and saves after it.
+An entry owns what the runner would otherwise branch on by name: the class, its task and
+family, which top-level knobs it computes with (so the config hash and a sweep's "this axis is
+ignored" follow the declaration), whether it uses one weak learner whatever N is, whether the
+protocol tracks its members, the kernels to compile before the timed pass, and the caches the
+runner loads before the run and saves after it. The hyper-parameters are the class's
+own (constructor defaults, ``_parameter_constraints``): an entry reads them, it does not
+re-declare them; they are checked once, in :func:`boostbench.config.validate`.
 
 Adding an algorithm is one module (``boosters/`` or ``batch/``), one entry here and one YAML file
 under ``configs/algorithm/`` (README, "Adding an algorithm").
@@ -20,16 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from boostbench.constraints import (
-    BOOLEAN,
-    POSITIVE,
-    PROBABILITY,
-    Constraint,
-    Interval,
-    OneOf,
-    entry,
-    positive_int,
-)
+from boostbench.constraints import PROBABILITY, Constraint, entry, positive_int
 from boostbench.errors import ConfigError
 
 #: Top-level config keys whose meaning belongs to some algorithms only: an algorithm declares the
@@ -48,13 +40,17 @@ def _resolve(target: str) -> Any:
     return getattr(importlib.import_module(module), attribute)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AlgorithmSpec:
     """One algorithm of the registry.
 
     Attributes:
         target: ``"module:Class"`` of the booster.
-        params: keys of the ``algorithm`` config passed to the constructor, with their constraints.
+        constraints: ``"module:attribute"`` of the class's ``_parameter_constraints`` when its
+            module loads the numba kernels (:mod:`boostbench.hyperparameters`), so that the config
+            check imports none; None: read from the class.
+        fixed: constructor arguments the entry sets, for a class that serves several entries
+            (a peer's ``ensemble``): the config must keep them.
         task: ``"multiclass"`` or ``"multilabel"``.
         family: ``"online"`` (a pool of weak learners, one pass) or ``"batch"`` (fitted on a
             training part; split protocols only).
@@ -73,8 +69,9 @@ class AlgorithmSpec:
             the attributes' ``n_categories`` to the constructor.
     """
 
-    target: str
-    params: Mapping[str, Constraint] = field(default_factory=dict)
+    target: str = field(kw_only=False)
+    constraints: str | None = None
+    fixed: Mapping[str, Any] = field(default_factory=dict)
     task: str = "multiclass"
     family: str = "online"
     uses: tuple[str, ...] = ("n_learners",)
@@ -90,6 +87,12 @@ class AlgorithmSpec:
     @property
     def cls(self) -> type:
         return _resolve(self.target)
+
+    @property
+    def params(self) -> Mapping[str, Constraint]:
+        """The keys of the ``algorithm`` config passed to the constructor, with their constraints:
+        the class's ``_parameter_constraints``."""
+        return _resolve(self.constraints) if self.constraints else self.cls._parameter_constraints
 
     def pool_size(self, n_learners: int) -> int:
         """The number of weak learners it builds for a config's ``n_learners``."""
@@ -114,54 +117,41 @@ class AlgorithmSpec:
 
 
 _B = "boostbench.boosters"
-_OLM = {"alpha_bound": POSITIVE, "hedge_eta": POSITIVE}
-_WEAK_PREDICTION = OneOf(("distribution", "label"))
-_BATCH = {"n_rounds": positive_int()}
-# the fidelity variants (README, "Deviations"): the paper's text or the authors' code
-_PAPER_OR_REFERENCE = OneOf(("paper", "reference"))
-_TREE_WEIGHT = OneOf(("c_i", "one"))
+_H = "boostbench.hyperparameters"
+_BATCH = {"family": "batch", "uses": ("n_rounds",)}
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
-    "adaboost_olm": AlgorithmSpec(f"{_B}.adaboost_olm:AdaboostOLM",
-                                  {**_OLM, "compiled": BOOLEAN, "gradient": _PAPER_OR_REFERENCE,
-                                   "first_weight": Interval(0.0, closed_low=True, nullable=True)},
+    "adaboost_olm": AlgorithmSpec(f"{_B}.adaboost_olm:AdaboostOLM", constraints=f"{_H}:ADABOOST_OLM",
                                   compiled_warm_up=(f"{_B}.adaboost_olm_kernels:warm_up",)),
-    "online_mbbm": AlgorithmSpec(f"{_B}.online_mbbm:OnlineMBBM",
-                                 {"gamma": PROBABILITY, "weight_factor": POSITIVE, "compiled": BOOLEAN,
-                                  "learners_left": _PAPER_OR_REFERENCE, "cost_argmin": OneOf(("normalized", "raw")),
-                                  "potentials": OneOf(("exact", "monte_carlo")), "mc_draws": positive_int()},
+    "online_mbbm": AlgorithmSpec(f"{_B}.online_mbbm:OnlineMBBM", constraints=f"{_H}:ONLINE_MBBM",
                                  uses=("n_learners", "gamma"), warm_up=(f"{_B}.online_mbbm:warm_up",),
                                  compiled_warm_up=(f"{_B}.online_mbbm_kernels:warm_up",),
                                  caches=(f"{_B}.online_mbbm:load_caches", f"{_B}.online_mbbm:save_caches")),
-    "online_boosting": AlgorithmSpec(f"{_B}.online_boosting:OnlineBoosting",
-                                     {"eps_floor": Interval(0.0, 0.5), "compiled": BOOLEAN,
-                                      "vote": OneOf(("hard", "soft", "moa")), "tree_weight": _TREE_WEIGHT},
+    "online_boosting": AlgorithmSpec(f"{_B}.online_boosting:OnlineBoosting", constraints=f"{_H}:ONLINE_BOOSTING",
                                      warm_up=(f"{_B}.online_boosting_kernels:warm_up_votes",),
                                      compiled_pool_warm_up=(f"{_B}.online_boosting_kernels:warm_up",)),
-    "vfdt": AlgorithmSpec(f"{_B}.vfdt:VFDT", uses=(), single_learner=True),
-    "online_base": AlgorithmSpec(f"{_B}.vfdt:VFDT", uses=(), single_learner=True),  # any learner
-    "best_vfdt": AlgorithmSpec(f"{_B}.vfdt:BestVFDT", {"tree_weight": _TREE_WEIGHT}, tracks_members=True),
-    "hedge": AlgorithmSpec(f"{_B}.hedge:HedgeExperts", {"beta": PROBABILITY}),
-    "online_bagging": AlgorithmSpec(f"{_B}.online_bagging:OnlineBagging"),
-    "ada_olmr": AlgorithmSpec(f"{_B}.ada_olmr:AdaOLMR", {**_OLM, "weak_prediction": _WEAK_PREDICTION},
-                              task="multilabel", warm_up=(f"{_B}.ada_olmr:warm_up",)),
-    "online_bmr": AlgorithmSpec(f"{_B}.online_bmr:OnlineBMR",
-                                {"gamma": PROBABILITY, "weak_prediction": _WEAK_PREDICTION,
-                                 "potential_loss": OneOf((None, "hinge", "rank")), "hinge_margin": Interval(0.0, closed_low=True)},
-                                task="multilabel", uses=("n_learners", "gamma")),
+    "vfdt": AlgorithmSpec(f"{_B}.vfdt:VFDT", constraints=f"{_H}:VFDT", uses=(), single_learner=True),
+    # any learner
+    "online_base": AlgorithmSpec(f"{_B}.vfdt:VFDT", constraints=f"{_H}:VFDT", uses=(), single_learner=True),
+    "best_vfdt": AlgorithmSpec(f"{_B}.vfdt:BestVFDT", constraints=f"{_H}:BEST_VFDT", tracks_members=True),
+    "hedge": AlgorithmSpec(f"{_B}.hedge:HedgeExperts", constraints=f"{_H}:HEDGE"),
+    "online_bagging": AlgorithmSpec(f"{_B}.online_bagging:OnlineBagging", constraints=f"{_H}:ONLINE_BAGGING"),
+    "ada_olmr": AlgorithmSpec(f"{_B}.ada_olmr:AdaOLMR", constraints=f"{_H}:ADA_OLMR", task="multilabel",
+                              warm_up=(f"{_B}.ada_olmr:warm_up",)),
+    "online_bmr": AlgorithmSpec(f"{_B}.online_bmr:OnlineBMR", constraints=f"{_H}:ONLINE_BMR", task="multilabel",
+                                uses=("n_learners", "gamma")),
     # batch boosters (boostbench.batch): fitted on a training part under kfold / holdout
-    **{name: AlgorithmSpec(f"boostbench.batch.{module}:{cls}", _BATCH, family="batch", uses=("n_rounds",))
+    **{name: AlgorithmSpec(f"boostbench.batch.{module}:{cls}", **_BATCH)
        for name, module, cls in (("adaboost_m1", "adaboost_m1", "AdaBoostM1"),
                                  ("adaboost_m2", "adaboost_m2", "AdaBoostM2"), ("samme", "samme", "SAMME"),
                                  ("adaboost_mh", "adaboost_mh", "AdaBoostMH"), ("adaboost_mm", "adaboost_mm", "AdaBoostMM"),
                                  ("one_vs_all", "one_vs_all", "OneVsAll"))},
-    "adaboost": AlgorithmSpec("boostbench.batch.adaboost:AdaBoost", _BATCH, family="batch", uses=("n_rounds",),
-                              max_classes=2),
+    "adaboost": AlgorithmSpec("boostbench.batch.adaboost:AdaBoost", **_BATCH, max_classes=2),
     "base": AlgorithmSpec("boostbench.batch.base_model:BaseModel", family="batch", uses=()),
     # peers: river's and MOA's online boosting as shipped (their own Hoeffding trees and defaults)
-    **{f"river_{name}": AlgorithmSpec(f"{_B}.river_peers:RiverEnsemble", {"ensemble": OneOf((name,))}, peer=True)
+    **{f"river_{name}": AlgorithmSpec(f"{_B}.river_peers:RiverEnsemble", fixed={"ensemble": name}, peer=True)
        for name in ("adaboost", "adwin_boosting", "bole")},
-    **{f"moa_{name}": AlgorithmSpec(f"{_B}.moa_peers:MOAEnsemble", {"ensemble": OneOf((name,))}, peer=True)
+    **{f"moa_{name}": AlgorithmSpec(f"{_B}.moa_peers:MOAEnsemble", fixed={"ensemble": name}, peer=True)
        for name in ("ozaboost", "online_smooth_boost")},
 }
 
@@ -175,15 +165,19 @@ def algorithm_spec(name: str) -> AlgorithmSpec:
     return entry("algorithm", name, ALGORITHMS)
 
 
-def build_booster(cfg: Any, pool: Any, n_classes: int, rng: np.random.Generator, **peer_args: Any) -> Any:
+def build_booster(cfg: Any, pool: Any, n_classes: int, rng: np.random.Generator,
+                  spec: AlgorithmSpec | None = None, **peer_args: Any) -> Any:
     """Build the online booster an ``algorithm`` config names over ``pool``
     (:class:`~boostbench.learners.pool.WeakLearnerPool`) for ``n_classes`` labels
     (a peer: no pool, ``peer_args`` ``n_learners`` and ``n_categories`` instead).
 
+    Args:
+        spec: its registry entry, when the run resolved it already (else looked up by name).
+
     Raises:
         ConfigError: the constructor refused a value (its message, prefixed by the algorithm).
     """
-    spec = algorithm_spec(str(cfg["name"]))
+    spec = spec or algorithm_spec(str(cfg["name"]))
     params = {key: cfg[key] for key in spec.params if key in cfg}
     try:
         return spec.cls(pool, n_classes, rng, **peer_args, **params)
@@ -191,15 +185,19 @@ def build_booster(cfg: Any, pool: Any, n_classes: int, rng: np.random.Generator,
         raise ConfigError(f"algorithm {cfg['name']}: {exc}") from None
 
 
-def build_batch_booster(cfg: Any, learner: Any, n_classes: int, rng: np.random.Generator) -> Any:
+def build_batch_booster(cfg: Any, learner: Any, n_classes: int, rng: np.random.Generator,
+                        spec: AlgorithmSpec | None = None) -> Any:
     """Build the batch booster an ``algorithm`` config names over ``learner`` (a
     :class:`~boostbench.batch.TreeParams` or :class:`~boostbench.learners.bayes_pool.BayesParams`).
+
+    Args:
+        spec: its registry entry, when the run resolved it already (else looked up by name).
 
     Raises:
         ConfigError: not a batch algorithm, or a class count the algorithm does not handle
             (binary ``adaboost`` on k > 2).
     """
-    spec = algorithm_spec(str(cfg["name"]))
+    spec = spec or algorithm_spec(str(cfg["name"]))
     if spec.family != "batch":
         raise ConfigError(f"algorithm {cfg['name']} is not a batch algorithm")
     try:

@@ -29,7 +29,7 @@ from boostbench.paths import CONFIG_DIR
 
 app = typer.Typer(no_args_is_help=True, help="Reproducible experiments for online boosting.")
 console = Console()
-errors = Console(stderr=True)
+err_console = Console(stderr=True)
 
 
 def _version(value: bool) -> None:
@@ -74,7 +74,7 @@ def _complete_override(incomplete: str) -> list[str]:
 
 def _fail(message: str, code: int = 2) -> None:
     # the message is text, not markup: "[low, high]" must print as it is
-    errors.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -102,7 +102,7 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
         cfg = compose_config(overrides)
         if flags.cfg:
             return _print_config(cfg, flags.cfg, overrides)
-        validate(cfg)  # before the heavy imports: a mistake is reported at once
+        spec = validate(cfg)  # before the heavy imports: a mistake is reported at once
         check_writable(cfg.results_dir)  # before the work, not after it
         from boostbench.experiment import run_experiment, save
 
@@ -127,13 +127,13 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
             progress.update(task, completed=done, value=value)
 
         with progress:
-            record = run_experiment(cfg, on_start=on_start, on_progress=on_progress, on_stage=on_stage)
+            record = run_experiment(cfg, on_start=on_start, on_progress=on_progress, on_stage=on_stage, spec=spec)
         path = save(record, str(cfg.results_dir))
     except BoostbenchError as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
         _fail("interrupted; no result written", code=130)
-    _print_summary(record, path)
+    _print_summary(record, path, spec)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -216,7 +216,7 @@ def _print_info(overrides: list[str]) -> None:
     console.print(table)
 
 
-def _print_summary(record: dict, path) -> None:
+def _print_summary(record: dict, path, spec) -> None:
     m, c = record["metrics"], record["config"]
     table = Table(title=f"{c['algorithm']['name']} on {c['dataset']['name']} (seed {c['seed']})")
     table.add_column("metric")
@@ -239,9 +239,6 @@ def _print_summary(record: dict, path) -> None:
             kappa = "undefined" if m["final_kappa"] is None else f"{m['final_kappa']:.4f}"
             rows.insert(1, ("final kappa, macro-F1", f"{kappa}, {m['final_macro_f1']:.4f}"))
     if not split or c["learner"]["name"] != "tree":
-        from boostbench.algorithms import algorithm_spec
-
-        spec = algorithm_spec(c["algorithm"]["name"])
         if spec.family == "online":
             rows.append(("weak learners", str(spec.pool_size(c["n_learners"]))))
     rows += [
@@ -340,7 +337,7 @@ def report(
     if metric is not None and metric not in COLUMNS:
         _fail(f"unknown metric {metric!r} (available: {', '.join(c for c in COLUMNS if c not in summary.GROUP)})")
     try:
-        runs = load_runs(results_dir, on_error=lambda exc: errors.print(f"[yellow]skipped:[/] {escape(str(exc))}", highlight=False,
+        runs = load_runs(results_dir, on_error=lambda exc: err_console.print(f"[yellow]skipped:[/] {escape(str(exc))}", highlight=False,
                                                                         soft_wrap=True))
     except BoostbenchError as exc:
         _fail(str(exc))

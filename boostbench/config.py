@@ -10,12 +10,15 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omegaconf import DictConfig, OmegaConf
 
 from boostbench.errors import ConfigError
 from boostbench.paths import CONFIG_DIR
+
+if TYPE_CHECKING:
+    from boostbench.algorithms import AlgorithmSpec
 
 # Keys that say where things go or how they are shown, not what is computed.
 # Keys that do not change the numbers (left out of the config hash): where data and results are,
@@ -218,10 +221,14 @@ def _resolved(cfg: DictConfig | dict) -> dict[str, Any]:
         raise ConfigError(f"cannot resolve configuration: {' '.join(str(exc).split())}") from None
 
 
-def validate(cfg: DictConfig | dict) -> None:
+def validate(cfg: DictConfig | dict) -> AlgorithmSpec:
     """Check every value a run depends on, against the declarations of the registries
-    (:mod:`boostbench.algorithms`, :mod:`boostbench.learners.registry`): the one place where
-    configuration values are checked. Imports nothing heavy, so a mistake is reported at once.
+    (:mod:`boostbench.algorithms`, whose entries read the booster classes' constraints, and
+    :mod:`boostbench.learners.registry`): the one place where configuration values are checked.
+    Imports nothing heavy for an online algorithm, so a mistake is reported at once.
+
+    Returns:
+        The algorithm's registry entry, which the run passes along (resolved once).
 
     Raises:
         ConfigError: a value outside its declared range (``n_learners``, ``seed``, ``gamma``,
@@ -248,27 +255,29 @@ def validate(cfg: DictConfig | dict) -> None:
         raise ConfigError("protocol.shuffle_seed fixes a shuffle; it needs protocol.shuffle=true")
     check("dataset", resolved["dataset"], {"encoding": OneOf(ENCODINGS)})
     spec = algorithm_spec(str(resolved["algorithm"]["name"]))
-    check("algorithm", resolved["algorithm"], spec.params)
+    check("algorithm", resolved["algorithm"], {**spec.params, **{k: OneOf((v,)) for k, v in spec.fixed.items()}})
     check_learner(resolved["learner"])
-    reason = incompatibility(resolved)
+    reason = incompatibility(resolved, spec)
     if reason is not None:
         raise ConfigError(reason)
+    return spec
 
 
-def incompatibility(cfg: DictConfig | dict) -> str | None:
+def incompatibility(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -> str | None:
     """Why the algorithm cannot run with this data set, learner or protocol (None if it can).
 
     These are combinations a grid over several axes produces (the sweep marks them n/a):
     a multiclass algorithm on multi-label data, a batch algorithm under an online protocol or
     with an online-only learner, an online algorithm over batch trees, a tree-only booster over a
-    Bayesian network, a multi-label algorithm under k-fold.
+    Bayesian network, a multi-label algorithm under k-fold. ``spec``: the algorithm's registry
+    entry, if resolved already.
     """
     from boostbench.algorithms import algorithm_spec
     from boostbench.learners.registry import learner_spec, names
 
     resolved = _resolved(cfg)
     name = str(resolved["algorithm"]["name"])
-    spec = algorithm_spec(name)
+    spec = spec or algorithm_spec(name)
     task = resolved["dataset"].get("task", "multiclass")
     protocol, learner = resolved["protocol"]["name"], resolved["learner"]["name"]
     if task != spec.task:
@@ -292,16 +301,17 @@ def resolved_dict(cfg: DictConfig) -> dict[str, Any]:
     return OmegaConf.to_container(cfg, resolve=True)
 
 
-def semantic_config(cfg: DictConfig | dict) -> dict[str, Any]:
+def semantic_config(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -> dict[str, Any]:
     """The part of a resolved config that decides the numbers: without the presentation keys and
     without the top-level knobs (:data:`boostbench.algorithms.KNOBS`) the algorithm does not
     declare it uses (e.g. ``gamma`` for Adaboost.OLM, ``n_learners`` for one VFDT), and without
     the ``learner`` for a peer (it brings its own); a data set's ``moved_rows`` only under a fixed
-    shuffle (``protocol.shuffle_seed``), the one order it decides."""
+    shuffle (``protocol.shuffle_seed``), the one order it decides. ``spec``: the algorithm's
+    registry entry, if resolved already."""
     from boostbench.algorithms import KNOBS, algorithm_spec
 
     data = resolved_dict(cfg) if isinstance(cfg, DictConfig) else dict(cfg)
-    spec = algorithm_spec(str(data["algorithm"]["name"]))
+    spec = spec or algorithm_spec(str(data["algorithm"]["name"]))
     semantic = {k: v for k, v in data.items() if k not in PRESENTATION_KEYS and (k not in KNOBS or k in spec.uses)
                 and not (k == "learner" and spec.peer)}
     if (semantic.get("protocol") or {}).get("shuffle_seed") is None and "moved_rows" in (semantic.get("dataset") or {}):
@@ -310,7 +320,7 @@ def semantic_config(cfg: DictConfig | dict) -> dict[str, Any]:
     return semantic
 
 
-def config_hash(cfg: DictConfig | dict) -> str:
+def config_hash(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -> str:
     """SHA-256 (hex, first 16 chars) of :func:`semantic_config`.
 
     Two runs with the same hash compute the same numbers (up to timing).
@@ -318,5 +328,5 @@ def config_hash(cfg: DictConfig | dict) -> str:
     Raises:
         ConfigError: unknown algorithm.
     """
-    text = json.dumps(semantic_config(cfg), sort_keys=True, separators=(",", ":"), default=str)
+    text = json.dumps(semantic_config(cfg, spec), sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

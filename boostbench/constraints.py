@@ -1,8 +1,10 @@
 """Declarative checks of configuration values, checked in one place (:func:`boostbench.config.validate`).
 
-The algorithm and learner registries declare, for each config key, what a valid value is; the
-runner checks a composed configuration against those declarations before any heavy import or
-any work, and a bad value is one line naming the key, what it must be, and the value given.
+Each booster class declares what a valid value of each hyper-parameter is
+(``_parameter_constraints``, as scikit-learn's estimators), the learner registry does for the
+learners' config keys; the runner checks a composed configuration against those declarations
+before any heavy import or any work, and a bad value is one line naming the key, what it must
+be, and the value given.
 """
 
 from __future__ import annotations
@@ -116,16 +118,22 @@ def entry(kind: str, name: str, table: Mapping[str, Any]) -> Any:
     return table[name]
 
 
+class InvalidParameterError(ConfigError, ValueError):
+    """A value outside its declared constraint: a :class:`ConfigError` for the runner (one line,
+    exit code 2) and a ``ValueError`` for a booster's or estimator's caller, as scikit-learn's."""
+
+
 def check(section: str, values: Mapping[str, Any], constraints: Mapping[str, Constraint]) -> None:
     """Check every key of ``constraints`` that ``values`` holds.
 
     Args:
-        section: the config path shown in the message (``"algorithm"``, ``"learner"``, ``""``).
+        section: the config path or class shown in the message (``"algorithm"``, ``"learner"``,
+            ``"AdaboostOLM"``, ``""``).
 
     Raises:
-        ConfigError: ``<section>.<key> must be <what>, got <value>``.
+        InvalidParameterError: ``<section>.<key> must be <what>, got <value>``.
     """
     for key, constraint in constraints.items():
         if key in values and not constraint.ok(values[key]):
             name = f"{section}.{key}" if section else key
-            raise ConfigError(f"{name} must be {constraint.describe()}, got {values[key]!r}")
+            raise InvalidParameterError(f"{name} must be {constraint.describe()}, got {values[key]!r}")

@@ -22,12 +22,7 @@ import numpy as np
 from omegaconf import DictConfig
 
 import boostbench
-from boostbench.algorithms import (
-    AlgorithmSpec,
-    algorithm_spec,
-    build_batch_booster,
-    build_booster,
-)
+from boostbench.algorithms import AlgorithmSpec, build_batch_booster, build_booster
 from boostbench.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, validate
 from boostbench.data import load_dataset, stream_order
 from boostbench.data.stream import source_rows
@@ -162,11 +157,11 @@ def _online_booster(cfg: DictConfig, spec: AlgorithmSpec, dataset, k: int, learn
     own learners: no pool, and it is told the data set's attribute kinds instead."""
     n = spec.pool_size(int(cfg.n_learners))
     if spec.peer:
-        return None, build_booster(cfg.algorithm, None, k, booster_rng, n_learners=n,
+        return None, build_booster(cfg.algorithm, None, k, booster_rng, spec, n_learners=n,
                                    n_categories=list(dataset.n_categories))
     pool = make_pool(cfg.learner, n, k, dataset.n_categories, learners_rng, X_train=X_train,
                      n_threads=run_threads(cfg, dataset.n_features, k))
-    return pool, build_booster(cfg.algorithm, pool, k, booster_rng)
+    return pool, build_booster(cfg.algorithm, pool, k, booster_rng, spec)
 
 
 def _fit_one_split(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, train: np.ndarray,
@@ -175,7 +170,7 @@ def _fit_one_split(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, train
     k = dataset.n_classes
     if spec.family == "batch":
         learner = make_batch_learner(cfg.learner, dataset.X[train], np.asarray(dataset.n_categories), learners_rng)
-        booster = build_batch_booster(cfg.algorithm, learner, k, booster_rng)
+        booster = build_batch_booster(cfg.algorithm, learner, k, booster_rng, spec)
         return fit_batch(booster, dataset.X, dataset.y, train, test)
     _, booster = _online_booster(cfg, spec, dataset, k, learners_rng, booster_rng, dataset.X[train])
     order = stream_rng.permutation(train) if bool(cfg.protocol.get("shuffle", True)) else train
@@ -296,11 +291,14 @@ def _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress):
 def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None = None,
                    on_start: Callable[[Any, int], None] | None = None,
                    on_progress: Callable[[int, float], None] | None = None,
-                   on_stage: Callable[[str], None] | None = None) -> dict[str, Any]:
+                   on_stage: Callable[[str], None] | None = None,
+                   spec: AlgorithmSpec | None = None) -> dict[str, Any]:
     """Run the experiment ``cfg`` describes and return its result record (not yet written).
 
     Args:
         cfg: a composed configuration (see :func:`boostbench.config.compose_config`).
+        spec: the algorithm's registry entry :func:`boostbench.config.validate` returned for
+            ``cfg`` (the caller validated it); None: validated here.
         dataset: the encoded data set, if already loaded (else loaded from ``cfg.dataset``).
         on_start: called with ``(dataset, stream length)`` before the pass.
         on_progress: called with ``(examples done, running accuracy or rank loss)``.
@@ -309,7 +307,7 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     Raises:
         ConfigError, DataError: invalid configuration or data.
     """
-    validate(cfg)
+    spec = spec or validate(cfg)
     reset_peak_rss()  # this run's peak, not the process's (a sweep's worker ran others before)
     started = dt.datetime.now(dt.timezone.utc)
     stage = on_stage or (lambda _: None)
@@ -319,7 +317,6 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     multilabel = isinstance(dataset, MultilabelDataset)
     k = dataset.n_labels if multilabel else dataset.n_classes
     generators = run_generators(int(cfg.seed))
-    spec = algorithm_spec(str(cfg.algorithm.name))
     stage("compiling the numba kernels (cached after the first run; about a minute)")
     compile_s = warm_up_kernels(cfg, spec)
     # what exists now (modules, data, compiled kernels) outlives the pass: the collector need not
@@ -340,7 +337,7 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     names = dataset.label_names if multilabel else dataset.class_names
     return {
         "config": config,
-        "config_hash": config_hash(config),
+        "config_hash": config_hash(config, spec),
         "code": code_fingerprint(),  # which code computed the numbers (the store key has it)
         "dataset": {"name": dataset.name, "task": "multilabel" if multilabel else "multiclass",
                     "n_examples": dataset.n_examples, "n_features": dataset.n_features,

@@ -28,6 +28,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
+from boostbench.algorithms import algorithm_spec
 from boostbench.config import check_group_overrides, complete, config_hash, incompatibility, validate
 from boostbench.errors import BoostbenchError, ConfigError
 from boostbench.fingerprint import run_key
@@ -163,12 +164,13 @@ def sweep_job(cfg: DictConfig) -> JobOutcome:
 def _job(cfg: DictConfig, began: float) -> JobOutcome:
     try:
         cfg = complete(cfg)
-        key = run_key(config_hash(cfg))
+        spec = algorithm_spec(str(cfg.algorithm.name))  # resolved once, passed along
+        key = run_key(config_hash(cfg, spec))
         label = _label(cfg)
     except BoostbenchError as exc:
         return JobOutcome("error", "", "?", 0.0, str(exc))
     try:
-        reason = incompatibility(cfg)
+        reason = incompatibility(cfg, spec)
     except BoostbenchError as exc:
         return JobOutcome("error", key, label, 0.0, str(exc))
     if reason is not None:
@@ -191,7 +193,7 @@ def _job(cfg: DictConfig, began: float) -> JobOutcome:
         try:
             from boostbench.experiment import run_experiment, save  # heavy: not for a skipped job
 
-            save(run_experiment(cfg), str(cfg.results_dir))
+            save(run_experiment(cfg, spec=spec), str(cfg.results_dir))
         except Exception as exc:  # one job's failure, whatever it is, must not sink the sweep
             return _failed(cfg, key, label, exc, time.perf_counter() - began)
     failure_path(cfg.results_dir, key).unlink(missing_ok=True)

@@ -23,10 +23,10 @@ class ScriptedPool(WeakLearnerPool):
     def prepare(self, x):
         return x
 
-    def predict_proba_one(self, i, xp):
+    def predict_proba_member(self, i, xp):
         return self.proba[i].copy()
 
-    def learn_one(self, i, xp, y, weight):
+    def learn_member(self, i, xp, y, weight):
         self.calls.append((i, int(y), float(weight)))
 
     def weights_for(self, n_learners):

@@ -72,12 +72,12 @@ def test_online_naive_bayes_after_one_pass_equals_batch():
     params = BayesParams.from_config(learner_cfg("naive_bayes"), X, cats, np.random.default_rng(0))
     pool = BayesPool(params, 1, 3)
     for x, label in zip(X, y):
-        pool.learn_one(0, pool.prepare(x), int(label), 1.0)
+        pool.learn_member(0, pool.prepare(x), int(label), 1.0)
     batch = params.fit_label(X, y, np.full(len(y), 1 / len(y)), 3, np.random.default_rng(0))
     online = pool.members[0].model
     np.testing.assert_allclose(online.counts, batch.model.counts)
     np.testing.assert_allclose(online.moments, batch.model.moments, rtol=1e-10)
-    online_p = np.stack([pool.predict_proba_one(0, pool.prepare(x)) for x in X])
+    online_p = np.stack([pool.predict_proba_member(0, pool.prepare(x)) for x in X])
     np.testing.assert_allclose(online_p, batch.predict_proba(X), rtol=1e-9)
 
 
@@ -87,13 +87,13 @@ def test_online_structure_matches_batch_after_relearning_on_the_same_counts(kind
     params = BayesParams.from_config(learner_cfg(kind), X, cats, np.random.default_rng(0))
     pool = BayesPool(params, 1, 3)
     for x, label in zip(X, y):
-        pool.learn_one(0, pool.prepare(x), int(label), 1.0)
+        pool.learn_member(0, pool.prepare(x), int(label), 1.0)
     member = pool.members[0]
     member.relearn()
     batch = params.fit_label(X, y, np.full(len(y), 1 / len(y)), 3, np.random.default_rng(0))
     assert member.model.parents == batch.parents
     np.testing.assert_allclose(member.model.counts, batch.model.counts)
-    online_p = np.stack([pool.predict_proba_one(0, pool.prepare(x)) for x in X])
+    online_p = np.stack([pool.predict_proba_member(0, pool.prepare(x)) for x in X])
     np.testing.assert_allclose(online_p, batch.predict_proba(X), rtol=1e-9)
 
 
@@ -103,7 +103,7 @@ def test_online_tan_relearns_on_its_geometric_schedule():
                                      np.random.default_rng(0))
     pool = BayesPool(params, 1, 2)
     for x, label in zip(X[:120].astype(float), y[:120]):
-        pool.learn_one(0, pool.prepare(x), int(label), 1.0)
+        pool.learn_member(0, pool.prepare(x), int(label), 1.0)
     member = pool.members[0]
     assert member.next_relearn == 200 and member.model.parents != [()] * 5
 

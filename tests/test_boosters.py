@@ -146,7 +146,7 @@ def test_adaboost_olm_kernels_match_the_reference():
         np.testing.assert_allclose(compiled[0], reference[0], atol=1e-12)
         assert np.array_equal(compiled[1], reference[1]) and np.array_equal(compiled[2], reference[2])
         for y in range(k):
-            for variant in (kernels.PAPER_VARIANT, np.array([1.0, 0.7])):
+            for variant in (kernels.PAPER_VARIANT, kernels.variant_array(True, 0.7)):
                 ref_alpha, ref_w = backward_reference(reference[0], reference[1], alpha, y, 0.3, 2.0, variant)
                 new_alpha, weights = kernels.backward(reference[0], reference[1], alpha, y, 0.3, 2.0, variant)
                 np.testing.assert_allclose(new_alpha, ref_alpha, atol=1e-12)
@@ -165,7 +165,7 @@ def test_adaboost_olm_gradient_variants_known_values():
     labels, alpha = np.array([0, 1]), np.array([0.5, 0.5])
     for backward in (kernels.backward, backward_reference):
         paper, w_paper = backward(s_before, labels, alpha, 0, 0.3, 2.0, kernels.PAPER_VARIANT)
-        ours, w_ours = backward(s_before, labels, alpha, 0, 0.3, 2.0, np.array([1.0, 5.0]))
+        ours, w_ours = backward(s_before, labels, alpha, 0, 0.3, 2.0, kernels.variant_array(True, 5.0))
         assert paper[0] == pytest.approx(0.5 + 0.3 * 2 / (1 + np.exp(1.5)), abs=1e-12)
         assert ours[0] == pytest.approx(0.5 + 0.3 * 2 / (1 + np.exp(-1.5)), abs=1e-12)
         assert ours[1] == paper[1]  # label 1 != y: the same derivative

@@ -41,16 +41,16 @@ def test_nominal_multiway_split_and_unseen_and_missing_values():
         value = t % 3
         pool.learn(pool.prepare(np.array([value, 0.5])), value, np.ones(1))
     for value in range(3):
-        assert pool.predict_proba_one(0, np.array([value, 0.5])).argmax() == value
+        assert pool.predict_proba_member(0, np.array([value, 0.5])).argmax() == value
     # a missing value follows the heaviest child; the distribution stays a distribution
-    proba = pool.predict_proba_one(0, np.array([np.nan, 0.5]))
+    proba = pool.predict_proba_member(0, np.array([np.nan, 0.5]))
     assert proba.sum() == pytest.approx(1.0)
 
 
 def test_untrained_tree_is_uniform_and_weights_scale():
     pool = CompiledHoeffdingTreePool(params(2, scale=4.0), 4, [0])
     np.testing.assert_allclose(pool.predict_proba(pool.prepare(np.array([1.0]))), 0.25)
-    pool.learn_one(1, pool.prepare(np.array([1.0])), 2, 0.5)
+    pool.learn_member(1, pool.prepare(np.array([1.0])), 2, 0.5)
     assert pool.node_stats[pool.root[1], 2] == pytest.approx(2.0)  # 0.5 * c_i
     assert pool.node_stats[pool.root[0]].sum() == 0.0
 
@@ -135,7 +135,7 @@ def test_a_path_kept_by_predict_is_used_only_for_the_same_example():
             routed.predict_proba(routed.prepare(X[(t + 7) % len(X)]))  # another example: must not be
         for pool in (plain, routed):
             pool.learn(pool.prepare(X[t]), int(y[t]), np.array([1.0, 0.0, 2.0, 1.0]))
-            pool.learn_one(1, pool.prepare(X[t]), int(y[t]), 1.0)
+            pool.learn_member(1, pool.prepare(X[t]), int(y[t]), 1.0)
     assert plain.n_nodes == routed.n_nodes > 8
     for name in ("node_stats", "node_nav", "node_value"):
         assert np.array_equal(getattr(plain, name)[:plain.n_nodes], getattr(routed, name)[:routed.n_nodes]), name
@@ -368,6 +368,6 @@ def test_a_class_the_pool_does_not_hold_is_refused():
         with pytest.raises(ValueError, match=f"class {bad} is outside this pool's 0..2"):
             pool.learn(pool.prepare(np.zeros(2)), bad, np.ones(2))
         with pytest.raises(ValueError, match="grow"):
-            pool.learn_one(0, pool.prepare(np.zeros(2)), bad, 1.0)
+            pool.learn_member(0, pool.prepare(np.zeros(2)), bad, 1.0)
     pool.grow(n_classes=4)
     pool.learn(pool.prepare(np.zeros(2)), 3, np.ones(2))  # after grow(), it is known

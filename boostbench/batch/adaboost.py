@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench.batch.base import BatchBooster
+from boostbench.batch.base import BatchBooster, Round
 from boostbench.batch.weak_learners import predict_labels
 
 # A weighted error below this counts as 0: the hypothesis is perfect on the training set, gets
@@ -34,21 +34,21 @@ class AdaBoost(BatchBooster):
                              "(use adaboost_m1, samme, adaboost_mh, adaboost_mm or one_vs_all)")
         super().__init__(n_classes, n_rounds, learner, rng)
 
-    def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
+    def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.full(len(y), 1.0 / len(y))
+
+    def _boost_round(self, X: np.ndarray, y: np.ndarray, D: np.ndarray) -> Round | None:
         s = np.where(y == 1, 1.0, -1.0)
-        D = np.full(len(y), 1.0 / len(y))
-        for _ in range(self.n_rounds):
-            tree = self.learner.fit_label(X, y, D, self.n_classes, self.rng)
-            h = np.where(predict_labels(tree, X) == 1, 1.0, -1.0)
-            eps = float(D[h != s].sum())
-            if eps >= 0.5:
-                break
-            alpha = 0.5 * np.log((1.0 - max(eps, ERROR_FLOOR)) / max(eps, ERROR_FLOOR))
-            self._keep(tree, alpha, D, eps)
-            if eps < ERROR_FLOOR:
-                break
-            D = D * np.exp(-alpha * s * h)
-            D /= D.sum()
+        tree = self.learner.fit_label(X, y, D, self.n_classes, self.rng)
+        h = np.where(predict_labels(tree, X) == 1, 1.0, -1.0)
+        eps = float(D[h != s].sum())
+        if eps >= 0.5:
+            return None
+        alpha = 0.5 * np.log((1.0 - max(eps, ERROR_FLOOR)) / max(eps, ERROR_FLOOR))
+        if eps < ERROR_FLOOR:
+            return Round(tree, alpha, D, eps, last=True)
+        D_next = D * np.exp(-alpha * s * h)
+        return Round(tree, alpha, D, eps, D_next / D_next.sum())
 
     def _votes(self, tree, X: np.ndarray) -> np.ndarray:
         h = np.where(predict_labels(tree, X) == 1, 1.0, -1.0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.batch.adaboost import ERROR_FLOOR
-from boostbench.batch.base import BatchBooster
+from boostbench.batch.base import BatchBooster, Round
 from boostbench.batch.weak_learners import predict_labels
 
 
@@ -31,22 +31,22 @@ class AdaBoostM1(BatchBooster):
 
     name = "adaboost_m1"
 
-    def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
-        D = np.full(len(y), 1.0 / len(y))
+    def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         self.stopped_error_ = None
-        for _ in range(self.n_rounds):
-            tree = self.learner.fit_label(X, y, D, self.n_classes, self.rng)
-            correct = predict_labels(tree, X) == y
-            eps = float(D[~correct].sum())
-            if eps >= 0.5:
-                self.stopped_error_ = eps
-                break
-            beta = max(eps, ERROR_FLOOR) / (1.0 - max(eps, ERROR_FLOOR))
-            self._keep(tree, np.log(1.0 / beta), D, eps)
-            if eps < ERROR_FLOOR:
-                break
-            D = np.where(correct, D * beta, D)
-            D /= D.sum()
+        return np.full(len(y), 1.0 / len(y))
+
+    def _boost_round(self, X: np.ndarray, y: np.ndarray, D: np.ndarray) -> Round | None:
+        tree = self.learner.fit_label(X, y, D, self.n_classes, self.rng)
+        correct = predict_labels(tree, X) == y
+        eps = float(D[~correct].sum())
+        if eps >= 0.5:
+            self.stopped_error_ = eps
+            return None
+        beta = max(eps, ERROR_FLOOR) / (1.0 - max(eps, ERROR_FLOOR))
+        if eps < ERROR_FLOOR:
+            return Round(tree, np.log(1.0 / beta), D, eps, last=True)
+        D_next = np.where(correct, D * beta, D)
+        return Round(tree, np.log(1.0 / beta), D, eps, D_next / D_next.sum())
 
     def _votes(self, tree, X: np.ndarray) -> np.ndarray:
         return one_hot(predict_labels(tree, X), self.n_classes)

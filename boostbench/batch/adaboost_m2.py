@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.batch.adaboost import ERROR_FLOOR
-from boostbench.batch.base import BatchBooster
+from boostbench.batch.base import BatchBooster, Round
 from boostbench.batch.weak_learners import fit_gain_tree
 
 
@@ -29,28 +29,30 @@ class AdaBoostM2(BatchBooster):
     name = "adaboost_m2"
     needs_trees = True  # hypotheses fitted to a gain matrix
 
-    def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
+    def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The mislabel weights ``w (n, k)``, 0 at the true labels."""
         n, k = len(y), self.n_classes
-        rows = np.arange(n)
         w = np.full((n, k), 1.0 / (n * (k - 1)))
+        w[np.arange(n), y] = 0.0
+        return w
+
+    def _boost_round(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> Round | None:
+        rows = np.arange(len(y))
+        W = w.sum(axis=1)
+        D = W / W.sum()
+        gain = -w / W.sum()             # -D(i) q(i, y) off the true label
+        gain[rows, y] = D
+        h = fit_gain_tree(X, gain, self.learner, self.rng, "positive")
+        values = h.predict_values(X)
+        eps = 0.5 * (1.0 - float((gain * values).sum()))
+        if eps >= 0.5:
+            return None
+        beta = max(eps, ERROR_FLOOR) / (1.0 - max(eps, ERROR_FLOOR))
+        if eps < ERROR_FLOOR:
+            return Round(h, np.log(1.0 / beta), D, eps, last=True)
+        w = w * beta ** (0.5 * (1.0 + values[rows, y][:, None] - values))
         w[rows, y] = 0.0
-        for _ in range(self.n_rounds):
-            W = w.sum(axis=1)
-            D = W / W.sum()
-            gain = -w / W.sum()             # -D(i) q(i, y) off the true label
-            gain[rows, y] = D
-            h = fit_gain_tree(X, gain, self.learner, self.rng, "positive")
-            values = h.predict_values(X)
-            eps = 0.5 * (1.0 - float((gain * values).sum()))
-            if eps >= 0.5:
-                break
-            beta = max(eps, ERROR_FLOOR) / (1.0 - max(eps, ERROR_FLOOR))
-            self._keep(h, np.log(1.0 / beta), D, eps)
-            if eps < ERROR_FLOOR:
-                break
-            w = w * beta ** (0.5 * (1.0 + values[rows, y][:, None] - values))
-            w[rows, y] = 0.0
-            w /= w.sum()
+        return Round(h, np.log(1.0 / beta), D, eps, w / w.sum())
 
     def _votes(self, h, X: np.ndarray) -> np.ndarray:
         return h.predict_values(X)

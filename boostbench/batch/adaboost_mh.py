@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench.batch.base import BatchBooster
+from boostbench.batch.base import BatchBooster, Round
 from boostbench.batch.weak_learners import fit_gain_tree
 
 EDGE_CEILING = 1.0 - 1e-10
@@ -25,22 +25,23 @@ class AdaBoostMH(BatchBooster):
     name = "adaboost_mh"
     needs_trees = True  # hypotheses fitted to a gain matrix
 
-    def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
+    def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``D (n, k)``, uniform over (example, label) pairs."""
         n, k = len(y), self.n_classes
-        Y = -np.ones((n, k))
-        Y[np.arange(n), y] = 1.0
-        D = np.full((n, k), 1.0 / (n * k))
-        for _ in range(self.n_rounds):
-            h = fit_gain_tree(X, D * Y, self.learner, self.rng, "sign")
-            values = h.predict_values(X)
-            r = float((D * Y * values).sum())
-            if r <= 0:
-                break
-            r = min(r, EDGE_CEILING)
-            alpha = 0.5 * np.log((1.0 + r) / (1.0 - r))
-            self._keep(h, alpha, D.sum(axis=1), r)
-            D = D * np.exp(-alpha * Y * values)
-            D /= D.sum()
+        return np.full((n, k), 1.0 / (n * k))
+
+    def _boost_round(self, X: np.ndarray, y: np.ndarray, D: np.ndarray) -> Round | None:
+        Y = -np.ones(D.shape)
+        Y[np.arange(len(y)), y] = 1.0
+        h = fit_gain_tree(X, D * Y, self.learner, self.rng, "sign")
+        values = h.predict_values(X)
+        r = float((D * Y * values).sum())
+        if r <= 0:
+            return None
+        r = min(r, EDGE_CEILING)
+        alpha = 0.5 * np.log((1.0 + r) / (1.0 - r))
+        D_next = D * np.exp(-alpha * Y * values)
+        return Round(h, alpha, D.sum(axis=1), r, D_next / D_next.sum())
 
     def _votes(self, h, X: np.ndarray) -> np.ndarray:
         return h.predict_values(X)

@@ -6,7 +6,7 @@ import numpy as np
 
 from boostbench.batch.adaboost_m1 import one_hot
 from boostbench.batch.adaboost_mh import EDGE_CEILING
-from boostbench.batch.base import BatchBooster
+from boostbench.batch.base import BatchBooster, Round
 from boostbench.batch.weak_learners import fit_gain_tree
 
 
@@ -45,25 +45,27 @@ class AdaBoostMM(BatchBooster):
     name = "adaboost_mm"
     needs_trees = True  # hypotheses fitted to a gain matrix
 
-    def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
-        n, k = len(y), self.n_classes
-        f = np.zeros((n, k))
-        rows = np.arange(n)
-        for _ in range(self.n_rounds):
-            gaps = f - f[rows, y][:, None]
-            gaps[rows, y] = -np.inf
-            C = mm_cost_matrix(f, y, shift=float(gaps.max()))  # the largest entry becomes 1
-            row_weight = -C[rows, y]
-            C /= row_weight.sum()
-            h = fit_gain_tree(X, -C, self.learner, self.rng, "argmax")
-            labels = h.predict_values(X).argmax(axis=1)
-            delta = -float(C[rows, labels].sum())
-            if delta <= 0:
-                break
-            delta = min(delta, EDGE_CEILING)
-            alpha = 0.5 * np.log((1.0 + delta) / (1.0 - delta))
-            self._keep(h, alpha, row_weight, delta)
-            f[rows, labels] += alpha
+    def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """The scores ``f (n, k)``, 0."""
+        return np.zeros((len(y), self.n_classes))
+
+    def _boost_round(self, X: np.ndarray, y: np.ndarray, f: np.ndarray) -> Round | None:
+        rows = np.arange(len(y))
+        gaps = f - f[rows, y][:, None]
+        gaps[rows, y] = -np.inf
+        C = mm_cost_matrix(f, y, shift=float(gaps.max()))  # the largest entry becomes 1
+        row_weight = -C[rows, y]
+        C /= row_weight.sum()
+        h = fit_gain_tree(X, -C, self.learner, self.rng, "argmax")
+        labels = h.predict_values(X).argmax(axis=1)
+        delta = -float(C[rows, labels].sum())
+        if delta <= 0:
+            return None
+        delta = min(delta, EDGE_CEILING)
+        alpha = 0.5 * np.log((1.0 + delta) / (1.0 - delta))
+        f = f.copy()
+        f[rows, labels] += alpha
+        return Round(h, alpha, row_weight, delta, f)
 
     def _votes(self, h, X: np.ndarray) -> np.ndarray:
         return one_hot(h.predict_values(X).argmax(axis=1), self.n_classes)

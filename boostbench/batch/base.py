@@ -6,16 +6,46 @@ make the final scores ``F_T(x) = sum_t alpha_t v_t(x)`` and the prediction ``arg
 (ties to the lowest label, as scikit-learn). ``staged_scores`` gives ``F_1 .. F_T`` at once, so an
 error-vs-rounds curve costs one fit. The distribution over training examples before each round
 is kept in ``weight_history_`` (Combessie & Machraoui's "evolution of the sample weights").
+
+:meth:`BatchBooster.fit` owns the round loop (as scikit-learn's ``BaseWeightBoosting.fit``); a
+subclass gives the first round's state (:meth:`~BatchBooster._start`) and one round
+(:meth:`~BatchBooster._boost_round`), whose result is its stop rule: ``None`` (the hypothesis fails
+the weak-learning condition: discarded, the run stops) or a :class:`Round` (kept; ``last`` ends the
+run after it, e.g. a hypothesis without training error).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
 from boostbench.batch.weak_learners import TreeParams, require_trees
+from boostbench.constraints import Constraint, check, positive_int
+
+
+@dataclass(frozen=True)
+class Round:
+    """One kept boosting round.
+
+    Attributes:
+        hypothesis: the weak hypothesis (its votes: :meth:`BatchBooster._votes`).
+        alpha: its weight ``alpha_t`` in the final scores.
+        distribution: ``(n,)`` the (unnormalised) weights over training examples it was fitted
+            under, kept normalised in ``weight_history_``.
+        statistic: what ``alpha`` came from (weighted error, pseudo-loss or edge; ``round_stats_``).
+        state: the next round's state (the reweighted distribution, the scores, ...).
+        last: the run stops after this round.
+    """
+
+    hypothesis: Any
+    alpha: float
+    distribution: np.ndarray
+    statistic: float
+    state: Any = None
+    last: bool = False
 
 
 class BatchBooster(ABC):
@@ -43,13 +73,14 @@ class BatchBooster(ABC):
 
     name = "batch"
     needs_trees = False  # True: the weak hypotheses are gain trees (learner=tree only)
+    #: the hyper-parameters' constraints (scikit-learn's convention; the config check reads them)
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {"n_rounds": positive_int()}
 
     def __init__(self, n_classes: int, n_rounds: int, learner: TreeParams | None = None,
                  rng: np.random.Generator | None = None):
         if n_classes < 2:
             raise ValueError(f"a booster needs at least 2 classes, got {n_classes}")
-        if n_rounds < 1:
-            raise ValueError(f"n_rounds must be >= 1, got {n_rounds}")
+        check(type(self).__name__, {"n_rounds": n_rounds}, self._parameter_constraints)
         self.n_classes = int(n_classes)
         self.n_rounds = int(n_rounds)
         self.learner = learner or TreeParams()
@@ -74,15 +105,32 @@ class BatchBooster(ABC):
         self.round_stats_: list[float] = []
         self._hypotheses: list[Any] = []
         self._weights: list[np.ndarray] = []
-        self._boost(X, y)
+        self._run_rounds(X, y)
         self.alphas_ = np.asarray(self.alphas_, dtype=np.float64)
         self.round_stats_ = np.asarray(self.round_stats_, dtype=np.float64)
         self.weight_history_ = (np.vstack(self._weights) if self._weights else np.zeros((0, len(y))))
         return self
 
+    def _run_rounds(self, X: np.ndarray, y: np.ndarray) -> None:
+        """Up to ``n_rounds`` rounds, each kept until the stop rule (see the module's docstring)."""
+        state = self._start(X, y)
+        for _ in range(self.n_rounds):
+            kept = self._boost_round(X, y, state)
+            if kept is None:
+                return
+            self._keep(kept.hypothesis, kept.alpha, kept.distribution, kept.statistic)
+            if kept.last:
+                return
+            state = kept.state
+
     @abstractmethod
-    def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
-        """Run the rounds, appending to ``alphas_``, ``_hypotheses`` and ``_weights``."""
+    def _start(self, X: np.ndarray, y: np.ndarray) -> Any:
+        """The first round's state (e.g. the uniform distribution)."""
+
+    @abstractmethod
+    def _boost_round(self, X: np.ndarray, y: np.ndarray, state: Any) -> Round | None:
+        """Fit one hypothesis under ``state``: the kept :class:`Round` (with the next state), or
+        None when it fails the weak-learning condition (discarded; the run stops)."""
 
     @abstractmethod
     def _votes(self, hypothesis: Any, X: np.ndarray) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.batch.adaboost_m1 import one_hot
-from boostbench.batch.base import BatchBooster
+from boostbench.batch.base import BatchBooster, Round
 from boostbench.batch.weak_learners import predict_labels
 
 
@@ -16,13 +16,17 @@ class BaseModel(BatchBooster):
     """
 
     name = "base"
+    _parameter_constraints = {}  # n_rounds does not apply
 
     def __init__(self, n_classes, n_rounds=1, learner=None, rng=None):
         super().__init__(n_classes, 1, learner, rng)
 
-    def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
-        uniform = np.full(len(y), 1.0 / len(y))
-        self._keep(self.learner.fit_label(X, y, uniform, self.n_classes, self.rng), 1.0, uniform, float("nan"))
+    def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.full(len(y), 1.0 / len(y))
+
+    def _boost_round(self, X: np.ndarray, y: np.ndarray, uniform: np.ndarray) -> Round:
+        return Round(self.learner.fit_label(X, y, uniform, self.n_classes, self.rng), 1.0, uniform, float("nan"),
+                     last=True)
 
     def _votes(self, model, X: np.ndarray) -> np.ndarray:
         return one_hot(predict_labels(model, X), self.n_classes)

@@ -26,7 +26,7 @@ class OneVsAll(BatchBooster):
 
     name = "one_vs_all"
 
-    def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
+    def _run_rounds(self, X: np.ndarray, y: np.ndarray) -> None:  # k binary runs, each with its loop
         self.binary_ = [AdaBoost(2, self.n_rounds, self.learner, self.rng).fit(X, (y == j).astype(np.int64))
                         for j in range(self.n_classes)]
         T = max(b.n_rounds_fitted for b in self.binary_)
@@ -36,6 +36,12 @@ class OneVsAll(BatchBooster):
             self._hypotheses = list(range(T))
             self.alphas_ = [1.0] * T
             self.round_stats_ = [float("nan")] * T
+
+    def _start(self, X: np.ndarray, y: np.ndarray) -> None:  # _run_rounds is overridden
+        raise NotImplementedError
+
+    def _boost_round(self, X: np.ndarray, y: np.ndarray, state) -> None:
+        raise NotImplementedError
 
     def _votes(self, hypothesis, X: np.ndarray) -> np.ndarray:  # staged_scores is overridden
         raise NotImplementedError

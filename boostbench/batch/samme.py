@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.batch.adaboost_m1 import one_hot
-from boostbench.batch.base import BatchBooster
+from boostbench.batch.base import BatchBooster, Round
 from boostbench.batch.weak_learners import predict_labels
 
 
@@ -21,23 +21,22 @@ class SAMME(BatchBooster):
 
     name = "samme"
 
-    def _boost(self, X: np.ndarray, y: np.ndarray) -> None:
-        w = np.full(len(y), 1.0 / len(y))
+    def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.full(len(y), 1.0 / len(y))
+
+    def _boost_round(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> Round | None:
         k = self.n_classes
-        for _ in range(self.n_rounds):
-            tree = self.learner.fit_label(X, y, w, self.n_classes, self.rng)
-            incorrect = predict_labels(tree, X) != y
-            err = float(np.average(incorrect, weights=w))
-            if err <= 0:
-                self._keep(tree, 1.0, w, err)
-                break
-            if err >= 1.0 - 1.0 / k:
-                break
-            alpha = np.log((1.0 - err) / err) + np.log(k - 1.0)
-            self._keep(tree, alpha, w, err)
-            # in log space, as scikit-learn, so both see bit-identical weights (and trees)
-            w = np.exp(np.log(w) + alpha * incorrect * (w > 0))
-            w /= w.sum()
+        tree = self.learner.fit_label(X, y, w, self.n_classes, self.rng)
+        incorrect = predict_labels(tree, X) != y
+        err = float(np.average(incorrect, weights=w))
+        if err <= 0:
+            return Round(tree, 1.0, w, err, last=True)
+        if err >= 1.0 - 1.0 / k:
+            return None
+        alpha = np.log((1.0 - err) / err) + np.log(k - 1.0)
+        # in log space, as scikit-learn, so both see bit-identical weights (and trees)
+        w_next = np.exp(np.log(w) + alpha * incorrect * (w > 0))
+        return Round(tree, alpha, w, err, w_next / w_next.sum())
 
     def _votes(self, tree, X: np.ndarray) -> np.ndarray:
         return one_hot(predict_labels(tree, X), self.n_classes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineRanker
 from boostbench.core.hedge import Hedge
 from boostbench.core.ogd import project
@@ -45,11 +46,12 @@ class AdaOLMR(OnlineRanker):
             learner's most probable label).
     """
 
+    _parameter_constraints = hyperparameters.ADA_OLMR
+
     def __init__(self, pool, n_classes, rng,
                  alpha_bound: float = 2.0, hedge_eta: float = 1.0, weak_prediction: str = "distribution"):
         super().__init__(pool, n_classes, rng)
-        if weak_prediction not in ("distribution", "label"):
-            raise ValueError(f"weak_prediction must be 'distribution' or 'label', got {weak_prediction!r}")
+        self._validate_params(alpha_bound=alpha_bound, hedge_eta=hedge_eta, weak_prediction=weak_prediction)
         self.alpha_bound = float(alpha_bound)
         self.hedge_eta = float(hedge_eta)
         self.weak_prediction = weak_prediction

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.boosters import adaboost_olm_kernels
-from boostbench.boosters.adaboost_olm_kernels import PAPER_VARIANT
+from boostbench.boosters.adaboost_olm_kernels import FIRST_WEIGHT, PAPER_VARIANT, REFERENCE_GRADIENT, variant_array
+from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
 from boostbench.core.cost_matrix import cost_matrix_logistic, cost_row_logistic
 from boostbench.core.hedge import Hedge
@@ -42,10 +43,11 @@ def backward_reference(s_before: np.ndarray, labels: np.ndarray, alpha: np.ndarr
     """Algorithm 2, lines 13-14: OGD on each alpha (gradient eq. 10) and the training weights.
 
     Args:
-        variant: ``(2,)`` float64. ``variant[0] != 0``: the authors' gradient when learner i's
-            label is y, ``-sum_{j != y} 1 / (1 + exp(s[j] - alpha - s[y]))``, the complement of
-            eq. (10)'s ``-sum_{j != y} 1 / (1 + exp(s[y] + alpha - s[j]))``.
-            ``variant[1] >= 0``: the first learner's weight is that constant (the authors' 5).
+        variant: ``(2,)`` float64 (:func:`~boostbench.boosters.adaboost_olm_kernels.variant_array`).
+            ``variant[REFERENCE_GRADIENT] != 0``: the authors' gradient when learner i's label is
+            y, ``-sum_{j != y} 1 / (1 + exp(s[j] - alpha - s[y]))``, the complement of eq. (10)'s
+            ``-sum_{j != y} 1 / (1 + exp(s[y] + alpha - s[j]))``. ``variant[FIRST_WEIGHT] >= 0``:
+            the first learner's weight is that constant (the authors' 5).
 
     Returns:
         ``(new_alpha (N,), weights (N,))`` with ``weights[i] = -C^i[y, y] / (k - 1)``.
@@ -60,11 +62,11 @@ def backward_reference(s_before: np.ndarray, labels: np.ndarray, alpha: np.ndarr
         s_moved = s.copy()
         s_moved[labels[i]] += alpha[i]
         gradient = cost_row_logistic(s_moved, y)[labels[i]]
-        if variant[0] != 0.0 and labels[i] == y:
+        if variant[REFERENCE_GRADIENT] != 0.0 and labels[i] == y:
             gradient = -(k - 1) - gradient  # each term 1 - sigma: the complement
         new_alpha[i] = ogd_step(alpha[i], gradient, eta, bound)
-    if variant[1] >= 0.0:
-        weights[0] = variant[1]
+    if variant[FIRST_WEIGHT] >= 0.0:
+        weights[0] = variant[FIRST_WEIGHT]
     return new_alpha, weights
 
 
@@ -92,16 +94,16 @@ class AdaboostOLM(OnlineBooster):
             training weight of learner 1 (their code: 5, not scaled by ``c_1``).
 
     Raises:
-        ValueError: an unknown ``gradient``, or a negative ``first_weight``.
+        InvalidParameterError: a value outside :attr:`_parameter_constraints` (a ValueError).
     """
+
+    _parameter_constraints = hyperparameters.ADABOOST_OLM
 
     def __init__(self, pool, n_classes, rng, alpha_bound: float = 2.0, hedge_eta: float = 1.0,
                  compiled: bool = True, gradient: str = "paper", first_weight: float | None = None):
         super().__init__(pool, n_classes, rng)
-        if gradient not in ("paper", "reference"):
-            raise ValueError(f"gradient must be 'paper' or 'reference', got {gradient!r}")
-        if first_weight is not None and first_weight < 0:
-            raise ValueError(f"first_weight must be >= 0, got {first_weight}")
+        self._validate_params(alpha_bound=alpha_bound, hedge_eta=hedge_eta, compiled=compiled, gradient=gradient,
+                              first_weight=first_weight)
         self.alpha_bound = float(alpha_bound)
         self.hedge_eta = float(hedge_eta)
         self.compiled = bool(compiled)
@@ -118,9 +120,9 @@ class AdaboostOLM(OnlineBooster):
 
     def _on_growth(self) -> None:
         # the pool multiplies learner 1's weight by its c_1: the constant is given divided by it
-        first = -1.0 if self.first_weight is None else float(
+        first = None if self.first_weight is None else float(
             self.pool.unscaled(np.full(self.pool.n_learners, float(self.first_weight)))[0])
-        self._variant = np.array([float(self.gradient == "reference"), first])
+        self._variant = variant_array(self.gradient == "reference", first)
         # over the compiled pool, each step is one kernel call (same arithmetic, no Python loop)
         self._fused = adaboost_olm_kernels.FusedStep(self.pool) if self.compiled and self.pool.compiled else None
 

@@ -81,12 +81,26 @@ def forward(P, alpha, u):  # pragma: no cover - compiled
     return s_before, labels, experts
 
 
+#: the fields of :func:`backward`'s ``variant`` (``(2,)`` float64, one array for the kernels):
+#: != 0 takes the authors' gradient when a learner's label is y; >= 0 fixes the first learner's weight
+REFERENCE_GRADIENT, FIRST_WEIGHT = 0, 1
+
+
+def variant_array(reference_gradient: bool, first_weight: float | None) -> np.ndarray:
+    """:func:`backward`'s ``variant`` for these choices (``first_weight``: the first learner's
+    weight before the pool's ``c_1``, None for line 14's)."""
+    variant = np.empty(2)
+    variant[REFERENCE_GRADIENT] = float(reference_gradient)
+    variant[FIRST_WEIGHT] = -1.0 if first_weight is None else float(first_weight)
+    return variant
+
+
 @kernel
 def _backward_into(s_before, labels, alpha, y, eta, bound, variant, new_alpha, weights):  # pragma: no cover - compiled
     """:func:`backward` into given arrays (``new_alpha`` may be ``alpha`` itself; ``variant`` see
     :func:`backward`)."""
     n, k = s_before.shape
-    reference_gradient = variant[0] != 0.0
+    reference_gradient = variant[REFERENCE_GRADIENT] != 0.0
     for i in range(n):
         s = s_before[i]
         total = 0.0
@@ -104,17 +118,18 @@ def _backward_into(s_before, labels, alpha, y, eta, bound, variant, new_alpha, w
                 if j != y:  # the authors' code: the complement of the derivative (1 - each term)
                     gradient -= _sigmoid_gap(s[j], s[y] + a) if reference_gradient else _sigmoid_gap(s[y] + a, s[j])
         new_alpha[i] = min(bound, max(-bound, a - eta * gradient))
-    if variant[1] >= 0.0:  # the authors' fixed weight of the first learner
-        weights[0] = variant[1]
+    if variant[FIRST_WEIGHT] >= 0.0:  # the authors' fixed weight of the first learner
+        weights[0] = variant[FIRST_WEIGHT]
 
 
 @njit(cache=True)
 def backward(s_before, labels, alpha, y, eta, bound, variant):  # pragma: no cover - compiled
     """OGD step on every alpha (eq. 10) and the learners' training weights ``-C_i[y, y] / (k-1)``.
 
-    ``variant`` ``(2,)`` float64: ``variant[0] != 0`` takes the authors' gradient when a learner's
-    label is ``y`` (see :func:`boostbench.boosters.adaboost_olm.backward_reference`);
-    ``variant[1] >= 0`` replaces the first learner's weight by it (before the pool's ``c_1``).
+    ``variant`` ``(2,)`` float64 (:func:`variant_array`): ``variant[REFERENCE_GRADIENT] != 0``
+    takes the authors' gradient when a learner's label is ``y`` (see
+    :func:`boostbench.boosters.adaboost_olm.backward_reference`); ``variant[FIRST_WEIGHT] >= 0``
+    replaces the first learner's weight by it (before the pool's ``c_1``).
 
     Returns:
         ``(new_alpha (N,), weights (N,))``.
@@ -131,7 +146,7 @@ def backward(s_before, labels, alpha, y, eta, bound, variant):  # pragma: no cov
 # Algorithm 2's loops and Hedge's compiled steps (boostbench.core.hedge).
 
 #: :func:`backward`'s ``variant`` for the paper's Algorithm 2: eq. (10)'s gradient, no fixed first weight
-PAPER_VARIANT = np.array([0.0, -1.0])
+PAPER_VARIANT = variant_array(False, None)
 
 
 class StepArrays(NamedTuple):

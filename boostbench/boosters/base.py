@@ -10,10 +10,11 @@ classes and attributes learned as they come) is :mod:`boostbench.estimators`, on
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from boostbench.constraints import Constraint, check
 from boostbench.core.ties import argmax_random_tie
 from boostbench.learners.pool import WeakLearnerPool
 
@@ -35,6 +36,10 @@ class _BoosterCore(ABC):
         ValueError: k < 2.
     """
 
+    #: the hyper-parameters' constraints (constructor keyword -> constraint), as scikit-learn's
+    #: estimators declare them; the config check and :meth:`_validate_params` read them
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
+
     def __init__(self, pool: WeakLearnerPool, n_classes: int, rng: np.random.Generator):
         if n_classes < 2:
             raise ValueError(f"a booster needs at least 2 classes, got {n_classes}")
@@ -42,6 +47,14 @@ class _BoosterCore(ABC):
         self.n_classes = int(n_classes)
         self.rng = rng
         self.cache_fill_s = 0.0
+
+    def _validate_params(self, **values: Any) -> None:
+        """Check constructor arguments against :attr:`_parameter_constraints`.
+
+        Raises:
+            InvalidParameterError: (a ``ValueError``) the first value outside its constraint.
+        """
+        check(type(self).__name__, values, self._parameter_constraints)
 
     def grow(self, n_classes: int | None = None, n_categories: Any = None) -> None:
         """Take a larger k and/or more attributes (``n_categories`` of all of them, the current

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
 from boostbench.core.hedge import Hedge
 from boostbench.core.ties import argmax_rows_random_tie
@@ -23,11 +24,14 @@ class HedgeExperts(OnlineBooster):
         beta: Hedge's multiplier in (0, 1).
 
     Raises:
-        ValueError: ``beta`` outside (0, 1).
+        InvalidParameterError: ``beta`` outside (0, 1) (a ValueError).
     """
+
+    _parameter_constraints = hyperparameters.HEDGE
 
     def __init__(self, pool, n_classes, rng, beta: float = 0.5):
         super().__init__(pool, n_classes, rng)
+        self._validate_params(beta=beta)
         self.beta = float(beta)
         self.hedge = Hedge.from_beta(pool.n_learners, beta)
         self._state = None

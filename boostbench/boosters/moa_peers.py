@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
+from boostbench.constraints import OneOf
 from boostbench.boosters.moa_worker import _read, _write
 from boostbench.paths import REPO_ROOT
 
@@ -57,8 +58,11 @@ class MOAEnsemble(OnlineBooster):
         ValueError: no Python with capymoa (see :func:`moa_python`), or MOA did not start.
     """
 
+    _parameter_constraints = {"ensemble": OneOf(("ozaboost", "online_smooth_boost"))}
+
     def __init__(self, pool, n_classes, rng, ensemble: str, n_learners: int, n_categories):
         super().__init__(pool, n_classes, rng)
+        self._validate_params(ensemble=ensemble)
         self.ensemble = ensemble
         self._log = tempfile.TemporaryFile()  # the child's stderr (the JVM's messages), for errors
         self._process = subprocess.Popen([moa_python(), str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

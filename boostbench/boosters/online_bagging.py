@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
 from boostbench.core.ties import argmax_rows_random_tie
 
@@ -12,6 +13,8 @@ class OnlineBagging(OnlineBooster):
     """Online bagging: member m trains on ``(x, y)`` with weight ``K_m ~ Poisson(1)`` (the online
     limit of a bootstrap sample's multiplicity); prediction by unweighted majority vote.
     """
+
+    _parameter_constraints = hyperparameters.ONLINE_BAGGING
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         """The members' vote shares, ``(k,)`` float64."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.boosters.ada_olmr import train_on_relevant_labels
+from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineRanker
 from boostbench.core.rank_potentials import PairPotential
 
@@ -27,13 +28,13 @@ class OnlineBMR(OnlineRanker):
             authors' code: 0).
     """
 
+    _parameter_constraints = hyperparameters.ONLINE_BMR
+
     def __init__(self, pool, n_classes, rng, gamma: float = 0.1, weak_prediction: str = "distribution",
                  potential_loss: str | None = None, hinge_margin: float = 1.0):
         super().__init__(pool, n_classes, rng)
-        if not 0.0 < gamma < 1.0:
-            raise ValueError(f"gamma must be in (0, 1), got {gamma}")
-        if weak_prediction not in ("distribution", "label"):
-            raise ValueError(f"weak_prediction must be 'distribution' or 'label', got {weak_prediction!r}")
+        self._validate_params(gamma=gamma, weak_prediction=weak_prediction, potential_loss=potential_loss,
+                              hinge_margin=hinge_margin)
         self.gamma = float(gamma)
         self.weak_prediction = weak_prediction
         self.potential_loss = potential_loss or ("hinge" if weak_prediction == "distribution" else "rank")

@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
 from boostbench.boosters.online_boosting_kernels import CompiledUpdate, vote_odds
-from boostbench.boosters.vfdt import check_tree_weight
 from boostbench.core.ties import argmax_rows_random_tie, argmax_tie_u
-
-#: Oza's vote rules: ``hard`` (each member's label), ``soft`` (each member's distribution), ``moa``
-#: (MOA's OzaBoost: distributions, and no member votes after the first without a positive weight)
-VOTES = ("hard", "soft", "moa")
 
 
 class OnlineBoosting(OnlineBooster):
@@ -39,23 +35,24 @@ class OnlineBoosting(OnlineBooster):
             no error yet gets a large finite weight instead of an infinite one.
             Unused by ``vote="moa"`` (a member without error stops the vote there).
         compiled: over the compiled pool, run the update as one numba kernel (same results).
-        vote: one of :data:`VOTES`.
+        vote: ``"hard"``, ``"soft"`` or ``"moa"``.
         tree_weight: ``"c_i"``: member m trains with weight ``K c_m`` (its constant, as in the
             other boosters); ``"one"``: with ``K``.
 
     Raises:
-        ValueError: an unknown ``vote`` or ``tree_weight``.
+        InvalidParameterError: a value outside :attr:`_parameter_constraints` (a ValueError).
     """
+
+    _parameter_constraints = hyperparameters.ONLINE_BOOSTING
 
     def __init__(self, pool, n_classes, rng, eps_floor: float = 1e-6,
                  compiled: bool = True, vote: str = "hard", tree_weight: str = "c_i"):
         super().__init__(pool, n_classes, rng)
-        if vote not in VOTES:
-            raise ValueError(f"vote must be one of {', '.join(VOTES)}, got {vote!r}")
+        self._validate_params(eps_floor=eps_floor, compiled=compiled, vote=vote, tree_weight=tree_weight)
         self.eps_floor = float(eps_floor)
         self.compiled = bool(compiled)
         self.vote = vote
-        self.tree_weight = check_tree_weight(tree_weight)
+        self.tree_weight = tree_weight
         self._on_growth()
         self.lambda_sc = np.zeros(pool.n_learners)
         self.lambda_sw = np.zeros(pool.n_learners)
@@ -114,8 +111,8 @@ class OnlineBoosting(OnlineBooster):
             presentations = stream.poisson(lam)
             proba = P[m]
             if presentations > 0:
-                self.pool.learn_one(m, xp, y, presentations * self._unit[m])
-                proba = self.pool.predict_proba_one(m, xp)  # Oza checks the member after training
+                self.pool.learn_member(m, xp, y, presentations * self._unit[m])
+                proba = self.pool.predict_proba_member(m, xp)  # Oza checks the member after training
             if argmax_tie_u(proba, stream.random_sample()) == y:
                 self.lambda_sc[m] += lam
                 lam *= (self.lambda_sc[m] + self.lambda_sw[m]) / (2.0 * self.lambda_sc[m])

@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from boostbench.boosters import online_mbbm_kernels
+from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
 from boostbench.core.monte_carlo_potentials import MonteCarloPotential01
 from boostbench.core.potentials import Potential01, cost_matrix_compiled
@@ -72,22 +73,17 @@ class OnlineMBBM(OnlineBooster):
         mc_draws: M, draws per Monte Carlo estimate (the authors' 100).
 
     Raises:
-        ValueError: gamma not in (0, 1), or an unknown ``learners_left``, ``cost_argmin`` or
-            ``potentials``.
+        InvalidParameterError: a value outside :attr:`_parameter_constraints` (a ValueError).
     """
+
+    _parameter_constraints = hyperparameters.ONLINE_MBBM
 
     def __init__(self, pool, n_classes, rng, gamma: float = 0.1, weight_factor: float = 0.1,
                  compiled: bool = True, learners_left: str = "paper", cost_argmin: str = "normalized",
                  potentials: str = "exact", mc_draws: int = 100):
         super().__init__(pool, n_classes, rng)
-        if not 0.0 < gamma < 1.0:
-            raise ValueError(f"gamma must be in (0, 1), got {gamma}")
-        if learners_left not in ("paper", "reference"):
-            raise ValueError(f"learners_left must be 'paper' or 'reference', got {learners_left!r}")
-        if cost_argmin not in ("normalized", "raw"):
-            raise ValueError(f"cost_argmin must be 'normalized' or 'raw', got {cost_argmin!r}")
-        if potentials not in ("exact", "monte_carlo"):
-            raise ValueError(f"potentials must be 'exact' or 'monte_carlo', got {potentials!r}")
+        self._validate_params(gamma=gamma, weight_factor=weight_factor, compiled=compiled, learners_left=learners_left,
+                              cost_argmin=cost_argmin, potentials=potentials, mc_draws=mc_draws)
         self.potentials, self.mc_draws = potentials, int(mc_draws)
         # the estimates' own stream (drawn once here: the exact runs' draws are unchanged)
         self._mc_rng = np.random.default_rng(rng.integers(2**63)) if potentials == "monte_carlo" else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
+from boostbench.constraints import OneOf
 
 #: runner name -> river.ensemble class
 ENSEMBLES = {"adaboost": "AdaBoostClassifier", "adwin_boosting": "ADWINBoostingClassifier", "bole": "BOLEClassifier"}
@@ -25,8 +26,11 @@ class RiverEnsemble(OnlineBooster):
             trees are told them.
     """
 
+    _parameter_constraints = {"ensemble": OneOf(tuple(ENSEMBLES))}
+
     def __init__(self, pool, n_classes, rng, ensemble: str, n_learners: int, n_categories):
         super().__init__(pool, n_classes, rng)
+        self._validate_params(ensemble=ensemble)
         from river import ensemble as river_ensemble
         from river import tree
 

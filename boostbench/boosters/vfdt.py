@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
 from boostbench.core.ties import argmax_rows_random_tie
 
@@ -11,27 +12,15 @@ from boostbench.core.ties import argmax_rows_random_tie
 class VFDT(OnlineBooster):
     """One Hoeffding tree (learner 0 of the pool) trained on every example with weight 1."""
 
+    _parameter_constraints = hyperparameters.VFDT
+
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         xp = self.pool.prepare(x)
         self._xp = xp
-        return self.pool.predict_proba_one(0, xp)
+        return self.pool.predict_proba_member(0, xp)
 
     def update(self, y: int) -> None:
-        self.pool.learn_one(0, self._xp, y, 1.0)
-
-
-TREE_WEIGHTS = ("c_i", "one")
-
-
-def check_tree_weight(tree_weight: str) -> str:
-    """``tree_weight`` if it is one of :data:`TREE_WEIGHTS`.
-
-    Raises:
-        ValueError: another value.
-    """
-    if tree_weight not in TREE_WEIGHTS:
-        raise ValueError(f"tree_weight must be one of {', '.join(TREE_WEIGHTS)}, got {tree_weight!r}")
-    return tree_weight
+        self.pool.learn_member(0, self._xp, y, 1.0)
 
 
 class BestVFDT(OnlineBooster):
@@ -51,12 +40,15 @@ class BestVFDT(OnlineBooster):
         member_predictions: ``(N,)`` int64 labels of every tree for the last predicted example.
 
     Raises:
-        ValueError: an unknown ``tree_weight``.
+        InvalidParameterError: an unknown ``tree_weight`` (a ValueError).
     """
+
+    _parameter_constraints = hyperparameters.BEST_VFDT
 
     def __init__(self, pool, n_classes, rng, tree_weight: str = "c_i"):
         super().__init__(pool, n_classes, rng)
-        self.tree_weight = check_tree_weight(tree_weight)
+        self._validate_params(tree_weight=tree_weight)
+        self.tree_weight = tree_weight
         self.correct = np.zeros(pool.n_learners, dtype=np.int64)
         self.member_predictions = np.zeros(pool.n_learners, dtype=np.int64)
 

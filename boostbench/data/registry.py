@@ -68,6 +68,17 @@ def registry_specs() -> dict[str, DictConfig]:
     return specs
 
 
+def dataset_spec(name: str) -> DictConfig:
+    """The registry entry ``configs/dataset/<name>.yaml``, as a run's ``dataset`` config holds it.
+
+    Raises:
+        ConfigError: an unknown name (the message lists the known ones).
+    """
+    from boostbench.constraints import entry
+
+    return entry("dataset", name, registry_specs())
+
+
 def spec_files(spec: DictConfig) -> dict[str, str]:
     """The files an entry reads, by role: ``{"data": file}``, or MULAN's train/test/labels."""
     if spec.get("files"):

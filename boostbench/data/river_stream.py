@@ -31,10 +31,9 @@ def iter_dataset(dataset: str | Dataset | MultilabelDataset, order: np.ndarray |
         ConfigError / DataError: an unknown name or an unreadable file (as a run reports them).
     """
     if isinstance(dataset, str):
-        from boostbench.config import compose_config
-        from boostbench.data.registry import load_dataset
+        from boostbench.data.registry import dataset_spec, load_dataset
 
-        dataset = load_dataset(compose_config([f"dataset={dataset}"]).dataset, data_dir)
+        dataset = load_dataset(dataset_spec(dataset), data_dir)
     X = dataset.X
     rows = range(len(X)) if order is None else order
     names, categories = dataset.feature_names, dataset.categories

@@ -9,7 +9,7 @@ import numpy as np
 from river import base
 
 from boostbench.estimators.stream_encoding import StreamEncoder
-from boostbench.learners.pool import REFERENCE_RANGES, HoeffdingTreeParams, draw_feature_subsets
+from boostbench.learners.pool import REFERENCE_RANGES
 from boostbench.seeding import run_generators
 
 
@@ -47,25 +47,16 @@ class BoosterFace:
 
     def _build(self) -> None:
         from boostbench.algorithms import algorithm_spec
+        from boostbench.learners.registry import make_pool
 
         generators = run_generators(self.seed if self.seed is not None else np.random.SeedSequence().entropy)
-        encoder, n = self._encoder, int(self.n_models)
-        params = HoeffdingTreeParams.draw(n, generators.learners, REFERENCE_RANGES[self._task])
-        if self.model is None:
-            from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
-
-            subsets = draw_feature_subsets(n, len(encoder.names), getattr(self, "feature_subset_size", None),
-                                           generators.learners)
-            pool = CompiledHoeffdingTreePool(params, self._k(), encoder.n_categories, subsets,
-                                             max_size=self.max_size)
-        else:
-            from boostbench.learners.river_model_pool import RiverModelPool
-
-            pool = RiverModelPool(self.model, n, self._k(), params.weight_scale, generators.learners,
-                                  encoder.names, encoder.categories)
-        spec = algorithm_spec(self._algorithm)
+        encoder = self._encoder
+        learner = {"name": "hoeffding_tree", "backend": "compiled", **REFERENCE_RANGES[self._task],
+                   "feature_subset_size": getattr(self, "feature_subset_size", None), "max_size": self.max_size}
+        pool = make_pool(learner, int(self.n_models), self._k(), encoder.n_categories, generators.learners,
+                         model=self.model, columns=(encoder.names, encoder.categories))
         kwargs = {name: getattr(self, name) for name in self._booster_params}
-        self._booster = spec.cls(pool, self._k(), generators.booster, **kwargs)
+        self._booster = algorithm_spec(self._algorithm).cls(pool, self._k(), generators.booster, **kwargs)
 
     def _observe(self, x: dict, labels: Any = ()) -> None:
         """Learn the labels and features of a training example, growing the booster."""

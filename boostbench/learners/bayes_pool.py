@@ -147,9 +147,9 @@ class BayesPool(WeakLearnerPool):
     def prepare(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.params.discretizer.transform(x[None, :])[0], x
 
-    def predict_proba_one(self, i: int, xp: Any) -> np.ndarray:
+    def predict_proba_member(self, i: int, xp: Any) -> np.ndarray:
         return self.members[i].predict_proba(*xp)
 
-    def learn_one(self, i: int, xp: Any, y: int, weight: float) -> None:
+    def learn_member(self, i: int, xp: Any, y: int, weight: float) -> None:
         if weight > 0:
             self.members[i].learn(xp[0], xp[1], y, weight)

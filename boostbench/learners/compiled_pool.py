@@ -323,7 +323,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         routing.predict_all(xp, out, self.kernel_state())
         return out
 
-    def predict_proba_one(self, i: int, xp: np.ndarray) -> np.ndarray:
+    def predict_proba_member(self, i: int, xp: np.ndarray) -> np.ndarray:
         out = np.empty(self.n_classes)
         routing.predict_tree(i, xp, out, self.kernel_state())
         return out
@@ -358,7 +358,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         else:
             training.learn_all(xp, int(y), weights, self.reserve())
 
-    def learn_one(self, i: int, xp: np.ndarray, y: int, weight: float) -> None:
+    def learn_member(self, i: int, xp: np.ndarray, y: int, weight: float) -> None:
         y = self._label(y)
         if weight <= 0:
             return
@@ -438,7 +438,7 @@ def warm_up() -> None:
     threaded = tiny_pool(2, n_threads=2)
     for y in (0, 1, 0, 1):
         pool.learn(x, y, np.ones(2))
-        pool.learn_one(0, x, y, 1.0)
+        pool.learn_member(0, x, y, 1.0)
         threaded.learn(x, y, np.ones(2))
     pool.predict_proba(x)
-    pool.predict_proba_one(1, x)
+    pool.predict_proba_member(1, x)

@@ -92,21 +92,21 @@ class WeakLearnerPool(ABC):
         """Convert one example ``x`` (``(d,)`` float64, NaN = missing) for the calls below."""
 
     @abstractmethod
-    def predict_proba_one(self, i: int, xp: Any) -> np.ndarray:
+    def predict_proba_member(self, i: int, xp: Any) -> np.ndarray:
         """Learner ``i``'s class distribution, ``(k,)`` float64 summing to 1 (uniform if untrained)."""
 
     @abstractmethod
-    def learn_one(self, i: int, xp: Any, y: int, weight: float) -> None:
+    def learn_member(self, i: int, xp: Any, y: int, weight: float) -> None:
         """Train learner ``i`` on ``(x, y)`` with importance weight ``weight`` (times its c_i)."""
 
     def predict_proba(self, xp: Any) -> np.ndarray:
         """Every learner's class distribution, ``(N, k)`` float64."""
-        return np.stack([self.predict_proba_one(i, xp) for i in range(self.n_learners)])
+        return np.stack([self.predict_proba_member(i, xp) for i in range(self.n_learners)])
 
     def learn(self, xp: Any, y: int, weights: np.ndarray) -> None:
         """Train every learner on ``(x, y)``; ``weights`` is ``(N,)``, 0 skips a learner."""
         for i in np.flatnonzero(weights > 0):
-            self.learn_one(int(i), xp, y, float(weights[i]))
+            self.learn_member(int(i), xp, y, float(weights[i]))
 
     def unscaled(self, weights: np.ndarray) -> np.ndarray:
         """The weights ``(N,)`` to pass so that learner i trains with ``weights[i]`` itself, not

@@ -90,10 +90,11 @@ def check_learner(cfg: Mapping[str, Any]) -> None:
                               "naive-Bayes leaves need learner.backend=river")
 
 
-def make_pool(cfg: Any, n_learners: int, n_classes: int, n_categories: list[int],
-              rng: np.random.Generator, X_train: np.ndarray | None = None, n_threads: int = 1):
+def make_pool(cfg: Mapping[str, Any], n_learners: int, n_classes: int, n_categories: list[int],
+              rng: np.random.Generator, X_train: np.ndarray | None = None, n_threads: int = 1,
+              model: Any = None, columns: tuple[list, list] | None = None):
     """Build the pool of N online weak learners the ``learner`` config names (checked by
-    :func:`check_learner`).
+    :func:`check_learner`): the one pool factory, of the runner and of the river estimators.
 
     Args:
         cfg: the ``learner`` config (Hoeffding trees: ranges, ``backend``: river or compiled,
@@ -104,6 +105,9 @@ def make_pool(cfg: Any, n_learners: int, n_classes: int, n_categories: list[int]
         X_train: ``(n, d)`` training rows, where the protocol has a training part (TAN/BAN fit
             their discretisation of numeric attributes on it).
         n_threads: threads training the compiled pool's trees (the same trees for any number).
+        model: a river classifier cloned N times instead of the trees (a river estimator's
+            ``model``; :class:`~boostbench.learners.river_model_pool.RiverModelPool`), each with
+            its drawn ``c_i``; ``columns``: the (names, categories) lists of the features it sees.
 
     Raises:
         ConfigError: a learner that is not online, or TAN/BAN over numeric attributes without
@@ -111,21 +115,26 @@ def make_pool(cfg: Any, n_learners: int, n_classes: int, n_categories: list[int]
     """
     from boostbench.learners.pool import HoeffdingTreeParams, draw_feature_subsets
 
-    if not learner_spec(str(cfg.name)).online:
-        raise ConfigError(f"learner {cfg.name!r} is for batch algorithms; online ones use "
+    name = str(cfg["name"])
+    if not learner_spec(name).online:
+        raise ConfigError(f"learner {name!r} is for batch algorithms; online ones use "
                           f"learner={', '.join(names('online'))}")
-    if cfg.name in BAYES_KINDS:
+    if name in BAYES_KINDS:
         from boostbench.learners.bayes_pool import BayesParams, BayesPool
 
         return BayesPool(BayesParams.from_config(cfg, X_train, np.asarray(n_categories), rng), n_learners, n_classes)
     params = HoeffdingTreeParams.draw(n_learners, rng, cfg)
+    if model is not None:
+        from boostbench.learners.river_model_pool import RiverModelPool
+
+        return RiverModelPool(model, n_learners, n_classes, params.weight_scale, rng, *columns)
     subsets = draw_feature_subsets(n_learners, len(n_categories), cfg.get("feature_subset_size"), rng)
-    if cfg.backend == "river":
+    if cfg["backend"] == "river":
         from boostbench.learners.river_pool import RiverHoeffdingTreePool
 
         nominal = [j for j, m in enumerate(n_categories) if m > 0]
         max_size = cfg.get("max_size")  # the pool's MiB; river's max_size is per tree
-        return RiverHoeffdingTreePool(params, n_classes, nominal, str(cfg.leaf_prediction), subsets,
+        return RiverHoeffdingTreePool(params, n_classes, nominal, str(cfg["leaf_prediction"]), subsets,
                                       max_size=None if max_size is None else max_size / n_learners,
                                       rules=str(cfg.get("rules", "river")))
     from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool

@@ -48,14 +48,14 @@ class RiverModelPool(WeakLearnerPool):
                 out[self.names[j]] = value if values is None else values[int(value)]
         return out
 
-    def predict_proba_one(self, i: int, xp: dict) -> np.ndarray:
+    def predict_proba_member(self, i: int, xp: dict) -> np.ndarray:
         proba = np.zeros(self.n_classes)
         for label, p in self.models[i].predict_proba_one(xp).items():
             proba[label] = p
         total = proba.sum()
         return proba / total if total > 0 else np.full(self.n_classes, 1.0 / self.n_classes)
 
-    def learn_one(self, i: int, xp: dict, y: int, weight: float) -> None:
+    def learn_member(self, i: int, xp: dict, y: int, weight: float) -> None:
         weight = float(weight) * self.weight_scale[i]
         if self._weighted:
             self.models[i].learn_one(xp, int(y), w=weight)

@@ -73,7 +73,7 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
     def _view(self, i: int, xp) -> dict[int, float]:
         return xp if self.feature_subsets is None else xp[i]
 
-    def predict_proba_one(self, i: int, xp) -> np.ndarray:
+    def predict_proba_member(self, i: int, xp) -> np.ndarray:
         dist = self.trees[i].predict_proba_one(self._view(i, xp))
         if not dist:
             return self._uniform.copy()
@@ -83,7 +83,7 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
         # river has normalised; a leaf holding only zero weights returns zeros
         return proba if proba.any() else self._uniform.copy()
 
-    def learn_one(self, i: int, xp, y: int, weight: float) -> None:
+    def learn_member(self, i: int, xp, y: int, weight: float) -> None:
         self.trees[i].learn_one(self._view(i, xp), int(y), w=float(weight) * self.weight_scale[i])
 
     def grow(self, n_classes: int | None = None, n_categories=None) -> None:
