@@ -79,7 +79,7 @@ report-check: setup
 	$(BIN)/boostbench sweep +experiment=smoke seed='range(0,3)' results_dir=$(REPORT_CHECK_DIR)
 	$(BIN)/boostbench sweep +experiment=smoke_batch results_dir=$(REPORT_CHECK_DIR)
 	$(BIN)/boostbench report all --results-dir $(REPORT_CHECK_DIR) --n-learners 3
-	$(BIN)/python benchmarks/report_check.py $(REPORT_CHECK_DIR)/summary.html --screenshot $(REPORT_CHECK_DIR)/summary.png
+	$(BIN)/python -m boostbench.reporting.page_check $(REPORT_CHECK_DIR)/summary.html --screenshot $(REPORT_CHECK_DIR)/summary.png
 
 # Ray (issue 19): the launcher and Ray from their own lock (a superset of requirements.lock;
 # hydra-ray-launcher's stale cloudpickle<3 pin is overridden, see requirements-ray.overrides).

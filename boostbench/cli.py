@@ -10,6 +10,7 @@ import time
 from typing import Optional
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
@@ -402,20 +403,39 @@ def report(
 
 
 def _print_runs(frame, store: str) -> None:
-    """The summary on screen: a row per group of runs, its mean, interval and seeds."""
+    """The summary on screen, a table per protocol: a row per group of runs, its mean, interval
+    and seeds (the gamma, preset and variant columns only where they vary)."""
     from boostbench.reporting.intervals import caption
-    from boostbench.reporting.summary import interval_cell
+    from boostbench.reporting.summary import interval_cell, varying
 
-    shown = Table(title=f"{len(frame)} groups of runs in {escape(store)}", caption=caption(), caption_justify="left")
-    for column in ("data set", "protocol", "algorithm", "learner", "N", "gamma", "preset", "variant", "metric"):
-        shown.add_column(column)
-    for column in ("mean", "95% interval", "seeds", "runtime (s)"):
-        shown.add_column(column, justify="right")
-    for row in frame.itertuples():
-        shown.add_row(row.dataset, row.protocol, row.algorithm, row.learner, str(row.n_learners),
-                      "" if row.gamma != row.gamma else f"{row.gamma:g}", row.preset, str(row.variant), row.metric,
-                      f"{row.mean:.4f}", escape(interval_cell(row)), str(row.n_seeds), f"{row.runtime_s:.2f}")
-    console.print(shown)
+    for (protocol, metric), group in frame.groupby(["protocol", "metric"], sort=True):
+        optional = varying(group)
+        shown = Table(title=f"{escape(store)}: {protocol}, {metric} ({len(group)} groups of runs)",
+                      box=box.SIMPLE_HEAD)
+        for column in ("data set", "algorithm", "learner", "N", *optional):
+            shown.add_column(column, no_wrap=True)
+        for column in ("mean", "95% interval", "seeds", "runtime (s)"):
+            shown.add_column(column, justify="right")
+        for row in group.itertuples():
+            cells = {"gamma": "" if row.gamma != row.gamma else f"{row.gamma:g}", "preset": row.preset,
+                     "variant": str(row.variant)}
+            shown.add_row(row.dataset, row.algorithm, row.learner, str(row.n_learners),
+                          *(cells[name] for name in optional),
+                          f"{row.mean:.4f}", escape(interval_cell(row)), str(row.n_seeds), f"{row.runtime_s:.2f}")
+        _print_wide(shown)
+    console.print(caption(), highlight=False)
+
+
+def _print_wide(table: Table) -> None:
+    """A table on screen; into a file or pipe (80 columns to rich) at its natural width, so
+    that no name or interval is cut in a log."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    from rich.measure import Measurement
+
+    width = Measurement.get(console, console.options.update_width(10_000), table).maximum
+    Console(width=max(console.width, width), color_system=None).print(table)
 
 
 def _print_table(name, frame) -> None:
@@ -445,7 +465,7 @@ def _print_table(name, frame) -> None:
             shown.add_column(column, justify="right")
         for dataset, cells in cell_rows(table, cell):
             shown.add_row(dataset, *cells)
-        console.print(shown)
+        _print_wide(shown)
 
 
 def main() -> None:  # pragma: no cover - console entry for `python -m boostbench`

@@ -4,8 +4,6 @@ semicolon-separated file, a typo in a group, completion)."""
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -16,17 +14,9 @@ from boostbench.config import compose_config
 from boostbench.data.loaders import read_csv_table, sniff_separator
 from boostbench.data.registry import locate
 from boostbench.errors import ConfigError
-from boostbench.paths import REPO_ROOT
-from boostbench.reporting import figures, intervals, summary, tables
+from boostbench.reporting import figures, intervals, page_check, summary, tables
 
 runner = CliRunner()
-
-
-def _report_check():
-    spec = importlib.util.spec_from_file_location("report_check", REPO_ROOT / "benchmarks" / "report_check.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # -- intervals ---------------------------------------------------------------------------------
@@ -75,7 +65,7 @@ def test_a_paper_table_at_another_n_says_so_and_flags_nothing():
     runs = _runs([0.5, 0.52, 0.51], n=10)  # far from the paper's 0.930 (N = 100)
     frame = tables.rebuild("jung2017_table1", runs, n_learners=10)
     cell = frame[(frame["dataset"] == "cars") & (frame["column"] == "adaboost_olm")].iloc[0]
-    assert not cell["flagged"] and "N = 10, the paper's 100: not compared" in cell["note"]
+    assert not cell["flagged"] and "N = 10 (paper 100): not compared" in cell["note"]
     caption = tables.caption("jung2017_table1", frame)
     assert "N = 10 weak learners (the paper's: 100; cells not compared)" in caption
     assert "prequential protocol" in caption and "3 seeds per cell" in caption
@@ -106,7 +96,7 @@ def test_figure_titles_name_the_metric_and_a_window_longer_than_the_stream():
 
 # -- the page ----------------------------------------------------------------------------------
 def test_report_check_finds_broken_links_images_and_empty_tables(tmp_path):
-    check = _report_check()
+    check = page_check
     (tmp_path / "t.csv").write_text("a\n1\n")
     good = ("<h2 id='x'>x</h2><a href='t.csv'>t</a><a href='#x'>x</a><table><tr><td>1</td></tr></table>"
             "<img src='data:image/png;base64,iVBORw0KGgo='>")

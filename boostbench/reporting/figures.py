@@ -99,18 +99,22 @@ def fit_y(ax, bounds: tuple[float, float] = (0.0, 1.0)) -> None:
 
 
 def style_legend(ax) -> None:
-    """A legend readable at the page's width: 9 pt, below the axes when it has many entries."""
+    """A legend readable at the page's width: 9 pt, below the axes (off the curves) when it has
+    more than two entries."""
     n = len(ax.get_legend_handles_labels()[0])
-    if n > 4:
+    if n > 2:
         ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)
     else:
         ax.legend(fontsize=9)
 
 
-def title(dataset: str, runs: pd.DataFrame) -> str:
-    """A figure title: the data set, N and the protocol of its runs."""
+def title(dataset: str, runs: pd.DataFrame, metric: str) -> str:
+    """A figure title: the data set, the curve, N, the protocol and the seeds of its runs."""
     n = ", ".join(str(int(v)) for v in sorted(runs["n_learners"].unique()))
-    return f"{dataset}: N = {n}, {', '.join(sorted(runs['protocol'].unique()))}"
+    seeds = sorted(runs.groupby(["algorithm", "gamma"], dropna=False)["seed"].nunique().unique())
+    seeds_text = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+    return (f"{dataset}: {LABELS[metric][1]}\nN = {n}, {', '.join(sorted(runs['protocol'].unique()))}, "
+            f"{seeds_text} seeds")
 
 
 def learning_curves(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | Path,
@@ -140,7 +144,7 @@ def learning_curves(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
                 label = f"{algorithm} (gamma={best:g})"
             plot_band(ax, sub, label)
         xlabel, ylabel = LABELS[metric]
-        ax.set(xlabel=xlabel, ylabel=ylabel, title=title(dataset, runs[runs["dataset"] == dataset]))
+        ax.set(xlabel=xlabel, ylabel=ylabel, title=title(dataset, runs[runs["dataset"] == dataset], metric))
         fit_y(ax, metric_range(metric))
         ax.grid(alpha=0.3)
         style_legend(ax)

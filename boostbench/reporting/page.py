@@ -66,7 +66,7 @@ def html_table(frame: pd.DataFrame, digits: int = 4) -> str:
 
     def cell(value, is_num: bool) -> str:
         if is_num:
-            text = "" if value != value else f"{value:,}" if float(value).is_integer() else f"{value:.{digits}f}"
+            text = "" if value != value else f"{value:,.{digits}f}".rstrip("0").rstrip(".")
             return f"<td class='num'>{text}</td>"
         return f"<td>{esc('' if value is None or value != value else value)}</td>"
 
@@ -78,18 +78,15 @@ def html_table(frame: pd.DataFrame, digits: int = 4) -> str:
 
 def summary_sections(frame: pd.DataFrame, images: list[tuple[Path, str]], out: Path) -> list[str]:
     """A section per data set and protocol: its groups of runs and its figures."""
-    from boostbench.reporting.summary import interval_cell
+    from boostbench.reporting.summary import interval_cell, varying
 
     parts = []
     for (dataset, protocol), group in frame.groupby(["dataset", "protocol"], sort=True):
         shown = pd.DataFrame({
             "algorithm": group["algorithm"], "learner": group["learner"], "N": group["n_learners"],
-            "gamma": group["gamma"], "preset": group["preset"], "variant": group["variant"],
-            "metric": group["metric"], "mean": group["mean"],
+            **{name: group[name] for name in varying(group)}, "metric": group["metric"], "mean": group["mean"],
             "95% interval": [interval_cell(row) for row in group.itertuples()],
             "seeds": group["n_seeds"], "runtime (s)": group["runtime_s"]})
-        if shown["gamma"].isna().all():
-            shown = shown.drop(columns="gamma")
         seeds = sorted(set(group["n_seeds"]))
         caption = (f"{len(group)} groups of runs under the {protocol} protocol, N = "
                    f"{', '.join(map(str, sorted(set(group['n_learners']))))}, "
@@ -172,11 +169,15 @@ def other_sections(out: Path, known: set[str]) -> list[str]:
             frame = pd.read_csv(path)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
             continue  # not a table this page can show; still linked among the exports
-        if frame.empty:
+        count = next((c for c in ("n_seeds", "n") if c in frame.columns), None)
+        ran = frame if count is None else frame[frame[count] > 0]
+        if ran.empty:
             continue
+        left = (f"<p class='caption'>{len(frame) - len(ran)} rows without runs left out "
+                f"({link(path, out, path.name)} has them).</p>" if len(ran) < len(frame) else "")
         pictures = [figure(p, out, f"{path.stem}: {p.stem.replace('_', ' ')}")
                     for p in sorted((out / "figures" / path.stem).glob("*.png"))]
-        parts.append(f"<section id='{esc(path.stem)}'><h3>{esc(path.stem)}</h3>{html_table(frame)}"
+        parts.append(f"<section id='{esc(path.stem)}'><h3>{esc(path.stem)}</h3>{html_table(ran)}{left}"
                      f"{''.join(pictures)}</section>")
     return parts
 

@@ -77,6 +77,15 @@ def to_markdown(frame: pd.DataFrame, store: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def varying(group: pd.DataFrame) -> list[str]:
+    """The columns among gamma, preset and variant worth showing for ``group`` (a slice of the
+    summary): gamma where some algorithm has one, preset and variant where they are not the
+    defaults'."""
+    shown = {"gamma": group["gamma"].notna().any(), "preset": (group["preset"] != "paper").any(),
+             "variant": (group["variant"] > 1).any()}
+    return [name for name, show in shown.items() if show]
+
+
 def interval_cell(row) -> str:
     """A summary row's interval as text: ``[low, high]`` (``*``: clipped to the metric's range),
     ``n < 3``, or empty."""

@@ -193,7 +193,7 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
             low, high = confidence_interval(values, bounds=bounds)
             diff = mean - paper_value if n and paper_value is not None else float("nan")
             if n and paper_value is not None and not compared:
-                note = "; ".join(filter(None, [note, f"N = {n_learners}, the paper's {spec.paper_n_learners}: "
+                note = "; ".join(filter(None, [note, f"N = {n_learners} (paper {spec.paper_n_learners}): "
                                                       "not compared"]))
             rows.append({
                 "dataset": paper_name, "column": column, "ours": mean,

@@ -5,7 +5,7 @@ missing, an inline image that is not a PNG, an anchor with no target) and empty 
 opens it in headless Chromium: ``--dump-dom`` must hold every table, with rows, and
 ``--screenshot`` saves what the page looks like. Exit status 1 names each problem.
 
-    python benchmarks/report_check.py results/report-check/summary.html --screenshot page.png
+    python -m boostbench.reporting.page_check results/report-check/summary.html --screenshot page.png
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def main() -> int:
     parser.add_argument("page", type=Path)
     parser.add_argument("--screenshot", type=Path, required=True)
     parser.add_argument("--width", type=int, default=1280)
-    parser.add_argument("--height", type=int, default=6000)
+    parser.add_argument("--height", type=int, default=9000)
     args = parser.parse_args()
     source = parse(args.page.read_text(encoding="utf-8"))
     found = problems(args.page, source)
