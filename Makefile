@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: setup run test smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults
+.PHONY: setup run test smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults report-check
 
 setup: $(STAMP)
 
@@ -69,6 +69,17 @@ smoke: setup
 	@rm -rf results/wheel && $(BIN)/python -m pip wheel --quiet --disable-pip-version-check --no-deps -w results/wheel . \
 	  && cd results/wheel && $(abspath $(BIN))/python -m zipfile -e boostbench-*.whl unpacked \
 	  && diff -rq -x __pycache__ unpacked/boostbench ../../boostbench && echo "wheel: the checkout's package"
+
+# The report page of the smoke grid (3 seeds, so intervals show) opened in headless Chromium
+# (Debian's package, installed if missing): fails on a broken image or link or an empty table,
+# and saves a screenshot beside the page. Resumable: finished runs are kept.
+REPORT_CHECK_DIR ?= results/report-check
+report-check: setup
+	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+	$(BIN)/boostbench sweep +experiment=smoke seed='range(0,3)' results_dir=$(REPORT_CHECK_DIR)
+	$(BIN)/boostbench sweep +experiment=smoke_batch results_dir=$(REPORT_CHECK_DIR)
+	$(BIN)/boostbench report all --results-dir $(REPORT_CHECK_DIR) --n-learners 3
+	$(BIN)/python -m boostbench.reporting.page_check $(REPORT_CHECK_DIR)/summary.html --screenshot $(REPORT_CHECK_DIR)/summary.png
 
 # Ray (issue 19): the launcher and Ray from their own lock (a superset of requirements.lock;
 # hydra-ray-launcher's stale cloudpickle<3 pin is overridden, see requirements-ray.overrides).

@@ -10,6 +10,7 @@ import time
 from typing import Optional
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
@@ -61,15 +62,37 @@ def _groups_epilog() -> str:
 
 
 def _complete_override(incomplete: str) -> list[str]:
-    """Shell completion of an override: a group's options after ``group=``, else the groups."""
+    """Shell completion of an override: a group's options after ``group=`` (``+experiment=``
+    too), a group's keys after ``group.`` (``protocol.window=``), else the groups."""
     from boostbench.config import GROUPS, group_options
 
     key, eq, value = incomplete.partition("=")
     group = key.lstrip("+")
     if eq and group in GROUPS:
         return [f"{key}={option}" for option in group_options(group) if option.startswith(value)]
+    section, dot, _ = group.partition(".")
+    if not eq and dot and section in GROUPS:
+        return [f"{section}.{name}=" for name in _group_keys(section) if f"{section}.{name}".startswith(group)]
     return [f"{'+' if g in ('experiment', 'preset') else ''}{g}=" for g in GROUPS
             if g.startswith(group) or f"+{g}".startswith(incomplete)]
+
+
+def _group_keys(group: str) -> list[str]:
+    """The keys the options of a config group set (``protocol``: final_fraction, window, ...)."""
+    from omegaconf import OmegaConf
+
+    keys = set()
+    for path in (CONFIG_DIR / group).glob("*.yaml"):
+        node = OmegaConf.load(path)
+        keys |= {str(k) for k in node.keys() if not str(k).startswith(("_", "defaults", "hydra"))}
+    return sorted(keys - {"name"})
+
+
+def _complete_report(incomplete: str) -> list[str]:
+    """Shell completion of ``report``'s argument: the reports and ``all``."""
+    from boostbench.reporting.report import REPORTS
+
+    return [name for name in [*REPORTS, "all"] if name.startswith(incomplete)]
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -138,7 +161,8 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def sweep(
-    overrides: Optional[list[str]] = typer.Argument(None, help="Hydra sweep overrides, e.g. dataset=balance,car seed='range(0,5)'"),
+    overrides: Optional[list[str]] = typer.Argument(None, help="Hydra sweep overrides, e.g. dataset=balance,car seed='range(0,5)'",
+                                                    autocompletion=_complete_override),
     n_jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="parallel jobs: joblib workers (default: all cores), a SLURM array's tasks at once, a local Ray cluster's CPUs"),
 ):
     """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
@@ -315,7 +339,7 @@ def _fetch(names: list[str], infos: dict) -> None:
 def report(
     table: str = typer.Argument("all", help="summary (every run of the store), jung2017_table1, "
                                 "jung_tewari2018_table3, combessie_heart, mukherjee_schapire, sun_tables, "
-                                "or all (the default)"),
+                                "or all (the default)", autocompletion=_complete_report),
     results_dir: str = typer.Option("results", help="the store to read (<dir>/runs/*.json)"),
     out_dir: Optional[str] = typer.Option(None, help="where tables and figures go (default: the results dir)"),
     n_learners: int = typer.Option(100, help="paper tables: only runs with this many weak learners"),
@@ -346,13 +370,14 @@ def report(
     if runs.empty:
         _fail(f"no run records under {Path(results_dir) / 'runs'}" + (f" with backend {backend}" if backend else ""))
     target = Path(out_dir or results_dir)
+    export_tidy(results_dir, runs, target)  # first: the page links these exports
     for name in names:
         report = REPORTS[name]
         if name == "summary":
             frame, written = summary.write(results_dir, target, runs, metric)
-            console.print(f"{len(frame)} groups of runs in {results_dir}: {target / 'tables' / 'summary.md'}, "
-                          f"{target / 'summary.html'}", highlight=False)
-            console.print(f"wrote {len(written)} files under {target} ({name})")
+            _print_runs(frame, str(results_dir))
+            console.print(f"wrote {len(written)} files under {target} ({name}): {target / 'summary.html'}",
+                          highlight=False)
             continue
         if report.paper_table and table == "all" and tables.table_runs(name, runs).empty:
             console.print(f"[dim]{name}: no runs for it in {results_dir}[/]")
@@ -366,17 +391,54 @@ def report(
             console.print(f"[dim]{name}: no runs for it in {results_dir}[/]")
             continue
         else:
+            from rich.markdown import Markdown
+
             for path in written:
-                if path.suffix == ".md":
-                    console.print(path.read_text(encoding="utf-8"), markup=False, highlight=False)
+                if path.suffix == ".md":  # rich draws its tables as tables
+                    console.print(Markdown(path.read_text(encoding="utf-8")))
         console.print(f"wrote {len(written)} files under {target} ({name})")
-    export_tidy(results_dir, runs, target)
+
+
+def _print_runs(frame, store: str) -> None:
+    """The summary on screen, a table per protocol: a row per group of runs, its mean, interval
+    and seeds (the gamma, preset and variant columns only where they vary)."""
+    from boostbench.reporting.intervals import caption
+    from boostbench.reporting.summary import interval_cell, varying
+
+    for (protocol, metric), group in frame.groupby(["protocol", "metric"], sort=True):
+        optional = varying(group)
+        shown = Table(title=f"{escape(store)}: {protocol}, {metric} ({len(group)} groups of runs)",
+                      box=box.SIMPLE_HEAD)
+        for column in ("data set", "algorithm", "learner", "N", *optional):
+            shown.add_column(column, no_wrap=True)
+        for column in ("mean", "95% interval", "seeds", "runtime (s)"):
+            shown.add_column(column, justify="right")
+        for row in group.itertuples():
+            cells = {"gamma": "" if row.gamma != row.gamma else f"{row.gamma:g}", "preset": row.preset,
+                     "variant": str(row.variant)}
+            shown.add_row(row.dataset, row.algorithm, row.learner, str(row.n_learners),
+                          *(cells[name] for name in optional),
+                          f"{row.mean:.4f}", escape(interval_cell(row)), str(row.n_seeds), f"{row.runtime_s:.2f}")
+        _print_wide(shown)
+    console.print(caption(), highlight=False)
+
+
+def _print_wide(table: Table) -> None:
+    """A table on screen; into a file or pipe (80 columns to rich) at its natural width, so
+    that no name or interval is cut in a log."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    from rich.measure import Measurement
+
+    width = Measurement.get(console, console.options.update_width(10_000), table).maximum
+    Console(width=max(console.width, width), color_system=None).print(table)
 
 
 def _print_table(name, frame) -> None:
     import pandas as pd
 
-    from boostbench.reporting.tables import TABLES, cell_rows, table_columns
+    from boostbench.reporting.tables import TABLES, caption, cell_interval, cell_rows, table_columns
 
     spec = TABLES[name]
     digits = 3 if spec.higher_is_better else 4
@@ -387,19 +449,20 @@ def _print_table(name, frame) -> None:
             return f"[dim]- ({paper})\n{row.note}[/]"
         worse = -row.diff if spec.higher_is_better else row.diff
         colour = "white" if row.diff != row.diff or not row.flagged else "red" if worse > 0 else "green"
-        interval = "" if row.ci_low != row.ci_low else f" [{row.ci_low:.{digits}f}, {row.ci_high:.{digits}f}]"
-        return (f"[{colour}]{row.ours:.{digits}f}[/]{interval} ({paper}){' ⚑' if row.flagged else ''}\n"
+        interval = escape(cell_interval(row._asdict(), digits))
+        return (f"[{colour}]{row.ours:.{digits}f}[/] {interval} ({paper}){' ⚑' if row.flagged else ''}\n"
                 f"{row.runtime_s:.1f} s ({'—' if pd.isna(row.paper_runtime_s) else row.paper_runtime_s} s)" + (f"\n[dim]{row.note}[/]" if row.note else ""))
 
     for preset, table in frame.groupby("preset", sort=False):
-        shown = Table(title=f"{name}, preset {preset}: ours [95% CI over seeds] (paper; ⚑ outside the CI and "
-                            f"the tolerance {spec.tolerance:g}), runtime s (paper's)")
+        shown = Table(title=escape(caption(name, table, preset)),
+                      caption=f"ours [95% CI over seeds, clipped to the metric's range (*)] (paper; ⚑ outside the "
+                              f"CI and the tolerance {spec.tolerance:g}), runtime s (paper's)")
         shown.add_column("data set")
         for column in table_columns(table):
             shown.add_column(column, justify="right")
         for dataset, cells in cell_rows(table, cell):
             shown.add_row(dataset, *cells)
-        console.print(shown)
+        _print_wide(shown)
 
 
 def main() -> None:  # pragma: no cover - console entry for `python -m boostbench`

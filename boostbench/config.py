@@ -44,16 +44,24 @@ def check_group_overrides(overrides: Sequence[str]) -> None:
     """Check that every config-group choice (``dataset=car``, ``dataset=car,nursery``) exists.
 
     Raises:
-        ConfigError: an unknown option; the message lists the available ones.
+        ConfigError: an unknown option (the message lists the available ones and the closest),
+            or a key that is no config key but close to a group's name (``datset=car``).
     """
+    from boostbench.suggest import did_you_mean
+
     for item in overrides:
         key, _, value = item.partition("=")
         key = key.lstrip("+~")
+        if _ and key not in GROUPS and key not in TOP_LEVEL_KEYS and not set("./") & set(key):
+            hint = did_you_mean(key, GROUPS)
+            if hint:
+                raise ConfigError(f"unknown config group or key {key!r} in {item!r}{hint}")
         if not _ or key not in GROUPS or "(" in value:  # sweep functions are left to Hydra
             continue
         for choice in value.split(","):
             if choice.strip() not in group_options(key):
-                raise ConfigError(f"unknown {key} {choice.strip()!r} (available: {', '.join(group_options(key))})")
+                raise ConfigError(f"unknown {key} {choice.strip()!r}{did_you_mean(choice.strip(), group_options(key))} "
+                                  f"(available: {', '.join(group_options(key))})")
 
 
 @dataclass(frozen=True)
@@ -125,6 +133,9 @@ def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
     from hydra.errors import HydraException, MissingConfigException
     from omegaconf.errors import OmegaConfBaseException
 
+    from boostbench.suggest import quote_separators
+
+    overrides = quote_separators(overrides)
     check_group_overrides(overrides)
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):

@@ -30,6 +30,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from boostbench.algorithms import algorithm_spec
 from boostbench.config import check_group_overrides, complete, config_hash, incompatibility, validate
+from boostbench.suggest import quote_separators
 from boostbench.errors import BoostbenchError, ConfigError
 from boostbench.fingerprint import run_key
 from boostbench.paths import CONFIG_DIR
@@ -97,6 +98,7 @@ def count_jobs(overrides: Sequence[str]) -> int | None:
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
     parser = OverridesParser.create()
+    overrides = quote_separators(overrides)
     try:
         parsed = parser.parse_overrides(list(overrides))
         plain = [o.input_line for o in parsed if not o.is_sweep_override() and not o.key_or_group.startswith("hydra")]
@@ -278,6 +280,7 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None,
     from hydra_zen import launch
     from omegaconf.errors import OmegaConfBaseException
 
+    overrides = quote_separators(overrides)
     check_group_overrides(overrides)
     given = [o.partition("=")[2] for o in overrides if o.startswith("results_dir=")]
     results_dir = given[-1] if given else OmegaConf.load(CONFIG_DIR / "config.yaml").results_dir

@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from boostbench.cli import app
-from boostbench.reporting import figures, significance, summary, tables
+from boostbench.reporting import figures, page_check, significance, summary, tables
 from boostbench.reporting.records import load_runs
 from boostbench.sweep import run_sweep, summarize
 
@@ -48,8 +48,17 @@ def test_report_all_shows_a_non_paper_sweep_as_table_figures_and_page(store, tmp
     assert "| german | prequential | online_boosting | hoeffding_tree | 3 |" in text
     for name in ("german.prequential.N3.png", "german.prequential.N3.pdf", "balance.prequential.N3.png"):
         assert (tmp_path / "figures" / "summary" / name).stat().st_size > 1000
+    # a window (1000) as long as the stream: no windowed-accuracy figure repeating the cumulative one
+    assert not (tmp_path / "figures" / "summary" / "german.prequential.N3.windowed_accuracy.png").exists()
+    assert "groups of runs" in result.output and "online_boosting" in result.output  # the summary on screen
     page = (tmp_path / "summary.html").read_text()
-    assert "figures/summary/german.prequential.N3.png" in page and "jung2017_table1.md" in page
+    assert "figures/summary/german.prequential.N3.png" in page and "tables/jung2017_table1.md" in page
+    for part in ("<section id='german-prequential'>", "id='provenance'", "href='runs.parquet'",
+                 "code fingerprint (this report)", "seeds each"):
+        assert part in page
+    assert page_check.problems(tmp_path / "summary.html", page_check.parse(page)) == []
+    # nothing to rank (no cell filled at N = 100): no significance file
+    assert not (tmp_path / "tables" / "jung2017_table1_significance.md").exists()
     # a paper cell with runs of another N says where they are
     table1 = (tmp_path / "tables" / "jung2017_table1.md").read_text()
     assert "not run; the store has runs with N = 3 (report --n-learners 3)" in table1

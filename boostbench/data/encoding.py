@@ -27,9 +27,13 @@ def _resolve_column(raw: RawTable, column: str | int, role: str) -> str:
             return names[index]
     elif column in names:
         return column
+    # one column whose name holds a separator: the file was split on the wrong one
+    hint = next((f"; the file looks {name}-separated: dataset.sep='{sep}'" for sep, name in
+                 ((";", "semicolon"), ("\t", "tab"), ("|", "pipe"), (",", "comma"))
+                 if len(names) == 1 and sep in str(names[0])), "")
     raise DataError(
         f"{raw.source}: {role} {column!r} does not exist (columns: {', '.join(map(str, names[:12]))}"
-        f"{', ...' if len(names) > 12 else ''})"
+        f"{', ...' if len(names) > 12 else ''}){hint}"
     )
 
 

@@ -114,10 +114,26 @@ def _check_unique_names(path: Path, sep: str, skip_rows: int, comment: str | Non
             return
 
 
+#: The separators :func:`sniff_separator` chooses among
+SNIFFED = ",;\t|"
+
+
+def sniff_separator(path: Path, skip_rows: int = 0, comment: str | None = None) -> str:
+    """The field separator of a delimited text file, read off its first 50 data lines by
+    :class:`csv.Sniffer` among ``, ; tab |``; a comma when the sniffer cannot tell (one column)."""
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+        lines = [line for line in handle.read().splitlines()[skip_rows:]
+                 if line.strip() and not (comment and line.lstrip().startswith(comment))][:50]
+    try:
+        return csv.Sniffer().sniff("\n".join(lines), delimiters=SNIFFED).delimiter
+    except csv.Error:
+        return ","
+
+
 def read_csv_table(
     path: Path,
     *,
-    sep: str = ",",
+    sep: str | None = ",",
     header: bool = False,
     columns: list[str] | None = None,
     skip_rows: int = 0,
@@ -127,7 +143,8 @@ def read_csv_table(
 
     Args:
         path: the file; CRLF line endings and blank lines are accepted.
-        sep: field separator; ``"whitespace"`` splits on runs of blanks.
+        sep: field separator; ``"whitespace"`` splits on runs of blanks; None: sniffed
+            (:func:`sniff_separator`).
         header: the first (non-skipped) line holds the column names.
         columns: column names for a file without header (defaults to ``"0".."d-1"``).
         skip_rows: lines to drop before the header or data (e.g. a line a copy added).
@@ -140,6 +157,8 @@ def read_csv_table(
     if not path.is_file():
         raise DataError(f"{path}: file not found")
     _check_utf8(path)
+    if sep is None:
+        sep = sniff_separator(path, skip_rows, comment)
     lines, counts = _data_lines(path, skip_rows, comment, sep)
     if len(lines) == 0:
         raise DataError(f"{path}: no data rows")

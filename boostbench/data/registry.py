@@ -40,12 +40,14 @@ GENERATED = Path("(generated)")  # the "location" of a data set made by a genera
 
 
 def data_dirs(data_dir: str | os.PathLike | None) -> list[Path]:
-    """Directories searched for relative data files, most specific first."""
+    """Directories searched for relative data files, most specific first: ``data_dir``,
+    ``$BOOSTBENCH_DATA_DIR``, the working directory (a user's ``dataset.file=mine.csv``), then
+    the vendored data inside the package."""
     dirs = []
     for candidate in (data_dir, os.environ.get("BOOSTBENCH_DATA_DIR")):
         if candidate:
             dirs.append(Path(candidate).expanduser())
-    dirs.append(VENDORED_DATA_DIR)
+    dirs += [Path.cwd(), VENDORED_DATA_DIR]
     return dirs
 
 
@@ -133,7 +135,7 @@ def _read_local(path: Path, spec: DictConfig) -> RawTable:
     columns = spec.get("columns")
     raw = read_csv_table(
         path,
-        sep=str(spec.get("sep", ",")),
+        sep=None if spec.get("sep", ",") is None else str(spec.get("sep", ",")),  # None: sniffed
         header=bool(spec.get("header", False)),
         columns=list(columns) if columns else None,
         skip_rows=int(spec.get("skip_rows", 0)),

@@ -57,7 +57,7 @@ def combessie_heart(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
     ax.set_ylabel("error (mean over seeds)")
     ax.set_title("Heart Disease (Cleveland, 5 classes), holdout 75/25")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=9, ncol=2)
     fig.tight_layout()
     written.append(atomic_write_bytes(out / "figures" / "combessie_heart" / "errors.png", figure_bytes(fig)))
     lines = ["| algorithm | tree depth | train error | test error | best test error (round) | rounds kept | seeds |",

@@ -9,6 +9,7 @@ import pandas as pd
 import numpy as np
 from matplotlib.figure import Figure
 
+from boostbench.reporting.intervals import confidence_interval, metric_range
 from boostbench.store import atomic_write_bytes, read_record
 
 
@@ -58,59 +59,62 @@ LABELS = {"cumulative_accuracy": ("examples seen", "cumulative accuracy"),
 BURN_IN = 0.01
 
 
-def seed_band(values: pd.DataFrame) -> pd.DataFrame:
+def seed_band(values: pd.DataFrame, bounds: tuple[float, float] | None = None) -> pd.DataFrame:
     """Per checkpoint ``x``: the mean over seeds of ``value`` and its 95% Student-t interval
-    (``low``, ``high``; the mean where there is one seed)."""
-    from boostbench.reporting.tables import confidence_interval
-
+    clipped to ``bounds`` (``low``, ``high``; the mean where there are fewer than 3 seeds, see
+    :mod:`boostbench.reporting.intervals`)."""
     rows = []
     for x, group in values.groupby("x"):
         v = group["value"].to_numpy(dtype=float)
         v = v[~np.isnan(v)]  # an undefined kappa
         if not len(v):
             continue
-        low, high = confidence_interval(v)
+        low, high = confidence_interval(v, bounds=bounds)
         mean = float(v.mean())
         rows.append((x, mean, mean if low != low else low, mean if high != high else high))
     return pd.DataFrame(rows, columns=["x", "mean", "low", "high"])
 
 
 def plot_band(ax, sub: pd.DataFrame, label: str) -> None:
-    """Draw the mean curve of ``sub`` (long curves, several seeds) with its 95% band; the first
-    :data:`BURN_IN` of the stream is left out (:data:`BURN_IN`)."""
-    band = seed_band(sub)
-    band = band[band["x"] >= BURN_IN * band["x"].max()] if sub["metric"].iloc[0] != "test_error" else band
-    line, = ax.plot(band["x"], band["mean"], label=f"{label}, {sub['seed'].nunique()} seeds")
-    low, high = RANGES.get(sub["metric"].iloc[0], (0.0, 1.0))  # so does its band
-    ax.fill_between(band["x"], band["low"].clip(low, high), band["high"].clip(low, high), color=line.get_color(),
-                    alpha=0.2, linewidth=0)
+    """Draw the mean curve of ``sub`` (long curves, several seeds) with its 95% band inside the
+    metric's range (no band below 3 seeds); the first :data:`BURN_IN` of the stream is left out."""
+    metric = sub["metric"].iloc[0]
+    band = seed_band(sub, metric_range(metric))
+    band = band[band["x"] >= BURN_IN * band["x"].max()] if metric != "test_error" else band
+    n = sub["seed"].nunique()
+    line, = ax.plot(band["x"], band["mean"], label=f"{label}, {n} seed{'s' if n > 1 else ''}")
+    ax.fill_between(band["x"], band["low"], band["high"], color=line.get_color(), alpha=0.2, linewidth=0)
 
 
-#: Where a curve metric lies (accuracy, rank loss, error: [0, 1])
-RANGES = {"windowed_kappa": (-1.0, 1.0)}
-
-
-def fit_y(ax, settled: float = 0.05, bounds: tuple[float, float] = (0.0, 1.0)) -> None:
-    """The y axis from the data: the range of the mean curves once they settle (after ``settled``
-    of the x range), padded by a tenth; early bands may leave it."""
-    import numpy as np
-
-    ys = []
-    for line in ax.get_lines():
-        x, y = (np.asarray(v, dtype=float) for v in line.get_data())
-        if len(x):
-            ys.append(y[x >= x.min() + settled * (x.max() - x.min())])
+def fit_y(ax, bounds: tuple[float, float] = (0.0, 1.0)) -> None:
+    """The y axis from the data: the whole range of the mean curves (their start included),
+    padded by a tenth, inside ``bounds``; a band may leave it."""
+    ys = [np.asarray(line.get_data()[1], dtype=float) for line in ax.get_lines()]
     ys = np.concatenate(ys) if ys else np.array([])
+    ys = ys[~np.isnan(ys)]
     if len(ys):
         low, high = float(ys.min()), float(ys.max())
         pad = max(0.1 * (high - low), 0.005)
         ax.set_ylim(max(low - pad, bounds[0]), min(high + pad, bounds[1]))
 
 
-def title(dataset: str, runs: pd.DataFrame) -> str:
-    """A figure title: the data set, N and the protocol of its runs."""
+def style_legend(ax) -> None:
+    """A legend readable at the page's width: 9 pt, below the axes (off the curves) when it has
+    more than two entries."""
+    n = len(ax.get_legend_handles_labels()[0])
+    if n > 2:
+        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)
+    else:
+        ax.legend(fontsize=9)
+
+
+def title(dataset: str, runs: pd.DataFrame, metric: str) -> str:
+    """A figure title: the data set, the curve, N, the protocol and the seeds of its runs."""
     n = ", ".join(str(int(v)) for v in sorted(runs["n_learners"].unique()))
-    return f"{dataset}: N = {n}, {', '.join(sorted(runs['protocol'].unique()))}"
+    seeds = sorted(runs.groupby(["algorithm", "gamma"], dropna=False)["seed"].nunique().unique())
+    seeds_text = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+    return (f"{dataset}: {LABELS[metric][1]}\nN = {n}, {', '.join(sorted(runs['protocol'].unique()))}, "
+            f"{seeds_text} seeds")
 
 
 def learning_curves(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | Path,
@@ -140,10 +144,10 @@ def learning_curves(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
                 label = f"{algorithm} (gamma={best:g})"
             plot_band(ax, sub, label)
         xlabel, ylabel = LABELS[metric]
-        ax.set(xlabel=xlabel, ylabel=ylabel, title=title(dataset, runs[runs["dataset"] == dataset]))
-        fit_y(ax)
+        ax.set(xlabel=xlabel, ylabel=ylabel, title=title(dataset, runs[runs["dataset"] == dataset], metric))
+        fit_y(ax, metric_range(metric))
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        style_legend(ax)
         fig.tight_layout()
         written += save_figure(fig, Path(out_dir) / dataset)
     return written
@@ -160,6 +164,6 @@ def figure_bytes(fig, fmt: str = "png") -> bytes:
     import io
 
     buffer = io.BytesIO()
-    fig.savefig(buffer, format=fmt, dpi=110)
+    fig.savefig(buffer, format=fmt, dpi=110, bbox_inches="tight")  # a legend below the axes included
     return buffer.getvalue()
 

@@ -34,8 +34,8 @@ def write_report(name: str, results_dir: str | Path, out_dir: str | Path, runs: 
     the files under ``out_dir``.
 
     For preset ``paper`` writes ``tables/<name>.{md,tex,csv}``, ``figures/<name>/<dataset>.png``
-    (learning curves), ``tables/<name>_significance.md`` and
-    ``figures/<name>/critical_difference.png``; another preset's files have ``<name>.<preset>``
+    (learning curves), ``tables/<name>_significance.md`` (when two data sets or more have two
+    columns or more filled) and ``figures/<name>/critical_difference.png``; another preset's files have ``<name>.<preset>``
     in their names.
 
     Returns:
@@ -57,7 +57,7 @@ def _write_preset(name: str, preset: str, frame: pd.DataFrame, results_dir: str 
     stem = name if preset == "paper" else f"{name}.{preset}"
     written = [
         atomic_write_text(out / "tables" / f"{stem}.md", tables.to_markdown(name, frame, preset)),
-        atomic_write_text(out / "tables" / f"{stem}.tex", tables.to_latex(name, frame)),
+        atomic_write_text(out / "tables" / f"{stem}.tex", tables.to_latex(name, frame, preset)),
         atomic_write_text(out / "tables" / f"{stem}.csv", frame.to_csv(index=False)),
     ]
     mine = tables.table_runs(name, runs)
@@ -67,6 +67,9 @@ def _write_preset(name: str, preset: str, frame: pd.DataFrame, results_dir: str 
         written += figures.learning_curves(results_dir, mine, out / "figures" / stem,
                                            {"cumulative_accuracy": True, "test_rank_loss": False})
     scores = significance.score_matrix(frame)
+    if scores.shape[0] < 2 or scores.shape[1] < 2:  # nothing to rank: no file (nor an earlier one's)
+        (out / "tables" / f"{stem}_significance.md").unlink(missing_ok=True)
+        return written
     result = significance.friedman(scores, spec.higher_is_better)
     written.append(atomic_write_text(out / "tables" / f"{stem}_significance.md", significance.to_markdown(stem, result)))
     written += significance.cd_diagram(scores, spec.higher_is_better, out / "figures" / stem / "critical_difference",

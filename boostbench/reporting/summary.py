@@ -7,14 +7,13 @@ report leaves nothing out: a sweep over data sets, N or settings no paper used s
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from boostbench.reporting import figures
-from boostbench.reporting.tables import confidence_interval
+from boostbench.reporting import figures, page
+from boostbench.reporting.intervals import caption, clipped, confidence_interval, interval_text, metric_range
 from boostbench.store import atomic_write_text
 
 #: A protocol's headline metric and whether higher is better
@@ -29,7 +28,8 @@ SHOWN = ["dataset", "protocol", "algorithm", "learner", "n_learners", "gamma", "
 
 def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
     """One row per group of runs (:data:`GROUP`): ``metric`` (default: each protocol's headline,
-    :data:`PRIMARY`) as ``mean``, ``ci_low``, ``ci_high`` (95%, Student's t over seeds), ``n_seeds``,
+    :data:`PRIMARY`) as ``mean``, ``ci_low``, ``ci_high`` (95%, Student's t over seeds, clipped to the
+    metric's range and then ``clipped``; NaN below 3 seeds), ``n_seeds``,
     mean ``runtime_s`` (seconds), the code fingerprints that made the runs (``code``), and
     ``variant`` (1, 2, ... when one data set and algorithm has several settings).
 
@@ -43,9 +43,11 @@ def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
         name = metric or PRIMARY.get(group["protocol"].iloc[0], ("final_accuracy", True))[0]
         values = group[name].to_numpy(dtype=float)
         values = values[~np.isnan(values)]
-        low, high = confidence_interval(values)
+        bounds = metric_range(name)
+        low, high = confidence_interval(values, bounds=bounds)
         rows.append({**dict(zip(GROUP, key)), "metric": name, "mean": float(values.mean()) if len(values) else np.nan,
-                     "ci_low": low, "ci_high": high, "n_seeds": int(group["seed"].nunique()),
+                     "ci_low": low, "ci_high": high, "clipped": clipped(values, bounds),
+                     "n_seeds": int(group["seed"].nunique()),
                      "runtime_s": float(group["runtime_s"].mean()),
                      "code": ", ".join(sorted(c or "(before fingerprints)" for c in group["code"].unique()))})
     frame = pd.DataFrame(rows)
@@ -64,27 +66,52 @@ def to_markdown(frame: pd.DataFrame, store: str) -> str:
              "|" + "---|" * (len(SHOWN) + 6)]
     for row in frame.itertuples():
         gamma = "" if row.gamma != row.gamma else f"{row.gamma:g}"
-        interval = "" if row.ci_low != row.ci_low else f" [{row.ci_low:.4f}, {row.ci_high:.4f}]"
+        interval = interval_cell(row)
+        interval = f" {interval}" if interval else ""
         lines.append(f"| {row.dataset} | {row.protocol} | {row.algorithm} | {row.learner} | {row.n_learners} | {gamma} "
                      f"| {row.preset} | {row.variant} | {row.metric} | {row.mean:.4f}{interval} | {row.n_seeds} "
                      f"| {row.runtime_s:.2f} | {row.code} |")
     lines += ["", "One line per group of runs that differ only by seed; variant numbers the settings of one data "
-              "set and algorithm (any key besides seed, gamma, N and preset). Interval: 95%, Student's t over "
-              "seeds (none below 2 seeds). code: the fingerprint of the code that computed the runs."]
+              "set and algorithm (any key besides seed, gamma, N and preset). " + caption() +
+              " code: the fingerprint of the code that computed the runs."]
     return "\n".join(lines) + "\n"
 
 
-def curve_figures(results_dir: str | Path, runs: pd.DataFrame, out_dir: Path) -> list[Path]:
-    """Learning curves of every online group (PNG and PDF), one figure per data set, protocol and
-    N: a line per algorithm, gamma, preset and variant with its 95% band over seeds."""
+def varying(group: pd.DataFrame) -> list[str]:
+    """The columns among gamma, preset and variant worth showing for ``group`` (a slice of the
+    summary): gamma where some algorithm has one, preset and variant where one is not the
+    default (``paper``, 1)."""
+    shown = {"gamma": group["gamma"].notna().any(), "preset": (group["preset"] != "paper").any(),
+             "variant": (group["variant"] > 1).any()}
+    return [name for name, show in shown.items() if show]
+
+
+def interval_cell(row) -> str:
+    """A summary row's interval as text: ``[low, high]`` (``*``: clipped to the metric's range),
+    ``n < 3``, or empty."""
+    text = interval_text(row.ci_low, row.ci_high, row.n_seeds)
+    return text + ("*" if row.clipped and text.startswith("[") else "")
+
+
+def curve_figures(results_dir: str | Path, runs: pd.DataFrame, out_dir: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Learning curves of every online group (PNG and PDF), one figure per data set, protocol,
+    N and curve: a line per algorithm, gamma, preset and variant with its 95% band over seeds (no
+    windowed-accuracy figure where the window spans the stream: it is the cumulative one).
+
+    Returns:
+        The paths written, and each PNG with its caption (:func:`figure_caption`)."""
     online = runs[runs["protocol"].isin(["prequential", "train_test"])]
     if online.empty:
-        return []
+        return [], []
     long = figures.curves(results_dir, online).merge(online, on="key")
     variants = summarize(online)[GROUP + ["variant"]]
     long = long.merge(variants, on=GROUP, how="left")
-    written = []
+    written, shown = [], []
     for (dataset, protocol, n, metric), group in long.groupby(["dataset", "protocol", "n_learners", "metric"]):
+        window = group["window"].max()
+        whole = metric in figures.WINDOWED and window >= group["x"].max()  # the window spans the stream
+        if whole and metric == "windowed_accuracy":
+            continue  # it is the cumulative accuracy: that figure is drawn already
         fig, ax = figures.new_figure((7.5, 4.5))
         for (algorithm, gamma, preset, variant), sub in group.groupby(["algorithm", "gamma", "preset", "variant"],
                                                                        dropna=False):
@@ -93,40 +120,37 @@ def curve_figures(results_dir: str | Path, runs: pd.DataFrame, out_dir: Path) ->
                               f", variant {variant}" if variant > 1 else ""])
             figures.plot_band(ax, sub, label)
         xlabel, ylabel = figures.LABELS[metric]
-        window = f", window {int(group['window'].iloc[0])}" if metric in figures.WINDOWED else ""
-        ax.set(xlabel=xlabel, ylabel=ylabel, title=f"{dataset}: N = {n}, {protocol}{window}")
-        figures.fit_y(ax, bounds=figures.RANGES.get(metric, (0.0, 1.0)))
+        caption = figure_caption(dataset, protocol, n, metric, group)
+        ax.set(xlabel=xlabel, ylabel=ylabel, title=caption)
+        figures.fit_y(ax, bounds=metric_range(metric))
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=6)
+        figures.style_legend(ax)
         fig.tight_layout()
         suffix = "" if metric in PRIMARY_CURVES else f".{metric}"
-        written += figures.save_figure(fig, out_dir / f"{dataset}.{protocol}.N{n}{suffix}")
-    return written
+        paths = figures.save_figure(fig, out_dir / f"{dataset}.{protocol}.N{n}{suffix}")
+        written += paths
+        shown.append((paths[0], caption.replace("\n", "; ")))
+    return written, shown
 
 
-def to_html(frame: pd.DataFrame, store: str, images: list[Path], tables: list[Path], out: Path) -> str:
-    """A one-page HTML summary of a store: the table, the figures, links to the paper tables."""
-    table = frame.drop(columns=["settings"]).to_html(index=False, float_format=lambda v: f"{v:.4f}", na_rep="",
-                                                     border=0, classes="runs")
-    parts = [f"<!doctype html><meta charset='utf-8'><title>boostbench: {html.escape(store)}</title>",
-             "<style>body{font-family:sans-serif;margin:2em}table.runs{border-collapse:collapse;font-size:13px}"
-             "td,th{padding:2px 8px;border-bottom:1px solid #ddd}img{max-width:48%}</style>",
-             f"<h1>Runs in {html.escape(store)}</h1>", table,
-             "<p>One row per group of runs that differ only by seed; interval: 95% over seeds.</p>"]
-    if tables:
-        parts.append("<h2>Paper tables</h2><ul>" + "".join(
-            f"<li><a href='{html.escape(p.relative_to(out).as_posix())}'>{html.escape(p.name)}</a></li>" for p in tables)
-            + "</ul>")
-    if images:
-        parts.append("<h2>Learning curves</h2>" + "".join(
-            f"<img src='{html.escape(p.relative_to(out).as_posix())}' alt='{html.escape(p.stem)}'>" for p in images))
-    return "\n".join(parts) + "\n"
+def figure_caption(dataset: str, protocol: str, n: int, metric: str, group: pd.DataFrame) -> str:
+    """A summary figure's title: data set, what is plotted, N, protocol, seeds and window."""
+    what = figures.LABELS[metric][1]
+    seeds = sorted(group.groupby(["algorithm", "gamma", "preset", "variant"], dropna=False)["seed"].nunique().unique())
+    seeds_text = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+    window = ""
+    if metric in figures.WINDOWED:
+        w = int(group["window"].max())
+        window = (f", window {w}" if w < group["x"].max() else
+                  f", window {w} (longer than the stream: cumulative)")
+    return f"{dataset}: {what}\nN = {n}, {protocol}, {seeds_text} seeds{window}"
 
 
 def write(results_dir: str | Path, out_dir: Path, runs: pd.DataFrame, metric: str | None = None
           ) -> tuple[pd.DataFrame, list[Path]]:
     """Write ``tables/summary.{md,csv}``, ``figures/summary/<dataset>.<protocol>.N<n>.{png,pdf}`` and
-    ``summary.html`` (which links the paper tables already under ``out_dir``).
+    ``summary.html`` (:mod:`boostbench.reporting.page`: it shows the paper tables and other
+    tables already under ``out_dir`` too).
 
     Returns:
         The summary frame (:func:`summarize`) and the paths written.
@@ -137,9 +161,7 @@ def write(results_dir: str | Path, out_dir: Path, runs: pd.DataFrame, metric: st
     out_dir = Path(out_dir)
     written = [atomic_write_text(out_dir / "tables" / "summary.md", to_markdown(frame, str(results_dir))),
                atomic_write_text(out_dir / "tables" / "summary.csv", frame.to_csv(index=False))]
-    images = curve_figures(results_dir, runs, out_dir / "figures" / "summary")
+    images, shown = curve_figures(results_dir, runs, out_dir / "figures" / "summary")
     written += images
-    papers = sorted(p for p in (out_dir / "tables").glob("*.md") if p.stem != "summary")
-    page = to_html(frame, str(results_dir), [p for p in images if p.suffix == ".png"], papers, out_dir)
-    written.append(atomic_write_text(out_dir / "summary.html", page))
+    written.append(atomic_write_text(out_dir / "summary.html", page.render(frame, str(results_dir), shown, out_dir)))
     return frame, written

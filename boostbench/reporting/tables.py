@@ -18,9 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from omegaconf import OmegaConf
-from scipy import stats
-
 from boostbench.data.registry import available_datasets
+from boostbench.reporting.intervals import clipped, confidence_interval, interval_text, metric_range
 
 PAPER_TABLES = Path(__file__).with_name("paper_tables.yaml")
 
@@ -41,6 +40,7 @@ class TableSpec:
         peers: column -> algorithm of other libraries' ensembles (river's, MOA's), shown after
             the paper's columns when the store has runs of them (the paper has no value there).
         tolerance: a difference to the paper within it is never flagged (metric units).
+        paper_n_learners: the paper's N; cells rebuilt at another N are shown, not compared.
     """
 
     key: str
@@ -52,6 +52,7 @@ class TableSpec:
     protocol: str
     peers: dict[str, str] = field(default_factory=dict)
     tolerance: float = 0.03
+    paper_n_learners: int = 100
 
 
 PEERS = {name: name for name in ("river_adaboost", "river_adwin_boosting", "river_bole", "moa_ozaboost",
@@ -91,17 +92,6 @@ def cell_rows(frame: pd.DataFrame, cell) -> list[tuple[str, list[str]]]:
 def paper_tables() -> dict:
     """The transcribed paper values."""
     return OmegaConf.to_container(OmegaConf.load(PAPER_TABLES))
-
-
-def confidence_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    """Student's t interval of the mean of ``values`` (one per seed); ``(nan, nan)`` below 2 values,
-    the mean twice when they are all equal."""
-    n = len(values)
-    if n < 2:
-        return float("nan"), float("nan")
-    mean = float(values.mean())
-    half = float(stats.t.ppf(0.5 + level / 2, n - 1) * values.std(ddof=1) / np.sqrt(n))
-    return mean - half, mean + half
 
 
 def held_out_gamma_score(subset: pd.DataFrame, metric: str, higher_is_better: bool) -> float:
@@ -149,9 +139,10 @@ def presets(runs: pd.DataFrame) -> list[str]:
 def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = "paper") -> pd.DataFrame:
     """Rebuild paper table ``name`` from ``runs`` (see :func:`records.load_runs`).
 
-    Only runs with ``n_learners`` Hoeffding trees under the table's protocol and ``preset`` count.
-    Returns one row per (data set, column): ours (mean, std with ddof 1, the 95% interval
-    ``ci_low``/``ci_high``, n seeds, mean runtime in seconds, largest peak RSS in MiB), the paper's
+    Only runs with ``n_learners`` Hoeffding trees under the table's protocol and ``preset`` count;
+    at an N other than the paper's no cell is flagged (its note says so). Returns one row per
+    (data set, column): ours (mean, std with ddof 1, the 95% interval ``ci_low``/``ci_high``
+    clipped to the metric's range and whether it was ``clipped``, NaN below 3 seeds, n seeds, mean runtime in seconds, largest peak RSS in MiB), the paper's
     value and runtime, the difference ours − paper, ``flagged`` (the paper outside the interval
     and farther than the tolerance), for a gamma-tuned column the chosen ``gamma`` and the
     ``held_out`` score (:func:`held_out_gamma_score`), and a note (the chosen gamma, or why a
@@ -169,6 +160,9 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
                 & (runs["preset"] == preset)]
     columns = {**spec.columns, **{column: algorithm for column, algorithm in spec.peers.items()
                                   if (runs["algorithm"] == algorithm).any()}}
+    bounds = metric_range(spec.metric)
+    # at another N the paper's value is another experiment's: shown beside ours, never flagged
+    compared = n_learners == spec.paper_n_learners
     rows = []
     for paper_name, dataset in spec.datasets.items():
         paper_row = paper["rows"][paper_name]
@@ -196,23 +190,40 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
             n = len(values)
             mean = float(values.mean()) if n else float("nan")
             paper_value = paper_row[spec.paper_value][j] if in_paper else None
-            low, high = confidence_interval(values)
+            low, high = confidence_interval(values, bounds=bounds)
             diff = mean - paper_value if n and paper_value is not None else float("nan")
+            if n and paper_value is not None and not compared:
+                note = "; ".join(filter(None, [note, f"N = {n_learners} (paper {spec.paper_n_learners}): "
+                                                      "not compared"]))
             rows.append({
                 "dataset": paper_name, "column": column, "ours": mean,
                 "std": float(values.std(ddof=1)) if n > 1 else 0.0, "n_seeds": n,
                 "ci_low": low, "ci_high": high,
                 "paper": float("nan") if paper_value is None else float(paper_value),
                 "diff": diff,
-                "flagged": bool(paper_value is not None and n > 0 and abs(diff) > spec.tolerance
-                                and not low <= paper_value <= high),  # NaN bounds (one seed): outside
+                "clipped": n > 0 and clipped(values, bounds),
+                "flagged": bool(compared and paper_value is not None and n > 0 and abs(diff) > spec.tolerance
+                                and not low <= paper_value <= high),  # no interval (n < 3): outside
                 "gamma": gamma, "held_out": held_out,
                 "runtime_s": float(subset["runtime_s"].mean()) if n else float("nan"),
                 "peak_mib": float(subset["peak_rss_bytes"].max()) / 2**20 if n else float("nan"),
                 "paper_runtime_s": paper_row["runtime_s"][j] if in_paper else None,
-                "note": note,
+                "note": note, "n_learners": n_learners,
             })
     return pd.DataFrame(rows)
+
+
+def caption(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
+    """What a rebuilt table's cells are: the table, preset, N (and the paper's), protocol and
+    the seeds per cell, in one line (the title of every rendering)."""
+    spec = TABLES[name]
+    n = int(table["n_learners"].iloc[0]) if len(table) else spec.paper_n_learners
+    seeds = sorted({int(v) for v in table["n_seeds"] if v > 0})
+    seeds_text = ("no runs" if not seeds else f"{seeds[0]} seeds per cell" if len(seeds) == 1 else
+                  f"{seeds[0]}-{seeds[-1]} seeds per cell")
+    n_text = (f"N = {n} weak learners" if n == spec.paper_n_learners else
+              f"N = {n} weak learners (the paper's: {spec.paper_n_learners}; cells not compared)")
+    return f"{name}, preset {preset}: {n_text}, {spec.protocol} protocol, {seeds_text}"
 
 
 def elsewhere(runs: pd.DataFrame, dataset: str, algorithm: str, n_learners: int, protocol: str, preset: str) -> str:
@@ -234,6 +245,12 @@ def elsewhere(runs: pd.DataFrame, dataset: str, algorithm: str, n_learners: int,
     return "not run; the store has runs with " + "; ".join(found) if found else "not run"
 
 
+def cell_interval(row, digits: int) -> str:
+    """A cell's interval as text (``[low, high]``, ``*`` when clipped, or ``n < 3``)."""
+    text = interval_text(row["ci_low"], row["ci_high"], int(row["n_seeds"]), digits)
+    return text + ("*" if row.get("clipped", False) and text.startswith("[") else "")
+
+
 def _fmt(value: float, digits: int) -> str:
     return "—" if value != value else f"{value:.{digits}f}"
 
@@ -243,7 +260,8 @@ def to_markdown(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
     spec = TABLES[name]
     digits = 3 if spec.higher_is_better else 4
     columns = table_columns(table)
-    lines = [f"Preset `{preset}`" + (" (the papers' text: every config's defaults)" if preset == "paper" else
+    lines = [f"### {caption(name, table, preset)}", "",
+             f"Preset `{preset}`" + (" (the papers' text: every config's defaults)" if preset == "paper" else
                                      f" (configs/preset/{preset}.yaml)"), "",
              "| data set | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
     for dataset, group in table.groupby("dataset", sort=False):
@@ -260,11 +278,12 @@ def to_markdown(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
             diff = "" if row["diff"] != row["diff"] else f" [{row['diff']:+.{digits}f}]"
             flag = " ⚑" if row["flagged"] else ""
             paper_time = "—" if pd.isna(row["paper_runtime_s"]) else f"{row['paper_runtime_s']}"
-            cells.append(f"{_fmt(row['ours'], digits)} [{_fmt(row['ci_low'], digits)}, {_fmt(row['ci_high'], digits)}] "
+            cells.append(f"{_fmt(row['ours'], digits)} {cell_interval(row, digits)} "
                          f"(n={row['n_seeds']}{extra}) / {paper}{diff}{flag}; {row['runtime_s']:.1f} s, "
                          f"{_fmt(row['peak_mib'], 0)} MiB / {paper_time} s")
         lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
-    lines += ["", f"Cells: ours, mean over seeds of `{spec.metric}` [95% confidence interval, Student's t] "
+    lines += ["", f"Cells: ours, mean over seeds of `{spec.metric}` [95% confidence interval, Student's t, "
+              f"clipped to the metric's range (*: clipped); \"n < 3\": too few seeds for one] "
               "(n seeds; for a gamma-tuned column the gamma of best mean, and the held-out score: gamma "
               "chosen on half the seeds, scored on the other half) / the paper's value [ours − paper]; "
               f"⚑: the paper's value is outside the interval and more than {spec.tolerance:g} from our mean "
@@ -273,12 +292,14 @@ def to_markdown(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_latex(name: str, table: pd.DataFrame) -> str:
-    """The rebuilt table as a LaTeX ``tabular``: ours ± std (paper) per cell."""
+def to_latex(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
+    """The rebuilt table as a LaTeX ``tabular``: ours ± std (paper) per cell, its caption
+    (:func:`caption`) in a comment above."""
     spec = TABLES[name]
     digits = 3 if spec.higher_is_better else 4
     columns = table_columns(table)
-    lines = [r"\begin{tabular}{l" + "c" * len(columns) + "}", r"\hline",
+    lines = [f"% {caption(name, table, preset)}",
+             r"\begin{tabular}{l" + "c" * len(columns) + "}", r"\hline",
              "data set & " + " & ".join(c.replace("_", r"\_") for c in columns) + r" \\", r"\hline"]
     for dataset, group in table.groupby("dataset", sort=False):
         cells = []
