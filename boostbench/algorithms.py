@@ -158,11 +158,14 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "adaboost": AlgorithmSpec("boostbench.batch.adaboost:AdaBoost", _BATCH, family="batch", uses=("n_rounds",),
                               max_classes=2),
     "base": AlgorithmSpec("boostbench.batch.base_model:BaseModel", family="batch", uses=()),
-    # peers: river's and MOA's online boosting as shipped (their own Hoeffding trees and defaults)
+    # peers: river's and MOA's online ensembles as shipped (their own trees and defaults)
     **{f"river_{name}": AlgorithmSpec(f"{_B}.river_peers:RiverEnsemble", {"ensemble": OneOf((name,))}, peer=True)
-       for name in ("adaboost", "adwin_boosting", "bole")},
+       for name in ("adaboost", "adwin_boosting", "bole", "arf", "srp", "leveraging_bagging")},
     **{f"moa_{name}": AlgorithmSpec(f"{_B}.moa_peers:MOAEnsemble", {"ensemble": OneOf((name,))}, peer=True)
-       for name in ("ozaboost", "online_smooth_boost")},
+       for name in ("ozaboost", "online_smooth_boost", "sgbt", "arf", "srp", "leveraging_bagging")},
+    # Vowpal Wabbit's binary online boosting (Beygelzimer, Kale & Luo 2015) over its linear learners
+    "vw_boosting": AlgorithmSpec(f"{_B}.vw_boosting:VWBoosting", {"alg": OneOf(("bbm", "adaptive", "logistic"))},
+                                 max_classes=2, peer=True),
 }
 
 
