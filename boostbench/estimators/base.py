@@ -102,6 +102,9 @@ class BoostedClassifier(BoosterFace, base.Classifier):
     before any), ``predict_one`` the booster's own prediction (e.g. Adaboost.OLM's Hedge-drawn
     expert), ``learn_one`` reveals the label of an example, reusing the work of a prediction on
     the same example just before (river's test-then-train loop pays for one pass, not two).
+    ``learn_one(x, y, w)`` takes river's per-sample weight ``w >= 0`` (float, default 1): where
+    it enters is the booster's (each class says); ``w = 0`` leaves the model as it was (not even
+    a new label or feature is learnt).
     """
 
     @property
@@ -131,11 +134,21 @@ class BoostedClassifier(BoosterFace, base.Classifier):
         labels = self._encoder.labels
         return labels[code] if code < len(labels) else labels[0]
 
-    def learn_one(self, x: dict, y: Any) -> None:
+    def learn_one(self, x: dict, y: Any, w: float = 1.0) -> None:
+        """Learn ``(x, y)`` with weight ``w`` (see the class).
+
+        Raises:
+            ValueError: ``w`` negative or not finite.
+        """
+        if not (w >= 0.0 and w != float("inf")):
+            raise ValueError(f"the sample weight w must be a finite number >= 0, got {w!r}")
+        if w == 0.0:
+            self._pending = None
+            return
         self._observe(x, (y,))
         if not self._predicted(x):
             self._booster.predict(self._encoder.encode(x))
-        self._booster.update(self._encoder.label_code(y))
+        self._booster.update(self._encoder.label_code(y), float(w))
 
 
 class BoostedRanker(BoosterFace, base.MultiLabelClassifier):
