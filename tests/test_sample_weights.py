@@ -1,4 +1,4 @@
-"""river's per-sample weight ``w``: where each booster takes it, the identities it must keep
+"""river's per-sample weight ``w``: where each booster (and ranker) takes it, the identities it must keep
 (w = 2 as the example's weight doubled, w = 0 as no example), and the estimators' learn_one."""
 
 import copy
@@ -9,6 +9,8 @@ from conftest import ScriptedPool
 
 import boostbench.estimators as E
 from boostbench.boosters import AdaboostOLM, OnlineBoosting, OnlineMBBM
+from boostbench.boosters.ada_olmr import AdaOLMR
+from boostbench.boosters.online_bmr import OnlineBMR
 from boostbench.boosters.hedge import HedgeExperts
 from boostbench.boosters.online_bagging import OnlineBagging
 from boostbench.learners.compiled_pool import tiny_pool
@@ -20,20 +22,28 @@ BOOSTERS = {"adaboost_olm": lambda pool, rng: AdaboostOLM(pool, 3, rng),
             "online_boosting": lambda pool, rng: OnlineBoosting(pool, 3, rng),
             "online_bagging": lambda pool, rng: OnlineBagging(pool, 3, rng),
             "hedge": lambda pool, rng: HedgeExperts(pool, 3, rng, beta=0.5)}
+RANKERS = {"ada_olmr": lambda pool, rng: AdaOLMR(pool, 3, rng),
+           "online_bmr": lambda pool, rng: OnlineBMR(pool, 3, rng, gamma=0.1)}
+RELEVANT = np.array([True, False, True])
 
 
 def _one_step(name, w, y=1):
     pool = ScriptedPool(PROBA)
+    if name in RANKERS:
+        booster = RANKERS[name](pool, np.random.default_rng(5))
+        booster.predict_scores(X0)
+        booster.update(RELEVANT, w)
+        return booster, pool
     booster = BOOSTERS[name](pool, np.random.default_rng(5))
     booster.predict(X0)
     booster.update(y, w)
     return booster, pool
 
 
-@pytest.mark.parametrize("name", ["adaboost_olm", "online_mbbm", "online_bagging", "hedge"])
+@pytest.mark.parametrize("name", ["adaboost_olm", "online_mbbm", "online_bagging", "hedge", *RANKERS])
 def test_weight_two_doubles_every_weak_learners_training_weight(name):
     """Adaboost.OLM, OnlineMBBM (line 14's / the potentials' weights), online bagging (K_m, the same
-    Poisson draws) and Hedge: the same calls, each weight doubled."""
+    Poisson draws), Hedge, Ada.OLMR and OnlineBMR: the same calls, each weight doubled."""
     _, once = _one_step(name, 1.0)
     _, twice = _one_step(name, 2.0)
     assert [(i, y) for i, y, _ in twice.calls] == [(i, y) for i, y, _ in once.calls]
@@ -79,13 +89,17 @@ def _learnt_state(booster) -> dict:
     return state
 
 
-@pytest.mark.parametrize("name", sorted(BOOSTERS))
+@pytest.mark.parametrize("name", sorted(BOOSTERS) + sorted(RANKERS))
 def test_weight_zero_changes_nothing(name):
     pool = ScriptedPool(PROBA)
-    booster = BOOSTERS[name](pool, np.random.default_rng(5))
-    booster.predict(X0)
+    if name in RANKERS:
+        booster = RANKERS[name](pool, np.random.default_rng(5))
+        booster.predict_scores(X0)
+    else:
+        booster = BOOSTERS[name](pool, np.random.default_rng(5))
+        booster.predict(X0)
     before = copy.deepcopy(_learnt_state(booster))
-    booster.update(1, 0.0)
+    booster.update(RELEVANT if name in RANKERS else 1, 0.0)
     assert pool.calls == [] and _learnt_state(booster) == before
 
 
@@ -136,3 +150,19 @@ def test_estimator_weight_reaches_the_booster():
             model.learn_one(x, y, w=w)
     v1, v2 = (models[w]._booster.hedge.log_v for w in (1.0, 2.0))
     assert not np.allclose(v1 - v1.max(), v2 - v2.max())
+
+
+@pytest.mark.parametrize("name", ["AdaOLMRClassifier", "OnlineBMRClassifier"])
+def test_ranker_learn_one_with_weight_zero_is_no_example(name):
+    import itertools
+
+    from boostbench.data.river_stream import iter_dataset
+
+    stream = list(itertools.islice(iter_dataset("emotions"), 80))
+    plain, weighted = (getattr(E, name)(n_models=4, seed=7) for _ in range(2))
+    for t, (x, y) in enumerate(stream[:60]):
+        plain.learn_one(x, y)
+        weighted.learn_one(x, y)
+        if t == 30:
+            weighted.learn_one(stream[70][0], {**stream[70][1], "a new label": True}, w=0.0)
+    assert [plain.rank_one(x) for x, _ in stream[60:]] == [weighted.rank_one(x) for x, _ in stream[60:]]

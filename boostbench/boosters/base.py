@@ -106,5 +106,6 @@ class OnlineRanker(_BoosterCore):
         """Score every label for ``x``: ``(k,)`` float64, higher = ranked higher."""
 
     @abstractmethod
-    def update(self, relevant: np.ndarray) -> None:
-        """Reveal the label set (``(k,)`` bool) of the last scored example."""
+    def update(self, relevant: np.ndarray, w: float = 1.0) -> None:
+        """Reveal the label set (``(k,)`` bool) of the last scored example; ``w`` its weight (as
+        :meth:`OnlineBooster.update`'s)."""
