@@ -124,8 +124,8 @@ scaling: setup
 	$(BIN)/python benchmarks/scaling.py
 
 lock:
-	uv pip compile pyproject.toml --extra dev --extra slurm -o requirements.lock --python-version 3.11
-	uv pip compile pyproject.toml --extra dev --extra slurm --extra ray -c requirements.lock \
+	uv pip compile pyproject.toml --extra dev --extra slurm --extra vw -o requirements.lock --python-version 3.11
+	uv pip compile pyproject.toml --extra dev --extra slurm --extra vw --extra ray -c requirements.lock \
 	    --override requirements-ray.overrides -o requirements-ray.lock --python-version 3.11
 
 clean:

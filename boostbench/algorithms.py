@@ -148,11 +148,13 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                                  ("one_vs_all", "one_vs_all", "OneVsAll"))},
     "adaboost": AlgorithmSpec("boostbench.batch.adaboost:AdaBoost", **_BATCH, max_classes=2),
     "base": AlgorithmSpec("boostbench.batch.base_model:BaseModel", family="batch", uses=()),
-    # peers: river's and MOA's online boosting as shipped (their own Hoeffding trees and defaults)
+    # peers: river's and MOA's online ensembles as shipped (their own trees and defaults)
     **{f"river_{name}": AlgorithmSpec(f"{_B}.river_peers:RiverEnsemble", fixed={"ensemble": name}, peer=True)
-       for name in ("adaboost", "adwin_boosting", "bole")},
+       for name in ("adaboost", "adwin_boosting", "bole", "arf", "srp", "leveraging_bagging")},
     **{f"moa_{name}": AlgorithmSpec(f"{_B}.moa_peers:MOAEnsemble", fixed={"ensemble": name}, peer=True)
-       for name in ("ozaboost", "online_smooth_boost")},
+       for name in ("ozaboost", "online_smooth_boost", "sgbt", "arf", "srp", "leveraging_bagging")},
+    # Vowpal Wabbit's binary online boosting (Beygelzimer, Kale & Luo 2015) over its linear learners
+    "vw_boosting": AlgorithmSpec(f"{_B}.vw_boosting:VWBoosting", max_classes=2, peer=True),
 }
 
 

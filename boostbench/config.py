@@ -278,7 +278,9 @@ def incompatibility(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -
     """Why the algorithm cannot run with this data set, learner or protocol (None if it can).
 
     These are combinations a grid over several axes produces (the sweep marks them n/a):
-    a multiclass algorithm on multi-label data, a batch algorithm under an online protocol or
+    a multiclass algorithm on multi-label data, a binary algorithm on a data set that declares
+    more classes (``class_names`` or ``n_classes``; otherwise refused once loaded, as
+    :class:`~boostbench.errors.NotApplicable`), a batch algorithm under an online protocol or
     with an online-only learner, an online algorithm over batch trees, a tree-only booster over a
     Bayesian network, a multi-label algorithm under k-fold. ``spec``: the algorithm's registry
     entry, if resolved already.
@@ -293,6 +295,9 @@ def incompatibility(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -
     protocol, learner = resolved["protocol"]["name"], resolved["learner"]["name"]
     if task != spec.task:
         return f"algorithm {name!r} is for {spec.task} data; dataset {resolved['dataset'].get('name')!r} is {task}"
+    declared = declared_classes(resolved["dataset"])
+    if spec.max_classes is not None and declared is not None and declared > spec.max_classes:
+        return too_many_classes(name, resolved["dataset"].get("name"), declared, spec.max_classes)
     if spec.family == "batch" and learner != "tree" and spec.cls.needs_trees:
         return f"algorithm {name!r} fits per-label tree hypotheses: it needs learner=tree, not {learner!r}"
     if not getattr(learner_spec(learner), spec.family):
@@ -305,6 +310,21 @@ def incompatibility(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -
     if protocol in SPLIT_PROTOCOLS and task != "multiclass":
         return f"protocol {protocol!r} is for multiclass data; multi-label algorithms use protocol=train_test"
     return None
+
+
+def declared_classes(dataset_cfg: dict) -> int | None:
+    """k as a data set's config declares it (``n_classes``, or its ``class_names`` in code
+    order); None when only loading it tells (a generator, a user's file)."""
+    if dataset_cfg.get("n_classes") is not None:
+        return int(dataset_cfg["n_classes"])
+    names = dataset_cfg.get("class_names")
+    return len(names) if names else None
+
+
+def too_many_classes(algorithm: str, dataset: str | None, k: int, most: int) -> str:
+    """The one line refusing a binary (``most`` = 2) algorithm on a k-class data set."""
+    kind = "binary" if most == 2 else f"for at most {most} classes"
+    return f"algorithm {algorithm!r} is {kind}; dataset {dataset!r} has {k} classes"
 
 
 def resolved_dict(cfg: DictConfig) -> dict[str, Any]:

@@ -9,6 +9,11 @@ class ConfigError(BoostbenchError):
     """The resolved configuration is invalid (unknown name, value out of range)."""
 
 
+class NotApplicable(ConfigError):
+    """The algorithm cannot run on this data set, found once it is loaded (a binary algorithm on a
+    stream whose config does not declare its classes): a sweep marks the job n/a."""
+
+
 class StoreError(BoostbenchError):
     """The result store cannot be written (read-only, not a directory, disk full); nothing was
     left half-written."""

@@ -23,11 +23,12 @@ from omegaconf import DictConfig
 
 import boostbench
 from boostbench.algorithms import AlgorithmSpec, build_batch_booster, build_booster
-from boostbench.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, validate
+from boostbench.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, too_many_classes, validate
 from boostbench.data import load_dataset, stream_order
 from boostbench.data.stream import source_rows
 from boostbench.data.dataset import Dataset
 from boostbench.data.dataset import MultilabelDataset
+from boostbench.errors import NotApplicable
 from boostbench.fingerprint import code_fingerprint, run_key
 from boostbench.metrics import classification_metrics, windowed_curves
 from boostbench.learners.registry import make_batch_learner, make_pool
@@ -317,6 +318,8 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     multilabel = isinstance(dataset, MultilabelDataset)
     k = dataset.n_labels if multilabel else dataset.n_classes
     generators = run_generators(int(cfg.seed))
+    if spec.max_classes is not None and k > spec.max_classes:
+        raise NotApplicable(too_many_classes(str(cfg.algorithm.name), dataset.name, k, spec.max_classes))
     stage("compiling the numba kernels (cached after the first run; about a minute)")
     compile_s = warm_up_kernels(cfg, spec)
     # what exists now (modules, data, compiled kernels) outlives the pass: the collector need not

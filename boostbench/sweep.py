@@ -31,7 +31,7 @@ from omegaconf import DictConfig, OmegaConf
 from boostbench.algorithms import algorithm_spec
 from boostbench.config import check_group_overrides, complete, config_hash, incompatibility, validate
 from boostbench.suggest import quote_separators
-from boostbench.errors import BoostbenchError, ConfigError
+from boostbench.errors import BoostbenchError, ConfigError, NotApplicable
 from boostbench.fingerprint import run_key
 from boostbench.paths import CONFIG_DIR
 from boostbench.store import (check_writable, claim, clean_temporaries, failure_path, has_record, process_alive,
@@ -44,7 +44,8 @@ class JobOutcome:
 
     ``status``: done; skipped (its record exists); busy (the same configuration runs in another
     job); n/a (the algorithm cannot run with that data set, learner or protocol, e.g. in a grid
-    over both: see :func:`boostbench.config.incompatibility`);
+    over both: see :func:`boostbench.config.incompatibility`, or found once the data set is loaded:
+    :class:`~boostbench.errors.NotApplicable`);
     error (a bad configuration or data set, ``message`` says which).
     """
 
@@ -196,6 +197,8 @@ def _job(cfg: DictConfig, began: float) -> JobOutcome:
             from boostbench.experiment import run_experiment, save  # heavy: not for a skipped job
 
             save(run_experiment(cfg, spec=spec), str(cfg.results_dir))
+        except NotApplicable as exc:  # found once the data set was loaded (its classes)
+            return JobOutcome("n/a", key, label, time.perf_counter() - began, str(exc))
         except Exception as exc:  # one job's failure, whatever it is, must not sink the sweep
             return _failed(cfg, key, label, exc, time.perf_counter() - began)
     failure_path(cfg.results_dir, key).unlink(missing_ok=True)

@@ -26,7 +26,7 @@ from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
 from boostbench.experiment import run_experiment
 from boostbench.learners.registry import make_batch_learner, make_pool
-from conftest import skip_without_moa
+from conftest import skip_without_peer
 
 GOLDEN = Path(__file__).with_name("golden_metrics.json")
 ONLINE = sorted(name for name, spec in ALGORITHMS.items() if spec.family == "online")
@@ -37,13 +37,13 @@ METRIC = {"multiclass": "final_accuracy", "multilabel": "test_rank_loss", "batch
 
 
 def tiny_overrides(name: str, backend: str = "compiled") -> list[str]:
-    """A seconds-long run of ``name``: balance (multiclass), emotions (multi-label) or heart
-    under holdout (batch), three weak learners or rounds."""
+    """A seconds-long run of ``name``: balance (multiclass; german for a binary one), emotions
+    (multi-label) or heart under holdout (batch), three weak learners or rounds."""
     spec = algorithm_spec(name)
     common = [f"algorithm={name}", "n_learners=3", "n_rounds=3", "seed=0", "progress=false"]
     if spec.family == "batch":
         return [*common, f"dataset={'german' if spec.max_classes == 2 else 'heart'}", "protocol=holdout"]
-    dataset = f"dataset={'emotions' if spec.task == 'multilabel' else 'balance'}"
+    dataset = f"dataset={'emotions' if spec.task == 'multilabel' else 'german' if spec.max_classes == 2 else 'balance'}"
     return [*common, dataset] if spec.peer else [*common, dataset, f"learner.backend={backend}"]
 
 
@@ -68,7 +68,7 @@ def test_golden_metrics_and_determinism(name, backend):
     """Every registered algorithm through the runner: the same numbers twice, and the golden ones."""
     if backend == "river" and sys.version_info >= (3, 12):
         pytest.skip("river's sums are compensated from Python 3.12: its trees differ in the last bits")
-    skip_without_moa(name)
+    skip_without_peer(name)
     key = f"{name}/{backend}"
     cfg = compose_config(tiny_overrides(name, backend))
     record = run_experiment(cfg)
@@ -104,7 +104,7 @@ def data():
 
 def _online(name, data, seed=0):
     spec = algorithm_spec(name)
-    dataset = data[spec.task]
+    dataset = data["binary" if spec.max_classes == 2 else spec.task]
     k = dataset.n_labels if spec.task == "multilabel" else dataset.n_classes
     learner = OmegaConf.load(CONFIG_DIR / "learner" / ("hoeffding_tree_mlr.yaml" if spec.task == "multilabel"
                                                         else "hoeffding_tree.yaml"))
@@ -135,7 +135,7 @@ def _stream(booster, dataset, rows):
 
 @pytest.mark.parametrize("name", ONLINE)
 def test_online_booster_conformance(name, data):
-    skip_without_moa(name)
+    skip_without_peer(name)
     booster, dataset = _online(name, data)
     rows = np.random.default_rng(0).permutation(dataset.n_examples)[:60]
     X_before = dataset.X.copy()
@@ -148,7 +148,7 @@ def test_online_booster_conformance(name, data):
     else:
         assert first.min() >= 0 and first.max() < dataset.n_classes  # labels in range
     # pickling: the copy goes on exactly as the original (a MOA peer lives in a Java process)
-    if name.startswith("moa_"):
+    if name.startswith(("moa_", "vw_")):  # in a Java process; in VW's C++ workspace
         with pytest.raises(TypeError, match="does not pickle"):
             pickle.dumps(booster)
         return

@@ -10,7 +10,7 @@ from boostbench.algorithms import ALGORITHMS
 from boostbench.cli import app
 from boostbench.config import compose_config, config_hash
 from boostbench.experiment import run_experiment
-from conftest import skip_without_moa
+from conftest import skip_without_peer
 
 runner = CliRunner()
 MULTICLASS = sorted(name for name, spec in ALGORITHMS.items() if spec.task == "multiclass" and spec.family == "online")
@@ -18,14 +18,15 @@ MULTICLASS = sorted(name for name, spec in ALGORITHMS.items() if spec.task == "m
 
 @pytest.mark.parametrize("name", MULTICLASS)
 def test_every_algorithm_runs_on_real_data(name):
-    skip_without_moa(name)
-    cfg = compose_config([f"algorithm={name}", "dataset=balance", "n_learners=3", "gamma=0.05", "seed=4"])
+    skip_without_peer(name)
+    dataset, n = ("german", 1000) if ALGORITHMS[name].max_classes == 2 else ("balance", 625)
+    cfg = compose_config([f"algorithm={name}", f"dataset={dataset}", "n_learners=3", "gamma=0.05", "seed=4"])
     record = run_experiment(cfg)
     m = record["metrics"]
-    assert m["n_examples"] == 625 and m["final_window_examples"] == 125
+    assert m["n_examples"] == n and m["final_window_examples"] == n // 5
     assert 0.4 < m["final_accuracy"] <= 1.0 and m["runtime_s"] > 0 and m["peak_rss_bytes"] > 0
     curve = record["curve"]
-    assert curve["examples_seen"][-1] == 625
+    assert curve["examples_seen"][-1] == n
     assert curve["cumulative_accuracy"][-1] == pytest.approx(m["cumulative_accuracy"])
     assert record["provenance"]["seed"] == 4 and record["config_hash"] == config_hash(cfg)
     if name == "best_vfdt":

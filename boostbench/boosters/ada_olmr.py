@@ -18,13 +18,14 @@ def warm_up() -> None:
     rank_losses(np.zeros((1, 2)), rel, irr)
 
 
-def train_on_relevant_labels(pool, xp, relevant: np.ndarray, costs: np.ndarray) -> None:
-    """Feed each relevant label l to every learner i with weight ``max(c^i) - c^i[l]``.
+def train_on_relevant_labels(pool, xp, relevant: np.ndarray, costs: np.ndarray, w: float = 1.0) -> None:
+    """Feed each relevant label l to every learner i with weight ``w (max(c^i) - c^i[l])``.
 
     Args:
         costs: ``(N, k)`` cost vectors, one row per learner (Section 4 of the paper).
+        w: the example's weight (river's per-sample weight; 1 in the papers).
     """
-    weights = costs.max(axis=1, keepdims=True) - costs
+    weights = w * (costs.max(axis=1, keepdims=True) - costs)
     for label in np.flatnonzero(relevant):
         pool.learn(xp, int(label), weights[:, label])
 
@@ -36,7 +37,9 @@ class AdaOLMR(OnlineRanker):
     labels); the prediction is the scores of an expert drawn by Hedge. After ``Y``: cost vectors
     ``c^i = grad L_log(s^{i-1})`` (eq. 8); ``alpha_i <- Pi(alpha_i - f'(alpha_i) / sqrt t)`` with
     ``f'(alpha_i) = c^{i+1} . h^i``, the gradient at ``s^i``; Hedge charges each expert its rank
-    loss (line 13); learners train on each relevant label with weight ``max(c^i) - c^i[l]``.
+    loss (line 13); learners train on each relevant label with weight ``max(c^i) - c^i[l]``,
+    times the example's weight ``w`` (:meth:`update`; alpha's and Hedge's steps are those of any
+    example; ``w = 0`` changes nothing).
 
     Args:
         pool, n_classes, rng: see :class:`OnlineRanker`.
@@ -74,8 +77,11 @@ class AdaOLMR(OnlineRanker):
         self._state = (xp, H, S)
         return S[self.hedge.draw(self.rng)].copy()
 
-    def update(self, relevant: np.ndarray) -> None:
+    def update(self, relevant: np.ndarray, w: float = 1.0) -> None:
         xp, H, S = self._state
+        if w == 0.0:
+            self._state = None
+            return
         self.t += 1
         # eq. (8) at s^0 = 0, s^1, ..., s^N in one call (rows are independent, so each is the
         # same as alone): rows 0..N-1 are the cost vectors c^i (at s^{i-1}), rows 1..N the
@@ -88,5 +94,5 @@ class AdaOLMR(OnlineRanker):
         step = 1.0 / np.sqrt(self.t)
         self.alpha = project(self.alpha - step * gradients, self.alpha_bound)
         self.hedge.update(rank_losses(S, rel, irr))
-        train_on_relevant_labels(self.pool, xp, relevant, costs)
+        train_on_relevant_labels(self.pool, xp, relevant, costs, w)
         self._state = None

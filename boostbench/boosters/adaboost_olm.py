@@ -80,6 +80,8 @@ class AdaboostOLM(OnlineBooster):
     After ``y`` is revealed: ``alpha_i`` takes a projected OGD step on the logistic loss with
     ``eta_t = 2 sqrt 2 / ((k-1) sqrt t)`` and gradient eq. (10), learner i trains with weight
     ``-C^i[y, y] / (k-1)`` (line 14), and Hedge charges each expert its 0-1 loss (line 15).
+    An example of weight ``w`` (:meth:`update`) scales every learner's training weight by ``w``
+    (alpha's and Hedge's steps are those of any example); ``w = 0`` changes nothing.
 
     Args:
         pool, n_classes, rng: see :class:`OnlineBooster`.
@@ -167,16 +169,19 @@ class AdaboostOLM(OnlineBooster):
         self._state = None
         return predicted
 
-    def update(self, y: int) -> None:
+    def update(self, y: int, w: float = 1.0) -> None:
         xp, s_before, labels, experts, _ = self._state
+        if w == 0.0:
+            self._state = None
+            return
         self.t += 1
         eta = olm_step_size(self.t, self.n_classes)
         if self._fused is not None:
             self._fused.update(xp, int(y), eta, self.alpha_bound, self._variant, self.hedge.eta, self.alpha,
-                               self.hedge.log_v)
+                               self.hedge.log_v, w)
         else:
             self.alpha, weights = self._backward(s_before, labels, self.alpha, int(y), eta, self.alpha_bound,
                                                  self._variant)
             self.hedge.update((experts != y).astype(np.float64))
-            self.pool.learn(xp, y, weights)
+            self.pool.learn(xp, y, weights * w if w != 1.0 else weights)
         self._state = None

@@ -281,10 +281,13 @@ class FusedStep:
             done += run_steps(X[done:], Y[done:], U[done:], t + done, pool.n_classes, bound, variant, hedge_eta,
                               pool.room_per_example, predicted[done:], alpha, log_v, self._step, forest)
 
-    def update(self, xp, y, eta, bound, variant, hedge_eta, alpha, log_v) -> None:
-        """Lines 12-15 (``alpha`` and ``log_v`` in place; ``variant`` see :func:`backward`)."""
-        if self.pool.n_threads > 1:
+    def update(self, xp, y, eta, bound, variant, hedge_eta, alpha, log_v, w: float = 1.0) -> None:
+        """Lines 12-15 (``alpha`` and ``log_v`` in place; ``variant`` see :func:`backward`); the
+        trees' training weights scaled by the example's weight ``w``."""
+        if self.pool.n_threads > 1 or w != 1.0:
             weights_step(y, eta, bound, variant, hedge_eta, alpha, log_v, self._step)
-            self.pool.learn(xp, y, self.arrays.weights)
+            weights = self.arrays.weights
+            weights *= w  # in place: the step's array
+            self.pool.learn(xp, y, weights)
         else:
             update_step(xp, y, eta, bound, variant, hedge_eta, alpha, log_v, self._step, self.pool.reserve())

@@ -88,8 +88,13 @@ class OnlineBooster(_BoosterCore):
         return argmax_random_tie(self.predict_proba(x), self.rng)
 
     @abstractmethod
-    def update(self, y: int) -> None:
-        """Reveal the true label ``y`` (int in ``0..k-1``) of the last predicted example."""
+    def update(self, y: int, w: float = 1.0) -> None:
+        """Reveal the true label ``y`` (int in ``0..k-1``) of the last predicted example.
+
+        ``w`` (float >= 0): the example's weight, river's per-sample weight (the boosters behind
+        :mod:`boostbench.estimators` take it; each says where it enters; 0 leaves the booster
+        as it was). The peers learn each example with weight 1.
+        """
 
     def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """:meth:`predict` then :meth:`update` on each row of ``X`` (``(m, d)`` float64, labels
@@ -114,5 +119,6 @@ class OnlineRanker(_BoosterCore):
         """Score every label for ``x``: ``(k,)`` float64, higher = ranked higher."""
 
     @abstractmethod
-    def update(self, relevant: np.ndarray) -> None:
-        """Reveal the label set (``(k,)`` bool) of the last scored example."""
+    def update(self, relevant: np.ndarray, w: float = 1.0) -> None:
+        """Reveal the label set (``(k,)`` bool) of the last scored example; ``w`` its weight (as
+        :meth:`OnlineBooster.update`'s)."""

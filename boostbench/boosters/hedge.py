@@ -17,7 +17,9 @@ class HedgeExperts(OnlineBooster):
     distribution and the prediction is the label of largest ``p`` mass (the weighted majority
     of Littlestone & Warmuth that Hedge generalises). On the true label, each expert suffers
     the 0-1 loss, Hedge updates ``w_i <- w_i beta^{loss_i}``, and every expert trains on the
-    example with weight 1 (times its importance-weight constant, as in the boosters).
+    example with weight 1 (times its importance-weight constant, as in the boosters). An example
+    of weight ``w`` (:meth:`update`) charges ``w loss_i`` (as the example seen ``w`` times) and
+    trains the experts with weight ``w``; ``w = 0`` changes nothing.
 
     Args:
         pool, n_classes, rng: see :class:`OnlineBooster`.
@@ -43,8 +45,10 @@ class HedgeExperts(OnlineBooster):
         self._state = (xp, labels)
         return np.bincount(labels, weights=self.hedge.probabilities(), minlength=self.n_classes)
 
-    def update(self, y: int) -> None:
+    def update(self, y: int, w: float = 1.0) -> None:
         xp, labels = self._state
-        self.hedge.update((labels != y).astype(np.float64))
-        self.pool.learn(xp, y, np.ones(self.pool.n_learners))
         self._state = None
+        if w == 0.0:
+            return
+        self.hedge.update(w * (labels != y).astype(np.float64))
+        self.pool.learn(xp, y, np.full(self.pool.n_learners, float(w)))

@@ -1,6 +1,7 @@
-"""MOA's online boosting as runner algorithms (``moa_ozaboost``, ``moa_online_smooth_boost``):
-peers in the same tables as the papers' algorithms, run as MOA ships them (its Hoeffding trees
-and defaults) through capymoa.
+"""MOA's online ensembles as runner algorithms: its boosting (``moa_ozaboost``,
+``moa_online_smooth_boost``, ``moa_sgbt``) and the stream-ensemble baselines (``moa_arf``,
+``moa_srp``, ``moa_leveraging_bagging``); peers in the same tables as the papers' algorithms,
+run as MOA ships them (its trees and defaults) through capymoa.
 
 capymoa needs Java and pins an older pandas than boostbench, so it usually lives in its own
 environment (``make bench-moa-setup`` makes ``.venv-moa``): the ensemble runs in a child process
@@ -21,8 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
+from boostbench.boosters.moa_worker import ENSEMBLES, _read, _write
 from boostbench.constraints import OneOf
-from boostbench.boosters.moa_worker import _read, _write
 from boostbench.paths import REPO_ROOT
 
 WORKER = Path(__file__).with_name("moa_worker.py")
@@ -45,20 +46,24 @@ def moa_python() -> str:
 
 
 class MOAEnsemble(OnlineBooster):
-    """MOA's OzaBoost or OnlineSmoothBoost over N of MOA's Hoeffding trees (a peer: no pool).
+    """One of MOA's ensembles over N of MOA's trees (a peer: no pool): OzaBoost,
+    OnlineSmoothBoost, StreamingGradientBoostedTrees (over FIMT-DD regression trees),
+    AdaptiveRandomForest, StreamingRandomPatches or LeveragingBagging (over Hoeffding trees),
+    each with capymoa's defaults.
 
     Args:
         pool: None (the ensemble has its own trees).
         n_classes, rng: k and the generator the ensemble's seed is drawn from.
-        ensemble: ``"ozaboost"`` or ``"online_smooth_boost"``.
-        n_learners: N, MOA's ``boosting_iterations``.
+        ensemble: a key of :data:`~boostbench.boosters.moa_worker.ENSEMBLES`.
+        n_learners: N, MOA's ``boosting_iterations`` or ``ensemble_size``.
         n_categories: ``(d,)`` category counts (0 = numeric), MOA's attribute types.
 
     Raises:
-        ValueError: no Python with capymoa (see :func:`moa_python`), or MOA did not start.
+        ValueError: an unknown ``ensemble``, no Python with capymoa (see :func:`moa_python`), or
+            MOA did not start.
     """
 
-    _parameter_constraints = {"ensemble": OneOf(("ozaboost", "online_smooth_boost"))}
+    _parameter_constraints = {"ensemble": OneOf(tuple(ENSEMBLES))}
 
     def __init__(self, pool, n_classes, rng, ensemble: str, n_learners: int, n_categories):
         super().__init__(pool, n_classes, rng)

@@ -17,6 +17,17 @@ import sys
 
 import numpy as np
 
+#: runner name -> (capymoa.classifier class, its argument for the number of members N); each with
+#: MOA's own base learner and defaults
+ENSEMBLES = {
+    "ozaboost": ("OzaBoost", "boosting_iterations"),
+    "online_smooth_boost": ("OnlineSmoothBoost", "boosting_iterations"),
+    "sgbt": ("StreamingGradientBoostedTrees", "boosting_iterations"),  # Gunasekara et al. 2024
+    "arf": ("AdaptiveRandomForestClassifier", "ensemble_size"),  # Gomes et al. 2017
+    "srp": ("StreamingRandomPatches", "ensemble_size"),  # Gomes, Read & Bifet 2019
+    "leveraging_bagging": ("LeveragingBagging", "ensemble_size"),  # Bifet, Holmes & Pfahringer 2010
+}
+
 
 def _read(stream):
     header = stream.read(8)
@@ -37,7 +48,7 @@ def main() -> None:
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # whatever capymoa or the JVM prints stays off the protocol
     setup = _read(inp)
-    from capymoa.classifier import OnlineSmoothBoost, OzaBoost
+    from capymoa import classifier
     from capymoa.core import Instance, LabeledInstance
     from capymoa.stream import Schema
 
@@ -45,8 +56,8 @@ def main() -> None:
     categories = {name: [str(v) for v in range(m)] for name, m in zip(names, setup["n_categories"]) if m > 0}
     categories["class"] = [str(c) for c in range(setup["n_classes"])]
     schema = Schema.from_custom([*names, "class"], target="class", categories=categories, name="boostbench")
-    ensemble = {"ozaboost": OzaBoost, "online_smooth_boost": OnlineSmoothBoost}[setup["ensemble"]]
-    model = ensemble(schema=schema, boosting_iterations=setup["n_learners"], random_seed=setup["seed"])
+    name, size = ENSEMBLES[setup["ensemble"]]
+    model = getattr(classifier, name)(schema=schema, random_seed=setup["seed"], **{size: setup["n_learners"]})
     _write(out, "ready")
 
     def predict(x):

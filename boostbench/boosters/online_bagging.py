@@ -11,7 +11,9 @@ from boostbench.core.ties import argmax_rows_random_tie
 
 class OnlineBagging(OnlineBooster):
     """Online bagging: member m trains on ``(x, y)`` with weight ``K_m ~ Poisson(1)`` (the online
-    limit of a bootstrap sample's multiplicity); prediction by unweighted majority vote.
+    limit of a bootstrap sample's multiplicity); prediction by unweighted majority vote. An
+    example of weight ``w`` (:meth:`update`) trains with ``K_m w``, as MOA's OzaBag (``w = 0``:
+    nothing changes, no draw either).
     """
 
     _parameter_constraints = hyperparameters.ONLINE_BAGGING
@@ -23,5 +25,6 @@ class OnlineBagging(OnlineBooster):
         self._xp = xp
         return np.bincount(labels, minlength=self.n_classes) / self.pool.n_learners
 
-    def update(self, y: int) -> None:
-        self.pool.learn(self._xp, y, self.rng.poisson(1.0, size=self.pool.n_learners).astype(np.float64))
+    def update(self, y: int, w: float = 1.0) -> None:
+        if w != 0.0:
+            self.pool.learn(self._xp, y, w * self.rng.poisson(1.0, size=self.pool.n_learners).astype(np.float64))

@@ -54,11 +54,13 @@ class OnlineBMR(OnlineRanker):
         self._state = (xp, S)
         return S[-1].copy()
 
-    def update(self, relevant: np.ndarray) -> None:
+    def update(self, relevant: np.ndarray, w: float = 1.0) -> None:
+        """Reveal the label set; the learners' weights are scaled by the example's weight ``w``
+        (``w = 0`` changes nothing)."""
         xp, S = self._state
         n = self.pool.n_learners
-        if 0 < relevant.sum() < self.n_classes:  # otherwise every cost is 0: nothing to learn
+        if w != 0.0 and 0 < relevant.sum() < self.n_classes:  # otherwise every cost is 0: nothing to learn
             S_before = np.vstack([np.zeros(self.n_classes), S[:-1]])
             costs = self.potential.cost_matrix(n - 1 - np.arange(n), S_before, relevant)
-            train_on_relevant_labels(self.pool, xp, relevant, costs)
+            train_on_relevant_labels(self.pool, xp, relevant, costs, w)
         self._state = None

@@ -13,7 +13,8 @@ from boostbench.core.ties import argmax_rows_random_tie, argmax_tie_u
 class OnlineBoosting(OnlineBooster):
     """Oza's online boosting with Poisson(lambda) presentations.
 
-    Each example starts with ``lambda = 1``. Member m trains ``K ~ Poisson(lambda)`` times
+    Each example starts with ``lambda = w``, its weight (1 unless :meth:`update` is given one; Oza's
+    weighted examples; ``w = 0`` changes nothing). Member m trains ``K ~ Poisson(lambda)`` times
     (as one update of importance weight K), is then asked for its label; a correct member adds
     lambda to ``lambda_sc[m]`` and scales ``lambda *= 1 / (2 (1 - eps_m))``, a wrong one adds to
     ``lambda_sw[m]`` and scales ``lambda *= 1 / (2 eps_m)``, with
@@ -93,20 +94,23 @@ class OnlineBoosting(OnlineBooster):
         total = votes.sum()
         return votes / total if total > 0 else np.full(self.n_classes, 1.0 / self.n_classes)
 
-    def update(self, y: int) -> None:
+    def update(self, y: int, w: float = 1.0) -> None:
         xp, P = self._state
+        self._state = None
+        if w == 0.0:
+            return
         seed = int(self.rng.integers(2**32))
         if self._compiled_update is not None:
-            self._compiled_update(seed, xp, int(y), P, self.lambda_sc, self.lambda_sw, self._unit)
+            self._compiled_update(seed, xp, int(y), P, self.lambda_sc, self.lambda_sw, self._unit, float(w))
         else:
-            self.update_reference(seed, xp, int(y), P)
-        self._state = None
+            self.update_reference(seed, xp, int(y), P, float(w))
 
-    def update_reference(self, seed: int, xp, y: int, P: np.ndarray) -> None:
+    def update_reference(self, seed: int, xp, y: int, P: np.ndarray, w: float = 1.0) -> None:
         """The update in Python, over any pool: member m trains ``K ~ Poisson(lambda)`` times,
-        then (Oza) its label for ``x`` after training updates its error and ``lambda``."""
+        then (Oza) its label for ``x`` after training updates its error and ``lambda``
+        (``lambda = w`` for the first member)."""
         stream = np.random.RandomState(seed)
-        lam = 1.0
+        lam = w
         for m in range(self.pool.n_learners):
             presentations = stream.poisson(lam)
             proba = P[m]

@@ -18,14 +18,14 @@ from boostbench.learners.vfdt.training import learn_trees
 
 
 @kernel
-def update(seed, x, y, P, lambda_sc, lambda_sw, unit, proba, counts, trees):  # pragma: no cover - compiled
-    """Oza's pass over the N members for one example (see the reference for the steps), over the
-    pool's ``trees`` (its ``kernel_state()`` after ``reserve()``: room for every tree to split).
-    Member m trains with weight ``K unit[m]`` (before its ``c_m``); ``proba`` ``(k,)`` and
-    ``counts`` ``(N,)`` are scratch."""
+def update(seed, x, y, w, P, lambda_sc, lambda_sw, unit, proba, counts, trees):  # pragma: no cover - compiled
+    """Oza's pass over the N members for one example of weight ``w`` (see the reference for the
+    steps), over the pool's ``trees`` (its ``kernel_state()`` after ``reserve()``: room for every
+    tree to split). Member m trains with weight ``K unit[m]`` (before its ``c_m``); ``proba``
+    ``(k,)`` and ``counts`` ``(N,)`` are scratch."""
     np.random.seed(seed)
     forget_routes_unless(x, trees)
-    lam = 1.0
+    lam = w
     for m in range(P.shape[0]):
         presentations = np.random.poisson(lam)
         copy_into(proba, P[m])
@@ -62,7 +62,7 @@ def vote_odds(lambda_sc, lambda_sw, eps_floor):  # pragma: no cover - compiled
 class CompiledUpdate:
     """Oza's update over a compiled pool as one kernel call (:func:`update`), with its scratch.
 
-    ``update(seed, xp, y, P, lambda_sc, lambda_sw, unit)`` as
+    ``update(seed, xp, y, P, lambda_sc, lambda_sw, unit, w)`` as
     :meth:`boostbench.boosters.online_boosting.OnlineBoosting.update_reference` (``lambda_sc``,
     ``lambda_sw`` ``(N,)`` updated in place).
     """
@@ -73,8 +73,8 @@ class CompiledUpdate:
         self._counts = np.zeros(pool.n_learners)
 
     def __call__(self, seed: int, xp: np.ndarray, y: int, P: np.ndarray, lambda_sc: np.ndarray,
-                 lambda_sw: np.ndarray, unit: np.ndarray) -> None:
-        update(seed, xp, y, P, lambda_sc, lambda_sw, unit, self._proba, self._counts, self.pool.reserve())
+                 lambda_sw: np.ndarray, unit: np.ndarray, w: float = 1.0) -> None:
+        update(seed, xp, y, float(w), P, lambda_sc, lambda_sw, unit, self._proba, self._counts, self.pool.reserve())
 
 
 def warm_up_votes() -> None:

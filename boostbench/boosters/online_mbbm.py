@@ -52,7 +52,8 @@ class OnlineMBBM(OnlineBooster):
     ``D^i`` of eq. (5) from ``phi^r_n(s^{i-1} + e_l)`` (eq. 4); the learner's label is the argmin
     of its expected cost ``p_i^T D^i`` (ties broken by a uniform drawn per learner); simple majority ``s^i = s^{i-1} + e_{l_i}``. The final
     label is ``argmax s^N`` (the last expert). After ``y``: learner i trains with weight
-    ``weight_factor * w_i[t] / (k-1)``, ``w_i[t] = sum_l phi^y_n(s^{i-1}+e_l) - phi^y_n(s^{i-1}+e_y)``.
+    ``weight_factor * w_i[t] / (k-1)``, ``w_i[t] = sum_l phi^y_n(s^{i-1}+e_l) - phi^y_n(s^{i-1}+e_y)``,
+    times the example's weight ``w`` (:meth:`update`; ``w = 0`` changes nothing).
     Two choices of the authors' code are variants: ``learners_left`` and ``cost_argmin``.
 
     Args:
@@ -164,8 +165,10 @@ class OnlineMBBM(OnlineBooster):
         self.predict_proba(x)
         return argmax_random_tie(self._state[2].astype(np.float64), self.rng)
 
-    def update(self, y: int) -> None:
+    def update(self, y: int, w: float = 1.0) -> None:
         xp, row_weights, _ = self._state
-        weights = self.weight_factor * row_weights[:, y] / (self.n_classes - 1)
-        self.pool.learn(xp, y, weights)
         self._state = None
+        if w == 0.0:
+            return
+        weights = (w * self.weight_factor) * row_weights[:, y] / (self.n_classes - 1)
+        self.pool.learn(xp, y, weights)

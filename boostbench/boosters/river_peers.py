@@ -1,7 +1,8 @@
-"""river's online boosting ensembles as runner algorithms, so that one sweep puts them in the
-same tables as the papers' algorithms (``river_adaboost``, ``river_adwin_boosting``,
-``river_bole``). They run as river ships them: river's ``HoeffdingTreeClassifier`` with its
-defaults as the base model (nominal attributes declared), river's own ``predict_one``."""
+"""river's online ensembles as runner algorithms, so that one sweep puts them in the same tables
+as the papers' algorithms: the boosting ones (``river_adaboost``, ``river_adwin_boosting``,
+``river_bole``) and the stream-ensemble baselines (``river_arf``, ``river_srp``,
+``river_leveraging_bagging``). They run as river ships them: river's trees with river's defaults
+(nominal attributes declared), river's own ``predict_one``."""
 
 from __future__ import annotations
 
@@ -10,12 +11,44 @@ import numpy as np
 from boostbench.boosters.base import OnlineBooster
 from boostbench.constraints import OneOf
 
-#: runner name -> river.ensemble class
-ENSEMBLES = {"adaboost": "AdaBoostClassifier", "adwin_boosting": "ADWINBoostingClassifier", "bole": "BOLEClassifier"}
+
+def _hoeffding_tree(nominal, **defaults):
+    from river import tree
+
+    return tree.HoeffdingTreeClassifier(nominal_attributes=nominal, **defaults)
+
+
+def _over_trees(class_name: str, **tree_defaults):
+    """An ensemble of river.ensemble over N river Hoeffding trees (``tree_defaults``: the base
+    model river itself uses when given none, e.g. SRP's grace period 50 and delta 0.01)."""
+
+    def build(nominal, n_models: int, seed: int):
+        from river import ensemble
+
+        return getattr(ensemble, class_name)(model=_hoeffding_tree(nominal, **tree_defaults), n_models=n_models,
+                                             seed=seed)
+    return build
+
+
+def _arf(nominal, n_models: int, seed: int):
+    from river import forest  # ARF grows its own trees (grace 50, delta 0.01, sqrt(d) features per split)
+
+    return forest.ARFClassifier(n_models=n_models, nominal_attributes=nominal, seed=seed)
+
+
+#: runner name -> builder ``(nominal attributes or None, N, seed) -> river classifier``
+ENSEMBLES = {
+    "adaboost": _over_trees("AdaBoostClassifier"),  # Oza's online boosting
+    "adwin_boosting": _over_trees("ADWINBoostingClassifier"),
+    "bole": _over_trees("BOLEClassifier"),  # de Barros et al. 2016
+    "arf": _arf,  # Adaptive Random Forest, Gomes et al. 2017
+    "srp": _over_trees("SRPClassifier", grace_period=50, delta=0.01),  # Gomes, Read & Bifet 2019
+    "leveraging_bagging": _over_trees("LeveragingBaggingClassifier"),  # Bifet, Holmes & Pfahringer 2010
+}
 
 
 class RiverEnsemble(OnlineBooster):
-    """One of river's boosting ensembles over N river Hoeffding trees (a peer: no pool).
+    """One of river's ensembles over N of river's Hoeffding trees (a peer: no pool).
 
     Args:
         pool: None (the ensemble has its own trees).
@@ -24,6 +57,9 @@ class RiverEnsemble(OnlineBooster):
         n_learners: N, river's ``n_models``.
         n_categories: ``(d,)`` category counts (0 = numeric): the nominal attributes, as river's
             trees are told them.
+
+    Raises:
+        ValueError: an unknown ``ensemble``.
     """
 
     _parameter_constraints = {"ensemble": OneOf(tuple(ENSEMBLES))}
@@ -31,14 +67,9 @@ class RiverEnsemble(OnlineBooster):
     def __init__(self, pool, n_classes, rng, ensemble: str, n_learners: int, n_categories):
         super().__init__(pool, n_classes, rng)
         self._validate_params(ensemble=ensemble)
-        from river import ensemble as river_ensemble
-        from river import tree
-
         nominal = [j for j, m in enumerate(n_categories) if m > 0]
         self.ensemble = ensemble
-        self.model = getattr(river_ensemble, ENSEMBLES[ensemble])(
-            model=tree.HoeffdingTreeClassifier(nominal_attributes=nominal or None), n_models=int(n_learners),
-            seed=int(rng.integers(2**31)))
+        self.model = ENSEMBLES[ensemble](nominal or None, int(n_learners), int(rng.integers(2**31)))
         self._x = None
 
     def _dict(self, x: np.ndarray) -> dict:

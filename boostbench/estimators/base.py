@@ -13,6 +13,20 @@ from boostbench.learners.pool import REFERENCE_RANGES
 from boostbench.seeding import run_generators
 
 
+def _skip(estimator: "BoosterFace", w: float) -> bool:
+    """Whether ``learn_one`` with river's per-sample weight ``w`` learns nothing (``w = 0``).
+
+    Raises:
+        ValueError: ``w`` negative or not finite.
+    """
+    if not (w >= 0.0 and w != float("inf")):
+        raise ValueError(f"the sample weight w must be a finite number >= 0, got {w!r}")
+    if w == 0.0:
+        estimator._pending = None  # a prediction's state is not reused after a skipped example
+        return True
+    return False
+
+
 class BoosterFace:
     """Mixin of the river estimators: the booster named by :attr:`_algorithm`, built lazily.
 
@@ -93,6 +107,9 @@ class BoostedClassifier(BoosterFace, base.Classifier):
     before any), ``predict_one`` the booster's own prediction (e.g. Adaboost.OLM's Hedge-drawn
     expert), ``learn_one`` reveals the label of an example, reusing the work of a prediction on
     the same example just before (river's test-then-train loop pays for one pass, not two).
+    ``learn_one(x, y, w)`` takes river's per-sample weight ``w >= 0`` (float, default 1): where
+    it enters is the booster's (each class says); ``w = 0`` leaves the model as it was (not even
+    a new label or feature is learnt).
     """
 
     @property
@@ -122,11 +139,18 @@ class BoostedClassifier(BoosterFace, base.Classifier):
         labels = self._encoder.labels
         return labels[code] if code < len(labels) else labels[0]
 
-    def learn_one(self, x: dict, y: Any) -> None:
+    def learn_one(self, x: dict, y: Any, w: float = 1.0) -> None:
+        """Learn ``(x, y)`` with weight ``w`` (see the class).
+
+        Raises:
+            ValueError: ``w`` negative or not finite.
+        """
+        if _skip(self, w):
+            return
         self._observe(x, (y,))
         if not self._predicted(x):
             self._booster.predict(self._encoder.encode(x))
-        self._booster.update(self._encoder.label_code(y))
+        self._booster.update(self._encoder.label_code(y), float(w))
 
 
 class BoostedRanker(BoosterFace, base.MultiLabelClassifier):
@@ -158,7 +182,15 @@ class BoostedRanker(BoosterFace, base.MultiLabelClassifier):
         top = set(ranking[:m])
         return {label: label in top for label in ranking}
 
-    def learn_one(self, x: dict, y: dict[Any, bool]) -> None:
+    def learn_one(self, x: dict, y: dict[Any, bool], w: float = 1.0) -> None:
+        """Learn ``(x, y)`` with weight ``w``: it scales every weak learner's training weight (the
+        experts' steps are those of any example); ``w = 0`` leaves the model as it was.
+
+        Raises:
+            ValueError: ``w`` negative or not finite.
+        """
+        if _skip(self, w):
+            return
         self._observe(x, y.keys())
         if not self._predicted(x):
             self._booster.predict_scores(self._encoder.encode(x))
@@ -167,4 +199,4 @@ class BoostedRanker(BoosterFace, base.MultiLabelClassifier):
             relevant[self._encoder.label_code(label)] = bool(flag)
         self._relevant_seen += int(relevant.sum())
         self._examples_seen += 1
-        self._booster.update(relevant)
+        self._booster.update(relevant, float(w))

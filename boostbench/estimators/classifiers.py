@@ -27,6 +27,9 @@ class AdaboostOLMClassifier(BoostedClassifier):
     __doc__ = f"""Adaboost.OLM (Jung, Goetz & Tewari 2017, Algorithm 2): online multiclass boosting with
     the logistic loss, weights alpha_i by online gradient descent and Hedge over the N experts.
 
+    Sample weight: ``learn_one``'s ``w`` scales every weak learner's training weight (line 14); the
+    steps of the alphas and of Hedge are those of any example.
+
     Parameters
     ----------
     {_COMMON.strip()}
@@ -60,6 +63,8 @@ class AdaboostOLMClassifier(BoostedClassifier):
 class OnlineMBBMClassifier(BoostedClassifier):
     __doc__ = f"""OnlineMBBM (Jung, Goetz & Tewari 2017, Algorithm 1): online multiclass boost-by-majority
     with exact 0-1 potentials (eq. 3) and cost matrices (eq. 4-5) for the edge gamma.
+
+    Sample weight: ``learn_one``'s ``w`` scales every weak learner's training weight ``w_i[t]``.
 
     Parameters
     ----------
@@ -95,6 +100,9 @@ class OnlineBoostingClassifier(BoostedClassifier):
     __doc__ = f"""Oza's online boosting (Oza & Russell 2001), the online AdaBoost.M1 of Sun's comparison
     and Jung et al.'s "Online Boosting" baseline: Poisson(lambda) presentations, members voting
     with log((1 - eps_m) / eps_m) while eps_m < 1/2.
+
+    Sample weight: ``learn_one``'s ``w`` is the example's starting lambda (Oza's weighted examples):
+    the Poisson presentations and the members' lambda_sc / lambda_sw follow from it.
 
     Parameters
     ----------
@@ -133,6 +141,8 @@ class OnlineBaggingClassifier(BoostedClassifier):
     __doc__ = f"""Oza's online bagging (Oza & Russell 2001): member m trains with weight K_m ~ Poisson(1);
     unweighted majority vote.
 
+    Sample weight: ``learn_one``'s ``w`` multiplies each member's Poisson(1) count K_m (MOA's OzaBag).
+
     Parameters
     ----------
     {_COMMON.strip()}
@@ -161,6 +171,9 @@ class OnlineBaggingClassifier(BoostedClassifier):
 class HedgeClassifier(BoostedClassifier):
     __doc__ = f"""Hedge(beta) (Freund & Schapire 1997; Combessie & Machraoui) with the N weak learners as
     experts: w_i <- w_i beta^loss_i on the 0-1 loss; the label of largest weight wins.
+
+    Sample weight: ``learn_one``'s ``w`` multiplies every expert's 0-1 loss (``w = 2`` moves Hedge as the
+    example seen twice) and is the weak learners' training weight.
 
     Parameters
     ----------

@@ -1,0 +1,36 @@
+"""The peers' own contracts: a binary peer (vw_boosting) refused on a k > 2 data set in one line
+at validation, and marked n/a in a sweep; VW's text encoding of an example."""
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from boostbench.boosters.vw_boosting import vw_features
+from boostbench.cli import app
+from boostbench.config import compose_config, incompatibility
+from boostbench.sweep import run_sweep, summarize
+from conftest import skip_without_peer
+
+
+def test_a_binary_peer_is_refused_on_a_multiclass_data_set_in_one_line(tmp_path):
+    assert incompatibility(compose_config(["algorithm=vw_boosting", "dataset=german"])) is None
+    assert incompatibility(compose_config(["algorithm=vw_boosting", "dataset=car"])) == \
+        "algorithm 'vw_boosting' is binary; dataset 'car' has 4 classes"
+    result = CliRunner().invoke(app, ["run", "algorithm=vw_boosting", "dataset=car", f"results_dir={tmp_path}"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == ["error: algorithm 'vw_boosting' is binary; dataset 'car' has 4 classes"]
+    assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
+
+
+def test_a_sweep_marks_a_binary_peer_na_on_multiclass_data(tmp_path):
+    """car declares its 4 classes (n/a before any work); led_drift's 10 are known once generated."""
+    skip_without_peer("vw_boosting")
+    outcome = summarize(run_sweep(["algorithm=vw_boosting", "dataset=german,car,led_drift", "n_learners=2",
+                                   f"results_dir={tmp_path}"], n_jobs=1))
+    assert outcome == {"done": 1, "n/a": 2}
+    assert not (tmp_path / "failed").exists() or not list((tmp_path / "failed").iterdir())
+
+
+def test_vw_features_write_numeric_nominal_and_missing_values():
+    x = np.array([0.25, 2.0, np.nan, -1.5])
+    assert vw_features(x, [0, 3, 0, 0]) == "| 0:0.25 1=2 3:-1.5"
