@@ -238,6 +238,9 @@ def _print_summary(record: dict, path) -> None:
         if "final_kappa" in m:
             kappa = "undefined" if m["final_kappa"] is None else f"{m['final_kappa']:.4f}"
             rows.insert(1, ("final kappa, macro-F1", f"{kappa}, {m['final_macro_f1']:.4f}"))
+        if "final_kappa_m" in m:  # records before the stream metrics have none
+            shown = ["undefined" if m[key] is None else f"{m[key]:.4f}" for key in ("final_kappa_m", "final_kappa_t")]
+            rows.insert(2, ("final kappa-M, kappa-T", ", ".join(shown)))
     if not split or c["learner"]["name"] != "tree":
         from boostbench.algorithms import algorithm_spec
 
@@ -245,10 +248,12 @@ def _print_summary(record: dict, path) -> None:
         if spec.family == "online":
             rows.append(("weak learners", str(spec.pool_size(c["n_learners"]))))
     rows += [
-        ("runtime (s)", f"{m['runtime_s']:.2f}"),
+        ("runtime (s)", f"{m['runtime_s']:.2f}" + (f" wall, {m['cpu_s']:.2f} CPU" if "cpu_s" in m else "")),
         ("µs per example", f"{m['us_per_example']:,.0f}"),
         ("peak RSS (MiB)", f"{m['peak_rss_bytes'] / 2**20:,.0f}"),
     ]
+    if "ram_hours" in m:
+        rows.append(("RAM-hours (GiB h)", f"{m['ram_hours']:.3g}"))
     if "final_accuracy_member_mean" in m:
         rows.insert(1, ("mean tree accuracy (final)", f"{m['final_accuracy_member_mean']:.4f}"))
     for name, value in rows:
