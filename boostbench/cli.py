@@ -321,7 +321,7 @@ def _fetch(names: list[str], infos: dict) -> None:
 
 @app.command()
 def report(
-    table: str = typer.Argument("all", help="summary (every run of the store), jung2017_table1, "
+    table: str = typer.Argument("all", help="summary (every run of the store), leaderboard, jung2017_table1, "
                                 "jung_tewari2018_table3, combessie_heart, mukherjee_schapire, sun_tables, "
                                 "or all (the default)"),
     results_dir: str = typer.Option("results", help="the store to read (<dir>/runs/*.json)"),
@@ -360,6 +360,17 @@ def report(
             frame, written = summary.write(results_dir, target, runs, metric)
             console.print(f"{len(frame)} groups of runs in {results_dir}: {target / 'tables' / 'summary.md'}, "
                           f"{target / 'summary.html'}", highlight=False)
+            console.print(f"wrote {len(written)} files under {target} ({name})")
+            continue
+        if name == "leaderboard":
+            from boostbench.reporting import leaderboard
+
+            board, written = leaderboard.write(results_dir, target, runs)
+            if not board.tables:
+                console.print(f"[dim]{name}: no prequential runs of online algorithms in {results_dir}[/]")
+                continue
+            for shown in leaderboard.rich_tables(board):
+                console.print(shown)
             console.print(f"wrote {len(written)} files under {target} ({name})")
             continue
         if report.paper_table and table == "all" and tables.table_runs(name, runs).empty:
