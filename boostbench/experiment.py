@@ -289,7 +289,6 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
         ConfigError, DataError: invalid configuration or data.
     """
     validate(cfg)
-    reset_peak_rss()  # this run's peak, not the process's (a sweep's worker ran others before)
     started = dt.datetime.now(dt.timezone.utc)
     stage = on_stage or (lambda _: None)
     if dataset is None:
@@ -304,6 +303,8 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     # what exists now (modules, data, compiled kernels) outlives the pass: the collector need not
     # scan it again and again while the pass is timed
     spec.load_caches(k, cfg.algorithm, int(cfg.n_learners))  # what earlier runs computed (booster: no I/O)
+    # this run's peak, as a fresh process would read it (a sweep's worker ran others before)
+    reset_peak_rss(sum(getattr(dataset, name).nbytes for name in ("X", "y", "Y") if hasattr(dataset, name)))
     gc.collect()
     gc.freeze()
     try:

@@ -93,27 +93,33 @@ def release_free_memory() -> None:
         pass  # not glibc
 
 
-#: This process's resident bytes when its first run began, and when the current run began
-_BASELINE = {"first": None, "run": 0}
+#: This process's resident bytes without its data when its first run's pass was about to begin
+#: (modules, compiled kernels, caches: what any process running a pass holds), and the current
+#: run's resident bytes then and data bytes
+_BASELINE: dict[str, int | None] = {"floor": None, "start": 0, "data": 0}
 
 
-def _own_rss() -> int:
-    return _status_bytes("self", "VmRSS")
+def reset_peak_rss(data_bytes: int = 0) -> bool:
+    """Start a run's peak of the resident set, just before its pass (modules imported, kernels
+    compiled, data loaded): release freed memory (:func:`release_free_memory`), note the resident
+    size, then Linux's ``5`` into ``/proc/self/clear_refs`` (the peak becomes the current size).
+    See :func:`peak_rss_bytes`.
 
+    Args:
+        data_bytes: the bytes of the run's data set (its arrays).
 
-def reset_peak_rss() -> bool:
-    """Start a run's peak of the resident set: release freed memory (:func:`release_free_memory`),
-    note the resident size, then Linux's ``5`` into ``/proc/self/clear_refs`` (the peak becomes
-    the current size). See :func:`peak_rss_bytes`. Returns whether the peak could be reset."""
+    Returns:
+        Whether the peak could be reset.
+    """
     release_free_memory()
     try:
         with open("/proc/self/clear_refs", "w") as handle:
             handle.write("5")
     except OSError:
         return False
-    _BASELINE["run"] = _own_rss()
-    if _BASELINE["first"] is None:
-        _BASELINE["first"] = _BASELINE["run"]
+    _BASELINE["start"], _BASELINE["data"] = _status_bytes("self", "VmRSS"), int(data_bytes)
+    if _BASELINE["floor"] is None:
+        _BASELINE["floor"] = _BASELINE["start"] - _BASELINE["data"]
     return True
 
 
@@ -121,18 +127,19 @@ def peak_rss_bytes() -> int:
     """A run's peak resident set in bytes, as a fresh process would read it, plus the peaks of the
     run's live child processes (a peer's Java process).
 
-    After :func:`reset_peak_rss`: the run's growth above the resident size it began with
-    (``VmHWM`` minus it), on top of the size this process had when its first run began. A fresh
-    process reads its own ``VmHWM``; a sweep's reused worker, whose earlier jobs left modules,
-    compiled kernels and caches resident (nursery ``best_vfdt`` after three other boosters: 926 MiB
-    against 670 fresh, gc and ``malloc_trim`` notwithstanding), reads what the run added to what
-    a process starts with. Without ``/proc`` (no reset): the process's peak (``getrusage``).
+    After :func:`reset_peak_rss`: the process's floor (its resident size without data when its
+    first run's pass began), plus this run's data, plus what the pass added (``VmHWM`` over the
+    resident size it began with). In a fresh process that is its own ``VmHWM`` from the pass on; a
+    sweep's reused worker, whose earlier jobs left modules, kernels and caches resident (nursery
+    ``best_vfdt`` after three other boosters: 926 MiB against 670 fresh, gc and ``malloc_trim``
+    notwithstanding), reads the same as a fresh one. Without ``/proc`` (no reset): the process's
+    peak (``getrusage``).
     """
     own = _status_bytes("self", "VmHWM")
     if not own:
         return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
-    if _BASELINE["first"] is not None:
-        own = own - _BASELINE["run"] + _BASELINE["first"]
+    if _BASELINE["floor"] is not None:
+        own = _BASELINE["floor"] + _BASELINE["data"] + own - _BASELINE["start"]
     return own + sum(_status_bytes(pid, "VmHWM") for pid in _children())
 
 

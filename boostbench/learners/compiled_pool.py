@@ -404,7 +404,9 @@ def fresh_zeros(shape: tuple[int, ...], dtype) -> np.ndarray:
     nbytes = int(np.prod(shape)) * dtype.itemsize
     if nbytes < HUGE_PAGE:
         return np.zeros(shape, dtype)
-    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=dtype).reshape(shape)  # unmapped with the array
+    # private (Python's default is shared memory, which madvise(MADV_DONTNEED) does not give back)
+    pages = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE)
+    return np.frombuffer(pages, dtype=dtype).reshape(shape)  # unmapped with the array
 
 
 def small_pages(array: np.ndarray) -> None:
