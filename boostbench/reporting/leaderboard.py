@@ -26,17 +26,18 @@ from boostbench.store import atomic_write_text
 
 @dataclass(frozen=True)
 class Measure:
-    """A leaderboard column: the record's metric, its title and its direction."""
+    """A leaderboard column: the record's metric, its title, its direction and its number format
+    (RAM-hours of a small model are around 1e-8: significant digits)."""
 
     metric: str
     title: str
     higher_is_better: bool
-    digits: int
+    fmt: str
 
 
-MEASURES = (Measure("final_accuracy", "accuracy", True, 4), Measure("final_kappa_m", "kappa-M", True, 4),
-            Measure("final_kappa_t", "kappa-T", True, 4), Measure("cpu_s", "CPU s", False, 2),
-            Measure("ram_hours", "RAM-hours", False, 3))
+MEASURES = (Measure("final_accuracy", "accuracy", True, ".4f"), Measure("final_kappa_m", "kappa-M", True, ".4f"),
+            Measure("final_kappa_t", "kappa-T", True, ".4f"), Measure("cpu_s", "CPU s", False, ".3g"),
+            Measure("ram_hours", "RAM-hours", False, ".3g"))
 
 
 @dataclass
@@ -124,10 +125,10 @@ def build(results_dir: str | Path, runs: pd.DataFrame) -> Leaderboard:
     return Leaderboard(scores, tables, tests, not_run_reasons(results_dir, set(chosen["algorithm"])))
 
 
-def _cell(mean: float, low: float, high: float, digits: int) -> str:
+def _cell(mean: float, low: float, high: float, fmt: str) -> str:
     if mean != mean:
         return "—"
-    return f"{mean:.{digits}f}" if low != low else f"{mean:.{digits}f} ± {(high - low) / 2:.{digits}f}"
+    return f"{mean:{fmt}}" if low != low else f"{mean:{fmt}} ± {(high - low) / 2:{fmt}}"
 
 
 def to_markdown(board: Leaderboard, store: str) -> str:
@@ -142,7 +143,7 @@ def to_markdown(board: Leaderboard, store: str) -> str:
                   "| algorithm | mean ± 95% CI | mean rank | data sets |", "|---|---|---|---|"]
         for row in board.tables[measure.title].itertuples():
             rank = "—" if row.mean_rank != row.mean_rank else f"{row.mean_rank:.2f}"
-            lines.append(f"| {row.algorithm} | {_cell(row.mean, row.ci_low, row.ci_high, measure.digits)} | {rank} | "
+            lines.append(f"| {row.algorithm} | {_cell(row.mean, row.ci_low, row.ci_high, measure.fmt)} | {rank} | "
                          f"{row.n_datasets} |")
         lines += ["", _test_line(board.tests[measure.title], len(board.tables[measure.title])), ""]
     if board.not_run:
@@ -247,7 +248,7 @@ def rich_tables(board: Leaderboard) -> list:
         for column in ("algorithm", "mean ± 95% CI", "mean rank", "data sets"):
             table.add_column(column, justify="left" if column == "algorithm" else "right")
         for row in board.tables[measure.title].itertuples():
-            table.add_row(row.algorithm, _cell(row.mean, row.ci_low, row.ci_high, measure.digits),
+            table.add_row(row.algorithm, _cell(row.mean, row.ci_low, row.ci_high, measure.fmt),
                           "—" if row.mean_rank != row.mean_rank else f"{row.mean_rank:.2f}", str(row.n_datasets))
         shown.append(table)
     if board.not_run:
