@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: setup run test smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults report-check
+.PHONY: setup run test smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults report-check stream-benchmark
 
 setup: $(STAMP)
 
@@ -49,6 +49,21 @@ reproduce-tables: setup
 	$(BATCH_SWEEP) +experiment=sun_tables_fixed_split && \
 	$(BIN)/boostbench report all --results-dir $(REPRO_DIR) && \
 	echo "reproduce-tables: $$(( $$(date +%s) - start )) s; tables and figures under $(REPRO_DIR)"
+
+# The field's bench (issue 36): every online booster, ours and the peers, on the stream papers'
+# streams, river's bundled sets and the vendored UCI sets (configs/experiment/stream_benchmark.yaml),
+# then the leaderboard. Resumable. SEEDS=n runs seeds 0..n-1 (default 10); STREAM_ARGS= adds
+# overrides (e.g. dataset=sea_drift,car). A job that fails (a peer whose library is absent) leaves
+# its reason, which the leaderboard shows as "not run: <reason>".
+STREAM_DIR ?= results/stream-benchmark
+STREAM_ARGS ?=
+stream-benchmark: setup
+	@start=$$(date +%s); \
+	$(BIN)/boostbench sweep +experiment=stream_benchmark results_dir=$(STREAM_DIR) \
+	    $(if $(SEEDS),seed='range(0,$(SEEDS))') $(STREAM_ARGS) \
+	  || echo "stream-benchmark: some jobs failed; their reasons are in $(STREAM_DIR)/failed and the leaderboard"; \
+	$(BIN)/boostbench report leaderboard --results-dir $(STREAM_DIR) && \
+	echo "stream-benchmark: $$(( $$(date +%s) - start )) s; tables and figures under $(STREAM_DIR)"
 
 # The effect of each deviation from the paper, lever by lever (README, "Deviations"), 10 seeds, in
 # the reproduction's store (its runs under the defaults are reused).

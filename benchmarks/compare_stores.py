@@ -12,9 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from boostbench.resources import MACHINE_DEPENDENT
 from boostbench.store import iter_records
-
-MACHINE_DEPENDENT = ("runtime_s", "us_per_example", "peak_rss_bytes", "compile_s", "cache_fill_s")
 
 
 def numbers(record: dict) -> dict:

@@ -262,14 +262,19 @@ def _print_summary(record: dict, path, spec) -> None:
         if "final_kappa" in m:
             kappa = "undefined" if m["final_kappa"] is None else f"{m['final_kappa']:.4f}"
             rows.insert(1, ("final kappa, macro-F1", f"{kappa}, {m['final_macro_f1']:.4f}"))
+        if "final_kappa_m" in m:  # records before the stream metrics have none
+            shown = ["undefined" if m[key] is None else f"{m[key]:.4f}" for key in ("final_kappa_m", "final_kappa_t")]
+            rows.insert(2, ("final kappa-M, kappa-T", ", ".join(shown)))
     if not split or c["learner"]["name"] != "tree":
         if spec.family == "online":
             rows.append(("weak learners", str(spec.pool_size(c["n_learners"]))))
     rows += [
-        ("runtime (s)", f"{m['runtime_s']:.2f}"),
+        ("runtime (s)", f"{m['runtime_s']:.2f}" + (f" wall, {m['cpu_s']:.2f} CPU" if "cpu_s" in m else "")),
         ("µs per example", f"{m['us_per_example']:,.0f}"),
         ("peak RSS (MiB)", f"{m['peak_rss_bytes'] / 2**20:,.0f}"),
     ]
+    if "ram_hours" in m:
+        rows.append(("RAM-hours (GiB h)", f"{m['ram_hours']:.3g}"))
     if "final_accuracy_member_mean" in m:
         rows.insert(1, ("mean tree accuracy (final)", f"{m['final_accuracy_member_mean']:.4f}"))
     for name, value in rows:
@@ -337,7 +342,7 @@ def _fetch(names: list[str], infos: dict) -> None:
 
 @app.command()
 def report(
-    table: str = typer.Argument("all", help="summary (every run of the store), jung2017_table1, "
+    table: str = typer.Argument("all", help="summary (every run of the store), leaderboard, jung2017_table1, "
                                 "jung_tewari2018_table3, combessie_heart, mukherjee_schapire, sun_tables, "
                                 "or all (the default)", autocompletion=_complete_report),
     results_dir: str = typer.Option("results", help="the store to read (<dir>/runs/*.json)"),
@@ -378,6 +383,17 @@ def report(
             _print_runs(frame, str(results_dir))
             console.print(f"wrote {len(written)} files under {target} ({name}): {target / 'summary.html'}",
                           highlight=False)
+            continue
+        if name == "leaderboard":
+            from boostbench.reporting import leaderboard
+
+            board, written = leaderboard.write(results_dir, target, runs)
+            if not board.tables:
+                console.print(f"[dim]{name}: no prequential runs of online algorithms in {results_dir}[/]")
+                continue
+            for shown in leaderboard.rich_tables(board):
+                console.print(shown)
+            console.print(f"wrote {len(written)} files under {target} ({name})")
             continue
         if report.paper_table and table == "all" and tables.table_runs(name, runs).empty:
             console.print(f"[dim]{name}: no runs for it in {results_dir}[/]")

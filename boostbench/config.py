@@ -149,8 +149,11 @@ def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
 
 def complete(cfg: DictConfig) -> DictConfig:
     """What a composed config needs before it is validated and hashed: the preset applied
-    (:func:`apply_preset`) and a user's data file pinned (:func:`pin_user_file`)."""
-    return pin_user_file(apply_preset(cfg))
+    (:func:`apply_preset`), a user's data file pinned (:func:`pin_user_file`) and a stream kept in
+    its order (:func:`boostbench.data.stream.keep_stream_order`)."""
+    from boostbench.data.stream import keep_stream_order
+
+    return keep_stream_order(pin_user_file(apply_preset(cfg)))
 
 
 def apply_preset(cfg: DictConfig) -> DictConfig:

@@ -10,7 +10,6 @@ import datetime as dt
 import gc
 import os
 import platform
-import resource
 import subprocess
 import sys
 import time
@@ -33,6 +32,7 @@ from boostbench.fingerprint import code_fingerprint, run_key
 from boostbench.metrics import classification_metrics, windowed_curves
 from boostbench.learners.registry import make_batch_learner, make_pool
 from boostbench.paths import REPO_ROOT
+from boostbench.resources import peak_rss_bytes, reset_peak_rss
 from boostbench.protocols import (
     FoldResult,
     fit_batch,
@@ -77,31 +77,6 @@ def provenance(seed: int, started: dt.datetime, finished: dt.datetime) -> dict[s
     }
 
 
-def reset_peak_rss() -> bool:
-    """Start a new peak of this process's resident set (Linux: ``5`` into ``/proc/self/clear_refs``
-    sets the peak to the current size), so that a sweep's reused worker reports each run's own
-    peak rather than its earlier jobs'. Returns whether it could."""
-    try:
-        with open("/proc/self/clear_refs", "w") as handle:
-            handle.write("5")
-    except OSError:
-        return False
-    return True
-
-
-def peak_rss_bytes() -> int:
-    """Peak resident set size of this process, in bytes: since :func:`reset_peak_rss` where Linux
-    allows it (``VmHWM``), else since the process started (``getrusage``, which reports KiB)."""
-    try:
-        with open("/proc/self/status") as handle:
-            for line in handle:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
-
-
 def _multiclass_pass(cfg: DictConfig, dataset: Dataset, booster, order: np.ndarray,
                      on_progress, spec: AlgorithmSpec) -> tuple[dict[str, Any], dict[str, Any]]:
     """Prequential pass (Jung et al. 2017): metrics and curve."""
@@ -113,6 +88,10 @@ def _multiclass_pass(cfg: DictConfig, dataset: Dataset, booster, order: np.ndarr
         **classification_metrics(result.truth, result.predicted, dataset.n_classes, result.final_start),
         # the caches' fill is timed apart (cache_fill_s), as the compilation is (compile_s)
         "runtime_s": result.runtime_s - booster.cache_fill_s,
+        # CPU seconds of every thread and child (a cache's fill is single-threaded: its wall seconds)
+        "cpu_s": max(0.0, result.cpu_s - booster.cache_fill_s),
+        "ram_hours": result.ram_hours,
+        "model_bytes": result.model_bytes,
         "cache_fill_s": booster.cache_fill_s,
         "n_examples": result.n_examples,
         "final_window_examples": result.n_examples - result.final_start,
@@ -309,12 +288,11 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
         ConfigError, DataError: invalid configuration or data.
     """
     spec = spec or validate(cfg)
-    reset_peak_rss()  # this run's peak, not the process's (a sweep's worker ran others before)
     started = dt.datetime.now(dt.timezone.utc)
     stage = on_stage or (lambda _: None)
     if dataset is None:
         stage(f"loading {cfg.dataset.name}")
-        dataset = load_dataset(cfg.dataset, cfg.get("data_dir"))
+        dataset = load_dataset(cfg.dataset, cfg.get("data_dir"), int(cfg.seed))
     multilabel = isinstance(dataset, MultilabelDataset)
     k = dataset.n_labels if multilabel else dataset.n_classes
     generators = run_generators(int(cfg.seed))
@@ -325,6 +303,8 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     # what exists now (modules, data, compiled kernels) outlives the pass: the collector need not
     # scan it again and again while the pass is timed
     spec.load_caches(k, cfg.algorithm, int(cfg.n_learners))  # what earlier runs computed (booster: no I/O)
+    # this run's peak, as a fresh process would read it (a sweep's worker ran others before)
+    reset_peak_rss(sum(getattr(dataset, name).nbytes for name in ("X", "y", "Y") if hasattr(dataset, name)))
     gc.collect()
     gc.freeze()
     try:

@@ -1,5 +1,7 @@
 """Evaluation metrics: the rank loss of Jung & Tewari 2018 (ties count 1/2), and the classification
-metrics beside accuracy (Cohen's kappa, macro-F1, sliding-window variants) through scikit-learn."""
+metrics beside accuracy (Cohen's kappa, macro-F1, sliding-window variants) through scikit-learn,
+and the stream-learning kappas as MOA computes them: kappa-M against the majority-class classifier
+(Bifet et al., KDD 2015) and kappa-T against the no-change classifier (Zliobaite et al., 2015)."""
 
 from __future__ import annotations
 
@@ -23,41 +25,107 @@ def _kappa_f1(truth: np.ndarray, predicted: np.ndarray, k: int) -> tuple[float |
     return (None if kappa != kappa else kappa), f1
 
 
+def majority_predictions(truth: np.ndarray, k: int, window: int | None = None) -> np.ndarray:
+    """What the majority-class classifier predicts at each step of a stream: the most frequent
+    true class among the examples before it (all of them, or the last ``window``), ties and the
+    first step to the lowest class, as MOA's evaluators count it.
+
+    Args:
+        truth: ``(n,)`` int64 true labels in stream order, in ``0..k-1``.
+        window: None (the whole prefix, MOA's ``BasicClassificationPerformanceEvaluator``) or the
+            examples of a sliding window (``WindowClassificationPerformanceEvaluator``).
+
+    Returns:
+        ``(n,)`` int64.
+    """
+    n = len(truth)
+    out = np.empty(n, dtype=np.int64)
+    block = max(1, (1 << 20) // max(k, 1))  # rows of counts held at once (8 MB, plus the window's)
+    before = np.zeros(k, dtype=np.int64)  # the counts of truth[:start]
+    for start in range(0, n, block):
+        end = min(n, start + block)
+        low = start if window is None else max(0, start - window)
+        # counts[j]: the classes among truth[low:low + j]
+        counts = np.vstack([np.zeros((1, k), dtype=np.int64), np.cumsum(np.eye(k, dtype=np.int64)[truth[low:end]], axis=0)])
+        rows = np.arange(start, end)
+        if window is None:
+            current = before + counts[rows - low]
+        else:
+            current = counts[rows - low] - counts[np.maximum(rows - window, low) - low]
+        out[start:end] = current.argmax(axis=1)
+        before = before + np.bincount(truth[start:end], minlength=k)
+    return out
+
+
+def no_change_predictions(truth: np.ndarray) -> np.ndarray:
+    """What the no-change classifier predicts: the previous example's true label (class 0 first,
+    as MOA's evaluators start). ``(n,)`` int64."""
+    return np.concatenate([[0], truth[:-1]]).astype(np.int64)
+
+
+def kappa_against(truth: np.ndarray, predicted: np.ndarray, baseline: np.ndarray) -> float | None:
+    """``(p0 - pb) / (1 - pb)``: the accuracy ``p0`` gained over a baseline classifier's ``pb``
+    (kappa-M with the majority class, kappa-T with no change); None where ``pb`` is 1."""
+    p0, pb = float(np.mean(truth == predicted)), float(np.mean(truth == baseline))
+    return None if pb >= 1.0 else (p0 - pb) / (1.0 - pb)
+
+
 def classification_metrics(truth: np.ndarray, predicted: np.ndarray, k: int, final_start: int) -> dict:
-    """Cohen's kappa and macro-F1 over the final window (from ``final_start``) and the whole pass.
+    """Cohen's kappa, kappa-M, kappa-T and macro-F1 over the final window (from ``final_start``) and
+    the whole pass.
+
+    kappa-M's majority class is counted over every example before the one predicted (MOA's
+    basic evaluator), kappa-T's no-change classifier predicts the previous true label.
 
     Args:
         truth, predicted: ``(n,)`` int64 true and predicted labels in stream order.
         k: the number of classes.
 
     Returns:
-        ``final_kappa``, ``final_macro_f1``, ``cumulative_kappa``, ``cumulative_macro_f1`` (floats;
-        a kappa is None where undefined).
+        ``final_kappa``, ``final_kappa_m``, ``final_kappa_t``, ``final_macro_f1`` and the same four
+        ``cumulative_`` (floats; a kappa is None where undefined).
     """
     final = _kappa_f1(truth[final_start:], predicted[final_start:], k)
     whole = _kappa_f1(truth, predicted, k)
+    majority, no_change = majority_predictions(truth, k), no_change_predictions(truth)
+    tail = slice(final_start, None)
     return {"final_kappa": final[0], "final_macro_f1": final[1], "cumulative_kappa": whole[0],
-            "cumulative_macro_f1": whole[1]}
+            "cumulative_macro_f1": whole[1],
+            "final_kappa_m": kappa_against(truth[tail], predicted[tail], majority[tail]),
+            "final_kappa_t": kappa_against(truth[tail], predicted[tail], no_change[tail]),
+            "cumulative_kappa_m": kappa_against(truth, predicted, majority),
+            "cumulative_kappa_t": kappa_against(truth, predicted, no_change)}
 
 
 def windowed_curves(truth: np.ndarray, predicted: np.ndarray, k: int, seen: np.ndarray, window: int) -> dict:
-    """Sliding-window accuracy and Cohen's kappa at each checkpoint: over the ``window`` examples
-    before it (fewer at the start).
+    """Sliding-window accuracy, Cohen's kappa, kappa-M and kappa-T at each checkpoint: over the
+    ``window`` examples before it (fewer at the start), as MOA's windowed evaluator (its
+    majority class counted over the window before each example), and kappa-M and kappa-T over
+    the whole pass up to each checkpoint.
 
     Args:
         seen: ``(m,)`` int64 checkpoints (examples seen, 1-based).
         window: examples per window.
 
     Returns:
-        ``windowed_accuracy`` and ``windowed_kappa``: lists of ``m`` floats (a kappa None where
-        undefined).
+        ``windowed_accuracy``, ``windowed_kappa``, ``windowed_kappa_m``, ``windowed_kappa_t``,
+        ``cumulative_kappa_m``, ``cumulative_kappa_t``: lists of ``m`` floats (a kappa None
+        where undefined).
     """
-    accuracy, kappa = [], []
+    curves: dict[str, list] = {name: [] for name in ("windowed_accuracy", "windowed_kappa", "windowed_kappa_m",
+                                                     "windowed_kappa_t", "cumulative_kappa_m", "cumulative_kappa_t")}
+    window_majority, majority = majority_predictions(truth, k, window), majority_predictions(truth, k)
+    no_change = no_change_predictions(truth)
     for end in seen:
-        t, p = truth[max(0, end - window):end], predicted[max(0, end - window):end]
-        accuracy.append(float(np.mean(t == p)))
-        kappa.append(_kappa_f1(t, p, k)[0])
-    return {"windowed_accuracy": accuracy, "windowed_kappa": kappa}
+        part = slice(max(0, end - window), end)
+        t, p = truth[part], predicted[part]
+        curves["windowed_accuracy"].append(float(np.mean(t == p)))
+        curves["windowed_kappa"].append(_kappa_f1(t, p, k)[0])
+        curves["windowed_kappa_m"].append(kappa_against(t, p, window_majority[part]))
+        curves["windowed_kappa_t"].append(kappa_against(t, p, no_change[part]))
+        curves["cumulative_kappa_m"].append(kappa_against(truth[:end], predicted[:end], majority[:end]))
+        curves["cumulative_kappa_t"].append(kappa_against(truth[:end], predicted[:end], no_change[:end]))
+    return curves
 
 
 def rank_loss(scores: np.ndarray, relevant: np.ndarray) -> np.ndarray | float:

@@ -26,6 +26,7 @@ from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
 from boostbench.experiment import run_experiment
 from boostbench.learners.registry import make_batch_learner, make_pool
+from boostbench.resources import MACHINE_DEPENDENT
 from conftest import skip_without_peer
 
 GOLDEN = Path(__file__).with_name("golden_metrics.json")
@@ -54,7 +55,7 @@ def main_metric(name: str, record: dict) -> float:
 
 def without_timing(record: dict) -> dict:
     metrics = {k: v for k, v in record["metrics"].items()
-               if k not in ("runtime_s", "us_per_example", "peak_rss_bytes", "compile_s", "cache_fill_s")}
+               if k not in MACHINE_DEPENDENT}
     return {"metrics": metrics, "curve": record["curve"], "config_hash": record["config_hash"]}
 
 

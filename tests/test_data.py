@@ -211,7 +211,7 @@ def test_drift_streams_are_seeded_and_switch_concept_where_configured():
 def test_drift_streams_refuse_what_river_cannot_draw():
     from boostbench.config import compose_config
 
-    with pytest.raises(ConfigError, match="dataset.width at least 143"):
+    with pytest.raises(ConfigError, match="dataset.width at least 286"):
         load_dataset(compose_config(["dataset=sea_drift", "dataset.width=5"]).dataset)
     with pytest.raises(ConfigError, match="unknown river generator 'SEAA'"):
         load_dataset(compose_config(["dataset=sea_drift", "dataset.stream.name=SEAA"]).dataset)

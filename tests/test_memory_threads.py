@@ -14,7 +14,7 @@ import pytest
 import boostbench.experiment as experiment
 from boostbench.config import compose_config
 
-TIMING = ("runtime_s", "us_per_example", "peak_rss_bytes", "compile_s", "cache_fill_s")
+from boostbench.resources import MACHINE_DEPENDENT as TIMING
 
 
 def _numbers(record: dict) -> dict:

@@ -171,7 +171,8 @@ def test_shell_completion_of_overrides():
 def test_each_run_reports_its_own_peak_memory_not_the_process_peak():
     import numpy as np
 
-    from boostbench.experiment import peak_rss_bytes, reset_peak_rss, run_experiment
+    from boostbench.experiment import run_experiment
+    from boostbench.resources import peak_rss_bytes, reset_peak_rss
 
     if not reset_peak_rss():
         pytest.skip("no /proc/self/clear_refs here: the peak is the process's")

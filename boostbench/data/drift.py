@@ -1,21 +1,28 @@
-"""Drift streams: river's synthetic generators (``river.datasets.synth``) as data sets.
+"""Streams from river: its synthetic generators (``river.datasets.synth``) and the real data sets
+bundled inside its wheel (``river.datasets``: Bananas, Phishing, ImageSegments, Shuttle), as data sets.
 
 A config with ``generator: river`` names a generator and its parameters (``stream``), and
 optionally a second one it drifts to (``drift_to``) through river's ``ConceptDriftStream``
 (a sigmoid switch centred at ``position``, ``width`` examples wide), for ``n_examples`` examples.
-``generator_seed`` seeds every generator. The papers' boosters never met drift; these streams
-are how one studies it with the same runner (``dataset=sea_drift``, ``agrawal_drift``,
-``led_drift``).
+``position`` and ``width`` are example counts, or shares of ``n_examples`` when below 1 (so that
+``dataset.n_examples=`` resizes a stream with its drift at the same place). Run seed ``s`` draws
+the stream with seed ``generator_seed + s`` (each seed its own stream, as MOA's runs draw theirs).
+A config with ``river_dataset: <class>`` reads that bundled file (offline: it ships in the wheel).
+The papers' boosters never met drift; these streams are how one studies it with the same runner.
 """
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from boostbench.data.dataset import Dataset
 from boostbench.errors import ConfigError
+
+BUNDLED = ("Bananas", "Phishing", "ImageSegments", "Shuttle")  # river's real sets with their file in the wheel
 
 
 def _generator(entry: Any, seed: int):
@@ -25,15 +32,33 @@ def _generator(entry: Any, seed: int):
     cls = getattr(synth, name, None)
     if cls is None or not isinstance(cls, type):
         raise ConfigError(f"unknown river generator {name!r} (river.datasets.synth: e.g. SEA, Agrawal, LEDDrift, "
-                          "Hyperplane, RandomRBFDrift, STAGGER)")
+                          "Hyperplane, RandomRBFDrift, RandomTree, STAGGER)")
+    params = dict(entry.get("params") or {})
+    # RandomRBFDrift and RandomTree take seed_model / seed_tree and seed_sample instead of seed
+    seeds = {p: seed for p in inspect.signature(cls).parameters if p.startswith("seed") and p not in params}
     try:
-        return cls(**{**dict(entry.get("params") or {}), "seed": seed})
+        return cls(**params, **seeds)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"river generator {name}: {exc}") from None
 
 
-def drift_dataset(spec: Any) -> Dataset:
+def _examples(spec: Any, key: str, default: float, n: int) -> int:
+    """``dataset.<key>`` in examples: a count, or a share of ``n`` when it lies in (0, 1)."""
+    value = float(spec.get(key, default))
+    return int(round(value * n)) if 0 < value < 1 else int(value)
+
+
+def stream_seed(spec: Any, run_seed: int) -> int:
+    """The seed of run ``run_seed``'s draw of a generated stream: ``generator_seed + run_seed``."""
+    return int(spec.get("generator_seed") or 0) + int(run_seed)
+
+
+def drift_dataset(spec: Any, run_seed: int = 0) -> Dataset:
     """The stream a ``generator: river`` config describes, drawn once into arrays.
+
+    Args:
+        spec: the ``dataset`` config.
+        run_seed: the run's seed (see :func:`stream_seed`).
 
     Returns:
         A :class:`Dataset`: ``X`` float64 ``(n_examples, d)`` in the generator's feature order,
@@ -46,13 +71,13 @@ def drift_dataset(spec: Any) -> Dataset:
     """
     from river.datasets import synth
 
-    seed = int(spec.get("generator_seed") or 0)
+    seed = stream_seed(spec, run_seed)
     n = int(spec.get("n_examples") or 0)
     if n < 2:
         raise ConfigError(f"dataset.n_examples must be at least 2, got {spec.get('n_examples')}")
     stream = _generator(spec.stream, seed)
     if spec.get("drift_to") is not None:
-        position, width = int(spec.get("position", n // 2)), int(spec.get("width", 1))
+        position, width = _examples(spec, "position", n // 2, n), _examples(spec, "width", 1, n)
         # river's switch is 1 / (1 + exp(-4 (t - position) / width)): math.exp overflows past 709
         narrowest = int(np.ceil(4 * max(position, n - position) / 700))
         if not 0 < position < n or width < narrowest:
@@ -60,13 +85,48 @@ def drift_dataset(spec: Any) -> Dataset:
                               f"(river's drift switch overflows below), got {position} and {width}")
         stream = synth.ConceptDriftStream(stream, _generator(spec.drift_to, seed + 1), position=position, width=width,
                                           seed=seed)
-    rows = list(stream.take(n))
+    return _to_dataset(str(spec.name), stream.take(n), spec.get("nominal"))
+
+
+def bundled_dataset(spec: Any) -> Dataset:
+    """The real data set a ``river_dataset: <class>`` config names, read from river's wheel
+    (no network: :data:`BUNDLED` are the sets whose file ships inside it).
+
+    Returns:
+        A :class:`Dataset` in river's file order (features as river yields them; see
+        :func:`drift_dataset`).
+
+    Raises:
+        ConfigError: a class that is not one of :data:`BUNDLED`.
+    """
+    from river import datasets
+
+    name = str(spec.river_dataset)
+    if name not in BUNDLED:
+        raise ConfigError(f"dataset.river_dataset must be one of river's bundled sets ({', '.join(BUNDLED)}), "
+                          f"not {name!r}")
+    return _to_dataset(str(spec.name), getattr(datasets, name)(), spec.get("nominal"))
+
+
+def bundled_path(name: str):
+    """Where river's wheel keeps bundled set ``name``'s file (a :class:`pathlib.Path`)."""
+    from pathlib import Path
+
+    from river import datasets
+
+    return Path(getattr(datasets, name)().path)
+
+
+def _to_dataset(name: str, pairs: Iterable[tuple[dict, Any]], nominal_features: Any) -> Dataset:
+    """River's ``(x, y)`` pairs as a :class:`Dataset`, the features in ``nominal_features`` coded
+    as categories (their values in sorted order)."""
+    rows = list(pairs)
     names = list(rows[0][0])
     X = np.array([[x[f] for f in names] for x, _ in rows], dtype=np.float64)
     labels = [y for _, y in rows]
     classes = sorted(set(labels), key=lambda v: (str(type(v)), v))
     index = {c: i for i, c in enumerate(classes)}
-    nominal_names = [str(f) for f in spec.get("nominal") or []]
+    nominal_names = [str(f) for f in nominal_features or []]
     unknown = sorted(set(nominal_names) - {str(f) for f in names})
     if unknown:
         raise ConfigError(f"dataset.nominal: {unknown[0]!r} is not a feature of the stream (features: "
@@ -80,6 +140,6 @@ def drift_dataset(spec: Any) -> Dataset:
         values, codes = np.unique(X[:, j], return_inverse=True)
         X[:, j] = codes
         categories.append(tuple(f"{v:g}" for v in values))
-    return Dataset(name=str(spec.name), X=X, y=np.array([index[v] for v in labels], dtype=np.int64),
+    return Dataset(name=name, X=X, y=np.array([index[v] for v in labels], dtype=np.int64),
                    feature_names=tuple(str(f) for f in names), nominal=nominal, categories=tuple(categories),
                    class_names=tuple(str(c) for c in classes), n_train=None)

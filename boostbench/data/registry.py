@@ -34,6 +34,7 @@ class DatasetInfo:
     file: str | None
     location: Path | None  # the local file found, None if absent
     description: str
+    ordered: bool = False  # a stream: its order is the data: never shuffled (see is_stream)
 
 
 GENERATED = Path("(generated)")  # the "location" of a data set made by a generator
@@ -97,6 +98,10 @@ def available_datasets(data_dir: str | None = None) -> list[DatasetInfo]:
         found = {role: locate(path, data_dir) for role, path in files.items()}
         if spec.get("generator"):
             files, found = {"data": f"generator:{spec.generator}"}, {"data": GENERATED}
+        elif spec.get("river_dataset"):
+            from boostbench.data.drift import bundled_path
+
+            files, found = {"data": f"river:{spec.river_dataset}"}, {"data": bundled_path(str(spec.river_dataset))}
         infos.append(
             DatasetInfo(
                 name=stem,
@@ -105,9 +110,16 @@ def available_datasets(data_dir: str | None = None) -> list[DatasetInfo]:
                 file=next(iter(files.values()), None),
                 location=next(iter(found.values())) if files and all(found.values()) else None,
                 description=str(spec.get("description", "")),
+                ordered=is_stream(spec),
             )
         )
     return infos
+
+
+def is_stream(spec: DictConfig | dict) -> bool:
+    """Whether a data set is a stream whose order is the data (``ordered: true`` in its registry
+    entry: the generated and drifting streams): a protocol never shuffles it."""
+    return bool(spec.get("ordered", False))
 
 
 def _check_sha256(path: Path, expected: str | None) -> None:
@@ -220,8 +232,12 @@ def _recode(spec: DictConfig) -> dict | None:
     return OmegaConf.to_container(recode) if isinstance(recode, DictConfig) else dict(recode)
 
 
-def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | MultilabelDataset:
+def load_dataset(spec: DictConfig, data_dir: str | None = None, seed: int = 0) -> Dataset | MultilabelDataset:
     """Load and encode the data set a ``configs/dataset`` entry describes.
+
+    Args:
+        seed: the run's seed; a river generator draws its stream with ``generator_seed + seed``
+            (:func:`boostbench.data.drift.stream_seed`), other data sets ignore it.
 
     Returns:
         A :class:`Dataset` (``task: multiclass``) or a :class:`MultilabelDataset` (``multilabel``).
@@ -237,7 +253,11 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None) -> Dataset | Mul
     if spec.get("generator") == "river":
         from boostbench.data.drift import drift_dataset
 
-        return drift_dataset(spec)
+        return drift_dataset(spec, seed)
+    if spec.get("river_dataset"):
+        from boostbench.data.drift import bundled_dataset
+
+        return bundled_dataset(spec)
     if spec.get("generator"):
         from boostbench.data.shaped import shaped_dataset
 

@@ -47,3 +47,32 @@ def stream_order(n_examples: int, rng: np.random.Generator, shuffle: bool = True
     if shuffle:
         return rng.permutation(n_examples).astype(np.int64)
     return np.arange(n_examples, dtype=np.int64)
+
+
+def keep_stream_order(cfg):
+    """A stream's order is its data (a generated or drifting stream, ``ordered: true`` in its
+    registry entry): set ``protocol.shuffle`` false and ``protocol.shuffle_seed`` null for it, so
+    that the run, its record and ``--cfg job`` all say the order it runs in.
+
+    The protocol honours the data set rather than refusing ``shuffle=true``: shuffling is the
+    default for the tables' data sets, and one grid mixes them with streams.
+
+    Args:
+        cfg: a composed run configuration (a ``DictConfig``).
+
+    Returns:
+        ``cfg``, or a copy with the protocol's order keys set for a stream.
+    """
+    from omegaconf import open_dict
+
+    from boostbench.data.registry import is_stream
+
+    protocol = cfg.get("protocol")
+    if protocol is None or not is_stream(cfg.dataset) or (not protocol.get("shuffle", False)
+                                                          and protocol.get("shuffle_seed") is None):
+        return cfg
+    cfg = cfg.copy()
+    with open_dict(cfg):
+        cfg.protocol.shuffle = False
+        cfg.protocol.shuffle_seed = None
+    return cfg

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
+from boostbench.resources import ResourceMeter
 
 ProgressCallback = Callable[[int, float], None]  # (examples done, running accuracy)
 
@@ -27,6 +28,9 @@ class PrequentialResult:
         member_correct_final: ``(N,)`` int64 correct predictions of each member in the final
             window, when the members were tracked (else None).
         runtime_s: wall time of the pass in seconds (prediction + update, no data loading).
+        cpu_s: CPU seconds of the pass, every thread and child process (a peer's Java loop).
+        ram_hours: MOA's RAM-hours of the pass, GiB x CPU hours (:class:`~boostbench.resources.ResourceMeter`).
+        model_bytes: the model's resident bytes at the end of the pass (the meter's measure).
     """
 
     predicted: np.ndarray
@@ -34,6 +38,9 @@ class PrequentialResult:
     final_start: int
     member_correct_final: np.ndarray | None
     runtime_s: float
+    cpu_s: float = float("nan")
+    ram_hours: float = float("nan")
+    model_bytes: int = 0
 
     @property
     def correct(self) -> np.ndarray:
@@ -62,6 +69,10 @@ class PrequentialResult:
         n = self.n_examples
         seen = np.unique(np.linspace(1, n, num=min(points, n)).round().astype(np.int64))
         return seen, np.cumsum(self.correct)[seen - 1] / seen
+
+
+#: Examples between two samples of the pass's memory (for its RAM-hours)
+SAMPLE_EVERY = 1000
 
 
 def final_window_start(n: int, final_fraction: float) -> int:
@@ -98,6 +109,8 @@ def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.
     predicted = np.zeros(n, dtype=np.int64)
     member_correct = np.zeros(booster.pool.n_learners, dtype=np.int64) if track_members else None
     hits = 0
+    meter = ResourceMeter()
+    meter.start()
     began = time.perf_counter()
     if track_members or delay:
         for t, index in enumerate(order):
@@ -113,15 +126,23 @@ def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.
                 booster.update(int(truth[t - delay]))
             if on_progress is not None and (t + 1) % progress_every == 0:
                 on_progress(t + 1, hits / (t + 1))
+            if (t + 1) % SAMPLE_EVERY == 0:
+                meter.sample()
     else:  # chunks between progress reports, which a booster may run in one compiled call
         chunk = progress_every if on_progress is not None else 1024
+        sampled = 0
         for t in range(0, n, chunk):
             rows = order[t:t + chunk]
             predicted[t:t + len(rows)] = booster.test_then_train(X[rows], y[rows])
             hits += int((predicted[t:t + len(rows)] == truth[t:t + len(rows)]).sum())
             if on_progress is not None and t + len(rows) < n:
                 on_progress(t + len(rows), hits / (t + len(rows)))
+            if t + len(rows) - sampled >= SAMPLE_EVERY:
+                meter.sample()
+                sampled = t + len(rows)
     runtime = time.perf_counter() - began
+    meter.stop()
     if on_progress is not None:
         on_progress(n, hits / max(n, 1))
-    return PrequentialResult(predicted, truth, start, member_correct, runtime)
+    return PrequentialResult(predicted, truth, start, member_correct, runtime, meter.cpu_s, meter.ram_hours,
+                             meter.model_bytes)

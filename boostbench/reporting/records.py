@@ -16,8 +16,9 @@ COLUMNS = ["key", "config_hash", "code", "settings", "dataset", "algorithm", "le
            "n_learners", "gamma",
            "max_depth", "n_rounds", "final_accuracy", "final_accuracy_member_mean", "cumulative_accuracy",
            "final_kappa", "final_macro_f1", "cumulative_kappa", "cumulative_macro_f1",
+           "final_kappa_m", "final_kappa_t", "cumulative_kappa_m", "cumulative_kappa_t",
            "test_rank_loss", "test_error", "test_error_std", "test_accuracy", "train_error", "fold_test_error",
-           "n_test", "runtime_s", "us_per_example", "peak_rss_bytes", "n_examples"]
+           "n_test", "runtime_s", "cpu_s", "ram_hours", "us_per_example", "peak_rss_bytes", "n_examples"]
 METRICS = COLUMNS[COLUMNS.index("final_accuracy"):]
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 from boostbench.reporting import (
     batch_reports,
     figures,
+    leaderboard,
     significance,
     summary,
     sun_tables,
@@ -92,6 +93,12 @@ def _paper_table(name: str) -> Callable:
     return lambda results_dir, out_dir, runs, n_learners: write_report(name, results_dir, out_dir, runs, n_learners)
 
 
+def _leaderboard(results_dir: str | Path, out_dir: Path, runs: pd.DataFrame) -> tuple[pd.DataFrame, list[Path]]:
+    board, written = leaderboard.write(results_dir, out_dir, runs)
+    frames = [t.assign(measure=m) for m, t in board.tables.items()]
+    return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()), written
+
+
 REPORTS: dict[str, Report] = {
     "jung2017_table1": Report("Jung, Goetz & Tewari 2017, Table 1 (accuracy on the last 20%, runtime)",
                               _paper_table("jung2017_table1"), paper_table=True),
@@ -103,6 +110,9 @@ REPORTS: dict[str, Report] = {
                                  lambda results_dir, out_dir, runs, _: batch_reports.mukherjee_schapire(runs, out_dir)),
     "sun_tables": Report("Sun, Tables 2-3: online vs batch boosting with TAN / BAN / Naive Bayes",
                          lambda results_dir, out_dir, runs, _: sun_tables.write(runs, out_dir)),
+    "leaderboard": Report("every online algorithm ranked over the store's streams: accuracy, kappa-M, kappa-T, CPU s, "
+                          "RAM-hours; Friedman + Nemenyi, accuracy against CPU s",
+                          lambda results_dir, out_dir, runs, _: _leaderboard(results_dir, out_dir, runs)),
     # last: its HTML page links the tables written before it
     "summary": Report("every run of the store: mean and 95% CI per group, curves with seed bands, summary.html",
                       lambda results_dir, out_dir, runs, _: summary.write(results_dir, out_dir, runs)),

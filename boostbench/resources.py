@@ -1,0 +1,186 @@
+"""What a run costs the machine: CPU seconds, resident memory, its peak, and MOA's RAM-hours.
+
+Every figure counts this process and its live child processes (a MOA peer runs its Java loop in a
+child), read from Linux's ``/proc``; where ``/proc`` is absent the figures are this process's only.
+Peers and our boosters are measured by the same code, around the same protocol loop.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import os
+import resource
+import time
+from pathlib import Path
+
+GIB = float(1 << 30)  # MOA's RAM-hours count gigabytes as 1024^3 bytes
+PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _children(pid: str = "self") -> list[str]:
+    """The ids of the live descendants of ``pid`` (``/proc/<pid>/task/*/children``)."""
+    found: list[str] = []
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            direct = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in direct:
+            found += [child, *_children(child)]
+    return found
+
+
+def _child_cpu_seconds(pid: str) -> float:
+    """User + system CPU seconds of process ``pid`` (``/proc/<pid>/stat`` fields 14 and 15)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0  # it ended meanwhile
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system, every thread) used so far by this process and its live
+    children: ``time.process_time`` plus the children's ``/proc/<pid>/stat``."""
+    return time.process_time() + sum(_child_cpu_seconds(pid) for pid in _children())
+
+
+def _status_bytes(pid: str, field: str) -> int:
+    """A ``kB`` field of ``/proc/<pid>/status`` (``VmRSS``, ``VmHWM``) in bytes, 0 if unreadable."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def rss_bytes() -> int:
+    """Resident bytes of this process (``/proc/self/statm``) and its live children."""
+    try:
+        own = int(Path("/proc/self/statm").read_text().split()[1]) * PAGE
+    except OSError:
+        return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+    return own + sum(_status_bytes(pid, "VmRSS") for pid in _children())
+
+
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+MMAP_THRESHOLD = 128 * 1024  # glibc's default: a block this big or bigger gets pages of its own
+
+
+def release_free_memory() -> None:
+    """Give back to the system what earlier work freed, and keep large blocks out of the heap.
+
+    Collects Python's garbage, then glibc's ``malloc_trim(0)`` (freed heap pages stay resident
+    otherwise). And fixes glibc's mmap threshold at its default: glibc raises it as large blocks
+    are freed (up to 32 MiB), after which a run's large zeroed arrays come out of the heap earlier
+    runs grew, and ``calloc`` touches every page of them, where a fresh process gets untouched
+    pages from the system (balance's compiled pool after 400 MB freed: 184 -> 594 MiB peak).
+    """
+    gc.collect()
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):
+        pass  # not glibc
+
+
+#: This process's resident bytes without its data when its first run's pass was about to begin
+#: (modules, compiled kernels, caches: what any process running a pass holds), and the current
+#: run's resident bytes then and data bytes
+_BASELINE: dict[str, int | None] = {"floor": None, "start": 0, "data": 0}
+
+
+def reset_peak_rss(data_bytes: int = 0) -> bool:
+    """Start a run's peak of the resident set, just before its pass (modules imported, kernels
+    compiled, data loaded): release freed memory (:func:`release_free_memory`), note the resident
+    size, then Linux's ``5`` into ``/proc/self/clear_refs`` (the peak becomes the current size).
+    See :func:`peak_rss_bytes`.
+
+    Args:
+        data_bytes: the bytes of the run's data set (its arrays).
+
+    Returns:
+        Whether the peak could be reset.
+    """
+    release_free_memory()
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+    except OSError:
+        return False
+    _BASELINE["start"], _BASELINE["data"] = _status_bytes("self", "VmRSS"), int(data_bytes)
+    if _BASELINE["floor"] is None:
+        _BASELINE["floor"] = _BASELINE["start"] - _BASELINE["data"]
+    return True
+
+
+def peak_rss_bytes() -> int:
+    """A run's peak resident set in bytes, as a fresh process would read it, plus the peaks of the
+    run's live child processes (a peer's Java process).
+
+    After :func:`reset_peak_rss`: the process's floor (its resident size without data when its
+    first run's pass began), plus this run's data, plus what the pass added (``VmHWM`` over the
+    resident size it began with). In a fresh process that is its own ``VmHWM`` from the pass on; a
+    sweep's reused worker, whose earlier jobs left modules, kernels and caches resident (nursery
+    ``best_vfdt`` after three other boosters: 926 MiB against 670 fresh, gc and ``malloc_trim``
+    notwithstanding), reads the same as a fresh one. Without ``/proc`` (no reset): the process's
+    peak (``getrusage``).
+    """
+    own = _status_bytes("self", "VmHWM")
+    if not own:
+        return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+    if _BASELINE["floor"] is not None:
+        own = _BASELINE["floor"] + _BASELINE["data"] + own - _BASELINE["start"]
+    return own + sum(_status_bytes(pid, "VmHWM") for pid in _children())
+
+
+class ResourceMeter:
+    """CPU seconds and RAM-hours of a pass, sampled between chunks of examples.
+
+    RAM-hours are MOA's (``EvaluatePrequential``): at each sample, the model's size in GiB times
+    the CPU hours since the previous sample, summed over the pass. The model's size is what we can
+    read cheaply for every algorithm alike, our pools and the peers' (river's objects, MOA's
+    Java process): the resident memory of the process and its children above what it was when the
+    pass began (the data, the modules and the compiled code are there already), never below 0.
+
+    Attributes:
+        cpu_s: CPU seconds since :meth:`start` (all threads, children included), after :meth:`stop`.
+        ram_hours: GiB-hours accumulated so far.
+        model_bytes: the model's resident bytes at the last sample.
+    """
+
+    def __init__(self) -> None:
+        self.cpu_s = 0.0
+        self.ram_hours = 0.0
+        self.model_bytes = 0
+        self._cpu0 = self._last_cpu = 0.0
+        self._rss0 = 0
+
+    def start(self) -> None:
+        self._rss0 = rss_bytes()
+        self._cpu0 = self._last_cpu = cpu_seconds()
+
+    def sample(self) -> None:
+        """Add the RAM-hours since the last sample (call it every few thousand examples)."""
+        now = cpu_seconds()
+        self.model_bytes = max(0, rss_bytes() - self._rss0)
+        self.ram_hours += self.model_bytes / GIB * (now - self._last_cpu) / 3600.0
+        self._last_cpu = now
+
+    def stop(self) -> None:
+        self.sample()
+        self.cpu_s = self._last_cpu - self._cpu0
+
+
+#: A record's metrics that measure the machine, not the algorithm: two runs of one config differ there
+MACHINE_DEPENDENT = ("runtime_s", "us_per_example", "peak_rss_bytes", "compile_s", "cache_fill_s", "cpu_s",
+                     "ram_hours", "model_bytes")
