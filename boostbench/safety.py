@@ -82,8 +82,10 @@ def record_problem(record: Mapping[str, Any]) -> str | None:
     paths (:func:`config_name_problem`), or its key is not a key."""
     if not isinstance(record.get("config"), Mapping):
         return "its config is not a mapping"
-    if not isinstance(record.get("config_hash"), str) or not re.fullmatch(r"[0-9a-f]{1,64}", record["config_hash"]):
-        return f"config_hash {record.get('config_hash')!r} is not a hex digest"
+    for field in ("config_hash", "code"):  # they make the path of the record's curves
+        value = record.get(field, "")
+        if not isinstance(value, str) or not re.fullmatch(r"\w{0,64}", value) or (field == "config_hash" and not value):
+            return f"{field} {value!r} is not a digest"
     if not isinstance(record["config"].get("n_learners"), int):
         return f"n_learners {record['config'].get('n_learners')!r} is not an integer"
     return config_name_problem(record["config"])
