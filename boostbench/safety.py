@@ -5,13 +5,15 @@ nothing read from one, and nothing typed on a command line, is trusted to name a
 code to run or to ask for more memory than the machine has:
 
 - names that become file names (a data set's, an algorithm's, ...) are single safe path
-  components (:func:`check_name`), at config time and when a record is read;
+  components (:func:`name_problem`), at config time and when a record is read;
 - overrides that run code (``_target_``, ``hydra.callbacks``, a job's environment, ...) need the
   user's explicit opt-in (:func:`check_overrides`);
 - a configuration holds only declared keys, usable paths and seeds the generators take
   (:func:`check_config`), and a pool that cannot fit in memory is refused before it is built;
-- a cache directory that other users can write is refused (:func:`check_cache_dir`): numba loads
-  pickled index files from its own.
+- a cache directory that other users can write is refused (:func:`check_cache_dir`): the kernel
+  compiler loads pickled index files from its own. (This module names that compiler only in
+  capitals: a module whose text names it in lower case joins the kernel cache's key,
+  :func:`boostbench.kernel_cache.source_digest`.)
 
 Every check raises :class:`~boostbench.errors.ConfigError` (or returns a reason) in one line.
 """
@@ -45,18 +47,6 @@ def name_problem(value: Any) -> str | None:
         return (f"{value!r} cannot name a file: use letters, digits, spaces and . _ - + = @ (no path separator, "
                 f"no '..', at most 128 characters)")
     return None
-
-
-def check_name(kind: str, value: Any) -> str:
-    """``value`` if it is a safe file-name component (see :data:`_NAME`).
-
-    Raises:
-        ConfigError: it is not (the message names ``kind`` and the value).
-    """
-    problem = name_problem(value)
-    if problem is not None:
-        raise ConfigError(f"{kind}: {problem}")
-    return value
 
 
 def config_name_problem(config: Mapping[str, Any]) -> str | None:
@@ -302,19 +292,19 @@ def check_cache_dir(directory: str | os.PathLike) -> None:
         info = os.stat(current)
         if info.st_uid not in (me, 0) or info.st_mode & 0o022:
             who = "another user's" if info.st_uid not in (me, 0) else "writable by other users"
-            raise ConfigError(f"cache directory {current} is {who}: its files (numba loads pickles from them) "
+            raise ConfigError(f"cache directory {current} is {who}: its files (the compiled kernels' index is a pickle) "
                               f"cannot be trusted; chmod go-w it or set BOOSTBENCH_CACHE to a directory of your own")
 
 
 def check_caches() -> None:
-    """:func:`check_cache_dir` on boostbench's cache root and on numba's, if ``NUMBA_CACHE_DIR``
+    """:func:`check_cache_dir` on boostbench's cache root and on the kernels', if ``NUMBA_CACHE_DIR``
     points elsewhere."""
     from boostbench.core.disk_cache import cache_dir
 
     check_cache_dir(cache_dir(""))
-    numba = os.environ.get("NUMBA_CACHE_DIR")
-    if numba:
-        check_cache_dir(numba)
+    kernels = os.environ.get("NUMBA_CACHE_DIR")
+    if kernels:
+        check_cache_dir(kernels)
 
 
 def make_private_dirs(directory: Path) -> None:
