@@ -293,7 +293,7 @@ def check_cache_dir(directory: str | os.PathLike) -> None:
         if info.st_uid not in (me, 0) or info.st_mode & 0o022:
             who = "another user's" if info.st_uid not in (me, 0) else "writable by other users"
             raise ConfigError(f"cache directory {current} is {who}: its files (the compiled kernels' index is a pickle) "
-                              f"cannot be trusted; chmod go-w it or set BOOSTBENCH_CACHE to a directory of your own")
+                              f"cannot be trusted; chmod go-w it or use a cache directory of your own")
 
 
 def check_caches() -> None:

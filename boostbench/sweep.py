@@ -32,7 +32,7 @@ from boostbench.config import check_group_overrides, complete, config_hash, inco
 from boostbench.errors import BoostbenchError, ConfigError
 from boostbench.fingerprint import run_key
 from boostbench.paths import CONFIG_DIR
-from boostbench.safety import check_overrides, path_problem
+from boostbench.safety import check_caches, check_overrides, path_problem
 from boostbench.store import (check_writable, claim, clean_temporaries, failure_path, has_record, process_alive,
                               remove_if_dead, write_record)
 
@@ -286,6 +286,7 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None,
 
     check_overrides(overrides, allow_code)
     check_group_overrides(overrides)
+    check_caches()  # here once, in one line (each job checks its own machine's again)
     results_dir = _results_dir(overrides)
     plain = results_dir is not None
     if plain:  # one plain path: checked before any job
