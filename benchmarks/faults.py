@@ -179,14 +179,14 @@ def full_while_claiming(work: Path, reference: Path) -> bool:
     try:
         for folder in ("runs", "claims"):
             (results / folder).mkdir()
-        with open(results / "filler", "wb") as filler:  # every block taken
-            try:
-                while True:
-                    filler.write(b"\0" * 4096)
-                    filler.flush()
-                    os.fsync(filler.fileno())
-            except OSError:
-                pass
+        filler = os.open(results / "filler", os.O_WRONLY | os.O_CREAT)  # every block taken
+        try:
+            while True:
+                os.write(filler, b"\0" * 4096)
+        except OSError:
+            pass
+        finally:
+            os.close(filler)
         run = sweep(results, "-j", "2")
         left = [p.name for p in (results / "claims").iterdir()]
         (results / "filler").unlink()
