@@ -5,8 +5,9 @@ duplicated and the numbers of an undisturbed run (``make faults``; Linux, root f
 
 Faults: SIGKILL of the sweep's process group at random moments (then resume), SIGKILL of its main
 process alone (workers must stop at once), two sweeps at once on one store, a failing job inside a
-sweep, a read-only results directory, a full one (a 64 KiB tmpfs), a corrupt record, a user's data
-file changed in place. Prints one line per fault and exits 1 if any fails.
+sweep, a read-only results directory, a full one (a 64 KiB tmpfs), one full as a job claims its grid
+point, a corrupt record, a user's data file changed in place; each store's root is checked for
+leftovers (a killed sweep's progress file). Prints one line per fault and exits 1 if any fails.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def intact(results: Path, reference: Path, expected: int = N_RUNS) -> str | None
     the reference's numbers, one per config, no claim, temporary or lock file left."""
     files = sorted((results / "runs").glob("*"))
     stray = [f.name for f in files if f.suffix != ".json"] + [f.name for f in (results / "claims").glob("*")]
+    # the root: no progress file of a killed sweep, no hidden file (report's tables may be there)
+    stray += [f.name for f in results.iterdir() if f.name.startswith(".")]
     if stray:
         return f"left behind: {stray[:3]}"
     compared, problems = compare(str(reference), str(results))
@@ -167,6 +170,41 @@ def full_dir(work: Path, reference: Path) -> bool:
                  f"{resumed.stdout.strip().splitlines()[-1]}")
 
 
+def full_while_claiming(work: Path, reference: Path) -> bool:
+    """The disk fills up between a claim's create and its write (an empty file takes an inode, its
+    owner's JSON a block): each job fails in one line and leaves no claim, and once space is freed
+    the same sweep runs them all at once (no waiting for a claim to go stale)."""
+    results = work / "full-claiming"
+    mounted(results, "size=1m")  # room for the 18 records once the filler goes
+    try:
+        for folder in ("runs", "claims"):
+            (results / folder).mkdir()
+        filler = os.open(results / "filler", os.O_WRONLY | os.O_CREAT)  # every block taken
+        try:
+            while True:
+                os.write(filler, b"\0" * 4096)
+        except OSError:
+            pass
+        finally:
+            os.close(filler)
+        run = sweep(results, "-j", "2")
+        left = [p.name for p in (results / "claims").iterdir()]
+        (results / "filler").unlink()
+        began = time.perf_counter()
+        resumed = sweep(results, "-j", "2")
+        seconds = time.perf_counter() - began
+        problem = (f"claims left behind: {left[:3]}" if left else
+                   f"first sweep: exit {run.returncode}" if run.returncode != 2 else
+                   f"resume: exit {resumed.returncode}: {resumed.stdout.strip().splitlines()[-1:]}"
+                   if resumed.returncode != 0 else intact(results, reference))
+        messages = [line for line in run.stdout.splitlines() if "cannot claim" in line]
+    finally:
+        subprocess.run(["umount", str(results)], check=True)
+    return check("out of space while claiming, then resume", problem,
+                 f"exit {run.returncode}; {' '.join(messages[0].split())[:120] if messages else ''}; resume "
+                 f"{seconds:.0f} s: {resumed.stdout.strip().splitlines()[-1]}")
+
+
 def corrupt_record(work: Path, reference: Path) -> bool:
     results = work / "corrupt"
     shutil.copytree(reference, results)
@@ -214,7 +252,8 @@ def main() -> None:
     print(f"undisturbed: {N_RUNS} records ({' '.join(GRID)})", flush=True)
     results = [kill_group_at_random(work, reference, random.Random(args.seed)), kill_main_alone(work, reference),
                two_sweeps_at_once(work, reference), failing_job(work), read_only_dir(work),
-               full_dir(work, reference), corrupt_record(work, reference), changed_user_file(work)]
+               full_dir(work, reference), full_while_claiming(work, reference), corrupt_record(work, reference),
+               changed_user_file(work)]
     print(f"{sum(results)} of {len(results)} faults handled")
     sys.exit(0 if all(results) else 1)
 

@@ -27,6 +27,7 @@ from rich.text import Text
 
 from boostbench.errors import BoostbenchError
 from boostbench.paths import CONFIG_DIR
+from boostbench.safety import ALLOW_CODE_FLAG
 
 app = typer.Typer(no_args_is_help=True, help="Reproducible experiments for online boosting.")
 console = Console()
@@ -95,6 +96,11 @@ def _complete_report(incomplete: str) -> list[str]:
     return [name for name in [*REPORTS, "all"] if name.startswith(incomplete)]
 
 
+ALLOW_CODE_HELP = ("accept overrides that run code: _target_, hydra.callbacks, a job's environment, the "
+                   "config search path, a SLURM setup (refused without it)")
+OUT_OF_MEMORY = "out of memory: lower n_learners or the data set's size, or run on a larger machine"
+
+
 def _fail(message: str, code: int = 2) -> None:
     # the message is text, not markup: "[low, high]" must print as it is
     err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
@@ -111,15 +117,18 @@ class _RateColumn(ProgressColumn):
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, epilog=_groups_epilog())
 def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overrides, e.g. dataset=car seed=3",
-                                                        autocompletion=_complete_override)):
+                                                        autocompletion=_complete_override),
+        allow_code_overrides: bool = typer.Option(False, ALLOW_CODE_FLAG, help=ALLOW_CODE_HELP)):
     """Run one experiment and write its record under results/runs/."""
     from boostbench.config import compose_config, hydra_flags, validate
+    from boostbench.safety import check_overrides
     from boostbench.store import check_writable
 
     try:
         flags, overrides = hydra_flags(overrides or [])
         if flags.multirun:
-            return sweep(overrides, flags.jobs)
+            return sweep(overrides, flags.jobs, allow_code_overrides)
+        check_overrides(overrides, allow_code_overrides)
         if flags.info:
             return _print_info(overrides)
         cfg = compose_config(overrides)
@@ -154,6 +163,8 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
         path = save(record, str(cfg.results_dir))
     except BoostbenchError as exc:
         _fail(str(exc))
+    except MemoryError:
+        _fail(OUT_OF_MEMORY)
     except KeyboardInterrupt:
         _fail("interrupted; no result written", code=130)
     _print_summary(record, path, spec)
@@ -164,6 +175,7 @@ def sweep(
     overrides: Optional[list[str]] = typer.Argument(None, help="Hydra sweep overrides, e.g. dataset=balance,car seed='range(0,5)'",
                                                     autocompletion=_complete_override),
     n_jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="parallel jobs: joblib workers (default: all cores), a SLURM array's tasks at once, a local Ray cluster's CPUs"),
+    allow_code_overrides: bool = typer.Option(False, ALLOW_CODE_FLAG, help=ALLOW_CODE_HELP),
 ):
     """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
     from boostbench.sweep import count_jobs, run_sweep, summarize
@@ -191,9 +203,11 @@ def sweep(
 
     try:
         with progress:
-            outcomes = run_sweep(overrides or [], n_jobs, on_outcome=on_outcome)
+            outcomes = run_sweep(overrides or [], n_jobs, on_outcome=on_outcome, allow_code=allow_code_overrides)
     except BoostbenchError as exc:
         _fail(str(exc))
+    except MemoryError:
+        _fail(OUT_OF_MEMORY)
     except KeyboardInterrupt:
         _fail("interrupted; finished runs are kept, run the same sweep again to resume", code=130)
     table = Table(title="sweep")
@@ -209,6 +223,10 @@ def sweep(
                   + f" in {time.perf_counter() - began:.0f} s")
     if counts.get("error"):
         raise typer.Exit(2)
+    busy = [outcome.label for outcome in outcomes if outcome.status == "busy"]
+    if busy:  # another sweep runs them: this one is not complete
+        _fail(f"{len(busy)} job(s) still running in another sweep ({', '.join(busy[:3])}"
+              f"{', ...' if len(busy) > 3 else ''}): run the same sweep again when it ends", code=1)
 
 
 def _print_config(cfg, which: str, overrides: list[str]) -> None:

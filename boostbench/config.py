@@ -248,23 +248,25 @@ def validate(cfg: DictConfig | dict) -> AlgorithmSpec:
         ConfigError: a value outside its declared range (``n_learners``, ``seed``, ``gamma``,
             ``n_rounds``, ``protocol.final_fraction``, the algorithm's and the learner's keys), an
             unknown algorithm or learner, or a combination the algorithm cannot run
-            (see :func:`incompatibility`).
+            (see :func:`incompatibility`); what :func:`boostbench.safety.check_config` refuses
+            (names that cannot be file names, undeclared keys, bad paths and seeds, a pool
+            beyond memory) and a cache other users can write (:func:`boostbench.safety.check_caches`).
     """
     from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec
     from boostbench.constraints import Interval, OneOf, check, positive_int
     from boostbench.data.registry import ENCODINGS
-    from boostbench.learners.registry import check_learner
+    from boostbench.learners.registry import check_learner, learner_spec
+    from boostbench.safety import check_caches, check_config
 
     resolved = _resolved(cfg)
     unknown = sorted(set(resolved) - TOP_LEVEL_KEYS)
     if unknown:  # e.g. +foo=1: it would change the config hash and nothing else
         raise ConfigError(f"unknown configuration key {unknown[0]!r} (top-level keys: {', '.join(sorted(TOP_LEVEL_KEYS))})")
     check("", resolved, {**KNOB_CONSTRAINTS, "seed": positive_int(0), "n_threads": positive_int(nullable=True)})
-    check("protocol", resolved["protocol"], {"final_fraction": Interval(0.0, 1.0, closed_high=True),
-                                             "curve_points": positive_int(2),
-                                             "max_examples": positive_int(nullable=True),
-                                             "window": positive_int(1), "delay": positive_int(0),
-                                             "shuffle_seed": positive_int(0, nullable=True)})
+    protocol = {"final_fraction": Interval(0.0, 1.0, closed_high=True), "curve_points": positive_int(2),
+                "max_examples": positive_int(nullable=True), "window": positive_int(1), "delay": positive_int(0),
+                "shuffle_seed": positive_int(0, nullable=True)}
+    check("protocol", resolved["protocol"], protocol)
     if resolved["protocol"].get("shuffle_seed") is not None and not resolved["protocol"].get("shuffle", True):
         raise ConfigError("protocol.shuffle_seed fixes a shuffle; it needs protocol.shuffle=true")
     check("dataset", resolved["dataset"], {"encoding": OneOf(ENCODINGS)})
@@ -274,6 +276,10 @@ def validate(cfg: DictConfig | dict) -> AlgorithmSpec:
     reason = incompatibility(resolved, spec)
     if reason is not None:
         raise ConfigError(reason)
+    # names that become paths, declared keys only, paths, seeds, the pool's memory, the caches
+    check_config(resolved, {"algorithm": spec.params, "protocol": protocol,
+                            "learner": learner_spec(str(resolved["learner"]["name"])).params})
+    check_caches()
     return spec
 
 

@@ -34,6 +34,11 @@ def _load(path: Path) -> dict[str, Any]:
         raise DataError(f"{path}: not a valid result record ({exc})") from None
     if not isinstance(record, dict) or not {"config", "metrics", "config_hash"} <= set(record):
         raise DataError(f"{path}: not a valid result record (config, metrics or config_hash missing)")
+    from boostbench.safety import record_problem
+
+    problem = record_problem(record)  # a shared store's record may be crafted: its names become paths
+    if problem is not None:
+        raise DataError(f"{path}: refused: {problem}")
     return record
 
 
@@ -136,23 +141,29 @@ def clean_temporaries(results_dir: str | os.PathLike, stale_after_s: float = 360
     """Remove the temporary files of record writes that never finished (a writer killed mid-write):
     on this machine those of dead processes, from other machines those older than ``stale_after_s``.
     Returns how many were removed."""
+    removed = 0
+    for temporary in runs_dir(results_dir).glob(".*.tmp"):
+        parts = temporary.name.split(".")  # "", stem, host..., pid, random, "tmp"
+        if remove_if_dead(temporary, ".".join(parts[2:-3]), parts[-3], stale_after_s):
+            removed += 1
+    return removed
+
+
+def remove_if_dead(path: Path, host: str, pid: str, stale_after_s: float) -> bool:
+    """Remove ``path``, a file of process ``pid`` on ``host`` (parsed from its name), if that
+    writer is gone: on this machine its process no longer runs; from another machine the file was
+    not touched for ``stale_after_s``. Returns whether it was removed."""
     import socket
     import time
 
-    removed = 0
-    host = socket.gethostname()
-    for temporary in runs_dir(results_dir).glob(".*.tmp"):
-        parts = temporary.name.split(".")  # "", stem, host..., pid, random, "tmp"
-        try:
-            writer_host, pid = ".".join(parts[2:-3]), int(parts[-3])
-            stale = (not process_alive(pid) if writer_host == host
-                     else time.time() - temporary.stat().st_mtime > stale_after_s)
-        except (ValueError, OSError):
-            continue  # not ours, or gone meanwhile
-        if stale:
-            temporary.unlink(missing_ok=True)
-            removed += 1
-    return removed
+    try:
+        stale = (not process_alive(int(pid)) if host == socket.gethostname()
+                 else time.time() - path.stat().st_mtime > stale_after_s)
+    except (ValueError, OSError):
+        return False  # not ours, or gone meanwhile
+    if stale:
+        path.unlink(missing_ok=True)
+    return stale
 
 
 def atomic_write_text(path: Path, text: str) -> Path:
@@ -187,6 +198,9 @@ def failure_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
 # job ends. A finished record always wins: nobody claims a grid point whose record exists.
 
 CLAIM_STALE_AFTER_S = 600.0  # a claim this long without a refresh is a dead worker's
+# a claim still empty or unparseable this long after it was made was never completed (its writer
+# ran out of space or died between the create and the write, which takes microseconds)
+CLAIM_WRITE_S = 10.0
 CLAIM_REFRESH_S = 30.0
 
 
@@ -280,7 +294,9 @@ def _is_stale(path: Path, stale_after_s: float) -> bool:
     try:
         owner = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        owner = {}  # half-written by a worker killed as it claimed: judged by age alone
+        owner = None
+    if not isinstance(owner, dict):  # never completed: out of space, or killed as it claimed
+        return age > min(CLAIM_WRITE_S, stale_after_s)
     if (owner.get("host") == socket.gethostname() and isinstance(owner.get("pid"), int)
             and not process_alive(owner["pid"], owner.get("process_start"))):
         return True  # its owner ran on this machine and is gone
@@ -322,10 +338,14 @@ def _claim(results_dir: str | os.PathLike, config_hash: str, stale_after_s: floa
                 continue
             path.with_suffix(f".stale-{owner['token']}").unlink(missing_ok=True)
             continue
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(owner, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(owner, handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except BaseException:  # out of space, interrupted: an empty claim would block the point
+            path.unlink(missing_ok=True)
+            raise
         if has_record(results_dir, config_hash):  # finished while we claimed
             Claim(path, owner, refresh_s).release()
             return None

@@ -34,8 +34,9 @@ from boostbench.suggest import quote_separators
 from boostbench.errors import BoostbenchError, ConfigError, NotApplicable
 from boostbench.fingerprint import run_key
 from boostbench.paths import CONFIG_DIR
+from boostbench.safety import check_caches, check_overrides, path_problem
 from boostbench.store import (check_writable, claim, clean_temporaries, failure_path, has_record, process_alive,
-                              write_record)
+                              remove_if_dead, write_record)
 
 
 @dataclass(frozen=True)
@@ -263,7 +264,7 @@ def _failed(cfg: DictConfig, key: str, label: str, exc: Exception, seconds: floa
 
 
 def run_sweep(overrides: Sequence[str], n_jobs: int | None = None,
-              on_outcome: Callable[[dict[str, Any]], None] | None = None) -> list[JobOutcome]:
+              on_outcome: Callable[[dict[str, Any]], None] | None = None, allow_code: bool = False) -> list[JobOutcome]:
     """Expand ``overrides`` (Hydra sweep syntax: ``a=1,2``, ``seed='range(0,5)'``) and run every job.
 
     Args:
@@ -274,22 +275,35 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None,
         on_outcome: called in this process as each job ends, wherever it ran, with its outcome
             (``status``, ``label``, ``seconds``, ``message``), through a progress file the jobs
             append to (under ``results_dir``, which a cluster's nodes share).
+        allow_code: accept overrides that run code (:func:`boostbench.safety.check_overrides`).
+
+    Returns:
+        Each job's outcome; a job found busy whose twin in this sweep finished it meanwhile is
+        "skipped", one still "busy" runs in another sweep.
 
     Raises:
-        ConfigError: an override does not parse or names an unknown option, or ``n_jobs`` for a
-            launcher without a parallelism setting or above the cores (:func:`_launcher_overrides`).
+        ConfigError: an override does not parse, names an unknown option or runs code (without
+            ``allow_code``), an empty results directory or one with a control character, or
+            ``n_jobs`` for a launcher without a parallelism setting or above the cores
+            (:func:`_launcher_overrides`).
     """
     from hydra.errors import HydraException
     from hydra_zen import launch
     from omegaconf.errors import OmegaConfBaseException
 
+    check_overrides(overrides, allow_code)
     overrides = quote_separators(overrides)
     check_group_overrides(overrides)
-    given = [o.partition("=")[2] for o in overrides if o.startswith("results_dir=")]
-    results_dir = given[-1] if given else OmegaConf.load(CONFIG_DIR / "config.yaml").results_dir
-    if "," not in results_dir and "$" not in results_dir:  # one plain path: checked before any job
+    check_caches()  # here once, in one line (each job checks its own machine's again)
+    results_dir = _results_dir(overrides)
+    plain = results_dir is not None
+    if plain:  # one plain path: checked before any job
+        problem = path_problem("results_dir", results_dir)
+        if problem is not None:
+            raise ConfigError(problem)
         check_writable(results_dir)
         clean_temporaries(results_dir)
+        clean_progress_files(results_dir)
     os.environ[SWEEP_PID] = str(os.getpid())  # inherited by the workers
     clean_leftovers()
     extra = ["hydra/hydra_logging=disabled", "hydra/job_logging=disabled", *_launcher_overrides(overrides, n_jobs)]
@@ -306,12 +320,11 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None,
         "sweep": {"dir": scratch or "${results_dir}/multirun/${now:%Y-%m-%d_%H-%M-%S}", "subdir": "${hydra.job.num}"},
         "output_subdir": None,
     }
-    plain = "," not in results_dir and "$" not in results_dir
     follow = None
     if on_outcome is not None:
         path, follow = _follow(Path(results_dir) if plain else Path(tempfile.gettempdir()), on_outcome)
         # Hydra sets it in each job's process, wherever it runs (a reused worker too)
-        extra.append(f"+hydra.job.env_set.{SWEEP_PROGRESS}='{path}'")
+        extra.append(f"+hydra.job.env_set.{SWEEP_PROGRESS}={hydra_quote(str(path))}")
     try:
         jobs = launch(primary, sweep_job, overrides=[*overrides, *extra], multirun=True, version_base="1.3")
     except (HydraException, OmegaConfBaseException, ValueError) as exc:
@@ -329,7 +342,43 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None,
             except Exception as exc:  # a crash inside the job: report it, do not hide it
                 outcomes.append(JobOutcome("error", "", str(getattr(job, "overrides", "?")), 0.0,
                                            f"{type(exc).__name__}: {exc}"))
+    if plain:  # a grid point found busy because its twin in this sweep ran it is done now
+        outcomes = [JobOutcome("skipped", o.key, o.label, o.seconds) if o.status == "busy" and o.key
+                    and has_record(results_dir, o.key) else o for o in outcomes]
     return outcomes
+
+
+def _results_dir(overrides: Sequence[str]) -> str | None:
+    """The one results directory of a sweep, as Hydra reads its override (quotes removed, as for
+    ``run``); None when it is swept, interpolated or does not parse (Hydra says why later)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    given = [o for o in overrides if o.lstrip("+").startswith("results_dir=")]
+    if not given:
+        return str(OmegaConf.load(CONFIG_DIR / "config.yaml").results_dir)
+    try:
+        value = OverridesParser.create().parse_overrides([given[-1]])[0].value()
+    except Exception:
+        return None
+    return value if isinstance(value, str) and "${" not in value else None
+
+
+def hydra_quote(text: str) -> str:
+    """``text`` as a quoted string of Hydra's override grammar: its quotes escaped, with the
+    backslashes before them and at its end doubled (other backslashes are literal there)."""
+    escaped = re.sub(r"(\\*)'", lambda m: m.group(1) * 2 + "\\'", text)
+    return "'" + re.sub(r"(\\+)$", lambda m: m.group(1) * 2, escaped) + "'"
+
+
+def clean_progress_files(results_dir: str | os.PathLike, stale_after_s: float = 86400.0) -> int:
+    """Remove the progress files (``.sweep-<host>-<pid>.progress``) of sweeps that died (SIGKILL):
+    on this machine those of processes that no longer run, from other machines those untouched
+    for ``stale_after_s``. Returns how many were removed."""
+    removed = 0
+    for progress in Path(results_dir).glob(".sweep-*.progress"):
+        host, _, pid = progress.name[len(".sweep-"):-len(".progress")].rpartition("-")
+        removed += remove_if_dead(progress, host, pid, stale_after_s)
+    return removed
 
 
 def _follow(directory: Path, on_outcome: Callable[[dict[str, Any]], None]) -> tuple[Path, Callable[[], None]]:

@@ -13,6 +13,12 @@ import time
 from boostbench.store import claim, claim_path, iter_records, read_record, record_path, write_record
 
 
+def _record(config_hash: str) -> dict:
+    """The least a record holds: the names that become paths, N, metrics and its hash."""
+    names = {section: {"name": "x"} for section in ("dataset", "algorithm", "learner", "protocol")}
+    return {"config": {**names, "n_learners": 1}, "metrics": {}, "config_hash": config_hash}
+
+
 def test_a_claim_is_exclusive_and_released(tmp_path):
     first = claim(tmp_path, "abc")
     assert first is not None and claim_path(tmp_path, "abc").exists()
@@ -27,7 +33,7 @@ def test_a_claim_is_exclusive_and_released(tmp_path):
 
 
 def test_a_finished_record_wins(tmp_path):
-    write_record({"config": {}, "metrics": {}, "config_hash": "abc"}, record_path(tmp_path, "abc"))
+    write_record(_record("abc"), record_path(tmp_path, "abc"))
     assert claim(tmp_path, "abc") is None
     assert not claim_path(tmp_path, "abc").exists()
 
@@ -91,7 +97,7 @@ def test_racing_workers_one_wins(tmp_path):
 
 
 def test_the_read_api_names_a_bad_record(tmp_path):
-    write_record({"config": {}, "metrics": {}, "config_hash": "good"}, record_path(tmp_path, "good"))
+    write_record(_record("good"), record_path(tmp_path, "good"))
     record_path(tmp_path, "bad").write_text('{"config": {')
     assert read_record(tmp_path, "good")["config_hash"] == "good"
     bad = []
@@ -127,5 +133,5 @@ def test_a_killed_writers_temporary_file_is_cleaned(tmp_path):
     (runs / ".abe.other-node.7.x1y2.tmp").write_text("{")  # another machine's, fresh
     assert clean_temporaries(tmp_path) == 1
     assert sorted(p.name for p in runs.iterdir()) == [f".abd.{host}.{os.getpid()}.x1y2.tmp", ".abe.other-node.7.x1y2.tmp"]
-    write_record({"config": {}, "metrics": {}, "config_hash": "abf"}, record_path(tmp_path, "abf"))
+    write_record(_record("abf"), record_path(tmp_path, "abf"))
     assert (runs / "abf.json").exists() and len(list(runs.glob(".abf.*"))) == 0

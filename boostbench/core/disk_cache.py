@@ -2,32 +2,83 @@
 on disk so that later runs, in any process, start from them. A cache is only a cache: a file
 that cannot be read is ignored and one that cannot be written is skipped; files are written
 atomically, and their names carry a format version so that a change of encoding starts afresh.
+Each file also carries its format, its key and a checksum, verified on load: a cache may sit on a
+shared disk, and a file scrambled there (or written under another key) is recomputed with a
+warning, never used.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
+import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
 
-def load_arrays(path: Path) -> dict[str, np.ndarray] | None:
-    """The arrays of an ``.npz`` file, or None if it is missing or unreadable."""
+#: The layout of a cache file: its arrays plus ``__format__``, ``__key__`` and ``__sha256__``
+#: (:func:`_digest`); a file without them, or of another format, is recomputed
+FORMAT = 1
+_META = ("__format__", "__key__", "__sha256__")
+
+
+def _digest(key: str, arrays: dict[str, np.ndarray]) -> str:
+    """sha256 (hex) of ``key`` and each array's name, dtype, shape and bytes, in name order."""
+    digest = hashlib.sha256(key.encode())
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"\0{name}\0{array.dtype.str}\0{array.shape}\0".encode())
+        digest.update(array.data)
+    return digest.hexdigest()
+
+
+def _distrust(path: Path, reason: str) -> None:
+    print(f"warning: cache file {path} {reason}: not used, recomputed", file=sys.stderr, flush=True)
+
+
+def load_arrays(path: Path, key: str | None = None) -> dict[str, np.ndarray] | None:
+    """The arrays :func:`save_arrays` wrote to ``path`` under ``key`` (default: the file's name),
+    or None if the file is missing, from before files carried a format, or (with a one-line
+    warning on stderr) unreadable, of another format or key, or failing its checksum: the caller
+    recomputes the values and its next save replaces the file. Never unpickles."""
+    key = path.name if key is None else key
     try:
-        with np.load(path) as data:
-            return {name: data[name] for name in data.files}
-    except (OSError, KeyError, ValueError, EOFError):
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+    except FileNotFoundError:
         return None
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        _distrust(path, f"is unreadable ({' '.join(str(exc).split())})")
+        return None
+    meta = {name: arrays.pop(name, None) for name in _META}
+    if all(value is None for value in meta.values()):
+        return None  # written before files carried a format: recomputed, no news
+    if meta["__format__"] is None or meta["__format__"].shape != () or int(meta["__format__"]) != FORMAT:
+        _distrust(path, f"is not of format {FORMAT}")
+    elif meta["__key__"] is None or str(meta["__key__"]) != key:
+        _distrust(path, f"holds another key ({None if meta['__key__'] is None else str(meta['__key__'])!r})")
+    elif meta["__sha256__"] is None or str(meta["__sha256__"]) != _digest(key, arrays):
+        _distrust(path, "fails its checksum")
+    else:
+        return arrays
+    return None
 
 
-def save_arrays(path: Path, **arrays: np.ndarray) -> bool:
-    """Write ``arrays`` to ``path`` atomically; False (nothing written) if that fails."""
+def save_arrays(path: Path, key: str | None = None, **arrays: np.ndarray) -> bool:
+    """Write ``arrays`` to ``path`` atomically, with the format, ``key`` (default: the file's
+    name) and their checksum that :func:`load_arrays` verifies; False (nothing written) if that
+    fails."""
+    from boostbench.safety import make_private_dirs
     from boostbench.store import atomic_write_bytes
 
+    key = path.name if key is None else key
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
+    np.savez(buffer, **arrays, __format__=np.int64(FORMAT), __key__=np.str_(key),
+             __sha256__=np.str_(_digest(key, arrays)))
     try:
+        make_private_dirs(path.parent)
         atomic_write_bytes(path, buffer.getvalue())
     except OSError:
         return False

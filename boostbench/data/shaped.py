@@ -64,7 +64,7 @@ def _generate(kind: str, params: dict[str, Any], name: str) -> tuple[np.ndarray,
     """scikit-learn's ``kind(**params)``, from the disk cache when made before."""
     key = json.dumps([kind, params, version("scikit-learn")], sort_keys=True, default=str)
     path = cache_dir("datasets") / f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.npz"
-    cached = load_arrays(path)
+    cached = load_arrays(path, key)
     if cached is not None:
         return cached["X"], cached["target"]
     from sklearn import datasets
@@ -73,7 +73,7 @@ def _generate(kind: str, params: dict[str, Any], name: str) -> tuple[np.ndarray,
         X, target = getattr(datasets, kind)(**params)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"dataset {name!r}: {kind}: {exc}") from None
-    save_arrays(path, X=X, target=target)  # best effort: a read-only cache generates again
+    save_arrays(path, key, X=X, target=target)  # best effort: a read-only cache generates again
     return X, target
 
 

@@ -1,0 +1,340 @@
+"""Checks on the inputs that reach the file system, run code or size a run's memory.
+
+A result store or a cache may be shared (a cluster's file system, a lab's results directory), so
+nothing read from one, and nothing typed on a command line, is trusted to name a path, to pick
+code to run or to ask for more memory than the machine has:
+
+- names that become file names (a data set's, an algorithm's, ...) are single safe path
+  components (:func:`name_problem`), at config time and when a record is read;
+- overrides that run code (``_target_``, ``hydra.callbacks``, a job's environment, ...) need the
+  user's explicit opt-in (:func:`check_overrides`);
+- a configuration holds only declared keys, usable paths and seeds the generators take
+  (:func:`check_config`), and a pool that cannot fit in memory is refused before it is built;
+- a cache directory that other users can write is refused (:func:`check_cache_dir`): the kernel
+  compiler loads pickled index files from its own. (This module names that compiler only in
+  capitals: a module whose text names it in lower case joins the kernel cache's key,
+  :func:`boostbench.kernel_cache.source_digest`.)
+
+Every check raises :class:`~boostbench.errors.ConfigError` (or returns a reason) in one line.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import stat
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from boostbench.errors import ConfigError
+from boostbench.paths import cache_dir
+
+# -- names that become file names -------------------------------------------------------------------
+#: A word character first (no hidden file, no leading space or dash), then word characters and
+#: ``. _ - + = @`` and spaces; never a separator, a control character or ``..``
+_NAME = re.compile(r"\w[\w .+=@-]{0,127}")
+#: The config sections whose ``name`` reaches a file name (figures, tables, the shaped data sets'
+#: cache files)
+NAMED_SECTIONS = ("dataset", "algorithm", "learner", "protocol")
+
+
+def name_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be one component of a path (None: it can)."""
+    if not isinstance(value, str):
+        return f"{value!r} is not a string"
+    if not _NAME.fullmatch(value) or ".." in value or value != value.rstrip(". "):
+        return (f"{value!r} cannot name a file: use letters, digits, spaces and . _ - + = @ (no path separator, "
+                f"no '..', at most 128 characters)")
+    return None
+
+
+def config_name_problem(config: Mapping[str, Any]) -> str | None:
+    """Why a run config's names cannot become file names (None: they can): each section's
+    ``name`` (:data:`NAMED_SECTIONS`) and the preset's."""
+    for section in NAMED_SECTIONS:
+        part = config.get(section)
+        if not isinstance(part, Mapping):
+            return f"{section} is not a mapping"
+        problem = name_problem(part.get("name"))
+        if problem is not None:
+            return f"{section}.name {problem}"
+    preset = config.get("preset")
+    if preset is not None and not isinstance(preset, Mapping):  # a mapping: not applied yet
+        problem = name_problem(preset)
+        if problem is not None:
+            return f"preset {problem}"
+    return None
+
+
+def record_problem(record: Mapping[str, Any]) -> str | None:
+    """Why a record read from a store must not be used (None: it can): its names would become
+    paths (:func:`config_name_problem`), or its key is not a key."""
+    if not isinstance(record.get("config"), Mapping):
+        return "its config is not a mapping"
+    for field in ("config_hash", "code"):  # they make the path of the record's curves
+        value = record.get(field, "")
+        if not isinstance(value, str) or not re.fullmatch(r"\w{0,64}", value) or (field == "config_hash" and not value):
+            return f"{field} {value!r} is not a digest"
+    if not isinstance(record["config"].get("n_learners"), int):
+        return f"n_learners {record['config'].get('n_learners')!r} is not an integer"
+    return config_name_problem(record["config"])
+
+
+# -- overrides that run code --------------------------------------------------------------------------
+ALLOW_CODE_FLAG = "--allow-code-overrides"
+#: Override keys (and their sub-keys) that make Hydra run code or start processes of the user's
+#: choice: callbacks, a job's environment (LD_PRELOAD, PYTHONPATH), where configs are searched,
+#: the SLURM launcher's shell setup lines
+CODE_KEYS = ("hydra", "hydra.callbacks", "hydra/callbacks", "hydra.job.env_set", "hydra.job.env_copy",
+             "hydra.searchpath", "hydra.launcher.setup")
+
+
+def check_overrides(overrides: Sequence[str], allow_code: bool = False) -> None:
+    """Refuse overrides that run code unless the user opted in (:data:`ALLOW_CODE_FLAG`): any
+    ``_target_`` (Hydra instantiates it), and the keys of :data:`CODE_KEYS`.
+
+    Raises:
+        ConfigError: the first such override, and the flag that allows it.
+    """
+    if allow_code:
+        return
+    for item in overrides:
+        key = item.partition("=")[0].lstrip("+~")
+        code = "_target_" in item or any(key == k if k == "hydra" else key == k or key.startswith(k + ".")
+                                         for k in CODE_KEYS)
+        if code:
+            raise ConfigError(f"override {item!r} runs code of the command line's choice; if you mean it, add "
+                              f"{ALLOW_CODE_FLAG} (experiment configs are code too: see README)")
+
+
+# -- the keys a configuration may have ----------------------------------------------------------------
+#: Optional keys the data layer reads that no shipped config sets (declared extras)
+DATASET_EXTRAS = ("max_classes", "sha256", "moved_rows", "drop_classes", "drop_columns", "class_names", "comment",
+                  "missing", "nominal", "recode", "skip_rows", "header", "sep", "columns", "expand_characters",
+                  "position", "width", "drift_to", "files", "format", "openml_target", "description", "encoding")
+
+
+@functools.cache
+def _declared_keys(config_dir: str) -> dict[str, frozenset[str]]:
+    """The keys each section is given anywhere in the configs under ``config_dir``: its group's
+    files, the presets' entries, the experiments' sections and sweep axes (``section.key``)."""
+    from omegaconf import OmegaConf
+
+    root = Path(config_dir)
+    keys: dict[str, set[str]] = {section: set() for section in NAMED_SECTIONS}
+    for section in NAMED_SECTIONS:
+        for path in (root / section).glob("*.yaml"):
+            keys[section] |= set(OmegaConf.to_container(OmegaConf.load(path)) or {}) - {"defaults"}
+    for path in [*(root / "preset").glob("*.yaml"), *(root / "experiment").glob("*.yaml")]:
+        data = OmegaConf.to_container(OmegaConf.load(path)) or {}
+        for section, entries in ((((data.get("preset") or {}).get("overrides")) or {}).items()):
+            for entry in (entries or {}).values():
+                keys.get(section, set()).update(entry or {})
+        for section in NAMED_SECTIONS:
+            if isinstance(data.get(section), dict):
+                keys[section] |= set(data[section])
+        for axis in ((data.get("hydra") or {}).get("sweeper") or {}).get("params") or {}:
+            section, _, key = axis.lstrip("+").partition(".")
+            if key and section in keys:
+                keys[section].add(key.partition(".")[0])
+    return {section: frozenset(found) for section, found in keys.items()}
+
+
+def unknown_key(config: Mapping[str, Any], declared: Mapping[str, Iterable[str]]) -> str | None:
+    """The first key of a section that nothing declares (``section.key``), or None.
+
+    Args:
+        declared: extra keys each section may have beyond the configs' (its constraints).
+    """
+    from boostbench.paths import CONFIG_DIR
+
+    found = _declared_keys(str(CONFIG_DIR))
+    extras = {"dataset": DATASET_EXTRAS}
+    for section in NAMED_SECTIONS:
+        allowed = found[section] | set(declared.get(section, ())) | set(extras.get(section, ()))
+        for key in config.get(section) or {}:
+            if key not in allowed:
+                return f"{section}.{key}"
+    return None
+
+
+# -- paths and seeds -----------------------------------------------------------------------------------
+#: The largest seed every generator takes: MOA's (a Java int); numpy's RandomState and
+#: scikit-learn's random_state take < 2**32
+MAX_SEED = 2**31 - 1
+SEED_KEYS = (("seed",), ("protocol", "shuffle_seed"), ("dataset", "generator_seed"))
+
+
+def path_problem(key: str, value: Any) -> str | None:
+    """Why ``value`` cannot be the path ``key`` (None: it can): empty, or a control character
+    (a newline makes a second line of every log and a directory no shell names)."""
+    if value is None:
+        return None
+    text = str(value)
+    if not text.strip():
+        return f"{key} is empty: give a directory"
+    bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:
+        return f"{key} {text!r} holds a control character ({bad!r})"
+    return None
+
+
+def check_config(config: Mapping[str, Any], declared: Mapping[str, Iterable[str]] = {}) -> None:
+    """Everything of a resolved run config that reaches a path, a generator or memory: names
+    (:func:`config_name_problem`), declared keys only (:func:`unknown_key`), ``results_dir`` and
+    ``data_dir`` (:func:`path_problem`; ``data_dir`` must be a directory), the seeds
+    (:data:`MAX_SEED`), the pool's memory (:func:`pool_memory_problem`).
+
+    Raises:
+        ConfigError: the first problem, in one line.
+    """
+    problem = config_name_problem(config)
+    if problem is not None:
+        raise ConfigError(problem)
+    key = unknown_key(config, declared)
+    if key is not None:
+        raise ConfigError(f"unknown configuration key {key!r} (a typo? the keys a section takes are its config's "
+                          f"and its algorithm's or learner's parameters)")
+    for name in ("results_dir", "data_dir"):
+        problem = path_problem(name, config.get(name))
+        if problem is not None:
+            raise ConfigError(problem)
+    data_dir = config.get("data_dir")
+    if data_dir is not None and not Path(str(data_dir)).expanduser().is_dir():
+        reason = "does not exist" if not Path(str(data_dir)).expanduser().exists() else "is not a directory"
+        raise ConfigError(f"data_dir {str(data_dir)!r} {reason}")
+    for path in SEED_KEYS:
+        value = functools.reduce(lambda part, k: part.get(k) if isinstance(part, Mapping) else None, path, config)
+        if isinstance(value, int) and value > MAX_SEED:
+            raise ConfigError(f"{'.'.join(path)} must be at most {MAX_SEED} (2**31 - 1, the largest seed every "
+                              f"generator takes), got {value}")
+    problem = pool_memory_problem(config)
+    if problem is not None:
+        raise ConfigError(problem)
+
+
+# -- memory ------------------------------------------------------------------------------------------------
+#: Bytes a Hoeffding tree takes at least, whichever backend, before it sees an example: the compiled
+#: pool's 4 node rows and 4 statistics slots per tree (over 300 bytes each for 2 classes and one
+#: attribute), or a river tree object (tests/test_safety.py measures both)
+MIN_TREE_BYTES = 1024
+
+
+def available_memory_bytes() -> int | None:
+    """The memory this process can still take, in bytes: the least of the kernel's
+    ``MemAvailable``, the cgroup's limit less its use, and the address-space limit; None if none
+    can be read."""
+    import resource
+
+    found = []
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                found.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit != "max":
+            found.append(int(limit) - int(Path("/sys/fs/cgroup/memory.current").read_text()))
+    except (OSError, ValueError):
+        pass
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        found.append(soft)
+    return min(found) if found else None
+
+
+def pool_memory_problem(config: Mapping[str, Any], available: int | None = None) -> str | None:
+    """Why the run's pool of Hoeffding trees cannot fit in memory (None: it may): its trees times
+    :data:`MIN_TREE_BYTES` exceed :func:`available_memory_bytes` (or ``available``)."""
+    from boostbench.algorithms import algorithm_spec
+
+    spec = algorithm_spec(str(config["algorithm"]["name"]))
+    if spec.family != "online" or spec.peer or config["learner"].get("name") not in ("hoeffding_tree",
+                                                                                    "hoeffding_tree_mlr"):
+        return None
+    trees = spec.pool_size(int(config["n_learners"]))
+    needed = trees * MIN_TREE_BYTES
+    available = available_memory_bytes() if available is None else available
+    if available is None or needed <= available:
+        return None
+    return (f"n_learners={config['n_learners']}: {trees:,} trees need at least {needed / 2**30:,.1f} GiB "
+            f"({MIN_TREE_BYTES} bytes each), more than the {available / 2**30:,.1f} GiB available")
+
+
+# -- caches --------------------------------------------------------------------------------------------------
+
+
+def _writable_by_others(info: os.stat_result) -> bool:
+    """Writable by anyone but its owner: by all, or by a group with other members than the owner
+    (under umask 002 a user's private group, which has none, gets the write bit: that is no
+    stranger)."""
+    if info.st_mode & 0o002:
+        return True
+    if not info.st_mode & 0o020:
+        return False
+    import grp
+    import pwd
+
+    try:
+        group = grp.getgrgid(info.st_gid)
+        owner = pwd.getpwuid(info.st_uid)
+    except KeyError:
+        return True
+    return bool(set(group.gr_mem) - {owner.pw_name}) or owner.pw_gid != info.st_gid
+
+
+def check_cache_dir(directory: str | os.PathLike) -> None:
+    """Refuse a cache that another user could write into: its directory, and every directory
+    under it, must belong to this user (or root) and be writable by its owner only; each of its
+    parents must not be writable by others, unless sticky (``/tmp``: nobody renames another's
+    entry). A directory not made yet passes (we make it private).
+
+    Raises:
+        ConfigError: the first such directory, and how to fix it.
+    """
+    root = Path(directory).expanduser().absolute()
+    for parent in root.parents:
+        try:
+            mode = parent.stat().st_mode
+        except OSError:
+            continue
+        if _writable_by_others(parent.stat()) and not mode & stat.S_ISVTX:
+            raise ConfigError(f"cache {root}: its parent {parent} is writable by other users (chmod go-w it, or set "
+                              f"BOOSTBENCH_CACHE to a directory of your own)")
+    if not root.exists():
+        return
+    me = os.geteuid()
+    for current, _, _ in os.walk(root):
+        info = os.stat(current)
+        if info.st_uid not in (me, 0) or _writable_by_others(info):
+            who = "another user's" if info.st_uid not in (me, 0) else "writable by other users"
+            raise ConfigError(f"cache directory {current} is {who}: its files (the compiled kernels' index is a pickle) "
+                              f"cannot be trusted; chmod go-w it or use a cache directory of your own")
+
+
+def check_caches() -> None:
+    """:func:`check_cache_dir` on boostbench's cache root and on the kernels', if ``NUMBA_CACHE_DIR``
+    points elsewhere."""
+    check_cache_dir(cache_dir(""))
+    kernels = os.environ.get("NUMBA_CACHE_DIR")
+    if kernels:
+        check_cache_dir(kernels)
+
+
+def make_private_dirs(directory: Path) -> None:
+    """Make ``directory`` and its missing parents writable by their owner only (whatever the
+    umask: :func:`check_cache_dir` would refuse them otherwise)."""
+    missing = []
+    for path in (directory, *directory.parents):
+        if path.exists():
+            break
+        missing.append(path)
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=0o755)
+        except FileExistsError:
+            pass
