@@ -1,12 +1,13 @@
 # boostbench: `make run` sets up .venv from the lock file and runs the default experiment;
-# `make test` runs the test suite. Pass Hydra overrides to run with ARGS="dataset=car seed=3".
+# `make test` runs the fast tests and the smoke sweep, `make test-slow` the slow tests (CI runs both).
+# Pass Hydra overrides to run with ARGS="dataset=car seed=3".
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: setup run test smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults
+.PHONY: setup run test test-slow smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults
 
 setup: $(STAMP)
 
@@ -21,8 +22,12 @@ run: setup
 	$(BIN)/boostbench run $(ARGS)
 
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not slow"
 	$(MAKE) --no-print-directory smoke
+
+# The tests marked slow (end-to-end sweeps, whole data sets; pyproject.toml): CI runs them after make test.
+test-slow: setup
+	$(BIN)/python -m pytest -q -m slow
 
 datasets: setup
 	$(BIN)/boostbench datasets
