@@ -1,7 +1,7 @@
 """The compiled pool's size on every vendored data set at the paper's settings.
 
 Runs each Table 1 / Table 3 configuration (every data set, algorithm and gamma of
-``boostbench/configs/experiment/jung2017_table1.yaml`` and ``jung_tewari2018_table3*.yaml``, plus the other
+``configs/experiment/jung2017_table1.yaml`` and ``jung_tewari2018_table3*.yaml``, plus the other
 vendored multiclass sets) with the default memory budget and prints the pool's size as the
 budget counts it and whether the budget was ever reached. The default ``learner.max_size`` must
 stay above the largest (``tests/test_memory_threads.py`` pins the heaviest).

@@ -1,7 +1,7 @@
 """Scaling on the paper-shaped workloads: whole streams, peak memory, threads, MOA beside.
 
 Each run is ``boostbench run`` in a fresh process (so its peak RSS is its own), on the
-paper-shaped stand-ins (``boostbench/configs/dataset/*_like.yaml``): every online booster that applies,
+paper-shaped stand-ins (``configs/dataset/*_like.yaml``): every online booster that applies,
 with one thread and with every core (``n_threads``), after an untimed short run that fills the
 data and kernel caches. MOA's OzaBoost (capymoa, MOA's Java
 evaluation loop, when ``make bench-moa-setup`` made .venv-moa) runs on the same stream in the

@@ -1,6 +1,11 @@
-"""Where the package keeps its configs and vendored data: inside it (package data), so that an
-installed boostbench (``pip install .``) finds them as an editable checkout does; and where runs
-keep their caches (:func:`cache_dir`)."""
+"""Where boostbench finds its configs and vendored data.
+
+In a checkout (and its editable install) ``configs/`` and ``datasets/`` sit at the repository root
+beside ``boostbench/``; a wheel (``pip install .``) carries them inside the package
+(``boostbench/configs``, ``boostbench/datasets``; pyproject.toml's wheel sources), so an installed
+boostbench works from any directory. ``BOOSTBENCH_CONFIG_DIR`` replaces the configs folder.
+Also where runs keep their caches (:func:`cache_dir`).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,18 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 #: The checkout (for its git commit and a MOA venv beside it); outside one, site-packages
 REPO_ROOT = PACKAGE_DIR.parent
-CONFIG_DIR = Path(os.environ.get("BOOSTBENCH_CONFIG_DIR", PACKAGE_DIR / "configs")).resolve()
-VENDORED_DATA_DIR = PACKAGE_DIR / "datasets"
+
+
+def shipped_dir(name: str) -> Path:
+    """The folder ``name`` (``configs`` or ``datasets``): inside the package when installed from a
+    wheel, else at the checkout's root. Inside is tried first: site-packages may hold another
+    distribution's top-level ``configs``."""
+    inside = PACKAGE_DIR / name
+    return inside if inside.is_dir() else REPO_ROOT / name
+
+
+CONFIG_DIR = Path(os.environ.get("BOOSTBENCH_CONFIG_DIR") or shipped_dir("configs")).resolve()
+VENDORED_DATA_DIR = shipped_dir("datasets")
 
 
 def cache_dir(kind: str) -> Path:

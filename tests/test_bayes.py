@@ -153,6 +153,7 @@ def test_paired_test_marks_online_boosting_significantly_worse():
     assert not online_worse(np.array([0.90]), np.array([0.89]), 100)[0]
 
 
+@pytest.mark.slow  # make test-slow
 def test_sun_columns_run_under_kfold():
     errors = {}
     for algorithm in ("base", "online_base", "adaboost_m1", "online_boosting", "online_bagging"):

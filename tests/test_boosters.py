@@ -14,6 +14,7 @@ from boostbench.core.potentials import Potential01
 from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
 from boostbench.learners import make_pool
+from boostbench.paths import CONFIG_DIR
 
 X0 = np.zeros(2)
 MULTICLASS = sorted(name for name, spec in ALGORITHMS.items()  # ours: peers are tested in test_conformance
@@ -94,7 +95,7 @@ def car():
 
 
 def make(name, data, seed, n_learners=4):
-    learner = OmegaConf.load("boostbench/configs/learner/hoeffding_tree.yaml")
+    learner = OmegaConf.load(CONFIG_DIR / "learner" / "hoeffding_tree.yaml")
     spec = ALGORITHMS[name]
     rngs = np.random.SeedSequence(seed).spawn(2)
     pool = make_pool(learner, spec.pool_size(n_learners), data.n_classes, data.n_categories,

@@ -64,7 +64,8 @@ def test_arrays_grow_past_their_capacity():
     assert pool.n_nodes > len(pool.root) * 3 and len(pool.node_leaf) >= pool.n_nodes
 
 
-@pytest.mark.parametrize("dataset,n_examples", [("balance", 625), ("car", 800), ("mushroom", 600), ("mice", 300)])
+@pytest.mark.parametrize("dataset,n_examples", [("balance", 625), ("car", 800), ("mushroom", 600),
+                                                 pytest.param("mice", 300, marks=pytest.mark.slow)])  # 77 numeric
 @pytest.mark.parametrize("weighting", ["unit", "random"])
 @bit_for_bit
 def test_trees_match_river_trees_bit_for_bit(dataset, n_examples, weighting):
@@ -99,6 +100,7 @@ def test_boosters_on_the_compiled_pool_match_the_river_pool(dataset, algorithm):
     assert curve("compiled") == curve("river")
 
 
+@pytest.mark.slow  # make test-slow
 @pytest.mark.parametrize("algorithm", ["ada_olmr", "online_bmr"])
 @bit_for_bit
 def test_compiled_pool_on_multilabel_data(algorithm):

@@ -64,7 +64,8 @@ def _golden_cases():
     return cases + [(name, "peer") for name in ONLINE if name not in OURS] + [(name, "sklearn") for name in BATCH]
 
 
-@pytest.mark.parametrize("name,backend", _golden_cases())
+@pytest.mark.parametrize("name,backend", [pytest.param(*case, marks=pytest.mark.slow) if case[1] == "river" else case
+                                          for case in _golden_cases()])  # river's pool: make test-slow
 def test_golden_metrics_and_determinism(name, backend):
     """Every registered algorithm through the runner: the same numbers twice, and the golden ones."""
     if backend == "river" and sys.version_info >= (3, 12):
@@ -194,9 +195,14 @@ def _grid_sample(experiment: str) -> list[list[str]]:
 
 
 EXPERIMENTS = sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml"))
+#: Grids whose first point takes minutes (100,000 synthetic rows; 101 labels), or that repeat another's
+#: boosters on its data (Table 3's on emotions; river's peers): make test-slow
+SLOW_EXPERIMENTS = ("sun_tables_fixed_split", "jung_tewari2018_table3_large_k", "equivalence_multilabel",
+                    "jung2017_table1_peers")
 
 
-@pytest.mark.parametrize("experiment", EXPERIMENTS)
+@pytest.mark.parametrize("experiment", [pytest.param(e, marks=pytest.mark.slow) if e in SLOW_EXPERIMENTS else e
+                                        for e in EXPERIMENTS])
 def test_every_experiment_config_composes_and_runs(experiment):
     ran = 0
     for overrides in _grid_sample(experiment):

@@ -28,7 +28,8 @@ def _emotions(scale):
     return list(itertools.islice(iter_dataset("emotions"), 50 * scale))
 
 
-@pytest.mark.parametrize("name", MULTICLASS + MULTILABEL)
+@pytest.mark.parametrize("name", [n if n == "AdaboostOLMClassifier" else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in MULTICLASS + MULTILABEL])  # one in make test, all in make test-slow
 def test_rivers_estimator_checks_pass(name):
     cls = getattr(E, name)
     names = []

@@ -22,9 +22,10 @@ def _numbers(record: dict) -> dict:
             "config_hash": record["config_hash"]}
 
 
-@pytest.mark.parametrize("dataset,algorithm", [("car", "adaboost_olm"), ("mice", "best_vfdt"),
-                                               ("balance", "online_mbbm"), ("emotions", "ada_olmr"),
-                                               ("mushroom", "online_boosting")])
+@pytest.mark.parametrize("dataset,algorithm", [
+    ("balance", "online_mbbm"), ("mushroom", "online_boosting"),  # make test; all five in make test-slow
+    *(pytest.param(*case, marks=pytest.mark.slow) for case in [("car", "adaboost_olm"), ("mice", "best_vfdt"),
+                                                               ("emotions", "ada_olmr")])])
 def test_threads_give_the_same_numbers(dataset, algorithm):
     common = [f"dataset={dataset}", f"algorithm={algorithm}", "n_learners=12", "seed=3", "progress=false"]
     one = experiment.run_experiment(compose_config([*common, "n_threads=1"]))
@@ -46,6 +47,7 @@ class _Pools:
         monkeypatch.setattr(experiment, "make_pool", capture)
 
 
+@pytest.mark.slow  # whole data sets at the paper's settings: make test-slow
 @pytest.mark.parametrize("dataset,algorithm,seed", [("nursery", "best_vfdt", 0), ("mice", "adaboost_olm", 0)])
 def test_default_budget_is_never_reached_on_vendored_data(monkeypatch, dataset, algorithm, seed):
     kept = _Pools(monkeypatch)

@@ -199,6 +199,7 @@ def test_online_bmr_trains_relevant_labels_with_potential_weights():
     assert full.calls == []
 
 
+@pytest.mark.slow  # make test-slow
 @pytest.mark.parametrize("algorithm", ["ada_olmr", "online_bmr"])
 def test_mlr_runs_on_emotions_and_is_deterministic(algorithm):
     overrides = [f"algorithm={algorithm}", "dataset=emotions", "n_learners=4", "gamma=0.1", "seed=3"]

@@ -27,7 +27,7 @@ def _stream(rng, m):
         yield t, late, x, y, rng.uniform(0.0, 2.0, 5)
 
 
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads", [1, pytest.param(2, marks=pytest.mark.slow)])  # threads=2: make test-slow
 def test_a_grown_compiled_pool_equals_one_built_whole(threads):
     rng = np.random.default_rng(3)
     params = _params(5, rng)

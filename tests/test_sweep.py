@@ -21,6 +21,7 @@ def records(path: Path) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted((path / "runs").glob("*.json"))]
 
 
+@pytest.mark.slow  # make test-slow
 def test_sweep_runs_each_distinct_configuration_once_and_resumes(tmp_path):
     first = summarize(run_sweep([*GRID, f"results_dir={tmp_path}"], n_jobs=2))
     # vfdt and online_boosting ignore gamma: 2 x 2 seeds + online_mbbm 2 gammas x 2 seeds = 8 runs
@@ -43,6 +44,7 @@ def test_sweep_rejects_unknown_options(tmp_path):
         run_sweep(["dataset=balance,nope", f"results_dir={tmp_path}"])
 
 
+@pytest.mark.slow  # make test-slow
 def test_sigkilled_sweep_resumes_without_loss_or_duplicates(tmp_path):
     grid = ["dataset=car", "algorithm=online_boosting", "seed=range(0,6)", "n_learners=3"]
     command = [sys.executable, "-m", "boostbench", "sweep", *grid, f"results_dir={tmp_path}", "-j", "2"]
@@ -152,21 +154,57 @@ def test_report_names_a_corrupt_record_and_goes_on(tmp_path):
     assert "skipped" in result.output and bad.name in " ".join(result.output.split())
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:  # after "pid (comm)": state, ppid
+                found.append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` exists and has not exited (an unreaped zombie has)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _wait_for(condition, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
 def test_workers_die_with_the_sweep(tmp_path):
     """SIGKILL to the sweep's main process alone: its workers stop too (no record written later)."""
-    grid = ["dataset=mice", "algorithm=adaboost_olm", "seed=range(0,6)", "n_learners=100"]  # seconds a job
+    # jobs long enough (tens of seconds) that a worker outliving the sweep is still running at the
+    # check, or has written its record by then
+    grid = ["dataset=nursery", "algorithm=adaboost_olm", "seed=range(0,4)", "n_learners=100"]
     command = [sys.executable, "-m", "boostbench", "sweep", *grid, f"results_dir={tmp_path}", "-j", "2"]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while time.time() < deadline and len(list((tmp_path / "runs").glob("*.json"))) < 2:
-        time.sleep(0.1)
-    time.sleep(1)  # both workers are into their next job
-    process.kill()  # the main process only, not its group
-    process.wait()
-    time.sleep(0.5)  # a worker mid-write may still finish within this
-    settled = len(records(tmp_path))
-    time.sleep(8)  # a worker that outlived the sweep would finish its job meanwhile
-    assert len(records(tmp_path)) == settled < 6, "workers went on after the sweep died"
+    try:
+        # a claim is taken once a worker has tied its life to the sweep's and begun its job
+        assert _wait_for(lambda: len(list((tmp_path / "claims").glob("*.claim"))) == 2, 300), "no jobs started"
+        workers = _children(process.pid)
+    finally:
+        process.kill()  # the main process only, not its group
+        process.wait()
+    assert len(workers) >= 2
+    _wait_for(lambda: not any(map(_running, workers)), 60)
+    survivors = [pid for pid in workers if _running(pid)]
+    for pid in survivors:  # a failed check leaves nothing running
+        os.kill(pid, signal.SIGKILL)
+    assert not survivors, "workers went on after the sweep died"
+    assert records(tmp_path) == [], "a worker finished its job after the sweep died"
 
 
 def test_leftovers_of_dead_sweeps_are_cleaned(tmp_path):
@@ -190,7 +228,7 @@ def test_the_code_fingerprint_follows_the_numeric_sources_only(tmp_path):
     from boostbench.paths import PACKAGE_DIR
 
     copy = tmp_path / "boostbench"
-    shutil.copytree(PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("datasets", "__pycache__"))
+    shutil.copytree(PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
     before = sources_digest(copy)
     (copy / "reporting" / "tables.py").write_text("# how a table is drawn\n", encoding="utf-8", )
     assert sources_digest(copy) == before  # drawing tables computes no number
