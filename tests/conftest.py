@@ -51,12 +51,10 @@ def scripted_pool():
     return ScriptedPool
 
 
-def skip_without_peer(name: str) -> None:
-    """Skip a test of a peer whose library is not here: a MOA peer without a Python that has
-    capymoa, ``vw_boosting`` without vowpalwabbit. Under CI (``CI=true``, where ``.ci/run``
-    installs both) a missing library fails the test instead: no peer goes untested there."""
+def missing_peer(name: str) -> str | None:
+    """Why the peer ``name`` cannot run here (its library is absent), or None: a MOA peer without a
+    Python that has capymoa, ``vw_boosting`` without vowpalwabbit."""
     import importlib.util
-    import os
 
     from boostbench.algorithms import ALGORITHMS
     from boostbench.boosters.moa_peers import moa_python
@@ -65,12 +63,21 @@ def skip_without_peer(name: str) -> None:
     if target.endswith("MOAEnsemble"):
         try:
             moa_python()
-            return
         except ValueError:
-            reason = "MOA's peers need capymoa and Java (make bench-moa-setup)"
+            return "MOA's peers need capymoa and Java (make bench-moa-setup)"
     elif target.endswith("VWBoosting") and importlib.util.find_spec("vowpalwabbit") is None:
-        reason = "vw_boosting needs vowpalwabbit (pip install vowpalwabbit)"
-    else:
+        return "vw_boosting needs vowpalwabbit (pip install vowpalwabbit)"
+    return None
+
+
+def skip_without_peer(name: str) -> None:
+    """Skip a test of a peer whose library is not here (:func:`missing_peer`). Under CI
+    (``CI=true``, where ``.ci/run`` installs them) a missing library fails the test instead: no
+    peer goes untested there."""
+    import os
+
+    reason = missing_peer(name)
+    if reason is None:
         return
     if os.environ.get("CI") == "true":
         pytest.fail(f"{reason}: .ci/run installs it")
