@@ -437,7 +437,8 @@ def _print_runs(frame, store: str) -> None:
     """The summary on screen, a table per protocol: a row per group of runs, its mean, interval
     and seeds (the gamma, preset and variant columns only where they vary)."""
     from boostbench.reporting.intervals import caption
-    from boostbench.reporting.summary import interval_cell, varying
+    from boostbench.reporting.intervals import interval_cell
+    from boostbench.reporting.records import varying
 
     for (protocol, metric), group in frame.groupby(["protocol", "metric"], sort=True):
         optional = varying(group)

@@ -219,7 +219,7 @@ def check_config(config: Mapping[str, Any], declared: Mapping[str, Iterable[str]
 #: Bytes a Hoeffding tree takes at least, whichever backend, before it sees an example: the compiled
 #: pool's 4 node rows and 4 statistics slots per tree (over 300 bytes each for 2 classes and one
 #: attribute), or a river tree object (tests/test_safety.py measures both)
-MIN_TREE_BYTES = 1024
+MIN_TREE_BYTES = 512
 
 
 def available_memory_bytes() -> int | None:

@@ -48,9 +48,9 @@ def _runs(values, metric="final_accuracy", dataset="car", algorithm="adaboost_ol
 def test_the_summary_clips_and_marks_its_intervals():
     frame = summary.summarize(_runs([0.99, 1.0, 0.62]))
     row = next(frame.itertuples())
-    assert row.ci_high == 1.0 and row.clipped and summary.interval_cell(row).endswith("*")
+    assert row.ci_high == 1.0 and row.clipped and intervals.interval_cell(row).endswith("*")
     two = next(summary.summarize(_runs([0.9075 - 0.2, 0.9075 + 0.2])).itertuples())  # the issue's car, 2 seeds
-    assert np.isnan(two.ci_low) and summary.interval_cell(two) == "n < 3"
+    assert np.isnan(two.ci_low) and intervals.interval_cell(two) == "n < 3"
 
 
 def test_seed_bands_stay_in_range_and_need_three_seeds():

@@ -118,7 +118,7 @@ def test_a_cache_writable_by_others_is_refused(tmp_path):
     cache = tmp_path / "cache"
     make_private_dirs(cache / "numba" / "abc")
     check_cache_dir(cache)
-    (cache / "numba" / "abc").chmod(0o775)
+    (cache / "numba" / "abc").chmod(0o757)
     with pytest.raises(ConfigError, match="writable by other users"):
         check_cache_dir(cache)
     (cache / "numba" / "abc").chmod(0o755)
@@ -129,6 +129,19 @@ def test_a_cache_writable_by_others_is_refused(tmp_path):
         check_cache_dir(open_parent / "cache")
     open_parent.chmod(0o1777)  # sticky, as /tmp: nobody renames another's entry
     check_cache_dir(open_parent / "cache")
+
+
+def test_a_cache_writable_by_the_owners_private_group_is_accepted(tmp_path):
+    import grp
+    import pwd
+
+    owner = pwd.getpwuid(os.geteuid())
+    if set(grp.getgrgid(owner.pw_gid).gr_mem) - {owner.pw_name}:
+        pytest.skip("this user's primary group has other members")
+    make_private_dirs(tmp_path / "cache" / "numba")
+    os.chown(tmp_path / "cache" / "numba", -1, owner.pw_gid)
+    (tmp_path / "cache" / "numba").chmod(0o775)  # what numba makes under umask 002
+    check_cache_dir(tmp_path / "cache")
 
 
 def test_cache_directories_are_made_private_whatever_the_umask(tmp_path):

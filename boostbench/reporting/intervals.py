@@ -65,3 +65,10 @@ def caption(bounds_note: bool = True) -> str:
     if bounds_note:
         text += ", clipped to the metric's range (accuracy [0, 1], kappa [-1, 1]; * marks a clipped one)"
     return text + "."
+
+
+def interval_cell(row) -> str:
+    """A summary row's interval as text: ``[low, high]`` (``*``: clipped to the metric's range),
+    ``n < 3``, or empty."""
+    text = interval_text(row.ci_low, row.ci_high, row.n_seeds)
+    return text + ("*" if row.clipped and text.startswith("[") else "")

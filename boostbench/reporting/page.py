@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 
 from boostbench.reporting import intervals, significance, tables
+from boostbench.reporting.intervals import interval_cell
+from boostbench.reporting.records import varying
 
 #: The packages whose versions the provenance lists
 PACKAGES = ("boostbench", "numpy", "scipy", "pandas", "scikit-learn", "river", "numba", "hydra-core", "matplotlib",
@@ -78,7 +80,6 @@ def html_table(frame: pd.DataFrame, digits: int = 4) -> str:
 
 def summary_sections(frame: pd.DataFrame, images: list[tuple[Path, str]], out: Path) -> list[str]:
     """A section per data set and protocol: its groups of runs and its figures."""
-    from boostbench.reporting.summary import interval_cell, varying
 
     parts = []
     for (dataset, protocol), group in frame.groupby(["dataset", "protocol"], sort=True):

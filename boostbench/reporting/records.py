@@ -130,3 +130,12 @@ def _identity(record: dict) -> str:
         return run_identity(record["config"])
     except BoostbenchError:
         return record["config_hash"]
+
+
+def varying(group: pd.DataFrame) -> list[str]:
+    """The columns among gamma, preset and variant worth showing for ``group`` (a slice of the
+    summary): gamma where some algorithm has one, preset and variant where one is not the
+    default (``paper``, 1)."""
+    shown = {"gamma": group["gamma"].notna().any(), "preset": (group["preset"] != "paper").any(),
+             "variant": (group["variant"] > 1).any()}
+    return [name for name, show in shown.items() if show]

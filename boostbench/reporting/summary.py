@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from boostbench.reporting import figures, page
-from boostbench.reporting.intervals import caption, clipped, confidence_interval, interval_text, metric_range
+from boostbench.reporting.intervals import caption, clipped, confidence_interval, interval_cell, metric_range
 from boostbench.store import atomic_write_text
 
 #: A protocol's headline metric and whether higher is better
@@ -75,22 +75,6 @@ def to_markdown(frame: pd.DataFrame, store: str) -> str:
               "set and algorithm (any key besides seed, gamma, N and preset). " + caption() +
               " code: the fingerprint of the code that computed the runs."]
     return "\n".join(lines) + "\n"
-
-
-def varying(group: pd.DataFrame) -> list[str]:
-    """The columns among gamma, preset and variant worth showing for ``group`` (a slice of the
-    summary): gamma where some algorithm has one, preset and variant where one is not the
-    default (``paper``, 1)."""
-    shown = {"gamma": group["gamma"].notna().any(), "preset": (group["preset"] != "paper").any(),
-             "variant": (group["variant"] > 1).any()}
-    return [name for name, show in shown.items() if show]
-
-
-def interval_cell(row) -> str:
-    """A summary row's interval as text: ``[low, high]`` (``*``: clipped to the metric's range),
-    ``n < 3``, or empty."""
-    text = interval_text(row.ci_low, row.ci_high, row.n_seeds)
-    return text + ("*" if row.clipped and text.startswith("[") else "")
 
 
 def curve_figures(results_dir: str | Path, runs: pd.DataFrame, out_dir: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
