@@ -1,8 +1,10 @@
 """Sun, Tables 2-3: base model, online base model, batch boosting and online boosting per base
 learner (TAN, BAN, and Naive Bayes, which the paper discusses without a table), beside the paper.
 
-A cell is the test accuracy in percent, mean ± std over the folds of every seed (k-fold CV) or
-over seeds (a fixed split). A ``−`` after the online-boosting cell marks where it is significantly worse than
+A cell is the test accuracy in percent: the mean and its 95% Student-t interval over the folds
+of every seed (k-fold CV; 3 seeds x 5 folds = 15 values) or over seeds (a fixed split). It is
+flagged (⚑) when the paper's value lies outside the interval and more than ``TOLERANCE`` points
+from our mean, as in the Jung tables. A ``−`` after the online-boosting cell marks where it is significantly worse than
 batch boosting (p < 0.05, one-sided): a paired t-test over folds under k-fold CV, as the paper;
 for a fixed split a paired t-test over seeds (the seeds share one test set, so its examples are
 not independent draws per seed), and with one seed statsmodels' two-proportion z-test on the
@@ -18,7 +20,7 @@ import pandas as pd
 from scipy import stats
 
 from boostbench.data.registry import available_datasets
-from boostbench.reporting.tables import cell_rows, paper_tables
+from boostbench.reporting.tables import cell_rows, confidence_interval, paper_tables
 from boostbench.store import atomic_write_text
 
 KEY = "sun_online_boosting_tables_2_3"
@@ -29,6 +31,7 @@ COLUMNS = {"base": "base", "online_base": "online_base", "boosting": "adaboost_m
            "online_boosting": "online_boosting"}
 LEARNERS = {"tan": "tan", "ban": "ban", "naive_bayes": None}  # our learner -> paper table (None: none)
 ALPHA = 0.05
+TOLERANCE = 3.0  # accuracy points: a difference to the paper within it is never flagged
 
 
 def _fold_accuracies(group: pd.DataFrame) -> np.ndarray:
@@ -61,7 +64,8 @@ def online_worse(batch: np.ndarray, online: np.ndarray, n_test: int | None) -> t
 
 
 def rebuild(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per (learner, data set, column): ours (mean %, std %, folds), the paper's, the test."""
+    """One row per (learner, data set, column): ours (mean %, std %, 95% interval %, folds), the
+    paper's, ``flagged`` (the paper outside the interval and more than ``TOLERANCE`` away), the test."""
     paper = paper_tables()[KEY]
     here = {info.name: info.location is not None for info in available_datasets()}
     mine = runs[runs["protocol"].isin(["kfold", "holdout"])]
@@ -75,10 +79,15 @@ def rebuild(runs: pd.DataFrame) -> pd.DataFrame:
                 values = _fold_accuracies(group) if not group.empty else np.array([])
                 accuracy[column] = values
                 paper_value = paper[table][paper_name][list(COLUMNS).index(column)] if table else None
-                rows.append({"learner": learner, "dataset": paper_name, "column": column,
-                             "ours": 100 * values.mean() if len(values) else float("nan"),
+                ours = 100 * values.mean() if len(values) else float("nan")
+                low, high = (100 * v for v in confidence_interval(values))
+                rows.append({"learner": learner, "dataset": paper_name, "column": column, "ours": ours,
                              "std": 100 * values.std(ddof=1) if len(values) > 1 else 0.0, "n": len(values),
+                             "low": low, "high": high,
                              "paper": float("nan") if paper_value is None else float(paper_value),
+                             "flagged": bool(paper_value is not None and len(values) > 1
+                                             and abs(ours - paper_value) > TOLERANCE
+                                             and not low <= paper_value <= high),
                              "n_test": (int(group["n_test"].iloc[0]) if len(values) and
                                         (group["protocol"] == "holdout").all() else None),
                              "note": "" if len(values) else ("not run" if here.get(dataset) else
@@ -97,8 +106,8 @@ def to_markdown(table: pd.DataFrame) -> str:
         paper = "" if row.paper != row.paper else f" / {row.paper:.1f}"
         if row.n == 0:
             return f"— ({row.note}){paper}"
-        spread = f" ± {row.std:.1f}" if row.n > 1 else ""  # folds x seeds, or seeds
-        return f"{row.ours:.1f}{spread}{' −' if row.online_worse else ''}{paper}"
+        spread = f" [{row.low:.1f}, {row.high:.1f}]" if row.n > 1 else ""  # folds x seeds, or seeds
+        return f"{row.ours:.1f}{spread}{' −' if row.online_worse else ''}{paper}{' ⚑' if row.flagged else ''}"
 
     lines = []
     titles = {"tan": "Table 2: TAN", "ban": "Table 3: BAN", "naive_bayes": "Naive Bayes (no table in the paper)"}
@@ -108,11 +117,16 @@ def to_markdown(table: pd.DataFrame) -> str:
         for dataset, cells in cell_rows(block, cell):
             lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
         lines.append("")
-    lines.append("Cells: our test accuracy (%), mean ± std over every fold of every seed (k-fold CV), or over "
-                 "seeds for a fixed split (no ± with one seed) / the paper's. `−`: online boosting significantly "
-                 "worse than batch boosting (p < 0.05; paired t-test over (seed, fold), or a two-proportion "
-                 "z-test for a fixed split). Synthetic-1/2/3 are our own random-network data (the paper does "
-                 "not define its own).")
+    run = table[table["n"] > 0]
+    folds = run.loc[run["n_test"].isna(), "n"]
+    lines.append(f"Cells: our test accuracy (%), mean [95% Student-t interval] over every fold of every seed "
+                 f"(k-fold CV: {int(folds.min()) if len(folds) else 0} values a cell), or over seeds for a fixed "
+                 f"split (no interval with one seed) / the paper's. ⚑: the paper's value is outside the interval "
+                 f"and more than {TOLERANCE:g} points from our mean ({int(table['flagged'].sum())} of "
+                 f"{int(run['paper'].notna().sum())} cells with a paper value). `−`: online boosting "
+                 "significantly worse than batch boosting (p < 0.05; paired t-test over (seed, fold), or a "
+                 "two-proportion z-test for a fixed split). Synthetic-1/2/3 are our own random-network data "
+                 "(the paper does not define its own).")
     return "\n".join(lines) + "\n"
 
 
