@@ -48,7 +48,8 @@ class BayesParams:
     relearn_first: int = 50
     relearn_factor: float = 2.0
     structure: str = "ci"
-    epsilon: float = 0.01
+    epsilon: float | None = None
+    ci_alpha: float = 0.01
     ess: float = 1.0
     online_structure: str = "lossless"
     window: int = 1000
@@ -72,7 +73,8 @@ class BayesParams:
         return cls(kind, Discretizer.fit(X, n_categories, n_bins, rng, discretize), float(cfg.get("alpha", 1.0)),
                    int(cfg.get("max_parents", 2)), int(cfg.get("relearn_first", 50)),
                    float(cfg.get("relearn_factor", 2.0)), str(cfg.get("structure", "ci")),
-                   float(cfg.get("epsilon", 0.01)), float(cfg.get("ess", 1.0)),
+                   None if cfg.get("epsilon") is None else float(cfg.epsilon), float(cfg.get("ci_alpha", 0.01)),
+                   float(cfg.get("ess", 1.0)),
                    str(cfg.get("online_structure", "lossless")), int(cfg.get("window", 1000)))
 
     def learn_parents(self, codes: np.ndarray, y: np.ndarray, w: np.ndarray, k: int) -> list[tuple[int, ...]]:
@@ -81,7 +83,7 @@ class BayesParams:
         if self.kind == "tan":
             return tan_parents(codes, y, w, cards, k)
         if self.kind == "ban" and self.structure == "ci":
-            return ban_ci_parents(codes, y, w, cards, k, self.epsilon, self.max_parents)
+            return ban_ci_parents(codes, y, w, cards, k, self.epsilon, self.max_parents, alpha=self.ci_alpha)
         if self.kind == "ban":
             return ban_parents(codes, y, w, cards, k, self.max_parents, score=self.structure, ess=self.ess)
         return [()] * len(cards)

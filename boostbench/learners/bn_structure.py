@@ -34,24 +34,33 @@ def conditional_mutual_information(codes: np.ndarray, y: np.ndarray, w: np.ndarr
     """``(d, d)`` float64 symmetric matrix of ``I(X_i; X_j | C)`` in nats (0 on the diagonal).
 
     Maximum-likelihood estimates from the weighted rows; a pair's rows with either value
-    missing are left out of that pair.
+    missing are left out of that pair. Every pair's joint counts come from one product per
+    class of the rows' one-hot codes, ``(sum card, sum card)``.
     """
     d = len(cards)
-    out = np.zeros((d, d))
-    for i in range(d):
-        for j in range(i + 1, d):
-            joint = family_counts(codes, y, w, j, (i,), cards, k)        # (k, card_i, card_j)
-            total = joint.sum()
-            if total <= 0:
-                continue
-            p = joint / total
-            pc = p.sum(axis=(1, 2), keepdims=True)
-            pci = p.sum(axis=2, keepdims=True)
-            pcj = p.sum(axis=1, keepdims=True)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                terms = p * np.log(p * pc / (pci * pcj))
-            out[i, j] = out[j, i] = float(np.nansum(np.where(p > 0, terms, 0.0)))
-    return out
+    starts = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
+    width = int(starts[-1])
+    block = np.repeat(np.arange(d), cards)                          # one-hot column -> attribute
+    joints = np.zeros((k, width, width))                             # N(c, x_i = a, x_j = b), all pairs
+    for c in range(k):
+        rows = np.flatnonzero(y == c)
+        onehot = np.zeros((len(rows), width))
+        r, a = np.nonzero(codes[rows] >= 0)
+        onehot[r, starts[a] + codes[rows][r, a]] = 1.0
+        joints[c] = (onehot * w[rows, None]).T @ onehot
+    # per pair, the marginals over the rows where both are present
+    by_j = np.add.reduceat(joints, starts[:-1], axis=2)              # (k, width, d): N(c, x_i = a) with j present
+    by_i = np.add.reduceat(joints, starts[:-1], axis=1)              # (k, d, width)
+    class_totals = np.add.reduceat(by_j, starts[:-1], axis=1)        # (k, d, d)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (joints * class_totals[:, block][:, :, block]
+                 / (by_j[:, :, block] * by_i[:, block, :]))
+        terms = np.where(joints > 0, joints * np.log(ratio), 0.0).sum(axis=0)
+    sums = np.add.reduceat(np.add.reduceat(terms, starts[:-1], axis=1), starts[:-1], axis=0)
+    totals = class_totals.sum(axis=0)
+    out = np.where(totals > 0, sums / np.where(totals > 0, totals, 1.0), 0.0)
+    np.fill_diagonal(out, 0.0)
+    return (out + out.T) / 2
 
 
 def tan_parents(codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.ndarray, k: int) -> list[tuple[int, ...]]:
