@@ -33,7 +33,7 @@ import numpy as np
 from scipy.stats import chi2
 
 from boostbench.learners.bayes_net import family_counts
-from boostbench.learners.bn_structure import conditional_mutual_information
+from boostbench.learners.bn_structure import conditional_mutual_information, reaches
 
 
 def cut_conditional_mi(codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.ndarray, k: int,
@@ -59,23 +59,10 @@ def _cmi_and_configs(codes, y, w, cards, k, i, j, cut) -> tuple[float, int]:
     return float(np.nansum(terms)), int(np.count_nonzero(pz))
 
 
-def _path_exists(adjacent: list[set[int]], start: int, target: int, banned: int | None = None) -> bool:
-    stack, seen = [start], {start}
-    while stack:
-        node = stack.pop()
-        if node == target:
-            return True
-        for other in adjacent[node] - seen:
-            if other != banned:
-                seen.add(other)
-                stack.append(other)
-    return False
-
-
 def _cut_set(adjacent: list[set[int]], cmi: np.ndarray, i: int, j: int, max_cut: int) -> tuple[int, ...]:
     """The smaller of i's and j's neighbour sets on paths to the other end, strongest ``max_cut``."""
     def on_paths(a: int, b: int) -> list[int]:
-        return [n for n in adjacent[a] if n != b and _path_exists(adjacent, n, b, banned=a)]
+        return [n for n in adjacent[a] if n != b and reaches(adjacent, n, b, banned=a)]
 
     sides = sorted(((on_paths(i, j), i), (on_paths(j, i), j)), key=lambda side: len(side[0]))
     neighbours, end = sides[0]
@@ -122,7 +109,7 @@ def ban_ci_parents(codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.nd
 
     later = []
     for _, i, j in pairs:                                                   # 1. drafting
-        if _path_exists(adjacent, i, j):
+        if reaches(adjacent, i, j):
             later.append((i, j))
         else:
             adjacent[i].add(j)
@@ -134,7 +121,7 @@ def ban_ci_parents(codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.nd
     for _, i, j in sorted(((cmi[i, j], i, j) for i in range(d) for j in adjacent[i] if i < j)):  # 3. thinning
         adjacent[i].discard(j)
         adjacent[j].discard(i)
-        if not (_path_exists(adjacent, i, j) and separated(i, j)):
+        if not (reaches(adjacent, i, j) and separated(i, j)):
             adjacent[i].add(j)
             adjacent[j].add(i)
     return _orient(adjacent, cmi, max_parents)

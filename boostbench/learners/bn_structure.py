@@ -110,15 +110,18 @@ def family_score(counts: np.ndarray, score: str, log_n: float, ess: float = 1.0)
     return float(np.sum(gammaln(row) - gammaln(row + totals)) + np.sum(gammaln(cell + counts) - gammaln(cell)))
 
 
-def _reaches(children: list[set[int]], start: int, target: int) -> bool:
+def reaches(graph: list[set[int]], start: int, target: int, banned: int | None = None) -> bool:
+    """Whether a path leads from ``start`` to ``target`` in ``graph`` (node -> set of next nodes:
+    children, or neighbours of an undirected graph) without passing through ``banned``."""
     stack, seen = [start], {start}
     while stack:
         node = stack.pop()
         if node == target:
             return True
-        for child in children[node] - seen:
-            seen.add(child)
-            stack.append(child)
+        for other in graph[node] - seen:
+            if other != banned:
+                seen.add(other)
+                stack.append(other)
     return False
 
 
@@ -160,13 +163,13 @@ def ban_parents(codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.ndarr
                         best_gain, best_move = gain, ("delete", j, i)
                     if len(parents[j]) < max_parents:                           # reverse to i -> j
                         children[j].discard(i)
-                        acyclic = not _reaches(children, j, i)
+                        acyclic = not reaches(children, j, i)
                         children[j].add(i)
                         if acyclic:
                             gain_rev = gain + family(j, tuple(sorted(parents[j] + (i,)))) - family(j, parents[j])
                             if gain_rev > best_gain:
                                 best_gain, best_move = gain_rev, ("reverse", j, i)
-                elif len(parents[i]) < max_parents and not _reaches(children, i, j):
+                elif len(parents[i]) < max_parents and not reaches(children, i, j):
                     gain = family(i, tuple(sorted(parents[i] + (j,)))) - current  # add j -> i
                     if gain > best_gain:
                         best_gain, best_move = gain, ("add", j, i)
