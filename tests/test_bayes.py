@@ -1,6 +1,7 @@
 """Naive Bayes, TAN and BAN learners, the synthetic generator and Sun's report logic."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
@@ -313,3 +314,25 @@ def test_the_same_seed_gives_the_same_numbers_with_lossy_online_learners():
         return run_experiment(cfg)["metrics"]["fold_test_error"]
     first = errors(0)
     assert errors(0) == first and errors(1) != first
+
+
+def test_sun_report_flags_cells_whose_paper_value_is_outside_the_interval_and_over_3_points_away():
+    from boostbench.reporting.sun_tables import expected_settings, rebuild, to_markdown
+
+    rows = []
+    batch = {"base": [0.94, 0.95, 0.93, 0.94, 0.95], "adaboost_m1": [0.97, 0.98, 0.97, 0.98, 0.97],
+             "online_base": [0.89, 0.88, 0.90, 0.89, 0.88], "online_boosting": [0.95, 0.96, 0.95, 0.96, 0.95]}
+    for seed in range(3):
+        for algorithm, accuracies in batch.items():
+            rows.append({"dataset": "car", "algorithm": algorithm, "learner": "tan", "protocol": "kfold",
+                         "seed": seed, "n_test": 1728, "fold_test_error": [1 - a for a in accuracies],
+                         "settings": expected_settings("car", algorithm, "tan")})
+    lever = dict(rows[0], settings=expected_settings("car", "base", "tan", ("learner.online_structure=lossless",)))
+    table = rebuild(pd.DataFrame(rows + [lever]))
+    car = table[(table.learner == "tan") & (table.dataset == "car")].set_index("column")
+    # paper (Table 2, car): 94.4, 88.8, 97.8, 88.6; only online boosting (95.4 vs 88.6) is flagged
+    assert car.loc["base", "n"] == 15 and car.loc["base", "ours"] == pytest.approx(94.2)
+    assert car.loc["base", "low"] < 94.2 < car.loc["base", "high"]
+    assert car["flagged"].tolist() == [False, False, False, True]
+    assert car.loc["online_boosting", "online_worse"]                # 2 points below batch in every fold
+    assert "95.4 [95.1, 95.7] − / 88.6 ⚑" in to_markdown(table)
