@@ -6,8 +6,8 @@ A lever is a config override that turns one of our choices the other way. With `
 runs of the affected columns are made first through ``boostbench sweep +experiment=sun_tables``
 (resumable). Then, from the store, Sun's table is rebuilt under the defaults and under each lever
 (:func:`boostbench.reporting.sun_tables.rebuild`) and printed as one Markdown row per lever and
-cell: our mean [95% interval] both ways, the effect, the paper's value, and how many of the
-lever's cells are flagged against how many under the defaults.
+column: each data set's mean both ways, the effect and the paper's value, and how many of the
+lever's cells are flagged under the defaults and under the lever.
 """
 
 from __future__ import annotations
@@ -52,10 +52,6 @@ def sweep(results_dir: str, datasets: str, seeds: int, lever: Lever | None) -> N
     subprocess.run([sys.executable, "-m", "boostbench.cli", "sweep", "+experiment=sun_tables", *overrides], check=True)
 
 
-def cell(row) -> str:
-    return f"{row.ours:.1f} [{row.low:.1f}, {row.high:.1f}]" if row.n > 1 else f"{row.ours:.1f}"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results-dir", required=True)
@@ -70,18 +66,18 @@ def main(argv: list[str] | None = None) -> int:
     runs = load_runs(args.results_dir)
     default = rebuild(runs)
     keys = ["learner", "dataset", "column"]
-    print("| lever | cell | defaults | with the lever | effect | paper | cells flagged (defaults → lever) |")
-    print("|---|---|---|---|---|---|---|")
+    print("| lever | column | defaults → with the lever (effect; paper) | cells flagged (defaults → lever) |")
+    print("|---|---|---|---|")
     for lever in LEVERS:
         columns = [COLUMN_OF[a] for a in lever.algorithms]
         merged = pd.merge(default, rebuild(runs, lever.change), on=keys, suffixes=("", "_lever"))
         merged = merged[merged["learner"].isin(lever.learners) & merged["column"].isin(columns)
                         & (merged["n"] > 0) & (merged["n_lever"] > 0)]
         flags = f"{int(merged['flagged'].sum())} → {int(merged['flagged_lever'].sum())} of {len(merged)}"
-        for row in merged.itertuples():
-            lever_row = pd.Series({k[:-6]: getattr(row, k) for k in merged.columns if k.endswith("_lever")})
-            print(f"| {lever.what} (`{' '.join(lever.change)}`) | {row.learner} {row.dataset} {row.column} | "
-                  f"{cell(row)} | {cell(lever_row)} | {lever_row.ours - row.ours:+.1f} | {row.paper:.1f} | {flags} |")
+        for (learner, column), block in merged.groupby(["learner", "column"], sort=False):
+            moves = "; ".join(f"{row.dataset} {row.ours:.1f} → {row.ours_lever:.1f} ({row.ours_lever - row.ours:+.1f}; "
+                              f"{row.paper:.1f})" for row in block.itertuples())
+            print(f"| {lever.what} (`{' '.join(lever.change)}`) | {learner} {column} | {moves} | {flags} |")
     return 0
 
 

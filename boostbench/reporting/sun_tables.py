@@ -141,7 +141,8 @@ def to_markdown(table: pd.DataFrame) -> str:
     run = table[table["n"] > 0]
     folds = run.loc[run["n_test"].isna(), "n"]
     lines.append(f"Cells: our test accuracy (%), mean [95% Student-t interval] over every fold of every seed "
-                 f"(k-fold CV: {int(folds.min()) if len(folds) else 0} values a cell), or over seeds for a fixed "
+                 f"(k-fold CV: {int(folds.min()) if len(folds) else 0}–{int(folds.max()) if len(folds) else 0} "
+                 f"values a cell), or over seeds for a fixed "
                  f"split (no interval with one seed) / the paper's. ⚑: the paper's value is outside the interval "
                  f"and more than {TOLERANCE:g} points from our mean ({int(table['flagged'].sum())} of "
                  f"{int(run['paper'].notna().sum())} cells with a paper value). `−`: online boosting "
