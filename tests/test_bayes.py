@@ -1,6 +1,7 @@
 """Naive Bayes, TAN and BAN learners, the synthetic generator and Sun's report logic."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
@@ -10,7 +11,8 @@ from boostbench.errors import ConfigError
 from boostbench.experiment import run_experiment
 from boostbench.learners.bayes_net import BayesNetModel, RowTable, family_counts
 from boostbench.learners.bayes_pool import BayesParams, BayesPool
-from boostbench.learners.bn_structure import ban_parents, conditional_mutual_information, tan_parents
+from boostbench.learners.bn_ci import ban_ci_parents, cut_conditional_mi
+from boostbench.learners.bn_structure import ban_parents, conditional_mutual_information, family_score, tan_parents
 from boostbench.learners.discretize import Discretizer
 from boostbench.reporting.sun_tables import online_worse
 
@@ -195,3 +197,143 @@ def test_the_fixed_split_tests_pair_seeds_and_a_single_seed_uses_the_two_proport
     online = batch - np.array([0.002, -0.001, 0.004])
     worse, p = online_worse(batch, online, 20000)
     assert p == pytest.approx(stats.ttest_rel(online, batch, alternative="less").pvalue) and not worse
+
+
+def copy_data(n=3000, seed=5):
+    """X0 depends on C; X1 copies X0 given C (85%); X2, X3 depend on C only (independent given C)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(2, size=n)
+    X = np.zeros((n, 4), dtype=np.int64)
+    X[:, 0] = np.where(rng.random(n) < 0.7, y, 1 - y) + 2 * rng.integers(2, size=n)     # 4 values
+    X[:, 1] = np.where(rng.random(n) < 0.85, X[:, 0], rng.integers(4, size=n))
+    X[:, 2:] = np.where(rng.random((n, 2)) < 0.65, y[:, None], 1 - y[:, None])
+    return X, y, np.array([4, 4, 2, 2])
+
+
+@pytest.mark.parametrize("epsilon", [0.01, None])                   # CBL's fixed threshold, the G-test's
+def test_ci_ban_finds_the_copy_and_no_arc_between_attributes_independent_given_the_class(epsilon):
+    X, y, cards = copy_data()
+    parents = ban_ci_parents(X, y, np.ones(len(y)), cards, 2, epsilon=epsilon)
+    edges = {(p, i) for i, pa in enumerate(parents) for p in pa}
+    assert edges in ({(0, 1)}, {(1, 0)})
+    assert ban_ci_parents(X, y, np.ones(len(y)), cards, 2, epsilon=epsilon, max_parents=0) == [()] * 4
+    # X1 and X2 both copy X0: the chain's CMI(X1; X2 | C) is large, but X0 separates them (thinning)
+    rng = np.random.default_rng(6)
+    Xc, yc = chain_data(n=20000, seed=6)
+    Xc[:, 2] = np.where(rng.random(len(yc)) < 0.9, Xc[:, 0], rng.integers(2, size=len(yc)))
+    parents = ban_ci_parents(Xc, yc, np.ones(len(yc)), np.full(5, 2), 2, epsilon=epsilon)
+    edges = {frozenset((p, i)) for i, pa in enumerate(parents) for p in pa}
+    # (X3, X4 are independent given C: a level-1% test calls them dependent 1% of the time)
+    assert {e for e in edges if e <= {0, 1, 2}} == {frozenset((0, 1)), frozenset((0, 2))}
+
+
+def test_the_g_test_adds_no_arc_on_small_samples_of_independent_attributes_where_a_fixed_threshold_does():
+    rng = np.random.default_rng(8)
+    y = rng.integers(2, size=84)                                      # promoters' size: 84 rows, 4 values
+    X = rng.integers(4, size=(84, 12))
+    g_test = ban_ci_parents(X, y, np.ones(84), np.full(12, 4), 2)
+    fixed = ban_ci_parents(X, y, np.ones(84), np.full(12, 4), 2, epsilon=0.01)
+    assert 4 * sum(map(len, g_test)) < sum(map(len, fixed))
+
+
+def test_cut_conditional_mi_is_zero_given_the_common_cause_and_equals_cmi_without_a_cut():
+    X, y = chain_data(n=20000, seed=7)
+    cmi = conditional_mutual_information(X, y, np.ones(len(y)), np.full(5, 2), 2)
+    w = np.ones(len(y))
+    assert cut_conditional_mi(X, y, w, np.full(5, 2), 2, 0, 2, ()) == pytest.approx(cmi[0, 2], rel=1e-12)
+    assert cut_conditional_mi(X, y, w, np.full(5, 2), 2, 0, 2, (1,)) < 0.002 < cmi[0, 2]
+
+
+def test_family_scores_known_values():
+    counts = np.array([[[3.0, 1.0]], [[0.0, 2.0]]])                 # k = 2 classes, no parent, 2 values
+    from math import lgamma, log
+    k2 = sum(lgamma(2) - lgamma(2 + sum(row)) + sum(lgamma(1 + c) for c in row) for row in ([3, 1], [0, 2]))
+    assert family_score(counts, "k2", 0.0) == pytest.approx(k2)
+    cell = 4.0 / 4                                                    # ess 4 over 4 cells
+    bdeu = sum(lgamma(2 * cell) - lgamma(2 * cell + sum(row)) + sum(lgamma(cell + c) - lgamma(cell) for c in row)
+               for row in ([3, 1], [0, 2]))
+    assert family_score(counts, "bdeu", 0.0, ess=4.0) == pytest.approx(bdeu)
+    bic = 3 * log(3 / 4) + 1 * log(1 / 4) + 2 * log(1.0) - 0.5 * log(6) * 2
+    assert family_score(counts, "bic", log(6)) == pytest.approx(bic)
+    with pytest.raises(ValueError, match="unknown structure score"):
+        family_score(counts, "aic", 0.0)
+
+
+@pytest.mark.parametrize("score", ["bic", "bdeu", "k2"])
+def test_every_score_finds_the_chain_and_leaves_the_noise(score):
+    X, y = chain_data()
+    parents = ban_parents(X, y, np.ones(len(y)), np.full(5, 2), 2, score=score)
+    edges = {frozenset((p, i)) for i, pa in enumerate(parents) for p in pa}
+    assert frozenset((0, 1)) in edges and frozenset((1, 2)) in edges and frozenset((3, 4)) not in edges
+
+
+def test_a_frozen_online_learner_keeps_the_structure_of_its_first_n0_examples_and_updates_its_tables():
+    X, y = chain_data(n=600)
+    Xf = X.astype(float)
+    params = BayesParams.from_config(learner_cfg("tan", relearn_first=40, online_structure="frozen"), Xf,
+                                     np.full(5, 2), np.random.default_rng(0))
+    pool = BayesPool(params, 1, 2)
+    member = pool.members[0]
+    for t, (x, label) in enumerate(zip(Xf, y)):
+        pool.learn_one(0, pool.prepare(x), int(label), 1.0)
+        if t == 39:
+            structure, counts = member.model.parents, member.model.counts.copy()
+    first = params.fit_label(Xf[:40], y[:40], np.ones(40), 2, np.random.default_rng(0))
+    assert structure == first.parents and member.model.parents == structure and member.kept is None
+    # the tables kept counting all 600 examples under the frozen structure
+    full = BayesNetModel(params.discretizer.cards, 2, structure).add_batch(X, None, y, np.ones(len(y)))
+    np.testing.assert_allclose(member.model.counts, full.counts)
+    assert member.model.counts.sum() > counts.sum()
+
+
+def test_a_window_learner_relearns_structure_and_counts_from_its_last_examples_only():
+    X, y = chain_data(n=400)
+    Xf = X.astype(float)
+    params = BayesParams.from_config(learner_cfg("ban", relearn_first=100, online_structure="window", window=60),
+                                     Xf, np.full(5, 2), np.random.default_rng(0))
+    pool = BayesPool(params, 1, 2)
+    for x, label in zip(Xf[:200], y[:200]):
+        pool.learn_one(0, pool.prepare(x), int(label), 1.0)
+    member = pool.members[0]                                          # re-learned at 100 and 200
+    last = params.fit_label(Xf[140:200], y[140:200], np.ones(60), 2, np.random.default_rng(0))
+    assert member.model.parents == last.parents and len(member.kept) == 60
+    np.testing.assert_allclose(member.model.counts, last.model.counts)
+
+
+def test_an_unknown_structure_or_online_mode_is_refused_in_one_line():
+    for override in ("learner.structure=aic", "learner.online_structure=sometimes", "learner.epsilon=-1"):
+        cfg = compose_config(["algorithm=online_boosting", "learner=ban", "dataset=car", "protocol=kfold",
+                              override])
+        with pytest.raises(ConfigError, match="learner"):
+            run_experiment(cfg)
+
+
+def test_the_same_seed_gives_the_same_numbers_with_lossy_online_learners():
+    def errors(seed):
+        cfg = compose_config(["algorithm=online_boosting", "learner=ban", "dataset=promoters", "protocol=kfold",
+                              "protocol.n_splits=2", "n_learners=3", "learner.online_structure=frozen", f"seed={seed}"])
+        return run_experiment(cfg)["metrics"]["fold_test_error"]
+    first = errors(0)
+    assert errors(0) == first and errors(1) != first
+
+
+def test_sun_report_flags_cells_whose_paper_value_is_outside_the_interval_and_over_3_points_away():
+    from boostbench.reporting.sun_tables import expected_settings, rebuild, to_markdown
+
+    rows = []
+    batch = {"base": [0.94, 0.95, 0.93, 0.94, 0.95], "adaboost_m1": [0.97, 0.98, 0.97, 0.98, 0.97],
+             "online_base": [0.89, 0.88, 0.90, 0.89, 0.88], "online_boosting": [0.95, 0.96, 0.95, 0.96, 0.95]}
+    for seed in range(3):
+        for algorithm, accuracies in batch.items():
+            rows.append({"dataset": "car", "algorithm": algorithm, "learner": "tan", "protocol": "kfold",
+                         "seed": seed, "n_test": 1728, "fold_test_error": [1 - a for a in accuracies],
+                         "settings": expected_settings("car", algorithm, "tan")})
+    lever = dict(rows[0], settings=expected_settings("car", "base", "tan", ("learner.online_structure=lossless",)))
+    table = rebuild(pd.DataFrame(rows + [lever]))
+    car = table[(table.learner == "tan") & (table.dataset == "car")].set_index("column")
+    # paper (Table 2, car): 94.4, 88.8, 97.8, 88.6; only online boosting (95.4 vs 88.6) is flagged
+    assert car.loc["base", "n"] == 15 and car.loc["base", "ours"] == pytest.approx(94.2)
+    assert car.loc["base", "low"] < 94.2 < car.loc["base", "high"]
+    assert car["flagged"].tolist() == [False, False, False, True]
+    assert car.loc["online_boosting", "online_worse"]                # 2 points below batch in every fold
+    assert "95.4 [95.1, 95.7] − / 88.6 ⚑" in to_markdown(table)

@@ -1,17 +1,29 @@
 """Naive Bayes, TAN and BAN as weak learners: online members of a pool, and batch models.
 
 Online (:class:`OnlineBayesNet`): every example (with its importance weight) is added to the
-current model's counts and, for TAN/BAN, to a :class:`~boostbench.learners.bayes_net.RowTable`;
-the structure is re-learned from that table after ``relearn_first`` examples and then every time
-the count has grown by ``relearn_factor`` (50, 100, 200, ... by default), and the new model's counts
-are rebuilt from the table. Naive Bayes has no structure: its online counts equal the batch ones.
+current model's counts. TAN/BAN learn their structure online in one of three ways
+(``online_structure``):
+
+* ``lossless``: every example also goes to a :class:`~boostbench.learners.bayes_net.RowTable`;
+  the structure is re-learned from that table after ``relearn_first`` examples and then every
+  time the count has grown by ``relearn_factor`` (50, 100, 200, ... by default), and the new
+  model's counts are rebuilt from the table: after a re-learning, the batch learner's model.
+* ``frozen``: the structure is learned once, from the first ``relearn_first`` examples (n0, kept
+  until then); afterwards only the conditional tables are updated.
+* ``window``: the last ``window`` examples are kept; on the same schedule as ``lossless`` the
+  structure *and* the counts are re-learned from them (older examples drop out of the tables).
+
+Naive Bayes has no structure: its online counts equal the batch ones.
 Batch (:class:`BayesParams.fit_label`): learn the structure once from the training data, then count.
+BAN's structure comes from CI tests (``structure=ci``, :mod:`boostbench.learners.bn_ci`) or a
+score-based search (``bic``, ``bdeu``, ``k2``: :func:`~boostbench.learners.bn_structure.ban_parents`).
 Numeric attributes are discretised for TAN/BAN by a :class:`~boostbench.learners.discretize.Discretizer`
 fitted on the training part; Naive Bayes keeps them numeric (Gaussian per class).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +31,7 @@ import numpy as np
 
 from boostbench.errors import ConfigError
 from boostbench.learners.bayes_net import BayesNetModel, RowTable
+from boostbench.learners.bn_ci import ban_ci_parents
 from boostbench.learners.bn_structure import ban_parents, tan_parents
 from boostbench.learners.discretize import Discretizer
 from boostbench.learners.pool import WeakLearnerPool
@@ -34,6 +47,12 @@ class BayesParams:
     max_parents: int = 2
     relearn_first: int = 50
     relearn_factor: float = 2.0
+    structure: str = "ci"
+    epsilon: float | None = None
+    ci_alpha: float = 0.01
+    ess: float = 1.0
+    online_structure: str = "lossless"
+    window: int = 1000
 
     @classmethod
     def from_config(cls, cfg: Any, X_train: np.ndarray | None, n_categories: np.ndarray,
@@ -53,15 +72,20 @@ class BayesParams:
         X = X_train if X_train is not None else np.zeros((0, len(n_categories)))
         return cls(kind, Discretizer.fit(X, n_categories, n_bins, rng, discretize), float(cfg.get("alpha", 1.0)),
                    int(cfg.get("max_parents", 2)), int(cfg.get("relearn_first", 50)),
-                   float(cfg.get("relearn_factor", 2.0)))
+                   float(cfg.get("relearn_factor", 2.0)), str(cfg.get("structure", "ci")),
+                   None if cfg.get("epsilon") is None else float(cfg.epsilon), float(cfg.get("ci_alpha", 0.01)),
+                   float(cfg.get("ess", 1.0)),
+                   str(cfg.get("online_structure", "lossless")), int(cfg.get("window", 1000)))
 
-    def structure(self, codes: np.ndarray, y: np.ndarray, w: np.ndarray, k: int) -> list[tuple[int, ...]]:
+    def learn_parents(self, codes: np.ndarray, y: np.ndarray, w: np.ndarray, k: int) -> list[tuple[int, ...]]:
         """The attribute parents this kind learns from weighted rows."""
         cards = self.discretizer.cards
         if self.kind == "tan":
             return tan_parents(codes, y, w, cards, k)
+        if self.kind == "ban" and self.structure == "ci":
+            return ban_ci_parents(codes, y, w, cards, k, self.epsilon, self.max_parents, alpha=self.ci_alpha)
         if self.kind == "ban":
-            return ban_parents(codes, y, w, cards, k, self.max_parents)
+            return ban_parents(codes, y, w, cards, k, self.max_parents, score=self.structure, ess=self.ess)
         return [()] * len(cards)
 
     def fit_label(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_classes: int,
@@ -72,7 +96,7 @@ class BayesParams:
         w = w * len(y) / w.sum()
         codes = self.discretizer.transform(X)
         keep = w > 0
-        parents = self.structure(codes[keep], y[keep], w[keep], n_classes)
+        parents = self.learn_parents(codes[keep], y[keep], w[keep], n_classes)
         model = BayesNetModel(self.discretizer.cards, n_classes, parents, self.alpha)
         return BatchBayesNet(self.discretizer, model.add_batch(codes[keep], X[keep], y[keep], w[keep]))
 
@@ -106,17 +130,26 @@ class OnlineBayesNet:
         self.k = int(n_classes)
         cards = params.discretizer.cards
         self.model = BayesNetModel(cards, self.k, [()] * len(cards), params.alpha)  # NB until a structure
-        self.table = RowTable(len(cards), self.k) if params.kind != "naive_bayes" else None
+        structured = params.kind != "naive_bayes"
+        self.table = RowTable(len(cards), self.k) if structured and params.online_structure == "lossless" else None
+        # frozen: the first n0 examples; window: the last `window` ones (codes, label, weight)
+        self.kept: deque | None = None
+        if structured and params.online_structure != "lossless":
+            self.kept = deque(maxlen=params.window if params.online_structure == "window" else None)
         self.n_seen = 0
         self.next_relearn = params.relearn_first
+        self.frozen = False
 
     def learn(self, codes: np.ndarray, x: np.ndarray, y: int, weight: float) -> None:
         """Add one example: ``codes (d,)`` int64 from the discretiser, raw ``x (d,)`` float64,
         label ``y``, importance weight ``weight`` > 0; re-learns the structure when due."""
         self.model.add(codes, x, y, weight)
-        if self.table is None:
+        if self.frozen or (self.table is None and self.kept is None):
             return
-        self.table.add(codes, y, weight)
+        if self.table is not None:
+            self.table.add(codes, y, weight)
+        else:
+            self.kept.append((codes.copy(), y, weight))
         self.n_seen += 1
         if self.n_seen >= self.next_relearn:
             self.relearn()
@@ -124,11 +157,19 @@ class OnlineBayesNet:
                 self.next_relearn = int(np.ceil(self.next_relearn * self.params.relearn_factor))
 
     def relearn(self) -> None:
-        """Re-learn the structure from the row table and rebuild the counts for it."""
-        codes, y, w = self.table.weighted_rows()
-        parents = self.params.structure(codes, y, w, self.k)
+        """Re-learn the structure and the counts from what is kept (the row table, the first n0
+        examples, or the window); a frozen learner then keeps its structure and drops its rows."""
+        if self.table is not None:
+            codes, y, w = self.table.weighted_rows()
+        else:
+            codes = np.array([row[0] for row in self.kept], dtype=np.int64)
+            y = np.array([row[1] for row in self.kept], dtype=np.int64)
+            w = np.array([row[2] for row in self.kept], dtype=np.float64)
+        parents = self.params.learn_parents(codes, y, w, self.k)
         self.model = BayesNetModel(self.params.discretizer.cards, self.k, parents, self.params.alpha)
         self.model.add_batch(codes, None, y, w)
+        if self.params.online_structure == "frozen":
+            self.frozen, self.kept = True, None
 
     def predict_proba(self, codes: np.ndarray, x: np.ndarray) -> np.ndarray:
         """``(k,)`` float64 class distribution of one example (``codes (d,)``, ``x (d,)``)."""

@@ -37,7 +37,11 @@ class LearnerSpec:
 
 
 _BAYES = {"alpha": POSITIVE, "n_bins": positive_int(2), "relearn_first": positive_int(),
-          "relearn_factor": Interval(1.0), "max_parents": positive_int(0)}
+          "relearn_factor": Interval(1.0), "max_parents": positive_int(0),
+          "structure": OneOf(("ci", "bic", "bdeu", "k2")), "epsilon": Interval(0.0, closed_low=True, nullable=True),
+          "ci_alpha": Interval(0.0, 1.0),
+          "ess": POSITIVE, "online_structure": OneOf(("lossless", "frozen", "window")),
+          "window": positive_int()}
 
 LEARNERS: dict[str, LearnerSpec] = {
     "hoeffding_tree": LearnerSpec(online=True, batch=False, backends=("compiled", "river"), params={

@@ -1,8 +1,10 @@
 """Sun, Tables 2-3: base model, online base model, batch boosting and online boosting per base
 learner (TAN, BAN, and Naive Bayes, which the paper discusses without a table), beside the paper.
 
-A cell is the test accuracy in percent, mean ± std over the folds of every seed (k-fold CV) or
-over seeds (a fixed split). A ``−`` after the online-boosting cell marks where it is significantly worse than
+A cell is the test accuracy in percent: the mean and its 95% Student-t interval over the folds
+of every seed (k-fold CV; 3 seeds x 5 folds = 15 values) or over seeds (a fixed split). It is
+flagged (⚑) when the paper's value lies outside the interval and more than ``TOLERANCE`` points
+from our mean, as in the Jung tables. A ``−`` after the online-boosting cell marks where it is significantly worse than
 batch boosting (p < 0.05, one-sided): a paired t-test over folds under k-fold CV, as the paper;
 for a fixed split a paired t-test over seeds (the seeds share one test set, so its examples are
 not independent draws per seed), and with one seed statsmodels' two-proportion z-test on the
@@ -11,6 +13,7 @@ test set.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +21,7 @@ import pandas as pd
 from scipy import stats
 
 from boostbench.data.registry import available_datasets
-from boostbench.reporting.tables import cell_rows, paper_tables
+from boostbench.reporting.tables import cell_rows, confidence_interval, paper_tables
 from boostbench.store import atomic_write_text
 
 KEY = "sun_online_boosting_tables_2_3"
@@ -28,7 +31,9 @@ DATASETS = {"promoters": "promoters", "breast_cancer_w": "breast_cancer_w", "ger
 COLUMNS = {"base": "base", "online_base": "online_base", "boosting": "adaboost_m1",
            "online_boosting": "online_boosting"}
 LEARNERS = {"tan": "tan", "ban": "ban", "naive_bayes": None}  # our learner -> paper table (None: none)
+FIXED_SPLIT = ("synthetic_1", "synthetic_2", "synthetic_3", "census_income")  # the rest: 5-fold CV
 ALPHA = 0.05
+TOLERANCE = 3.0  # accuracy points: a difference to the paper within it is never flagged
 
 
 def _fold_accuracies(group: pd.DataFrame) -> np.ndarray:
@@ -60,8 +65,26 @@ def online_worse(batch: np.ndarray, online: np.ndarray, n_test: int | None) -> t
     return p < ALPHA, p
 
 
-def rebuild(runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per (learner, data set, column): ours (mean %, std %, folds), the paper's, the test."""
+@functools.lru_cache(maxsize=None)
+def expected_settings(dataset: str, algorithm: str, learner: str, overrides: tuple[str, ...] = ()) -> str:
+    """The settings (:func:`~boostbench.reporting.records.settings_key`) of a cell's runs: Sun's
+    experiment config (``sun_tables``, or ``sun_tables_fixed_split`` for a fixed split) with
+    ``overrides`` (a lever, e.g. ``learner.online_structure=lossless``)."""
+    from omegaconf import OmegaConf
+
+    from boostbench.config import compose_config
+    from boostbench.reporting.records import settings_key
+
+    fixed = dataset in FIXED_SPLIT
+    cfg = compose_config([f"+experiment=sun_tables{'_fixed_split' if fixed else ''}", f"dataset={dataset}",
+                          f"algorithm={algorithm}", f"learner={learner}", f"protocol={'holdout' if fixed else 'kfold'}",
+                          *overrides])
+    return settings_key(OmegaConf.to_container(cfg, resolve=True))
+
+
+def rebuild(runs: pd.DataFrame, overrides: tuple[str, ...] = ()) -> pd.DataFrame:
+    """One row per (learner, data set, column): ours (mean %, std %, 95% interval %, folds), the
+    paper's, ``flagged`` (the paper outside the interval and more than ``TOLERANCE`` away), the test."""
     paper = paper_tables()[KEY]
     here = {info.name: info.location is not None for info in available_datasets()}
     mine = runs[runs["protocol"].isin(["kfold", "holdout"])]
@@ -72,13 +95,20 @@ def rebuild(runs: pd.DataFrame) -> pd.DataFrame:
             for column, algorithm in COLUMNS.items():
                 group = mine[(mine["dataset"] == dataset) & (mine["algorithm"] == algorithm)
                              & (mine["learner"] == learner)]
+                if not group.empty:
+                    group = group[group["settings"] == expected_settings(dataset, algorithm, learner, overrides)]
                 values = _fold_accuracies(group) if not group.empty else np.array([])
                 accuracy[column] = values
                 paper_value = paper[table][paper_name][list(COLUMNS).index(column)] if table else None
-                rows.append({"learner": learner, "dataset": paper_name, "column": column,
-                             "ours": 100 * values.mean() if len(values) else float("nan"),
+                ours = 100 * values.mean() if len(values) else float("nan")
+                low, high = (100 * v for v in confidence_interval(values))
+                rows.append({"learner": learner, "dataset": paper_name, "column": column, "ours": ours,
                              "std": 100 * values.std(ddof=1) if len(values) > 1 else 0.0, "n": len(values),
+                             "low": low, "high": high,
                              "paper": float("nan") if paper_value is None else float(paper_value),
+                             "flagged": bool(paper_value is not None and len(values) > 1
+                                             and abs(ours - paper_value) > TOLERANCE
+                                             and not low <= paper_value <= high),
                              "n_test": (int(group["n_test"].iloc[0]) if len(values) and
                                         (group["protocol"] == "holdout").all() else None),
                              "note": "" if len(values) else ("not run" if here.get(dataset) else
@@ -97,8 +127,8 @@ def to_markdown(table: pd.DataFrame) -> str:
         paper = "" if row.paper != row.paper else f" / {row.paper:.1f}"
         if row.n == 0:
             return f"— ({row.note}){paper}"
-        spread = f" ± {row.std:.1f}" if row.n > 1 else ""  # folds x seeds, or seeds
-        return f"{row.ours:.1f}{spread}{' −' if row.online_worse else ''}{paper}"
+        spread = f" [{row.low:.1f}, {row.high:.1f}]" if row.n > 1 else ""  # folds x seeds, or seeds
+        return f"{row.ours:.1f}{spread}{' −' if row.online_worse else ''}{paper}{' ⚑' if row.flagged else ''}"
 
     lines = []
     titles = {"tan": "Table 2: TAN", "ban": "Table 3: BAN", "naive_bayes": "Naive Bayes (no table in the paper)"}
@@ -108,16 +138,23 @@ def to_markdown(table: pd.DataFrame) -> str:
         for dataset, cells in cell_rows(block, cell):
             lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
         lines.append("")
-    lines.append("Cells: our test accuracy (%), mean ± std over every fold of every seed (k-fold CV), or over "
-                 "seeds for a fixed split (no ± with one seed) / the paper's. `−`: online boosting significantly "
-                 "worse than batch boosting (p < 0.05; paired t-test over (seed, fold), or a two-proportion "
-                 "z-test for a fixed split). Synthetic-1/2/3 are our own random-network data (the paper does "
-                 "not define its own).")
+    run = table[table["n"] > 0]
+    folds = run.loc[run["n_test"].isna(), "n"]
+    lines.append(f"Cells: our test accuracy (%), mean [95% Student-t interval] over every fold of every seed "
+                 f"(k-fold CV: {int(folds.min()) if len(folds) else 0}–{int(folds.max()) if len(folds) else 0} "
+                 f"values a cell), or over seeds for a fixed "
+                 f"split (no interval with one seed) / the paper's. ⚑: the paper's value is outside the interval "
+                 f"and more than {TOLERANCE:g} points from our mean ({int(table['flagged'].sum())} of "
+                 f"{int(run['paper'].notna().sum())} cells with a paper value). `−`: online boosting "
+                 "significantly worse than batch boosting (p < 0.05; paired t-test over (seed, fold), or a "
+                 "two-proportion z-test for a fixed split). Synthetic-1/2/3 are our own random-network data "
+                 "(the paper does not define its own).")
     return "\n".join(lines) + "\n"
 
 
 def write(runs: pd.DataFrame, out_dir: str | Path) -> tuple[pd.DataFrame, list[Path]]:
-    """Write ``tables/sun_tables.{md,csv}``; returns the table (empty: no runs) and the paths."""
+    """Write ``tables/sun_tables.{md,csv}`` (Sun's experiment settings); returns the table (empty:
+    no runs) and the paths."""
     table = rebuild(runs)
     if table["n"].sum() == 0:
         return pd.DataFrame(), []
