@@ -275,7 +275,7 @@ def test_a_frozen_online_learner_keeps_the_structure_of_its_first_n0_examples_an
     pool = BayesPool(params, 1, 2)
     member = pool.members[0]
     for t, (x, label) in enumerate(zip(Xf, y)):
-        pool.learn_one(0, pool.prepare(x), int(label), 1.0)
+        pool.learn_member(0, pool.prepare(x), int(label), 1.0)
         if t == 39:
             structure, counts = member.model.parents, member.model.counts.copy()
     first = params.fit_label(Xf[:40], y[:40], np.ones(40), 2, np.random.default_rng(0))
@@ -293,7 +293,7 @@ def test_a_window_learner_relearns_structure_and_counts_from_its_last_examples_o
                                      Xf, np.full(5, 2), np.random.default_rng(0))
     pool = BayesPool(params, 1, 2)
     for x, label in zip(Xf[:200], y[:200]):
-        pool.learn_one(0, pool.prepare(x), int(label), 1.0)
+        pool.learn_member(0, pool.prepare(x), int(label), 1.0)
     member = pool.members[0]                                          # re-learned at 100 and 200
     last = params.fit_label(Xf[140:200], y[140:200], np.ones(60), 2, np.random.default_rng(0))
     assert member.model.parents == last.parents and len(member.kept) == 60
