@@ -473,7 +473,7 @@ def _print_wide(table: Table) -> None:
 def _print_table(name, frame) -> None:
     import pandas as pd
 
-    from boostbench.reporting.tables import TABLES, caption, cell_interval, cell_rows, table_columns
+    from boostbench.reporting.tables import TABLES, caption, cell_interval, cell_rows, runtime_text, table_columns
 
     spec = TABLES[name]
     digits = 3 if spec.higher_is_better else 4
@@ -486,7 +486,7 @@ def _print_table(name, frame) -> None:
         colour = "white" if row.diff != row.diff or not row.flagged else "red" if worse > 0 else "green"
         interval = escape(cell_interval(row._asdict(), digits))
         return (f"[{colour}]{row.ours:.{digits}f}[/] {interval} ({paper}){' ⚑' if row.flagged else ''}\n"
-                f"{row.runtime_s:.1f} s ({'—' if pd.isna(row.paper_runtime_s) else row.paper_runtime_s} s)" + (f"\n[dim]{row.note}[/]" if row.note else ""))
+                f"{runtime_text(row._asdict())} ({'—' if pd.isna(row.paper_runtime_s) else row.paper_runtime_s} s)" + (f"\n[dim]{row.note}[/]" if row.note else ""))
 
     for preset, table in frame.groupby("preset", sort=False):
         shown = Table(title=escape(caption(name, table, preset)),

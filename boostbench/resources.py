@@ -143,6 +143,10 @@ def peak_rss_bytes() -> int:
     return own + sum(_status_bytes(pid, "VmHWM") for pid in _children())
 
 
+#: Examples between two samples of a pass's memory (for its RAM-hours)
+SAMPLE_EVERY = 1000
+
+
 class ResourceMeter:
     """CPU seconds and RAM-hours of a pass, sampled between chunks of examples.
 

@@ -208,6 +208,7 @@ def test_mlr_runs_on_emotions_and_is_deterministic(algorithm):
     m = first["metrics"]
     assert m["n_train"] == 391 and m["n_test"] == 202
     assert 0.0 < m["test_rank_loss"] < 0.35  # random scores give 0.5
+    assert m["cpu_s"] > 0 and m["ram_hours"] >= 0  # measured as the prequential pass measures them
     assert first["curve"]["test_rank_loss"] == again["curve"]["test_rank_loss"]
     assert first["config"]["learner"]["feature_subset_size"] == 20
 

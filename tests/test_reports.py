@@ -99,3 +99,11 @@ def test_the_cd_diagram_needs_a_significant_friedman_test(tmp_path):
     assert significance.cd_diagram(latin, True, tmp_path / "none", "t", flat["p_value"]) == []
     assert "no post-hoc test or diagram" in significance.to_markdown("t", flat)
     assert significance.cd_diagram(clear, True, tmp_path / "forced", "t", 0.2) == []
+
+
+def test_a_paper_cell_shows_cpu_seconds_beside_wall_when_the_runs_measured_them():
+    from boostbench.reporting.tables import runtime_text
+
+    assert runtime_text({"runtime_s": 2.04, "cpu_s": 3.96}) == "2.0 s wall, 4.0 s CPU"
+    assert runtime_text({"runtime_s": 2.04, "cpu_s": float("nan")}) == "2.0 s"  # records from before cpu_s
+    assert runtime_text({"runtime_s": 2.04}) == "2.0 s"

@@ -15,6 +15,7 @@ import numpy as np
 
 from boostbench.boosters.base import OnlineRanker
 from boostbench.metrics import rank_loss
+from boostbench.resources import SAMPLE_EVERY, ResourceMeter
 
 ProgressCallback = Callable[[int, float], None]  # (examples done, running mean rank loss)
 
@@ -27,11 +28,17 @@ class TrainTestResult:
         train_loss: ``(n_train,)`` float64 rank loss of each training prediction (before its update).
         test_loss: ``(n_test,)`` float64 rank loss of each test prediction.
         runtime_s: wall time of the whole pass in seconds.
+        cpu_s: CPU seconds of the pass, every thread and child process.
+        ram_hours: MOA's RAM-hours of the pass, GiB x CPU hours (:class:`~boostbench.resources.ResourceMeter`).
+        model_bytes: the model's resident bytes at the end of the pass.
     """
 
     train_loss: np.ndarray
     test_loss: np.ndarray
     runtime_s: float
+    cpu_s: float = float("nan")
+    ram_hours: float = float("nan")
+    model_bytes: int = 0
 
     @property
     def n_examples(self) -> int:
@@ -59,6 +66,8 @@ def train_then_test(ranker: OnlineRanker, X: np.ndarray, Y: np.ndarray, train_or
     order = np.concatenate([train_order, test_order])
     losses = np.empty(len(order))
     total = 0.0
+    meter = ResourceMeter()  # as the prequential pass measures it
+    meter.start()
     began = time.perf_counter()
     for t, index in enumerate(order):
         losses[t] = rank_loss(ranker.predict_scores(X[index]), Y[index])
@@ -66,8 +75,12 @@ def train_then_test(ranker: OnlineRanker, X: np.ndarray, Y: np.ndarray, train_or
         ranker.update(Y[index])
         if on_progress is not None and (t + 1) % progress_every == 0:
             on_progress(t + 1, total / (t + 1))
+        if (t + 1) % SAMPLE_EVERY == 0:
+            meter.sample()
     runtime = time.perf_counter() - began
+    meter.stop()
     if on_progress is not None:
         on_progress(len(order), float(losses.mean()) if len(order) else 0.0)
     n_train = len(train_order)
-    return TrainTestResult(losses[:n_train], losses[n_train:], runtime)
+    return TrainTestResult(losses[:n_train], losses[n_train:], runtime, meter.cpu_s, meter.ram_hours,
+                           meter.model_bytes)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
-from boostbench.resources import ResourceMeter
+from boostbench.resources import SAMPLE_EVERY, ResourceMeter
 
 ProgressCallback = Callable[[int, float], None]  # (examples done, running accuracy)
 
@@ -70,9 +70,6 @@ class PrequentialResult:
         seen = np.unique(np.linspace(1, n, num=min(points, n)).round().astype(np.int64))
         return seen, np.cumsum(self.correct)[seen - 1] / seen
 
-
-#: Examples between two samples of the pass's memory (for its RAM-hours)
-SAMPLE_EVERY = 1000
 
 
 def final_window_start(n: int, final_fraction: float) -> int:

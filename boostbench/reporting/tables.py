@@ -206,6 +206,7 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
                                 and not low <= paper_value <= high),  # no interval (n < 3): outside
                 "gamma": gamma, "held_out": held_out,
                 "runtime_s": float(subset["runtime_s"].mean()) if n else float("nan"),
+                "cpu_s": float(subset["cpu_s"].mean()) if n and "cpu_s" in subset else float("nan"),
                 "peak_mib": float(subset["peak_rss_bytes"].max()) / 2**20 if n else float("nan"),
                 "paper_runtime_s": paper_row["runtime_s"][j] if in_paper else None,
                 "note": note, "n_learners": n_learners,
@@ -279,7 +280,7 @@ def to_markdown(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
             flag = " ⚑" if row["flagged"] else ""
             paper_time = "—" if pd.isna(row["paper_runtime_s"]) else f"{row['paper_runtime_s']}"
             cells.append(f"{_fmt(row['ours'], digits)} {cell_interval(row, digits)} "
-                         f"(n={row['n_seeds']}{extra}) / {paper}{diff}{flag}; {row['runtime_s']:.1f} s, "
+                         f"(n={row['n_seeds']}{extra}) / {paper}{diff}{flag}; {runtime_text(row)}, "
                          f"{_fmt(row['peak_mib'], 0)} MiB / {paper_time} s")
         lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
     lines += ["", f"Cells: ours, mean over seeds of `{spec.metric}` [95% confidence interval, Student's t, "
@@ -287,9 +288,17 @@ def to_markdown(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
               "(n seeds; for a gamma-tuned column the gamma of best mean, and the held-out score: gamma "
               "chosen on half the seeds, scored on the other half) / the paper's value [ours − paper]; "
               f"⚑: the paper's value is outside the interval and more than {spec.tolerance:g} from our mean "
-              "(README, \"Deviations\", explains each). Then our mean runtime and largest peak memory (RSS of "
-              "the run's process) / the paper's runtime, in seconds (different machines)."]
+              "(README, \"Deviations\", explains each). Then our mean runtime (wall seconds, and CPU seconds of "
+              "every thread where the runs measured them) and largest peak memory (RSS of the run's pass) / "
+              "the paper's runtime, in seconds (different machines)."]
     return "\n".join(lines) + "\n"
+
+
+def runtime_text(row) -> str:
+    """A cell's mean wall seconds, with its CPU seconds beside when the runs measured them (records
+    from before cpu_s have none)."""
+    wall = f"{row['runtime_s']:.1f} s"
+    return wall if pd.isna(row.get("cpu_s", float("nan"))) else f"{wall} wall, {row['cpu_s']:.1f} s CPU"
 
 
 def to_latex(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
