@@ -22,7 +22,7 @@ run: setup
 	$(BIN)/boostbench run $(ARGS)
 
 test: setup
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n auto --dist worksteal -m "not slow"
 	$(MAKE) --no-print-directory smoke
 
 # The tests marked slow (end-to-end sweeps, whole data sets; pyproject.toml): CI runs them after make test.

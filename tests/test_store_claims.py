@@ -73,24 +73,25 @@ def test_the_owner_refreshes_its_claim(tmp_path):
     held.release()
 
 
-def _race(directory, key, start, results):
+def _race(directory, key, start, results, everyone_tried):
     while time.time() < start:
         pass
     held = claim(directory, key)
     results.put(held is not None)
-    time.sleep(0.5)  # hold it while the others try
+    everyone_tried.wait(timeout=60)  # hold it until all have tried, however late the scheduler ran them
     if held is not None:
         held.release()
 
 
 def test_racing_workers_one_wins(tmp_path):
     context = mp.get_context("fork")
-    results = context.Queue()
+    results, everyone_tried = context.Queue(), context.Barrier(8)
     start = time.time() + 0.5
-    workers = [context.Process(target=_race, args=(tmp_path, "abc", start, results)) for _ in range(8)]
+    workers = [context.Process(target=_race, args=(tmp_path, "abc", start, results, everyone_tried))
+               for _ in range(8)]
     for worker in workers:
         worker.start()
-    won = [results.get(timeout=30) for _ in workers]
+    won = [results.get(timeout=60) for _ in workers]
     for worker in workers:
         worker.join()
     assert sum(won) == 1
