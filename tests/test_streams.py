@@ -2,6 +2,7 @@
 
 - river's bundled real sets load without a network; the generated streams keep their order
   whatever the protocol says, and a non-adaptive learner's windowed accuracy falls after the drift;
+- a generated stream is drawn once, then read from the cache (a scrambled file is drawn again);
 - kappa-M and kappa-T as MOA counts them (hand-computed values; the windowed majority class
   against brute force);
 - a run's peak RSS after memory an earlier job freed reads as the run before it;
@@ -48,6 +49,47 @@ def test_a_generated_stream_is_never_shuffled_and_each_seed_draws_its_own(name):
     seed0, again, seed1 = (load_dataset(cfg.dataset, seed=s) for s in (0, 0, 1))
     assert np.array_equal(seed0.X, again.X) and not np.array_equal(seed0.X, seed1.X)
     assert compose_config(["dataset=car"]).protocol.shuffle is True  # a table's data set keeps its shuffle
+
+
+def test_a_generated_stream_is_drawn_once_then_read_from_the_cache(monkeypatch, tmp_path, capsys):
+    from boostbench.data import drift
+
+    monkeypatch.setenv("BOOSTBENCH_CACHE", str(tmp_path))
+    spec = compose_config(["dataset=led_drift", "dataset.n_examples=3000"]).dataset  # nominal features
+    drawn = load_dataset(spec, seed=4)
+    files = sorted((tmp_path / "streams").glob("*.npz"))
+    assert len(files) == 1
+
+    def no_draw(*args):
+        raise AssertionError("drawn again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(drift, "_to_dataset", no_draw)
+        cached = load_dataset(spec, seed=4)
+    assert np.array_equal(cached.X, drawn.X) and np.array_equal(cached.y, drawn.y)
+    assert np.array_equal(cached.nominal, drawn.nominal) and cached.nominal.any()
+    assert (cached.name, cached.feature_names, cached.categories, cached.class_names) == \
+        (drawn.name, drawn.feature_names, drawn.categories, drawn.class_names)
+    # another seed or length is another stream, in a file of its own
+    load_dataset(spec, seed=5)
+    load_dataset(compose_config(["dataset=led_drift", "dataset.n_examples=2000"]).dataset, seed=4)
+    assert len(list((tmp_path / "streams").glob("*.npz"))) == 3
+    # a file scrambled on a shared disk is drawn again, with a warning, never used
+    data = bytearray(files[0].read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    files[0].write_bytes(bytes(data))
+    again = load_dataset(spec, seed=4)
+    assert np.array_equal(again.X, drawn.X) and "not used, recomputed" in capsys.readouterr().err
+    assert load_arrays_ok(files[0])
+
+
+def load_arrays_ok(path):
+    """Whether ``path`` is a stream-cache file that passes its checks again (the redraw replaced it)."""
+    from boostbench.core.disk_cache import load_arrays
+
+    with np.load(path, allow_pickle=False) as data:
+        key = str(data["__key__"])
+    return load_arrays(path, key) is not None
 
 
 def test_a_non_adaptive_learner_loses_accuracy_after_the_abrupt_drift():
