@@ -159,12 +159,17 @@ def test_leaderboard_ranks_means_and_pareto_front(tmp_path):
         for seed in (0, 1):
             for algorithm, accuracy, cpu in (("adaboost_olm", 0.9, 2.0), ("online_boosting", 0.8, 1.0),
                                              ("vfdt", 0.7, 0.1), ("river_adaboost", 0.6, 5.0)):
+                if (algorithm, dataset) == ("river_adaboost", "d"):
+                    continue  # a gap, whose failed job says why
                 rows.append({"dataset": dataset, "algorithm": algorithm, "seed": seed,
                              "final_accuracy": accuracy + 0.01 * d + 0.001 * seed, "final_kappa_m": accuracy - 0.5,
                              "final_kappa_t": np.nan, "cpu_s": cpu, "ram_hours": cpu * 1e-6})
     (tmp_path / "failed").mkdir()
     (tmp_path / "failed" / "x.json").write_text(json.dumps(
         {"reason": "capymoa not installed", "config": {"algorithm": {"name": "moa_ozaboost"}}}))
+    (tmp_path / "failed" / "y.json").write_text(json.dumps(
+        {"reason": "the MOA process stopped: java.lang.OutOfMemoryError",
+         "config": {"algorithm": {"name": "river_adaboost"}, "dataset": {"name": "d"}}}))
     board, written = leaderboard.write(tmp_path, tmp_path, _runs(rows))
     accuracy = board.tables["accuracy"]
     assert list(accuracy["algorithm"]) == ["adaboost_olm", "online_boosting", "vfdt", "river_adaboost"]
@@ -174,10 +179,19 @@ def test_leaderboard_ranks_means_and_pareto_front(tmp_path):
     assert "kappa-T" not in board.tables  # no run has it (records before the measure)
     assert board.not_run["moa_ozaboost"] == "not run: capymoa not installed"
     assert board.not_run["online_mbbm"] == "not run: no run in this store"
+    assert board.gaps == {("river_adaboost", "d"): "not run: the MOA process stopped: java.lang.OutOfMemoryError"}
     names = {p.name for p in written}
     assert {"leaderboard.md", "leaderboard.csv", "cd_final_accuracy.png", "pareto_a.png"} <= names
     text = (tmp_path / "tables" / "leaderboard.md").read_text()
     assert "| adaboost_olm | 0.9155 ± 0.0" in text and "| moa_ozaboost | not run: capymoa not installed |" in text
+    assert "| river_adaboost | d | not run: the MOA process stopped" in text
+    # summary.html's section: each measure in its own format, the CD diagram, the reasons, the fronts
+    section = leaderboard.html_section(tmp_path)
+    assert "<td>2e-06 ± 0</td>" in section and "<td>0.9155 ± 0.0" in section  # RAM-hours not rounded to 0
+    assert "figures/leaderboard/cd_final_accuracy.png" in section and "pareto_a.png" in section
+    assert "not run: capymoa not installed" in section and "java.lang.OutOfMemoryError" in section
+    assert "Friedman chi-square" in section
+    assert leaderboard._cell(0.5, np.nan, np.nan, ".4f", 2) == "0.5000 (n < 3)"  # no interval, and why
     # vfdt (cheapest), online_boosting, adaboost_olm (best) are on the front; river_adaboost is beaten
     cost, score = np.array([2.0, 1.0, 0.1, 5.0]), np.array([0.9, 0.8, 0.7, 0.6])
     assert list(leaderboard.pareto_front(cost, score)) == [2, 1, 0]
