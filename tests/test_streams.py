@@ -221,3 +221,16 @@ def test_report_leaderboard_on_a_store_with_a_failed_peer(tmp_path):
         assert "| moa_ozaboost | not run: algorithm moa_ozaboost: MOA's ensembles need capymoa" in text
     assert (tmp_path / "tables" / "leaderboard.md").is_file()
     assert (tmp_path / "figures" / "leaderboard" / "pareto_car.png").stat().st_size > 1000
+
+
+def test_the_stream_benchmark_resizes_its_streams_in_a_sweep(tmp_path):
+    """`dataset.n_examples=` in a sweep over streams (Hydra composes the sweep's default data set
+    with it first: a vendored set, which has no n_examples, refused it)."""
+    from boostbench.reporting.records import load_runs
+    from boostbench.sweep import run_sweep, summarize
+
+    grid = ["+experiment=stream_benchmark", "dataset=sea_drift,hyperplane", "dataset.n_examples=300",
+            "algorithm=vfdt", "learner.backend=river", "seed=0", f"results_dir={tmp_path}"]
+    assert summarize(run_sweep(grid, n_jobs=1)) == {"done": 2}
+    runs = load_runs(tmp_path)
+    assert sorted(runs["dataset"]) == ["hyperplane", "sea_drift"] and set(runs["n_examples"]) == {300}
