@@ -190,6 +190,10 @@ def _split_pass(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, generato
         "n_rounds_fitted": [r.n_rounds_fitted for r in folds],
         "n_folds": len(folds),
         "runtime_s": float(sum(r.runtime_s for r in folds)),
+        # measured over the fits, as runtime_s is (the prequential pass's meter, per fold)
+        "cpu_s": float(sum(r.cpu_s for r in folds)),
+        "ram_hours": float(sum(r.ram_hours for r in folds)),
+        "model_bytes": int(max(r.model_bytes for r in folds)),  # the largest fold's model
         "n_examples": int(sum(len(train) for train, _ in splits)),
         "n_test": int(sum(len(test) for _, test in splits)),
     }

@@ -217,6 +217,36 @@ def test_kfold_run_record_has_staged_curves(tmp_path):
     assert "weights" not in record
 
 
+def test_kfold_runs_measure_cpu_seconds_and_ram_hours_as_the_prequential_pass_does():
+    for overrides in (["algorithm=adaboost_m2", "n_rounds=5"], ["algorithm=online_boosting", "n_learners=3"]):
+        m = run_experiment(compose_config(["protocol=kfold", "dataset=heart", *overrides]))["metrics"]
+        assert m["cpu_s"] > 0 and m["ram_hours"] >= 0 and m["model_bytes"] >= 0, overrides
+
+
+class _Hoarder:
+    """An online learner whose model grows by 8 KiB an update: what a fold's meter must see."""
+
+    def __init__(self):
+        self.kept = []
+
+    def predict(self, x):
+        return 0
+
+    def update(self, label):
+        self.kept.append(np.ones(1024))
+
+
+def test_an_online_fold_meters_its_models_memory():
+    from boostbench.protocols import fit_online
+
+    X, y = np.zeros((2500, 1)), np.zeros(2500, dtype=np.int64)
+    booster = _Hoarder()
+    fold = fit_online(booster, X, y, np.arange(2000), np.arange(2000, 2500))
+    assert fold.model_bytes >= 0.8 * 2000 * 1024 * 8  # 16 MiB kept
+    assert fold.cpu_s > 0 and fold.ram_hours > 0
+    assert fold.ram_hours <= fold.model_bytes / 2**30 * fold.cpu_s / 3600  # the model only grew
+
+
 def test_holdout_run_keeps_the_weight_distribution():
     record = run_experiment(compose_config(["protocol=holdout", "dataset=heart", "algorithm=adaboost_m1",
                                             "learner.max_depth=3", "n_rounds=10"]))

@@ -34,3 +34,23 @@ def test_a_sweep_marks_a_binary_peer_na_on_multiclass_data(tmp_path):
 def test_vw_features_write_numeric_nominal_and_missing_values():
     x = np.array([0.25, 2.0, np.nan, -1.5])
     assert vw_features(x, [0, 3, 0, 0]) == "| 0:0.25 1=2 3:-1.5"
+
+
+def test_a_moa_peer_that_cannot_start_says_why_in_one_line(monkeypatch, tmp_path):
+    """A MOA Python without capymoa (a half-made .venv-moa): the reason is the child's error, not
+    its traceback (it lands in failed/ and in the leaderboard's "not run" row)."""
+    import sys
+
+    from boostbench.boosters import moa_peers
+
+    worker = tmp_path / "worker.py"
+    worker.write_text("import sys\n\ndef main():\n    import capymoa_absent\n\nmain()\n")
+    monkeypatch.setattr(moa_peers, "moa_python", lambda: sys.executable)
+    monkeypatch.setattr(moa_peers, "WORKER", worker)
+    with pytest.raises(ValueError) as caught:
+        moa_peers.MOAEnsemble(None, 2, np.random.default_rng(0), "ozaboost", 3, [0, 0])
+    message = str(caught.value)
+    assert message.endswith("ModuleNotFoundError: No module named 'capymoa_absent'")
+    assert "Traceback" not in message and "\n" not in message and sys.executable in message
+    assert moa_peers.last_error("Exception in thread main\n  java.lang.OutOfMemoryError\n") == \
+        "Exception in thread main java.lang.OutOfMemoryError"

@@ -45,6 +45,15 @@ def moa_python() -> str:
                      "or set BOOSTBENCH_MOA_PYTHON to a Python that has it")
 
 
+def last_error(stderr: str, limit: int = 400) -> str:
+    """A child process's ``stderr`` as one line for a failure's reason: the error a Python
+    traceback ends with, else the last ``limit`` characters, whitespace collapsed."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    if "Traceback (most recent call last):" in stderr and lines:
+        return lines[-1]
+    return " ".join(" ".join(lines).split())[-limit:]
+
+
 class MOAEnsemble(OnlineBooster):
     """One of MOA's ensembles over N of MOA's trees (a peer: no pool): OzaBoost,
     OnlineSmoothBoost, StreamingGradientBoostedTrees (over FIMT-DD regression trees),
@@ -77,11 +86,13 @@ class MOAEnsemble(OnlineBooster):
                                      "seed": int(rng.integers(2**31)), "n_classes": int(n_classes),
                                      "n_categories": [int(m) for m in n_categories]}), setup=True)
         if ready != "ready":
-            raise ValueError(f"MOA did not start: {self._stderr()}")
+            raise ValueError(f"MOA did not start ({moa_python()}): {self._stderr()}")
 
     def _stderr(self) -> str:
+        """What the child said last, on one line: a Python traceback's last line (its error), else
+        the tail of its messages (the JVM's)."""
         self._log.seek(0)
-        return self._log.read().decode(errors="replace")[-2000:]
+        return last_error(self._log.read().decode(errors="replace"))
 
     def _ask(self, message, setup: bool = False, answer: bool = True):
         try:

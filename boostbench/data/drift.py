@@ -9,18 +9,32 @@ optionally a second one it drifts to (``drift_to``) through river's ``ConceptDri
 the stream with seed ``generator_seed + s`` (each seed its own stream, as MOA's runs draw theirs).
 A config with ``river_dataset: <class>`` reads that bundled file (offline: it ships in the wheel).
 The papers' boosters never met drift; these streams are how one studies it with the same runner.
+
+A generated stream is drawn once per (generator and its parameters, drift, seed, ``n_examples``)
+and kept in the disk cache (``$BOOSTBENCH_CACHE/streams``, :mod:`boostbench.core.disk_cache`:
+written atomically, its key and sha256 checked on load), where every algorithm's run of it reads
+it back: river draws 100,000 examples in seconds, the cache in milliseconds.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import inspect
-from collections.abc import Iterable
+import json
+from collections.abc import Iterable, Iterator
+from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from omegaconf import OmegaConf
 
+from boostbench.core.disk_cache import load_arrays, save_arrays
 from boostbench.data.dataset import Dataset
 from boostbench.errors import ConfigError
+from boostbench.paths import cache_dir
 
 BUNDLED = ("Bananas", "Phishing", "ImageSegments", "Shuttle")  # river's real sets with their file in the wheel
 
@@ -54,7 +68,8 @@ def stream_seed(spec: Any, run_seed: int) -> int:
 
 
 def drift_dataset(spec: Any, run_seed: int = 0) -> Dataset:
-    """The stream a ``generator: river`` config describes, drawn once into arrays.
+    """The stream a ``generator: river`` config describes, drawn once into arrays (or read back
+    from the stream cache: see the module doc).
 
     Args:
         spec: the ``dataset`` config.
@@ -69,23 +84,81 @@ def drift_dataset(spec: Any, run_seed: int = 0) -> Dataset:
         ConfigError: an unknown generator or parameter, a bad ``n_examples``, ``position`` or
             ``width``, or an unknown nominal feature.
     """
-    from river.datasets import synth
-
     seed = stream_seed(spec, run_seed)
     n = int(spec.get("n_examples") or 0)
     if n < 2:
         raise ConfigError(f"dataset.n_examples must be at least 2, got {spec.get('n_examples')}")
-    stream = _generator(spec.stream, seed)
+    drift = None
     if spec.get("drift_to") is not None:
-        position, width = _examples(spec, "position", n // 2, n), _examples(spec, "width", 1, n)
+        drift = _examples(spec, "position", n // 2, n), _examples(spec, "width", 1, n)
         # river's switch is 1 / (1 + exp(-4 (t - position) / width)): math.exp overflows past 709
-        narrowest = int(np.ceil(4 * max(position, n - position) / 700))
-        if not 0 < position < n or width < narrowest:
+        narrowest = int(np.ceil(4 * max(drift[0], n - drift[0]) / 700))
+        if not 0 < drift[0] < n or drift[1] < narrowest:
             raise ConfigError(f"dataset.position must be in (0, {n}) and dataset.width at least {narrowest} "
-                              f"(river's drift switch overflows below), got {position} and {width}")
-        stream = synth.ConceptDriftStream(stream, _generator(spec.drift_to, seed + 1), position=position, width=width,
-                                          seed=seed)
-    return _to_dataset(str(spec.name), stream.take(n), spec.get("nominal"))
+                              f"(river's drift switch overflows below), got {drift[0]} and {drift[1]}")
+    key = json.dumps([_plain(spec.stream), _plain(spec.get("drift_to")), drift, seed, n, _plain(spec.get("nominal")),
+                      version("river")], sort_keys=True)
+    path = cache_dir("streams") / f"{spec.name}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.npz"
+    examples = _draw(spec, seed, n, drift)  # lazy: checks the generators' names and parameters
+    with _generating(path):  # a sweep's jobs wait for the one drawing the stream, then read it
+        cached = load_arrays(path, key)
+        if cached is not None:
+            return _from_arrays(str(spec.name), cached)
+        dataset = _to_dataset(str(spec.name), examples, spec.get("nominal"))
+        save_arrays(path, key, **_to_arrays(dataset))  # best effort: a read-only cache draws again
+    return dataset
+
+
+def _plain(value: Any) -> Any:
+    """A config entry as plain containers (for the cache key)."""
+    return OmegaConf.to_container(value) if OmegaConf.is_config(value) else value
+
+
+def _draw(spec: Any, seed: int, n: int, drift: tuple[int, int] | None) -> Iterable[tuple[dict, Any]]:
+    """River's ``n`` first examples of the stream (drifting at ``drift``: position, width), an
+    iterator that draws them as it is read."""
+    from river.datasets import synth
+
+    stream = _generator(spec.stream, seed)
+    if drift is not None:
+        stream = synth.ConceptDriftStream(stream, _generator(spec.drift_to, seed + 1), position=drift[0],
+                                          width=drift[1], seed=seed)
+    return stream.take(n)
+
+
+@contextlib.contextmanager
+def _generating(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock beside ``path`` (best effort: none where the cache is read-only or
+    the filesystem refuses locks; the atomic write keeps the file whole either way)."""
+    from boostbench.safety import make_private_dirs
+
+    try:
+        make_private_dirs(path.parent)
+        handle = open(path.with_suffix(".lock"), "a")
+    except OSError:
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        except OSError:
+            pass
+        yield
+
+
+def _to_arrays(dataset: Dataset) -> dict[str, np.ndarray]:
+    """A drawn stream as the cache's arrays (no pickles: names as unicode, categories as JSON)."""
+    return {"X": dataset.X, "y": dataset.y, "nominal": dataset.nominal,
+            "feature_names": np.array(dataset.feature_names, dtype=np.str_),
+            "class_names": np.array(dataset.class_names, dtype=np.str_),
+            "categories": np.str_(json.dumps(dataset.categories))}
+
+
+def _from_arrays(name: str, arrays: dict[str, np.ndarray]) -> Dataset:
+    categories = tuple(None if c is None else tuple(c) for c in json.loads(str(arrays["categories"])))
+    return Dataset(name=name, X=arrays["X"], y=arrays["y"], feature_names=tuple(map(str, arrays["feature_names"])),
+                   nominal=arrays["nominal"], categories=categories,
+                   class_names=tuple(map(str, arrays["class_names"])), n_train=None)
 
 
 def bundled_dataset(spec: Any) -> Dataset:

@@ -6,7 +6,8 @@ Student's t interval over data sets, and its mean rank (1 = best) over the data 
 algorithm ran on; the Friedman test and the Nemenyi critical-difference diagram
 (:mod:`boostbench.reporting.significance`, Demšar 2006). Per data set, accuracy against CPU
 seconds with the Pareto front marked. A registered algorithm without runs says why it has none
-(the reason of its failed jobs, e.g. a peer whose library is absent).
+(the reason of its failed jobs, e.g. a peer whose library is absent), and so does each data set an
+algorithm that ran elsewhere has no run on (a gap in its mean).
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ class Leaderboard:
             ``n_datasets``, sorted by rank.
         tests: per measure title, :func:`significance.friedman`'s result.
         not_run: algorithm -> why it has no run (``"not run: <reason>"``).
+        gaps: ``(algorithm, data set)`` -> why an algorithm with runs elsewhere has none on that
+            data set of the store (``"not run: <reason>"``), in algorithm then data set order.
         figures: the paths written (CD diagrams, Pareto plots), by :func:`write`.
     """
 
@@ -58,6 +61,7 @@ class Leaderboard:
     tables: dict[str, pd.DataFrame]
     tests: dict[str, dict]
     not_run: dict[str, str]
+    gaps: dict[tuple[str, str], str] = field(default_factory=dict)
     figures: list[Path] = field(default_factory=list)
 
 
@@ -73,25 +77,47 @@ def _online_runs(runs: pd.DataFrame) -> pd.DataFrame:
     return chosen
 
 
+NO_RUN = "no run in this store"
+
+
+def _failures(results_dir: str | Path) -> dict[tuple[str, str | None], str]:
+    """The reason of the latest failed job (``failed/*.json``) of each algorithm, keyed
+    ``(algorithm, data set)`` and ``(algorithm, None)`` (any data set)."""
+    latest: dict[tuple[str, str | None], tuple[float, str]] = {}
+    for path in sorted((Path(results_dir) / "failed").glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            name = str(record["config"]["algorithm"]["name"])
+            dataset = record["config"].get("dataset", {}).get("name")
+            when = path.stat().st_mtime
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue  # a damaged failure note says nothing
+        reason = " ".join(str(record.get("reason", "")).split())
+        for key in ((name, None), (name, None if dataset is None else str(dataset))):
+            if when >= latest.get(key, (-1.0, ""))[0]:
+                latest[key] = (when, reason)
+    return {key: reason for key, (_, reason) in latest.items()}
+
+
 def not_run_reasons(results_dir: str | Path, ran: set[str]) -> dict[str, str]:
     """``"not run: <reason>"`` for each registered multiclass online algorithm without runs: the
     reason its latest failed job gave (``failed/*.json``), else that the store has none."""
     from boostbench.algorithms import ALGORITHMS
 
-    failures: dict[str, tuple[float, str]] = {}
-    for path in sorted((Path(results_dir) / "failed").glob("*.json")):
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-            name = str(record["config"]["algorithm"]["name"])
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # a damaged failure note says nothing
-        if path.stat().st_mtime >= failures.get(name, (-1.0, ""))[0]:
-            failures[name] = (path.stat().st_mtime, " ".join(str(record.get("reason", "")).split()))
-    reasons = {}
-    for name, spec in ALGORITHMS.items():
-        if spec.family == "online" and spec.task == "multiclass" and name not in ran:
-            reasons[name] = "not run: " + (failures[name][1] if name in failures else "no run in this store")
-    return reasons
+    failures = _failures(results_dir)
+    return {name: "not run: " + failures.get((name, None), NO_RUN) for name, spec in ALGORITHMS.items()
+            if spec.family == "online" and spec.task == "multiclass" and name not in ran}
+
+
+def gap_reasons(results_dir: str | Path, chosen: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """``"not run: <reason>"`` for each (algorithm, data set) of the store's online runs where that
+    algorithm has runs on other data sets but none on this one (``chosen``: :func:`_online_runs`)."""
+    failures = _failures(results_dir)
+    ran = chosen.groupby("entry")["algorithm"].first()
+    cells = set(zip(chosen["entry"], chosen["dataset"]))
+    return {(entry, dataset): "not run: " + failures.get((ran[entry], dataset), NO_RUN)
+            for entry in sorted(ran.index) for dataset in sorted(chosen["dataset"].unique())
+            if (entry, dataset) not in cells}
 
 
 def _ranked(scores: pd.DataFrame, measure: Measure) -> tuple[pd.DataFrame, dict]:
@@ -122,13 +148,21 @@ def build(results_dir: str | Path, runs: pd.DataFrame) -> Leaderboard:
             continue
         scores[measure.title] = wide
         tables[measure.title], tests[measure.title] = _ranked(wide, measure)
-    return Leaderboard(scores, tables, tests, not_run_reasons(results_dir, set(chosen["algorithm"])))
+    return Leaderboard(scores, tables, tests, not_run_reasons(results_dir, set(chosen["algorithm"])),
+                       gap_reasons(results_dir, chosen))
 
 
-def _cell(mean: float, low: float, high: float, fmt: str) -> str:
+def _cell(mean: float, low: float, high: float, fmt: str, n: int) -> str:
+    """``mean ± half-width``; without an interval (fewer than 3 data sets) ``mean (n < 3)``."""
     if mean != mean:
         return "—"
-    return f"{mean:{fmt}}" if low != low else f"{mean:{fmt}} ± {(high - low) / 2:{fmt}}"
+    if low != low:
+        return f"{mean:{fmt}} (n < 3)" if n < 3 else f"{mean:{fmt}}"
+    return f"{mean:{fmt}} ± {(high - low) / 2:{fmt}}"
+
+
+def _rank(rank: float) -> str:
+    return "—" if rank != rank else f"{rank:.2f}"
 
 
 def to_markdown(board: Leaderboard, store: str) -> str:
@@ -142,14 +176,27 @@ def to_markdown(board: Leaderboard, store: str) -> str:
         lines += [f"## {measure.title} ({'higher' if measure.higher_is_better else 'lower'} is better)", "",
                   "| algorithm | mean ± 95% CI | mean rank | data sets |", "|---|---|---|---|"]
         for row in board.tables[measure.title].itertuples():
-            rank = "—" if row.mean_rank != row.mean_rank else f"{row.mean_rank:.2f}"
-            lines.append(f"| {row.algorithm} | {_cell(row.mean, row.ci_low, row.ci_high, measure.fmt)} | {rank} | "
-                         f"{row.n_datasets} |")
+            lines.append(f"| {row.algorithm} | {_cell(row.mean, row.ci_low, row.ci_high, measure.fmt, row.n_datasets)} "
+                         f"| {_rank(row.mean_rank)} | {row.n_datasets} |")
         lines += ["", _test_line(board.tests[measure.title], len(board.tables[measure.title])), ""]
+    if board.gaps:
+        lines += ["## Gaps (an algorithm without runs on a data set: its mean is over fewer data sets)", "",
+                  "| algorithm | data set | why |", "|---|---|---|"]
+        lines += [f"| {entry} | {dataset} | {why} |" for (entry, dataset), why in board.gaps.items()]
+        lines.append("")
     if board.not_run:
         lines += ["## Not run", "", "| algorithm | why |", "|---|---|"]
-        lines += [f"| {name} | {why} |" for name, why in board.not_run.items()]
+        lines += [f"| {names} | {why} |" for names, why in not_run_rows(board.not_run)]
     return "\n".join(lines) + "\n"
+
+
+def not_run_rows(not_run: dict[str, str]) -> list[tuple[str, str]]:
+    """``(algorithms, why)`` rows: one per reason, its algorithms comma-separated (a store that
+    ran a few algorithms leaves most of the registry with the one reason that it has no run)."""
+    grouped: dict[str, list[str]] = {}
+    for name, why in not_run.items():
+        grouped.setdefault(why, []).append(name)
+    return [(", ".join(names), why) for why, names in grouped.items()]
 
 
 def _test_line(test: dict, k: int) -> str:
@@ -194,6 +241,7 @@ def pareto_plot(scores: pd.Series, costs: pd.Series, stem: Path, dataset: str) -
         ax.annotate(str(name), (x, y), textcoords="offset points", xytext=(4, 3), fontsize=7)
     if cost.min() > 0:
         ax.set_xscale("log")
+    ax.margins(x=0.15, y=0.1)  # room for the names of the outermost points
     ax.set_xlabel("CPU seconds of the pass (mean over seeds)")
     ax.set_ylabel("accuracy, final window (mean over seeds)")
     ax.set_title(f"{dataset}: accuracy against CPU time")
@@ -204,7 +252,9 @@ def pareto_plot(scores: pd.Series, costs: pd.Series, stem: Path, dataset: str) -
 
 def write(results_dir: str | Path, out_dir: str | Path, runs: pd.DataFrame) -> tuple[Leaderboard, list[Path]]:
     """Build the leaderboard and write it: ``tables/leaderboard.md``, ``tables/leaderboard.csv``
-    (one row per measure and algorithm) and ``tables/leaderboard_scores.csv`` (per data set),
+    (one row per measure and algorithm), ``tables/leaderboard_scores.csv`` (per data set),
+    ``tables/leaderboard_tests.csv`` (the Friedman tests) and ``tables/leaderboard_not_run.csv``
+    (the gaps, then the algorithms not run, with their reasons; :func:`html_section` reads them),
     ``figures/leaderboard/cd_<measure>.{png,pdf}`` (when the Friedman test rejects equal ranks)
     and ``figures/leaderboard/pareto_<dataset>.{png,pdf}``.
 
@@ -221,6 +271,14 @@ def write(results_dir: str | Path, out_dir: str | Path, runs: pd.DataFrame) -> t
         per_dataset = pd.concat([s.stack().rename("mean").reset_index().assign(measure=m)
                                  for m, s in board.scores.items()], ignore_index=True)
         written.append(atomic_write_text(out / "tables" / "leaderboard_scores.csv", per_dataset.to_csv(index=False)))
+        tests = pd.DataFrame([{"measure": m, "statistic": t["statistic"], "p_value": t["p_value"],
+                               "n_datasets": t["n_datasets"], "text": _test_line(t, len(board.tables[m]))}
+                              for m, t in board.tests.items()])
+        written.append(atomic_write_text(out / "tables" / "leaderboard_tests.csv", tests.to_csv(index=False)))
+    missing = [{"algorithm": e, "dataset": d, "why": why} for (e, d), why in board.gaps.items()]
+    missing += [{"algorithm": names, "dataset": "", "why": why} for names, why in not_run_rows(board.not_run)]
+    written.append(atomic_write_text(out / "tables" / "leaderboard_not_run.csv",
+                                     pd.DataFrame(missing, columns=["algorithm", "dataset", "why"]).to_csv(index=False)))
     figures = out / "figures" / "leaderboard"
     for measure in MEASURES:
         if measure.title in board.scores:
@@ -248,14 +306,69 @@ def rich_tables(board: Leaderboard) -> list:
         for column in ("algorithm", "mean ± 95% CI", "mean rank", "data sets"):
             table.add_column(column, justify="left" if column == "algorithm" else "right")
         for row in board.tables[measure.title].itertuples():
-            table.add_row(row.algorithm, _cell(row.mean, row.ci_low, row.ci_high, measure.fmt),
-                          "—" if row.mean_rank != row.mean_rank else f"{row.mean_rank:.2f}", str(row.n_datasets))
+            table.add_row(row.algorithm, _cell(row.mean, row.ci_low, row.ci_high, measure.fmt, row.n_datasets),
+                          _rank(row.mean_rank), str(row.n_datasets))
+        shown.append(table)
+    if board.gaps:
+        table = Table(title="gaps (an algorithm without runs on a data set: its mean is over fewer data sets)")
+        for column in ("algorithm", "data set", "why"):
+            table.add_column(column)
+        for (entry, dataset), why in board.gaps.items():
+            table.add_row(entry, dataset, why)
         shown.append(table)
     if board.not_run:
         table = Table(title="not run")
         table.add_column("algorithm")
         table.add_column("why")
-        for name, why in board.not_run.items():
-            table.add_row(name, why)
+        for names, why in not_run_rows(board.not_run):
+            table.add_row(names, why)
         shown.append(table)
     return shown
+
+
+#: The files under ``tables/`` that :func:`write` makes and :func:`html_section` shows
+FILES = ("leaderboard", "leaderboard_scores", "leaderboard_tests", "leaderboard_not_run")
+
+
+def html_section(out: Path) -> str | None:
+    """The leaderboard's section of ``summary.html``, from the files :func:`write` put under
+    ``out``: per measure its table (in the measure's number format), Friedman test and CD
+    diagram; the gaps and algorithms not run with their reasons; the Pareto plots. None when
+    ``out`` has no leaderboard."""
+    from boostbench.reporting.page import esc, figure, html_table, link
+
+    tables, figures = out / "tables", out / "figures" / "leaderboard"
+    try:
+        long = pd.read_csv(tables / "leaderboard.csv")
+        tests = pd.read_csv(tables / "leaderboard_tests.csv").set_index("measure")["text"]
+        missing = pd.read_csv(tables / "leaderboard_not_run.csv", keep_default_na=False)
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, KeyError):
+        return None
+    parts = ["<section id='leaderboard'><h3>Leaderboard</h3><p class='caption'>Mean over data sets of each "
+             "algorithm's mean over seeds ± the half-width of its 95% Student's t interval over data sets (none "
+             "below 3 data sets: n &lt; 3); mean rank (1 = best) over the data sets every algorithm ran on. "
+             f"Exports: {', '.join(link(tables / f'leaderboard{s}', out, f'leaderboard{s}') for s in ('.md', '.csv'))}"
+             ".</p>"]
+    for measure in MEASURES:
+        rows = long[long["measure"] == measure.title]
+        if rows.empty:
+            continue
+        shown = pd.DataFrame({"algorithm": rows["algorithm"],
+                              "mean ± 95% CI": [_cell(r.mean, r.ci_low, r.ci_high, measure.fmt, r.n_datasets)
+                                                for r in rows.itertuples()],
+                              "mean rank": [_rank(r) for r in rows["mean_rank"]], "data sets": rows["n_datasets"]})
+        cd = figures / f"cd_{measure.metric}.png"
+        parts += [f"<h4>{esc(measure.title)} ({'higher' if measure.higher_is_better else 'lower'} is better)</h4>",
+                  html_table(shown), f"<p class='caption'>{esc(tests.get(measure.title, ''))}</p>",
+                  figure(cd, out, f"{measure.title}: Nemenyi critical-difference diagram") if cd.is_file() else ""]
+    gaps, not_run = missing[missing["dataset"] != ""], missing[missing["dataset"] == ""]
+    if len(gaps):
+        parts += ["<h4>Gaps (an algorithm without runs on a data set: its mean is over fewer data sets)</h4>",
+                  html_table(gaps)]
+    if len(not_run):
+        parts += ["<h4>Not run</h4>", html_table(not_run[["algorithm", "why"]])]
+    pareto = sorted(figures.glob("pareto_*.png"))
+    if pareto:
+        parts.append("<h4>Accuracy against CPU seconds per data set (Pareto front in red)</h4>")
+        parts += [figure(p, out, f"{p.stem.removeprefix('pareto_')}: accuracy against CPU seconds") for p in pareto]
+    return "".join(parts) + "</section>"

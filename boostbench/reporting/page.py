@@ -214,8 +214,11 @@ def render(frame: pd.DataFrame, store: str, images: list[tuple[Path, str]], out:
     ``images``: the summary's PNGs with their captions; ``out``: the report directory (links
     are relative to it)."""
     sections = summary_sections(frame, images, out)
+    from boostbench.reporting import leaderboard
+
     papers = paper_sections(out)
-    others = other_sections(out, {"summary"})
+    board = leaderboard.html_section(out)  # its own section: its tables in their measures' formats
+    others = ([board] if board else []) + other_sections(out, {"summary", *leaderboard.FILES})
     nav = "".join(f"<a href='#{anchor}'>{text}</a>" for anchor, text, present in (
         ("runs", "runs", True), ("paper-tables", "paper tables", papers), ("other", "other tables", others),
         ("exports", "exports", True), ("provenance", "provenance", True)) if present)
