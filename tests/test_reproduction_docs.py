@@ -100,7 +100,7 @@ def test_committed_pages_carry_provenance_and_their_figures():
         for field in ("command", "written", "git commit (checkout)", "code fingerprint", "seeds", "machine: CPU",
                       "machine: cores", "machine: Python", "machine: packages"):
             assert fields.get(field, "unknown") != "unknown", f"{page.name}: no {field} in its provenance"
-        assert re.search(r"\d+ seeds\)|^\d", fields["seeds"]), fields["seeds"]
+        assert re.fullmatch(r"\d+ \(1 seed\)|[\d, -]+ \(\d+ seeds\)", fields["seeds"]), fields["seeds"]
         for link in re.findall(r"!\[[^]]*\]\(([^)]+)\)", text):
             assert (DOCS / link).is_file(), f"{page.name}: figure {link} missing"
         if page.name == "combessie_heart":  # the slides have curves, not numbers: the page is its figures

@@ -231,8 +231,10 @@ def _runs_provenance(runs: pd.DataFrame, facts: pd.DataFrame) -> dict[str, str]:
 def _seeds_text(seeds: list[int]) -> str:
     if not seeds:
         return "none"
-    return f"{seeds[0]}-{seeds[-1]} ({len(seeds)} seeds)" if seeds == list(range(seeds[0], seeds[-1] + 1)) \
-        else ", ".join(map(str, seeds))
+    if len(seeds) == 1:
+        return f"{seeds[0]} (1 seed)"
+    listed = f"{seeds[0]}-{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1)) else ", ".join(map(str, seeds))
+    return f"{listed} ({len(seeds)} seeds)"
 
 
 def provisional(page: Page, runs: pd.DataFrame) -> str | None:
