@@ -46,20 +46,26 @@ def markdown_tables(text: str) -> dict[str, dict[str, dict[str, str]]]:
     return found
 
 
-def check_cell(where: str, cell: str, paper: float, digits: int, dataset: str, here: set[str]) -> None:
-    """A paper cell: our number beside the paper's, or a dash with an accepted reason."""
+def check_cell(where: str, cell: str, paper: float, digits: int, dataset: str, here: set[str],
+               provisional: bool = False) -> None:
+    """A paper cell: our number beside the paper's, or a dash with an accepted reason (on a
+    provisional page, whose sample run may have stopped short, also "not run")."""
     assert f"{paper:.{digits}f}" in cell, f"{where}: the paper's {paper} is not in {cell!r}"
     if NUMBER.match(cell):
         return
-    assert dataset not in here, f"{where}: {dataset} is vendored, yet the cell has no number: {cell!r}"
     reason = re.match(r"^— \((.*?)\)", cell)
-    assert reason and reason.group(1) in REASONS, f"{where}: a missing cell without its reason: {cell!r}"
+    assert reason, f"{where}: a missing cell without its reason: {cell!r}"
+    if provisional and reason.group(1) == "not run" and dataset in here:
+        return
+    assert dataset not in here, f"{where}: {dataset} is vendored, yet the cell has no number: {cell!r}"
+    assert reason.group(1) in REASONS, f"{where}: a missing cell without its reason: {cell!r}"
 
 
-needs_docs = pytest.mark.skipif(not (DOCS / "README.md").exists(), reason="no docs/reproduction/ in this checkout")
+def is_provisional(page: str) -> bool:
+    """Whether the committed page says it is provisional (fewer seeds than its grid)."""
+    return "> **Provisional**" in (DOCS / f"{page}.md").read_text(encoding="utf-8")
 
 
-@needs_docs
 @pytest.mark.parametrize("name", ["jung2017_table1", "jung_tewari2018_table3"])
 @pytest.mark.parametrize("preset", ["paper", "jung_reference"])
 def test_committed_jung_tables_carry_every_paper_cell(name, preset):
@@ -75,10 +81,10 @@ def test_committed_jung_tables_carry_every_paper_cell(name, preset):
         for j, column in enumerate(spec.columns):
             value = paper["rows"][paper_name][spec.paper_value][j]
             if value is not None:
-                check_cell(f"{stem} {paper_name} {column}", rows[paper_name][column], value, digits, dataset, here)
+                check_cell(f"{stem} {paper_name} {column}", rows[paper_name][column], value, digits, dataset, here,
+                           is_provisional(name))
 
 
-@needs_docs
 def test_committed_sun_tables_carry_every_paper_cell():
     parsed = markdown_tables((DOCS / "tables" / "sun_tables.md").read_text(encoding="utf-8"))
     paper = tables.paper_tables()[sun_tables.KEY]
@@ -87,10 +93,9 @@ def test_committed_sun_tables_carry_every_paper_cell():
         for paper_name, values in paper[table].items():
             for column, value in zip(sun_tables.COLUMNS, values):
                 check_cell(f"sun {table} {paper_name} {column}", parsed[heading][paper_name][column], value, 1,
-                           sun_tables.DATASETS[paper_name], here)
+                           sun_tables.DATASETS[paper_name], here, is_provisional("sun_tables"))
 
 
-@needs_docs
 def test_committed_pages_carry_provenance_and_their_figures():
     index = (DOCS / "README.md").read_text(encoding="utf-8")
     for page in docs.PAGES:
@@ -129,6 +134,9 @@ def test_markdown_tables_parse_a_rebuilt_table():
         check_cell("isolet", rows["isolet"]["adaboost_olm"], 0.521, 3, "isolet", {"isolet"})
     with pytest.raises(AssertionError, match="without its reason"):
         check_cell("x", "— (not run) / 0.521", 0.521, 3, "isolet", set())
+    with pytest.raises(AssertionError, match="is vendored"):  # a final page runs every vendored cell
+        check_cell("x", "— (not run) / 0.754", 0.754, 3, "balance", {"balance"})
+    check_cell("x", "— (not run) / 0.754", 0.754, 3, "balance", {"balance"}, provisional=True)
 
 
 def test_study_runs_follow_each_grid():
