@@ -53,12 +53,13 @@ def check_cell(where: str, cell: str, paper: float, digits: int, dataset: str, h
     assert f"{paper:.{digits}f}" in cell, f"{where}: the paper's {paper} is not in {cell!r}"
     if NUMBER.match(cell):
         return
-    reason = re.match(r"^— \((.*?)\)", cell)
+    reason = re.match(r"^— \((.*)\) / ", cell)
     assert reason, f"{where}: a missing cell without its reason: {cell!r}"
-    if provisional and reason.group(1) == "not run" and dataset in here:
+    why = reason.group(1)
+    if why == "paper only (not an online algorithm)" or (provisional and why == "not run" and dataset in here):
         return
     assert dataset not in here, f"{where}: {dataset} is vendored, yet the cell has no number: {cell!r}"
-    assert reason.group(1) in REASONS, f"{where}: a missing cell without its reason: {cell!r}"
+    assert why in REASONS, f"{where}: a missing cell without its reason: {cell!r}"
 
 
 def is_provisional(page: str) -> bool:
@@ -180,6 +181,6 @@ def test_timing_table_sums_each_studys_runs():
     facts = pd.DataFrame([{"key": "a", "compile_s": 0.5, "cache_fill_s": 0.0}, {"key": "b", "compile_s": 0.0, "cache_fill_s": 1.0}])
     table = docs.timing_table(runs, facts, {"combessie_heart": {"wall_s": 4.0, "process_cpu_s": 9.0}}).set_index("study")
     heart = table.loc["combessie_heart"]
-    assert (heart["runs"], heart["seeds"], heart["runs_cpu_s"], heart["overhead_cpu_s"]) == (2, 2, 5.0, 2.5)
+    assert (heart["runs"], heart["seeds"], heart["runs_cpu_s"], heart["overhead_cpu_s"]) == (2, 2, 5.0, 4.0)
     assert table.loc["sun_tables", "runs"] == 0 and table.loc["sun_tables", "sweep_wall_s"] != table.loc[
         "sun_tables", "sweep_wall_s"]  # not timed: NaN

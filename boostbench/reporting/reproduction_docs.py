@@ -12,10 +12,10 @@ Two commands, run by the Makefile::
     python -m boostbench.reporting.reproduction_docs time STUDY --results-dir R -- CMD...
     python -m boostbench.reporting.reproduction_docs write --results-dir R --docs D --command "..."
 
-``time`` runs one study's sweep and records in ``R/timings.json`` its wall seconds, the CPU
+``time`` runs one study's sweep and records in ``R/timings.json`` its wall seconds and the CPU
 seconds of all its processes (user + system of every child waited for: the workers' start-up,
-imports and kernel loading included) and the store's count of the study's runs; ``write``
-adds the runs' own CPU seconds (their records' ``cpu_s``) and writes the pages.
+imports and kernel loading included); ``write`` adds the runs' own CPU seconds (their records'
+``cpu_s``), compilation and cache fills, and writes the pages.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import OmegaConf
 
-from boostbench.paths import CONFIG_DIR, REPO_ROOT
+from boostbench.paths import CONFIG_DIR
 from boostbench.store import atomic_write_text
 
 #: Libraries named in a page's provenance: those the fingerprint covers, and those drawing the tables
@@ -73,22 +73,12 @@ STUDIES = tuple(study for page in PAGES for study in page.studies)
 TIMINGS = "timings.json"
 
 
-def _grid_values(text: str) -> list:
-    """One sweeper value list (``a,b,c``, ``range(0,10)`` or one value) as Python values."""
-    text = str(text).strip()
-    if text.startswith("range(") and text.endswith(")"):
-        return list(range(*(int(v) for v in text[len("range("):-1].split(","))))
-    values = []
-    for value in text.split(","):
-        value = value.strip()
-        try:
-            values.append(int(value))
-        except ValueError:
-            try:
-                values.append(float(value))
-            except ValueError:
-                values.append(value)
-    return values
+def _grid_values(key: str, text) -> list:
+    """One sweeper value list (``a,b,c``, ``range(0,10)`` or one value) as Hydra reads it."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    override = OverridesParser.create().parse_overrides([f"{key}={text}"])[0]
+    return list(override.sweep_iterator()) if override.is_sweep_override() else [override.value()]
 
 
 def study_grid(study: str) -> dict[str, list]:
@@ -96,7 +86,7 @@ def study_grid(study: str) -> dict[str, list]:
     ``seed``): the experiment's sweeper values, else the value its config composes to."""
     from boostbench.config import compose_config
 
-    params = {key.lstrip("+"): _grid_values(value) for key, value in
+    params = {key.lstrip("+"): _grid_values(key, value) for key, value in
               (OmegaConf.load(CONFIG_DIR / "experiment" / f"{study}.yaml").hydra.sweeper.params or {}).items()}
     first = [f"{key}={values[0]}" for key, values in params.items() if key in ("dataset", "algorithm", "learner",
                                                                                "protocol")]
@@ -143,10 +133,9 @@ def read_timings(results_dir: Path) -> dict:
 
 def timing_table(runs: pd.DataFrame, facts: pd.DataFrame, timings: dict) -> pd.DataFrame:
     """One row per study: its runs in the store, their summed ``cpu_s`` (``runtime_s`` for a run
-    without it) and the kernel compilation
-    and cache fills their records timed apart (``compile_s``, ``cache_fill_s``; ``facts``: see
-    :func:`record_facts`), the sweep's wall and all-process CPU seconds (NaN: not timed by this
-    store's sweeps), and what is left (process CPU − the runs' CPU, compilation and fills): worker
+    without it) and the kernel compilation and cache fills their records timed apart
+    (``compile_s``, ``cache_fill_s``; ``facts``: see :func:`record_facts`), the sweep's wall and all-process CPU seconds (NaN: not timed by this
+    store's sweeps), and what is left (process CPU − the runs' CPU): compilation, cache fills, worker
     start-up, imports, composing every grid point, the skipped ones included."""
     rows = []
     for study in STUDIES:
@@ -161,7 +150,8 @@ def timing_table(runs: pd.DataFrame, facts: pd.DataFrame, timings: dict) -> pd.D
                      "sweep_wall_s": timed.get("wall_s", float("nan")),
                      "process_cpu_s": timed.get("process_cpu_s", float("nan"))})
     table = pd.DataFrame(rows)
-    table["overhead_cpu_s"] = table["process_cpu_s"] - table[["runs_cpu_s", "compile_s", "cache_fill_s"]].sum(axis=1)
+    # compile_s and cache_fill_s are wall seconds (inflated on a loaded machine): shown, not subtracted
+    table["overhead_cpu_s"] = table["process_cpu_s"] - table["runs_cpu_s"]
     return table
 
 
@@ -208,14 +198,9 @@ def machine() -> dict[str, str]:
 
 def git_commit() -> str:
     """The checkout's commit (``-dirty`` with uncommitted changes to tracked files), or "unknown"."""
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True,
-                                timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-        return commit + ("-dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
+    from boostbench.experiment import _git_commit  # the one the run records carry
+
+    return _git_commit() or "unknown"
 
 
 def _runs_provenance(runs: pd.DataFrame, facts: pd.DataFrame) -> dict[str, str]:
@@ -299,8 +284,8 @@ def index(pages: list[Path], timings: pd.DataFrame, command: str, written_utc: s
     lines = ["# The reproduction", "", f"Written {written_utc} by `{command}` from commit {commit}, on "
              f"{host['CPU']} ({host['cores']} cores), Python {host['Python']}.", "",
              *(f"- [{p.stem}]({p.name})" for p in pages), "", "## Time per study", "",
-             "| study | runs | seeds | sweep wall s | all processes' CPU s | runs' CPU s | compiling, cache fills s "
-             "| the rest, CPU s |", "|---|---|---|---|---|---|---|---|"]
+             "| study | runs | seeds | sweep wall s | all processes' CPU s | runs' CPU s | compiling, cache fills, "
+             "wall s | not in the runs' CPU s |", "|---|---|---|---|---|---|---|---|"]
 
     def fmt(value: float) -> str:
         return "—" if value != value else f"{value:,.0f}"
@@ -316,8 +301,9 @@ def index(pages: list[Path], timings: pd.DataFrame, command: str, written_utc: s
               "only what it ran; —: not timed). All processes' CPU: user + system seconds of the sweep and its "
               "workers. Runs' CPU: the sum of the study's records' `cpu_s` (every run of its grid in the store, "
               "whenever made; `runtime_s` for the batch runs, which measure no CPU), which leaves out the kernel compilation and the cache fills the records time "
-              "apart (`compile_s`, `cache_fill_s`, wall seconds). The rest is what is no run: worker start-up, "
-              "imports, composing every grid point (those skipped as another's duplicate too). "
+              "apart (`compile_s`, `cache_fill_s`: wall seconds, so inflated on a loaded machine). The last "
+              "column is all processes' CPU less the runs': compilation, cache fills, worker start-up, imports, "
+              "composing every grid point (those skipped as another's duplicate too). "
               "The machine's load during the sweeps is in `timings.json` of the store."]
     return "\n".join(lines) + "\n"
 
