@@ -1,5 +1,5 @@
-"""Screened nominal split attempts (issue 37): the bounds hold river's merits, the kept
-``w log2 w`` terms give the merits to the bit, and screening changes no tree."""
+"""Screened nominal split attempts (issue 37): the bounds hold river's merits, and screening
+changes no tree."""
 
 import math
 
@@ -8,10 +8,9 @@ import pytest
 
 from boostbench.config import compose_config
 from boostbench.data.registry import load_dataset
-from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
-from boostbench.learners.pool import HoeffdingTreeParams
 from boostbench.learners.vfdt import layout, merits
 from boostbench.learners.vfdt import nominal_bounds as NB
+from test_merit_bounds import _assert_same_trees, _train_both, _twin_pools  # the numeric screen's twin pools
 
 
 def _table_and_ranks(rng, n_values, k):
@@ -31,7 +30,7 @@ def _table_and_ranks(rng, n_values, k):
 
 
 @pytest.mark.parametrize("n_values,k", [(2, 2), (3, 4), (4, 4), (7, 26)])
-def test_bounds_hold_rivers_best_merit_and_terms_give_it_to_the_bit(n_values, k):
+def test_bounds_hold_rivers_best_merit(n_values, k):
     rng = np.random.default_rng(10 * n_values + k)
     work, iwork = layout.scratch(k, 1, n_values)
     work, iwork = work[0], iwork[0]
@@ -39,10 +38,10 @@ def test_bounds_hold_rivers_best_merit_and_terms_give_it_to_the_bit(n_values, k)
     for _ in range(400):
         table, class_ranks, value_ranks = _table_and_ranks(rng, n_values, k)
         pre = float(rng.uniform(0.0, np.log2(k)))
-        merit, kind, value = merits.nominal_best(table, class_ranks, value_ranks, pre, work, iwork)
-        terms = np.full((n_values, k), np.nan)  # all stale: taken afresh
-        low, high = NB.nominal_merit_bounds(table, terms, pre, work)
+        merit, kind, _ = merits.nominal_best(table, class_ranks, value_ranks, pre, work, iwork)
+        low, high = NB.nominal_merit_bounds(table, pre, work)
         positive = table > 0
+        terms = work[layout.TERMS: layout.TERMS + n_values, :k]
         assert terms[positive].tolist() == [w * math.log2(w) for w in table[positive]]  # river's log2
         if (table.sum(axis=1) > 0).sum() < 2:
             assert (low, high, merit, kind) == (-np.inf, -np.inf, -np.inf, layout.MULTIWAY)
@@ -53,8 +52,6 @@ def test_bounds_hold_rivers_best_merit_and_terms_give_it_to_the_bit(n_values, k)
         else:
             binary_wins += 1
         assert high - low <= NB._slack(k, n_values) or low == -np.inf
-        # the kept terms give the same best split to the bit
-        assert merits.nominal_best_of_terms(table, terms, class_ranks, value_ranks, pre, work, iwork) == (merit, kind, value)
     assert binary_wins > 0 or n_values == 2  # one-vs-rest splits that beat the multiway one were checked too
 
 
@@ -63,31 +60,9 @@ def test_bound_is_tight_only_for_the_multiway_split():
     slack is all that separates them (rounding may let either win)."""
     table = np.array([[30.0, 1.0], [2.0, 25.0]])
     work, _ = layout.scratch(2, 1, 2)
-    low, high = NB.nominal_merit_bounds(table, np.full((2, 2), np.nan), 1.0, work[0])
+    low, high = NB.nominal_merit_bounds(table, 1.0, work[0])
     assert 0.0 < low < high <= low + NB._slack(2, 2)
     assert NB._slack(2, 2) < 1e-10
-
-
-def _twin_pools(n_trees, n_classes, n_categories, seed, max_size=None, threads=1, overrides=()):
-    """A screened pool (on ``threads`` threads) and the unscreened reference (on one)."""
-    cfg = compose_config(list(overrides))  # the paper's tree parameters unless overridden
-    p = HoeffdingTreeParams.draw(n_trees, np.random.default_rng(seed), cfg.learner)
-    return [CompiledHoeffdingTreePool(p, n_classes, n_categories, max_size=max_size, screen_splits=screen,
-                                      n_threads=threads if screen else 1)
-            for screen in (True, False)]
-
-
-def _assert_same_trees(screened, reference):
-    assert screened.n_nodes == reference.n_nodes
-    for name in ("node_nav", "node_value", "node_stats", "node_last"):
-        assert np.array_equal(getattr(screened, name)[:screened.n_nodes], getattr(reference, name)[:reference.n_nodes]), name
-
-
-def _train_both(pools, X, y, rng, n_trees):
-    for x, label in zip(X, y):
-        weights = rng.exponential(size=n_trees) * 20 * (rng.random(n_trees) < 0.9)  # boosting-like
-        for pool in pools:
-            pool.learn(pool.prepare(x), int(label), weights)
 
 
 @pytest.mark.parametrize("dataset,max_size,threads", [("car", None, 1), ("car", 0.05, 1), ("car", None, 2),

@@ -165,7 +165,6 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         if had_nominal:
             _, _, dn, v = old["nominal_counts"].shape
             self.nominal_counts[:s, :k, :dn, :v] = old["nominal_counts"]
-            self.nominal_terms[:s, :k, :dn, :v] = old["nominal_terms"]
             self.value_ranks[:s, :k, :dn, :v] = old["value_ranks"][..., :v]
             self.value_ranks[:s, :k, :dn, -1] = old["value_ranks"][..., -1]
         self.route[:, 3] = 0  # the kept routes were for the old attributes
@@ -190,8 +189,6 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     def _slot_arrays(self) -> dict:
         return {"nominal_counts": (np.float64, self._nominal_shape), "numeric_stats": (np.float64, self._numeric_shape),
-                # each count's w log2 w, NaN when stale (split attempts read it: vfdt.nominal_bounds)
-                "nominal_terms": (np.float64, self._nominal_shape),
                 "ranks": (self._rank_dtype, self._ranks_shape), "attr_ranks": (self._rank_dtype, (self.feat_map.shape[1] + 1,)),
                 "value_ranks": (self._rank_dtype, self._value_ranks_shape), "free_slots": (np.int64, ()),
                 # the split screen's cache (merit_bounds): sums per threshold, their range and

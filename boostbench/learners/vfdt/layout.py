@@ -77,8 +77,7 @@ class Forest(NamedTuple):
     ``node_last`` float64 weight at the last split attempt, ``node_parent``, ``node_slot``,
     ``node_depth`` int64, ``node_active`` bool-like int64. Statistics slots (active leaves):
     ``nominal_counts``, ``numeric_stats`` (per attribute and class a Gaussian estimator
-    ``[weight, mean, S, min, max]``), ``nominal_terms`` (each count's ``w log2 w``, NaN when
-    stale: :mod:`~.nominal_bounds`), ``ranks``, ``attr_ranks``, ``value_ranks`` (first-seen
+    ``[weight, mean, S, min, max]``), ``ranks``, ``attr_ranks``, ``value_ranks`` (first-seen
     orders, :func:`first_seen`), ``free_slots``.
     Per tree: ``root``, ``feat_map`` int64 ``(N, d_local)`` the attributes each tree sees,
     ``feat_nominal`` bool ``(N, d_local)``, ``split_params`` float64 ``(N, 3)`` (columns GRACE,
@@ -108,7 +107,6 @@ class Forest(NamedTuple):
     node_active: np.ndarray
     node_depth: np.ndarray
     nominal_counts: np.ndarray
-    nominal_terms: np.ndarray
     numeric_stats: np.ndarray
     ranks: np.ndarray
     attr_ranks: np.ndarray

@@ -178,6 +178,16 @@ def _threshold_merit(stats, sigmas, whole_terms, point, classes, n_classes, pre_
 
 
 @kernel
+def cell_terms(table, terms):  # pragma: no cover - compiled
+    """``terms[v, c] = w log2 w`` of each positive class weight ``w = table[v, c]`` (both
+    ``(values, k)``; the other entries are left as they are)."""
+    for v in range(table.shape[0]):
+        for c in range(table.shape[1]):
+            if table[v, c] > 0.0:
+                terms[v, c] = table[v, c] * math.log2(table[v, c])
+
+
+@kernel
 def entropy_of_terms(dist, terms):  # pragma: no cover - compiled
     """:func:`entropy_in_order` over the classes in index order, with each class's term
     ``w log2 w`` taken from ``terms`` (``(k,)``): the same operations on the same values as
@@ -247,19 +257,7 @@ def nominal_best(table, class_ranks, class_value_ranks, pre_entropy, work, iwork
     each class's values' ranks; ``work``/``iwork`` a thread's scratch (:func:`~.layout.scratch`)."""
     n_values, k = table.shape
     terms = work[TERMS: TERMS + n_values, :k]  # each value's w log2 w by class
-    for v in range(n_values):
-        for c in range(k):
-            if table[v, c] > 0.0:
-                terms[v, c] = table[v, c] * math.log2(table[v, c])
-    return nominal_best_of_terms(table, terms, class_ranks, class_value_ranks, pre_entropy, work, iwork)
-
-
-@kernel
-def nominal_best_of_terms(table, terms, class_ranks, class_value_ranks, pre_entropy, work,
-                          iwork):  # pragma: no cover - compiled
-    """:func:`nominal_best` with each count cell's ``w log2 w`` given (``terms``, ``(values, k)``,
-    read where ``table`` is positive): the same merits to the bit, without their logarithms."""
-    n_values, k = table.shape
+    cell_terms(table, terms)
     classes = iwork[CLASSES, :k]
     n_classes = in_rank_order(class_ranks, classes)  # the splitter's class order
     entropies, weights, logs = work[VALUE_ENTROPY, :n_values], work[VALUE_WEIGHT, :n_values], work[VALUE_LOG, :n_values]

@@ -20,35 +20,25 @@ as river computes it, lies in
 one-vs-rest side's summed weights add ``n_values u L``, the weighted mean over the branches keeps
 the largest error; the slack is that, for both sides of the comparison, padded fourfold.
 
-An attempt needs every count cell's ``w log2 w``: the slots keep them (``nominal_terms``, NaN
-where training changed the count since), so a screen takes one logarithm per cell that changed
-(one per attribute per example trained on) and one per value for the branch weights.
+The bounds cost one ``log2`` per count cell and per value (the multiway split's entropies), where
+the exact evaluation also takes every one-vs-rest split's (a ``log2`` per class and value more,
+and their sums): most attempts end there, the gap certainly inside the Hoeffding bound.
+(Keeping each cell's ``w log2 w`` in the leaf's slot between attempts would save most of those
+logarithms, but makes nursery's pool at the paper's settings 62% larger, 378 -> 611 MiB on seed
+0, past what ``tests/test_memory_threads.py`` pins under the default budget: the budget's
+decisions would then change the trees.)
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from boostbench.kernel_cache import kernel
-from boostbench.learners.vfdt.layout import VALUE_ENTROPY, VALUE_LOG, VALUE_WEIGHT
-from boostbench.learners.vfdt.merits import entropy_of_terms, merit_of_branches
+from boostbench.learners.vfdt.layout import TERMS, VALUE_ENTROPY, VALUE_LOG, VALUE_WEIGHT
+from boostbench.learners.vfdt.merits import cell_terms, entropy_of_terms, merit_of_branches
 
 LARGEST_LOG2 = 1075.0  # |log2 w| of any positive float64 (subnormals included) is below this
 UNIT_ROUNDOFF = 2.0**-52
-
-
-@kernel
-def refresh_terms(table, terms):  # pragma: no cover - compiled
-    """``terms[v, c] = table[v, c] * log2(table[v, c])`` where the count is positive and the kept
-    term is stale (NaN); ``table`` and ``terms`` are ``(values, k)`` float64."""
-    n_values, k = table.shape
-    for v in range(n_values):
-        for c in range(k):
-            value = table[v, c]
-            if value > 0.0 and terms[v, c] != terms[v, c]:
-                terms[v, c] = value * math.log2(value)
 
 
 @kernel
@@ -58,19 +48,19 @@ def _slack(k, n_values):  # pragma: no cover - compiled
 
 
 @kernel
-def nominal_merit_bounds(table, terms, pre_entropy, work):  # pragma: no cover - compiled
+def nominal_merit_bounds(table, pre_entropy, work):  # pragma: no cover - compiled
     """An interval ``(low, high)`` holding the best merit river computes for a nominal attribute
     with class weights by value ``table`` (``(values, k)`` float64), given the leaf's class
-    entropy ``pre_entropy`` (bits). ``terms`` (``(values, k)``) are the kept ``w log2 w`` of the
-    cells, refreshed here where stale (:func:`refresh_terms`); the multiway branches' entropies,
-    weights and log2 weights are left in ``work``'s VALUE_ENTROPY, VALUE_WEIGHT and VALUE_LOG
-    rows (a thread's scratch, :func:`~.layout.scratch`).
+    entropy ``pre_entropy`` (bits). ``work`` is a thread's scratch (:func:`~.layout.scratch`):
+    its TERMS rows receive the cells' ``w log2 w``, its VALUE_ENTROPY, VALUE_WEIGHT and
+    VALUE_LOG rows the multiway branches' entropies, weights and log2 weights.
 
     ``low`` is the multiway split's merit exactly as river computes it (-inf under the 1% rule);
     ``(-inf, -inf)`` when fewer than two values have weight: every proposal's merit is -inf and
     river keeps the multiway split's."""
     n_values, k = table.shape
-    refresh_terms(table, terms)
+    terms = work[TERMS: TERMS + n_values, :k]
+    cell_terms(table, terms)
     entropies, weights, logs = work[VALUE_ENTROPY, :n_values], work[VALUE_WEIGHT, :n_values], work[VALUE_LOG, :n_values]
     branches = 0
     total = 0.0

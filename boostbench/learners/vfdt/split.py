@@ -60,7 +60,6 @@ from boostbench.learners.vfdt.nominal_bounds import nominal_merit_bounds
 from boostbench.learners.vfdt.merits import (
     entropy_in_order,
     nominal_best,
-    nominal_best_of_terms,
     numeric_best,
     numeric_split,
     rest_of,
@@ -78,7 +77,7 @@ BOUNDED, OUT_OF_REACH, BOUNDED_NOMINAL = -2, -3, -4
 @kernel
 def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks, attr_ranks, value_ranks,
                feat_nominal, split_params, work, iwork, screen_sums, screen_grid, screen_base,
-               screen_state, nominal_terms):  # pragma: no cover - compiled
+               screen_state):  # pragma: no cover - compiled
     """The decision of a split attempt on a leaf with class weights ``stats`` (``(k,)``, summing to
     ``total``), its classes by first sight ``classes_seen``, its statistics slot's arrays, and
     its tree's rows of ``feat_nominal`` and ``split_params``: ``(KEEP | RESET | SPLIT, feature,
@@ -86,9 +85,8 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
     it takes the arrays it reads, not the Forest, whose fields a call that is not inlined would
     all pass.)
 
-    Attributes are first bounded (numeric: :mod:`~.merit_bounds`; nominal: :mod:`~.nominal_bounds`,
-    from the slot's kept ``w log2 w`` per count cell, ``nominal_terms``), and only those whose
-    interval can reach the decision are evaluated exactly: the decision is river's, at a fraction
+    Attributes are first bounded (numeric: :mod:`~.merit_bounds`; nominal: :mod:`~.nominal_bounds`),
+    and only those whose interval can reach the decision are evaluated exactly: the decision is river's, at a fraction
     of the cost. Without the scratch's SCREEN setting every attribute is evaluated (the reference
     the tests compare with)."""
     k = stats.shape[0]
@@ -130,7 +128,7 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
         feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
         if feat_nominal[j]:
             if screen:
-                low, high = nominal_merit_bounds(nominal_counts[:, j].T, nominal_terms[:, j].T, pre_entropy, work)
+                low, high = nominal_merit_bounds(nominal_counts[:, j].T, pre_entropy, work)
                 if high > -np.inf:  # else every proposal is -inf: river keeps the multiway split
                     merit_low[a], merit_high[a], feature_kinds[a] = low, high, BOUNDED_NOMINAL
                     continue
@@ -153,8 +151,8 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
         feature_values[a], feature_kinds[a] = feature_value, feature_kind
     if cached:
         screen_state[0] = CLEAN
-    if screen and not _evaluate_within_reach(n_attributes, attributes, nominal_counts, nominal_terms, numeric_stats,
-                                             ranks, value_ranks, pre_entropy, bound, decided, work, iwork):
+    if screen and not _evaluate_within_reach(n_attributes, attributes, nominal_counts, numeric_stats, ranks,
+                                             value_ranks, pre_entropy, bound, decided, work, iwork):
         return KEEP, -1, -1, 0.0
     return _decide(n_attributes, attributes, bound, decided, work)
 
@@ -184,8 +182,8 @@ def _numeric_exact(stats, class_ranks, n_points, pre_entropy, work, iwork):  # p
 
 
 @kernel
-def _evaluate_within_reach(n_attributes, attributes, nominal_counts, nominal_terms, numeric_stats, ranks,
-                           value_ranks, pre_entropy, bound, decided, work, iwork):  # pragma: no cover - compiled
+def _evaluate_within_reach(n_attributes, attributes, nominal_counts, numeric_stats, ranks, value_ranks,
+                           pre_entropy, bound, decided, work, iwork):  # pragma: no cover - compiled
     """Step 2 of :func:`best_split`: evaluate exactly the bounded attributes that can matter.
     With the decision taken by the best alone, those that can reach the highest certain merit;
     else those that can reach the second highest; the others are OUT_OF_REACH. False (nothing
@@ -206,9 +204,9 @@ def _evaluate_within_reach(n_attributes, attributes, nominal_counts, nominal_ter
         if feature_kinds[a] == BOUNDED or feature_kinds[a] == BOUNDED_NOMINAL:
             if merit_high[a] >= reach:
                 j = attributes[a]
-                if feature_kinds[a] == BOUNDED_NOMINAL:  # the kept terms, fresh since the screen
-                    m, kind, value = nominal_best_of_terms(nominal_counts[:, j].T, nominal_terms[:, j].T, ranks[j],
-                                                           value_ranks[:, j], pre_entropy, work, iwork)
+                if feature_kinds[a] == BOUNDED_NOMINAL:
+                    m, kind, value = nominal_best(nominal_counts[:, j].T, ranks[j], value_ranks[:, j], pre_entropy,
+                                                  work, iwork)
                 else:
                     n_points, _, _ = thresholds(numeric_stats[j], work[POINTS, :N_SPLIT_POINTS])
                     m, kind, value = _numeric_exact(numeric_stats[j], ranks[j], n_points, pre_entropy, work, iwork)

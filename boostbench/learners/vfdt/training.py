@@ -11,7 +11,6 @@ not try to split on it, nor does a new leaf made for an unseen nominal value (as
 from __future__ import annotations
 
 import numba
-import numpy as np
 
 from boostbench.kernel_cache import inlined_kernel, kernel, parallel_kernel
 from boostbench.learners.vfdt.budget import limit_size, size_bytes
@@ -140,7 +139,7 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
         node_stats[leaf], node_classes[leaf], total, F.nominal_counts[slot], F.numeric_stats[slot],
         F.ranks[slot], F.attr_ranks[slot], F.value_ranks[slot], F.feat_nominal[tree], F.split_params[tree],
         F.work[thread], F.iwork[thread], F.screen_sums[slot], F.screen_grid[slot], F.screen_base[slot],
-        F.screen_state[slot], F.nominal_terms[slot])
+        F.screen_state[slot])
     pending[tree, PENDING], pending[tree, PENDING_FEATURE], pending[tree, PENDING_KIND] = decision, feature, kind
     F.pending_value[tree] = value
     return result
@@ -154,9 +153,7 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
     kept as they were at the last screen: the cache stays usable while one class alone changes."""
     feat_map, feat_nominal = F.feat_map, F.feat_nominal
     nominal_counts, numeric_stats, ranks, value_ranks = F.nominal_counts, F.numeric_stats, F.ranks, F.value_ranks
-    # through local names: numba drops a store through a tuple's field in code inlined outside a
-    # parallel loop (kernel_cache.parallel_kernel)
-    attr_ranks, nominal_terms = F.attr_ranks, F.nominal_terms
+    attr_ranks = F.attr_ranks
     snapshot = False
     if F.work[thread][SETTINGS, CACHE] > 0.0:
         state = F.screen_state[slot]
@@ -178,7 +175,6 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
             if code < nominal_counts.shape[3]:
                 first_seen(value_ranks[slot, y, j], code)
                 nominal_counts[slot, y, j, code] += w
-                nominal_terms[slot, y, j, code] = np.nan  # stale (split.best_split takes it afresh)
         else:
             st = numeric_stats[slot, j, y]
             if st[0] == 0.0:
