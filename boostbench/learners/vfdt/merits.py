@@ -178,18 +178,26 @@ def _threshold_merit(stats, sigmas, whole_terms, point, classes, n_classes, pre_
 
 
 @kernel
-def _entropy_keeping_terms(dist, terms):  # pragma: no cover - compiled
-    """:func:`entropy_in_order` over the classes in index order, keeping each class's term
-    ``w log2 w`` in ``terms`` (``(k,)``) for :func:`_entropy_from_terms`.
-    Returns ``(entropy, total, log2(total))``."""
+def cell_terms(table, terms):  # pragma: no cover - compiled
+    """``terms[v, c] = w log2 w`` of each positive class weight ``w = table[v, c]`` (both
+    ``(values, k)``; the other entries are left as they are)."""
+    for v in range(table.shape[0]):
+        for c in range(table.shape[1]):
+            if table[v, c] > 0.0:
+                terms[v, c] = table[v, c] * math.log2(table[v, c])
+
+
+@kernel
+def entropy_of_terms(dist, terms):  # pragma: no cover - compiled
+    """:func:`entropy_in_order` over the classes in index order, with each class's term
+    ``w log2 w`` taken from ``terms`` (``(k,)``): the same operations on the same values as
+    computing them. Returns ``(entropy, total, log2(total))``."""
     total = 0.0
     h = 0.0
     for c in range(dist.shape[0]):
-        value = dist[c]
-        if value > 0.0:
-            terms[c] = value * math.log2(value)
+        if dist[c] > 0.0:
             h -= terms[c]
-            total += value
+            total += dist[c]
     if total <= 0.0:
         return 0.0, 0.0, 0.0
     log_total = math.log2(total)
@@ -248,14 +256,15 @@ def nominal_best(table, class_ranks, class_value_ranks, pre_entropy, work, iwork
     rows), ``class_ranks`` its classes' first-seen ranks, ``class_value_ranks`` ``(k, values + 1)``
     each class's values' ranks; ``work``/``iwork`` a thread's scratch (:func:`~.layout.scratch`)."""
     n_values, k = table.shape
+    terms = work[TERMS: TERMS + n_values, :k]  # each value's w log2 w by class
+    cell_terms(table, terms)
     classes = iwork[CLASSES, :k]
     n_classes = in_rank_order(class_ranks, classes)  # the splitter's class order
     entropies, weights, logs = work[VALUE_ENTROPY, :n_values], work[VALUE_WEIGHT, :n_values], work[VALUE_LOG, :n_values]
-    terms = work[TERMS: TERMS + n_values, :k]  # each value's w log2 w by class
     pair_entropy, pair_weight = work[PAIR_ENTROPY, :2], work[PAIR_WEIGHT, :2]
     # the multiway split: branches by value, classes in index order
     for v in range(n_values):
-        entropies[v], weights[v], logs[v] = _entropy_keeping_terms(table[v], terms[v])
+        entropies[v], weights[v], logs[v] = entropy_of_terms(table[v], terms[v])
     best, kind, value = merit_of_branches(pre_entropy, entropies, weights), MULTIWAY, 0.0
     # one-vs-rest splits: the value's side has the multiway branch's terms, in the splitter's
     # class order

@@ -56,6 +56,7 @@ from boostbench.learners.vfdt.layout import (
     release,
 )
 from boostbench.learners.vfdt.merit_bounds import REFRESH_AFTER, numeric_merit_bounds
+from boostbench.learners.vfdt.nominal_bounds import nominal_merit_bounds
 from boostbench.learners.vfdt.merits import (
     entropy_in_order,
     nominal_best,
@@ -69,7 +70,8 @@ from boostbench.learners.vfdt.merits import (
 
 KEEP, RESET, SPLIT = 0, 1, 2  # what a split attempt decides (best_split)
 MAX_SHARE_TO_SPLIT = 0.99  # a leaf whose majority class holds more does not split (only the null split)
-BOUNDED, OUT_OF_REACH = -2, -3  # an attribute's kind in best_split: its merit an interval; not needed
+# an attribute's kind in best_split: its merit an interval (numeric, nominal); not needed
+BOUNDED, OUT_OF_REACH, BOUNDED_NOMINAL = -2, -3, -4
 
 
 @kernel
@@ -83,10 +85,10 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
     it takes the arrays it reads, not the Forest, whose fields a call that is not inlined would
     all pass.)
 
-    Numeric attributes are first bounded (:mod:`~.merit_bounds`), and only those whose interval
-    can reach the decision are evaluated exactly: the decision is river's, at a fraction of the
-    cost. Without the scratch's SCREEN setting every attribute is evaluated (the reference the
-    tests compare with)."""
+    Attributes are first bounded (numeric: :mod:`~.merit_bounds`; nominal: :mod:`~.nominal_bounds`),
+    and only those whose interval can reach the decision are evaluated exactly: the decision is river's, at a fraction
+    of the cost. Without the scratch's SCREEN setting every attribute is evaluated (the reference
+    the tests compare with)."""
     k = stats.shape[0]
     n_seen = 0
     majority = 0.0
@@ -119,14 +121,21 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
     feature_values, feature_kinds = work[FEATURE_VALUE, :n_local], work[FEATURE_KIND, :n_local]
     points = work[POINTS, :N_SPLIT_POINTS]
     n_attributes = in_rank_order(attr_ranks, attributes)
-    # 1. Each attribute's best split: nominal ones exactly; numeric ones, when screening, as an
-    # interval (merit_bounds) that the exact merit is certain to lie in.
+    # 1. Each attribute's best split, or when screening an interval that the exact merit is
+    # certain to lie in (merit_bounds, nominal_bounds).
     for a in range(n_attributes):
         j = attributes[a]
         feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
         if feat_nominal[j]:
-            feature_best, feature_kind, feature_value = nominal_best(
-                nominal_counts[:, j].T, ranks[j], value_ranks[:, j], pre_entropy, work, iwork)
+            if screen:
+                low, high = nominal_merit_bounds(nominal_counts[:, j].T, pre_entropy, work)
+                if high > -np.inf:  # else every proposal is -inf: river keeps the multiway split
+                    merit_low[a], merit_high[a], feature_kinds[a] = low, high, BOUNDED_NOMINAL
+                    continue
+                feature_best, feature_kind = -np.inf, MULTIWAY
+            else:
+                feature_best, feature_kind, feature_value = nominal_best(
+                    nominal_counts[:, j].T, ranks[j], value_ranks[:, j], pre_entropy, work, iwork)
         else:
             n_points, lo, hi = thresholds(numeric_stats[j], points)
             if screen:
@@ -142,8 +151,8 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
         feature_values[a], feature_kinds[a] = feature_value, feature_kind
     if cached:
         screen_state[0] = CLEAN
-    if screen and not _evaluate_within_reach(n_attributes, attributes, numeric_stats, ranks, pre_entropy,
-                                             bound, decided, work, iwork):
+    if screen and not _evaluate_within_reach(n_attributes, attributes, nominal_counts, numeric_stats, ranks,
+                                             value_ranks, pre_entropy, bound, decided, work, iwork):
         return KEEP, -1, -1, 0.0
     return _decide(n_attributes, attributes, bound, decided, work)
 
@@ -173,8 +182,8 @@ def _numeric_exact(stats, class_ranks, n_points, pre_entropy, work, iwork):  # p
 
 
 @kernel
-def _evaluate_within_reach(n_attributes, attributes, numeric_stats, ranks, pre_entropy, bound, decided, work,
-                           iwork):  # pragma: no cover - compiled
+def _evaluate_within_reach(n_attributes, attributes, nominal_counts, numeric_stats, ranks, value_ranks,
+                           pre_entropy, bound, decided, work, iwork):  # pragma: no cover - compiled
     """Step 2 of :func:`best_split`: evaluate exactly the bounded attributes that can matter.
     With the decision taken by the best alone, those that can reach the highest certain merit;
     else those that can reach the second highest; the others are OUT_OF_REACH. False (nothing
@@ -192,11 +201,15 @@ def _evaluate_within_reach(n_attributes, attributes, numeric_stats, ranks, pre_e
         return False
     reach = top if decided else runner_up
     for a in range(n_attributes):
-        if feature_kinds[a] == BOUNDED:
+        if feature_kinds[a] == BOUNDED or feature_kinds[a] == BOUNDED_NOMINAL:
             if merit_high[a] >= reach:
                 j = attributes[a]
-                n_points, _, _ = thresholds(numeric_stats[j], work[POINTS, :N_SPLIT_POINTS])
-                m, kind, value = _numeric_exact(numeric_stats[j], ranks[j], n_points, pre_entropy, work, iwork)
+                if feature_kinds[a] == BOUNDED_NOMINAL:
+                    m, kind, value = nominal_best(nominal_counts[:, j].T, ranks[j], value_ranks[:, j], pre_entropy,
+                                                  work, iwork)
+                else:
+                    n_points, _, _ = thresholds(numeric_stats[j], work[POINTS, :N_SPLIT_POINTS])
+                    m, kind, value = _numeric_exact(numeric_stats[j], ranks[j], n_points, pre_entropy, work, iwork)
                 merit_low[a], feature_kinds[a], feature_values[a] = m, kind, value
             else:  # certainly below both the best and the second: changes neither
                 feature_kinds[a] = OUT_OF_REACH

@@ -1,0 +1,230 @@
+"""Where a compiled pool's time goes per example (issue 37): routing, statistics update, split
+attempts, splits and prediction, against a memory-traffic floor.
+
+Runs Adaboost.OLM through the runner (paper's trees), records every example with the training
+weights the booster gave each tree, then replays that stream on copies of the run's empty pool,
+timing each part in its own kernel call (the library is not instrumented):
+
+- prediction: ``predict_all`` (the walk down every tree and the leaves' distributions);
+- routing: the walk alone (``find_leaf`` for every tree), which prediction includes and
+  training then reuses;
+- training: ``learn_all`` on the pool (statistics update, split attempts, splits);
+- split attempts: ``best_split`` again, right after training, for every leaf whose attempt kept
+  it (nothing changed since, so the same work, warm); an attempt that split or reset its leaf is
+  priced as those (a lower bound: it evaluated more exactly);
+- update and splits: training less the attempts.
+
+The attempts are timed twice, screened (the pool's default) and unscreened (every attribute
+evaluated exactly: before issue 37's nominal screen, nominal attributes always were). The floor
+is the cache lines each part must touch, times the cost of touching a random line of an array
+as large as the pool (measured here).
+
+    python benchmarks/tree_costs.py --dataset car --n-learners 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import time
+
+import numpy as np
+
+from boostbench.kernel_cache import kernel
+from boostbench.learners.vfdt import layout
+from boostbench.learners.vfdt.layout import GRACE, Forest, node_weight
+from boostbench.learners.vfdt.routing import find_leaf, predict_all
+from boostbench.learners.vfdt.split import KEEP, best_split
+from boostbench.learners.vfdt.training import learn_all
+
+LINE = 64  # bytes of a cache line
+
+
+@kernel
+def _route_all(x, trees):  # pragma: no cover - compiled
+    """The leaf every tree sends ``x`` to (the walk predict_all and training share)."""
+    F = Forest(*trees)
+    found = 0
+    for tree in range(F.root.shape[0]):
+        leaf, _, _ = find_leaf(tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub,
+                               F.node_parent, F.feat_map)
+        found += leaf
+    return found
+
+
+@kernel
+def _attempts(leaves, weights, grace, trees):  # pragma: no cover - compiled
+    """Decide the split attempt of every tree's leaf ``leaves[tree]`` (-1: none) that is due
+    (``grace``: the trees' real grace periods); returns how many."""
+    F = Forest(*trees)
+    n = 0
+    for tree in range(leaves.shape[0]):
+        leaf = leaves[tree]
+        if weights[tree] <= 0.0 or leaf < 0 or not F.node_active[leaf]:
+            continue
+        total = node_weight(leaf, F.node_stats, F.node_classes)
+        if total - F.node_last[leaf] < grace[tree, GRACE]:
+            continue
+        slot = F.node_slot[leaf]
+        best_split(F.node_stats[leaf], F.node_classes[leaf], total, F.nominal_counts[slot], F.numeric_stats[slot],
+                   F.ranks[slot], F.attr_ranks[slot], F.value_ranks[slot], F.feat_nominal[tree],
+                   F.split_params[tree], F.work[0], F.iwork[0], F.screen_sums[slot], F.screen_grid[slot],
+                   F.screen_base[slot], F.screen_state[slot])
+        n += 1
+    return n
+
+
+@kernel
+def _touch(array, lines, stride):  # pragma: no cover - compiled
+    """Read one float of each cache line ``lines`` (indices into ``array``, ``stride`` floats a line)."""
+    total = 0.0
+    for i in range(lines.shape[0]):
+        total += array[lines[i] * stride]
+    return total
+
+
+def line_cost(n_bytes: int) -> float:
+    """Seconds to touch a random cache line of an array of ``n_bytes`` (independent loads)."""
+    array = np.ones(max(n_bytes, 1 << 16) // 8)
+    lines = np.random.default_rng(0).integers(0, len(array) // 8, size=1 << 20)
+    _touch(array, lines[:10], 8)
+    start = time.perf_counter()
+    _touch(array, lines, 8)
+    return (time.perf_counter() - start) / len(lines)
+
+
+def record(dataset: str, n_learners: int, seed: int):
+    """Adaboost.OLM's run on ``dataset``: its empty pool and, per example, ``(x, y, weights)``."""
+    from boostbench.boosters import adaboost_olm_kernels as K
+    from boostbench.config import compose_config
+    from boostbench.core.ogd import olm_step_size
+    from boostbench.experiment import run_experiment
+
+    stream, start = [], {}
+    original = K.FusedStep.run
+
+    def run(self, X, Y, U, t, bound, variant, hedge_eta, alpha, log_v, predicted):
+        pool = self.pool
+        if pool.n_learners != n_learners:  # the kernels' warm-up
+            return original(self, X, Y, U, t, bound, variant, hedge_eta, alpha, log_v, predicted)
+        if not start:
+            start["pool"] = pickle.dumps(pool)
+        for i in range(len(X)):
+            predicted[i] = self.predict(X[i], alpha, log_v, U[i])
+            K.weights_step(int(Y[i]), olm_step_size(t + i + 1, pool.n_classes), bound, variant, hedge_eta, alpha,
+                           log_v, self._step)
+            stream.append((X[i].copy(), int(Y[i]), self.arrays.weights.copy()))
+            pool.learn(X[i], int(Y[i]), self.arrays.weights)
+
+    K.FusedStep.run = run  # this process only: the booster's loop, one example at a time, recorded
+    cfg = compose_config([f"dataset={dataset}", "algorithm=adaboost_olm", f"n_learners={n_learners}",
+                          f"seed={seed}", "gamma=0.1", "n_threads=1"])
+    metrics = run_experiment(cfg)["metrics"]
+    return start["pool"], stream, 1e6 * metrics["runtime_s"] / metrics["n_examples"]
+
+
+def replay(pool_bytes: bytes, stream, screen: bool) -> dict:
+    """Per-example seconds of each part (see the module docstring) on the recorded stream."""
+    pool = pickle.loads(pool_bytes)
+    pool.work[:, layout.SETTINGS, layout.SCREEN] = float(screen)
+    if not screen:
+        pool.work[:, layout.SETTINGS, layout.CACHE] = 0.0
+    out = np.empty((pool.n_learners, pool.n_classes))
+    always = np.full_like(pool.split_params, -np.inf)  # any leaf given is due
+    parts = dict(prediction=0.0, routing=0.0, kept=0.0, training=0.0, n_attempts=0, n_kept=0, trained=0)
+    clock = time.perf_counter
+    for x, y, weights in stream:
+        xp = pool.prepare(x)
+        trees = pool.reserve()
+        t0 = clock()
+        _route_all(xp, trees)
+        t1 = clock()
+        predict_all(xp, out, trees)
+        t2 = clock()
+        leaves = np.where((pool.route[:, 2] == -1) & (weights > 0), pool.route[:, 0], -1)
+        last = pool.node_last[leaves]
+        t3 = clock()
+        learn_all(xp, y, weights, trees)
+        t4 = clock()
+        attempted = (leaves >= 0) & (pool.node_last[leaves] != last)
+        kept = np.where(attempted & (pool.pending[:, 0] == KEEP), leaves, -1)  # the leaf is as its attempt saw it
+        t5 = clock()
+        parts["n_kept"] += _attempts(kept, weights, always, trees)
+        t6 = clock()
+        parts["routing"] += t1 - t0
+        parts["prediction"] += t2 - t1
+        parts["training"] += t4 - t3
+        parts["kept"] += t6 - t5
+        parts["n_attempts"] += int(attempted.sum())
+        parts["trained"] += int((weights > 0).sum())
+    n = len(stream)
+    parts = {key: value / n for key, value in parts.items()}
+    parts["pool"] = pool
+    return parts
+
+
+def floor_lines(pool, trained: float, n_attempts: float) -> dict:
+    """Cache lines each part must touch per example, from the pool's shapes: a lower bound (the
+    data each part reads or writes, once; not our caches, such as the kept terms)."""
+    n = pool.n_nodes
+    depth = float(np.mean(pool.node_depth[:n][pool.node_leaf[:n]])) + 1  # nodes on a path
+    k = pool.n_classes
+    walk = pool.n_learners * depth * max(1.0, (pool.node_nav.strides[0] + 8) / LINE)  # navigation row, value
+    statistics = pool.nominal_counts[0].nbytes + pool.numeric_stats[0].nbytes  # one slot's
+    return {
+        "routing": walk,
+        "prediction": walk + pool.n_learners * (2 + 8 * k / LINE),  # the leaf's weights and classes, the output row
+        # the leaf's row, one class's statistics of every attribute (class first), its ranks
+        "update": trained * (2 + statistics / k / LINE + 1),
+        "attempts": n_attempts * statistics / LINE,  # a due leaf's whole statistics
+    }
+
+
+def main() -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", default="car")
+    parser.add_argument("--n-learners", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    pool_bytes, stream, run_us = record(args.dataset, args.n_learners, args.seed)
+    empty = pickle.loads(pool_bytes)  # compile the script's kernels, and time a call that does nothing
+    trees, none = empty.reserve(), np.full(empty.n_learners, -1)
+    _route_all(empty.prepare(stream[0][0]), trees)
+    _attempts(none, stream[0][2], empty.split_params, trees)
+    start = time.perf_counter()
+    for _ in range(2000):
+        _attempts(none, stream[0][2], empty.split_params, trees)
+    call = (time.perf_counter() - start) / 2000
+    runs = {screen: replay(pool_bytes, stream, screen) for screen in (False, True)}
+    for r in runs.values():
+        for part in ("prediction", "routing", "training", "kept"):
+            r[part] = max(r[part] - call, 0.0)
+        # attempts that split or reset leave no leaf to time again: priced as those kept (a lower bound)
+        r["attempts"] = r["kept"] / max(r["n_kept"], 1e-9) * r["n_attempts"]
+        r["update and splits"] = r["training"] - r["attempts"]
+    screened = runs[True]
+    per_line = line_cost(int(screened["pool"].size_bytes))
+    floor = floor_lines(screened["pool"], screened["trained"], screened["n_attempts"])
+    floor["update and splits"] = floor.pop("update")
+    table = Table(title=f"{args.dataset}, N = {args.n_learners}, Adaboost.OLM's stream (paper's trees), µs per example "
+                        f"(the run itself: {run_us:.1f}); {screened['n_attempts']:.1f} attempts "
+                        f"({screened['n_kept']:.1f} kept the leaf) and {screened['trained']:.0f} trees trained per "
+                        f"example; a random cache line of the pool's size {1e9 * per_line:.1f} ns")
+    for column in ("part", "unscreened", "screened", "floor (lines × line)", "left above floor"):
+        table.add_column(column, justify="left" if column == "part" else "right")
+    for part in ("prediction", "routing", "training", "attempts", "update and splits"):
+        before, after = (1e6 * runs[s][part] for s in (False, True))
+        f = floor.get(part)
+        fl = "" if f is None else f"{1e6 * f * per_line:.2f} ({f:.0f} lines)"
+        left = "" if f is None else f"{after - 1e6 * f * per_line:.2f}"
+        name = {"routing": "routing (within prediction)", "attempts": "split attempts (within training)",
+                "update and splits": "update and splits (within training)"}.get(part, part)
+        table.add_row(name, f"{before:.2f}", f"{after:.2f}", fl, left)
+    Console(width=200).print(table)
+    print(f"a kernel call's own cost, taken off each part: {1e6 * call:.2f} µs")
+
+if __name__ == "__main__":
+    main()
