@@ -38,7 +38,9 @@ PENDING, PENDING_LEAF, PENDING_FEATURE, PENDING_KIND, PENDING_RESULT = 0, 1, 2, 
 DEFERRED = -1  # (PENDING) the tree needs a new node: trained again, serially
 
 
-@kernel
+# inlined: a kernel compiles with all its callees, so a caller that calls it compiles them again
+# (learn_all, the boosters' steps); a run compiles one caller, so inlining copies nothing
+@inlined_kernel
 def learn_trees(first, stop, x, y, weights, trees):  # pragma: no cover
     """Train trees ``first..stop-1`` on ``(x, y)``, tree t with importance weight
     ``weights[t] * weight_scale[t]`` (c_i) when ``weights[t] > 0``.
