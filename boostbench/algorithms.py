@@ -59,8 +59,9 @@ class AlgorithmSpec:
         max_classes: the most classes it handles (None: any k >= 2; binary AdaBoost: 2).
         tracks_members: the protocol scores every member (``member_predictions``), e.g. for the
             best tree in hindsight.
-        warm_up: ``"module:function"`` compiling kernels it runs; ``compiled_pool_warm_up`` those
-            it runs over the compiled pool only; ``compiled_warm_up`` those of ``compiled=true``.
+        warm_up: ``"module:function"`` compiling kernels it may run that a short pass need not
+            reach (the runner's warm-up pass compiles the others); ``compiled_warm_up`` those of
+            ``compiled=true``.
         caches: ``"module:function"`` pair (load, save): ``load(k, algorithm_cfg, n_learners)``
             fills the process's caches from disk before the booster is built, ``save()`` writes
             what the run added. The booster itself does no I/O.
@@ -79,7 +80,6 @@ class AlgorithmSpec:
     max_classes: int | None = None
     tracks_members: bool = False
     warm_up: tuple[str, ...] = ()
-    compiled_pool_warm_up: tuple[str, ...] = ()
     compiled_warm_up: tuple[str, ...] = ()
     caches: tuple[str, str] | None = None
     peer: bool = False
@@ -98,11 +98,9 @@ class AlgorithmSpec:
         """The number of weak learners it builds for a config's ``n_learners``."""
         return 1 if self.single_learner else n_learners
 
-    def warm_ups(self, algorithm_cfg: Mapping[str, Any], backend: str | None) -> list[Any]:
+    def warm_ups(self, algorithm_cfg: Mapping[str, Any]) -> list[Any]:
         """The warm-up functions a run with this config calls before its timed pass."""
         names = list(self.warm_up)
-        if backend == "compiled":
-            names += self.compiled_pool_warm_up
         if algorithm_cfg.get("compiled", False):
             names += self.compiled_warm_up
         return [_resolve(name) for name in names]
@@ -121,23 +119,19 @@ _H = "boostbench.hyperparameters"
 _BATCH = {"family": "batch", "uses": ("n_rounds",)}
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
-    "adaboost_olm": AlgorithmSpec(f"{_B}.adaboost_olm:AdaboostOLM", constraints=f"{_H}:ADABOOST_OLM",
-                                  compiled_warm_up=(f"{_B}.adaboost_olm_kernels:warm_up",)),
+    "adaboost_olm": AlgorithmSpec(f"{_B}.adaboost_olm:AdaboostOLM", constraints=f"{_H}:ADABOOST_OLM"),
     "online_mbbm": AlgorithmSpec(f"{_B}.online_mbbm:OnlineMBBM", constraints=f"{_H}:ONLINE_MBBM",
                                  uses=("n_learners", "gamma"), warm_up=(f"{_B}.online_mbbm:warm_up",),
                                  compiled_warm_up=(f"{_B}.online_mbbm_kernels:warm_up",),
                                  caches=(f"{_B}.online_mbbm:load_caches", f"{_B}.online_mbbm:save_caches")),
-    "online_boosting": AlgorithmSpec(f"{_B}.online_boosting:OnlineBoosting", constraints=f"{_H}:ONLINE_BOOSTING",
-                                     warm_up=(f"{_B}.online_boosting_kernels:warm_up_votes",),
-                                     compiled_pool_warm_up=(f"{_B}.online_boosting_kernels:warm_up",)),
+    "online_boosting": AlgorithmSpec(f"{_B}.online_boosting:OnlineBoosting", constraints=f"{_H}:ONLINE_BOOSTING"),
     "vfdt": AlgorithmSpec(f"{_B}.vfdt:VFDT", constraints=f"{_H}:VFDT", uses=(), single_learner=True),
     # any learner
     "online_base": AlgorithmSpec(f"{_B}.vfdt:VFDT", constraints=f"{_H}:VFDT", uses=(), single_learner=True),
     "best_vfdt": AlgorithmSpec(f"{_B}.vfdt:BestVFDT", constraints=f"{_H}:BEST_VFDT", tracks_members=True),
     "hedge": AlgorithmSpec(f"{_B}.hedge:HedgeExperts", constraints=f"{_H}:HEDGE"),
     "online_bagging": AlgorithmSpec(f"{_B}.online_bagging:OnlineBagging", constraints=f"{_H}:ONLINE_BAGGING"),
-    "ada_olmr": AlgorithmSpec(f"{_B}.ada_olmr:AdaOLMR", constraints=f"{_H}:ADA_OLMR", task="multilabel",
-                              warm_up=(f"{_B}.ada_olmr:warm_up",)),
+    "ada_olmr": AlgorithmSpec(f"{_B}.ada_olmr:AdaOLMR", constraints=f"{_H}:ADA_OLMR", task="multilabel"),
     "online_bmr": AlgorithmSpec(f"{_B}.online_bmr:OnlineBMR", constraints=f"{_H}:ONLINE_BMR", task="multilabel",
                                 uses=("n_learners", "gamma")),
     # batch boosters (boostbench.batch): fitted on a training part under kfold / holdout

@@ -233,25 +233,39 @@ def run_threads(cfg: DictConfig, n_features: int, k: int) -> int:
     return threads
 
 
-def warm_up_kernels(cfg: DictConfig, spec: AlgorithmSpec) -> float:
-    """Compile the numba kernels this run uses before its timed pass (what the registry entry
-    declares, and the compiled pool's own); returns the seconds taken.
+WARM_UP_EXAMPLES = 3  # the throwaway pass's length (past any label delay): every entry point is called
 
-    numba caches compiled code on disk, so this is long only on a fresh checkout.
+
+def warm_up_kernels(cfg: DictConfig, spec: AlgorithmSpec, dataset: Dataset | MultilabelDataset, k: int) -> float:
+    """Compile (or load from numba's disk cache) the kernels this run calls, before its timed
+    pass; returns the seconds taken (long only on an empty kernel cache).
+
+    A throwaway booster, with generators of its own (the run's draws stay as they are), runs the
+    run's own protocol over the data set's first examples: exactly the kernel entry points and
+    argument types the pass uses compile, and none it does not (another thread count's training,
+    another booster's per-member calls). The registry's ``warm_up`` entries add the paths a short
+    pass may not take. The run's booster caches must be loaded first (the pass adds to them).
     """
     began = time.perf_counter()
-    from boostbench.core.ties import warm_up as warm_up_ties
+    if spec.family != "online" or spec.peer:  # batch boosters and the peers' learners: no kernels
+        return 0.0
     from boostbench.kernel_cache import compile_lock
 
-    backend = cfg.learner.get("backend")
     with compile_lock():  # one process at a time fills the cache (a sweep's jobs start together)
-        warm_up_ties()  # the random-tie helpers every booster may use
-        if backend == "compiled" and spec.family == "online":
-            from boostbench.learners.compiled_pool import warm_up
-
+        for warm_up in spec.warm_ups(cfg.algorithm):
             warm_up()
-        for warm_up in spec.warm_ups(cfg.algorithm, backend):
-            warm_up()
+        delay = int(cfg.protocol.get("delay", 0))
+        rows = np.arange(min(dataset.n_examples, WARM_UP_EXAMPLES + delay))
+        train, test = rows[:-1], rows[-1:]
+        generators = run_generators(int(cfg.seed))
+        X_train = dataset.X[train] if cfg.protocol.name in SPLIT_PROTOCOLS else None
+        _, booster = _online_booster(cfg, spec, dataset, k, generators.learners, generators.booster, X_train)
+        if cfg.protocol.name in SPLIT_PROTOCOLS:  # as _run_pass chooses
+            fit_online(booster, dataset.X, dataset.y, train, test)
+        elif isinstance(dataset, MultilabelDataset):
+            train_then_test(booster, dataset.X, dataset.Y, train, test)
+        else:
+            prequential(booster, dataset.X, dataset.y, rows, track_members=spec.tracks_members, delay=delay)
     return time.perf_counter() - began
 
 
@@ -305,11 +319,11 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     generators = run_generators(int(cfg.seed))
     if spec.max_classes is not None and k > spec.max_classes:
         raise NotApplicable(too_many_classes(str(cfg.algorithm.name), dataset.name, k, spec.max_classes))
-    stage("compiling the numba kernels (cached after the first run; about a minute)")
-    compile_s = warm_up_kernels(cfg, spec)
+    spec.load_caches(k, cfg.algorithm, int(cfg.n_learners))  # what earlier runs computed (booster: no I/O)
+    stage("compiling the numba kernels (cached after the first run)")
+    compile_s = warm_up_kernels(cfg, spec, dataset, k)
     # what exists now (modules, data, compiled kernels) outlives the pass: the collector need not
     # scan it again and again while the pass is timed
-    spec.load_caches(k, cfg.algorithm, int(cfg.n_learners))  # what earlier runs computed (booster: no I/O)
     # this run's peak, as a fresh process would read it (a sweep's worker ran others before)
     reset_peak_rss(sum(getattr(dataset, name).nbytes for name in ("X", "y", "Y") if hasattr(dataset, name)))
     gc.collect()

@@ -20,6 +20,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from numba.core import types
+from numba.core.registry import CPUDispatcher
+
 from boostbench.paths import cache_dir
 
 
@@ -73,13 +76,32 @@ def compile_lock():
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def njit(*args, **options):
-    """``numba.njit`` after :func:`configure` (once per process: it then finds
-    ``NUMBA_CACHE_DIR`` set): numba picks a kernel's cache directory when it is declared."""
-    configure()
-    import numba
+class KernelDispatcher(CPUDispatcher):
+    """numba's dispatcher, but a call from another kernel compiles the callee for the plain types
+    of its arguments, never for their literal values: numba would otherwise compile one copy of
+    ``f(x, 0)``, another of ``f(x, -1)`` and a third of ``f(x, n)``, each with all its callees
+    (a run's kernels held 11 such duplicates). LLVM still folds a constant argument once it
+    inlines the call."""
 
-    return numba.njit(*args, **options)
+    def get_call_template(self, args, kws):
+        return super().get_call_template(tuple(types.unliteral(a) for a in args),
+                                         {name: types.unliteral(a) for name, a in kws.items()})
+
+
+def njit(function=None, *, cache: bool = False, **options):
+    """``numba.njit`` (as a decorator, with or without options) after :func:`configure` (once per
+    process: it then finds ``NUMBA_CACHE_DIR`` set; numba picks a kernel's cache directory when
+    it is declared), declaring a :class:`KernelDispatcher`."""
+    configure()
+
+    def declare(py_func):
+        dispatcher = KernelDispatcher(py_func=py_func, locals={},
+                                      targetoptions={"nopython": True, "boundscheck": None, **options})
+        if cache:
+            dispatcher.enable_caching()
+        return dispatcher
+
+    return declare if function is None else declare(function)
 
 
 # No reference counting in the kernels: numba would otherwise increment and decrement each of a

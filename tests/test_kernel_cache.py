@@ -27,3 +27,17 @@ def test_configure_uses_a_keyed_directory_unless_the_user_chose_one(tmp_path, mo
     target = kernel_cache.configure()
     assert target is not None and target.parent == tmp_path / "numba" and target.is_dir()
     assert numba.config.CACHE_DIR == str(target)
+
+
+def test_a_kernel_compiles_once_whatever_literal_values_its_callers_pass():
+    @kernel_cache.njit
+    def shift(x, n):  # pragma: no cover - compiled
+        return x + n
+
+    @kernel_cache.njit
+    def caller(x):  # pragma: no cover - compiled
+        return shift(x, 0) + shift(x, -1) + shift(x, x)
+
+    assert caller(2) == 7 and shift(2, 3) == 5
+    # numba's own dispatcher holds three: Literal[int](0), Literal[int](-1), and (int64, int64)
+    assert len(shift.signatures) == 1

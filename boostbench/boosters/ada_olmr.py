@@ -11,13 +11,6 @@ from boostbench.core.ogd import project
 from boostbench.core.rank_losses import label_indices, logistic_rank_gradients, rank_losses
 
 
-def warm_up() -> None:
-    """Compile (or load from numba's disk cache) the update's kernels."""
-    rel, irr = label_indices(np.array([True, False]))
-    logistic_rank_gradients(np.zeros((1, 2)), rel, irr)
-    rank_losses(np.zeros((1, 2)), rel, irr)
-
-
 def train_on_relevant_labels(pool, xp, relevant: np.ndarray, costs: np.ndarray, w: float = 1.0) -> None:
     """Feed each relevant label l to every learner i with weight ``w (max(c^i) - c^i[l])``.
 

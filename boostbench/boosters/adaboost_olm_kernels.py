@@ -14,7 +14,7 @@ import numpy as np
 from boostbench.core.hedge import hedge_pick, hedge_probabilities_into, hedge_update_01
 from boostbench.core.ogd import olm_step_size
 from boostbench.core.ties import pick_tie_u as _pick
-from boostbench.kernel_cache import kernel, njit
+from boostbench.kernel_cache import inlined_kernel, kernel, njit
 from boostbench.learners.vfdt.layout import Forest, copy_into
 from boostbench.learners.vfdt.routing import forget_routes_unless, predict_all
 from boostbench.learners.vfdt.training import learn_trees
@@ -173,7 +173,8 @@ class StepArrays(NamedTuple):
                    np.empty(n), np.empty(n), np.empty(k), np.empty((k, k)), np.empty(k))
 
 
-@kernel
+# inlined into run_steps (else compiled twice over with their callees); called from Python too
+@inlined_kernel
 def predict_step(x, alpha, log_v, u, step, trees):  # pragma: no cover - compiled
     """Algorithm 2 lines 4-11 for ``x``: the trees' distributions (``trees``, the pool's
     :meth:`~boostbench.learners.compiled_pool.CompiledHoeffdingTreePool.kernel_state`) into
@@ -191,7 +192,7 @@ def predict_step(x, alpha, log_v, u, step, trees):  # pragma: no cover - compile
     return S.experts[hedge_pick(p, u[2 * n])]
 
 
-@kernel
+@inlined_kernel
 def update_step(x, y, eta, bound, variant, hedge_eta, alpha, log_v, step, trees):  # pragma: no cover - compiled
     """Algorithm 2 lines 12-15 once ``y`` is revealed: the OGD step on ``alpha`` (in place),
     the training weights into ``S.weights``, Hedge's step on ``log_v`` (in place; 0-1 losses) and
@@ -230,23 +231,6 @@ def run_steps(X, Y, U, t, k, bound, variant, hedge_eta, room, predicted, alpha, 
         predicted[i] = predict_step(x, alpha, log_v, U[i], step, trees)
         update_step(x, Y[i], olm_step_size(t + i + 1, k), bound, variant, hedge_eta, alpha, log_v, step, trees)
     return X.shape[0]
-
-
-def warm_up() -> None:
-    """Compile (or load from numba's disk cache) the kernels with the types a run uses."""
-    from boostbench.learners.compiled_pool import tiny_pool
-
-    s_before, labels, _ = forward(np.full((2, 3), 1 / 3), np.zeros(2), np.zeros(4))
-    backward(s_before, labels, np.zeros(2), 0, 0.5, 2.0, PAPER_VARIANT)
-    for threads in (1, 2):
-        pool = tiny_pool(3, n_threads=threads)
-        step = FusedStep(pool)
-        x = pool.prepare(np.array([0.5, 1.0]))
-        for y in (0, 1, 2):
-            step.predict(x, np.zeros(2), np.zeros(2), np.full(5, 0.5))
-            step.update(x, y, 0.5, 2.0, PAPER_VARIANT, 1.0, np.zeros(2), np.zeros(2))
-        step.run(np.tile(x, (2, 1)), np.arange(2), np.full((2, 5), 0.5), 3, 2.0, PAPER_VARIANT, 1.0, np.zeros(2),
-                 np.zeros(2), np.empty(2, dtype=np.int64))
 
 
 class FusedStep:

@@ -75,17 +75,3 @@ class CompiledUpdate:
     def __call__(self, seed: int, xp: np.ndarray, y: int, P: np.ndarray, lambda_sc: np.ndarray,
                  lambda_sw: np.ndarray, unit: np.ndarray, w: float = 1.0) -> None:
         update(seed, xp, y, float(w), P, lambda_sc, lambda_sw, unit, self._proba, self._counts, self.pool.reserve())
-
-
-def warm_up_votes() -> None:
-    """Compile (or load from numba's disk cache) the vote kernel, over any pool."""
-    vote_odds(np.ones(2), np.zeros(2), 1e-6)
-
-
-def warm_up() -> None:
-    """Compile (or load from numba's disk cache) the update kernel over the compiled pool."""
-    from boostbench.learners.compiled_pool import tiny_pool
-
-    pool = tiny_pool(2)
-    x = pool.prepare(np.array([0.5, 1.0]))
-    CompiledUpdate(pool)(0, x, 1, pool.predict_proba(x), np.zeros(2), np.zeros(2), np.ones(2))

@@ -117,10 +117,3 @@ def pick_tie_u(values, u, want_min):  # pragma: no cover - compiled
                 return j
             seen += 1
     return n - 1
-
-
-def warm_up() -> None:
-    """Compile (or load from numba's disk cache) the compiled helpers."""
-    _rows_argmax(np.zeros((1, 2)))
-    _rows_argmax_u(np.zeros((1, 2)), np.zeros(1, dtype=np.int64), np.zeros((1, 2)))
-    pick_tie_u(np.zeros(2), 0.5, True)

@@ -441,20 +441,7 @@ _MADVISE = _libc_madvise()
 
 def tiny_pool(n_classes: int, n_threads: int = 1) -> CompiledHoeffdingTreePool:
     """Two trees over a numeric and a nominal attribute: a throwaway pool that compiles the
-    kernels with the types of a real run (warm-up)."""
+    kernels with the types of a real run (for tests)."""
     params = HoeffdingTreeParams(delta=np.full(2, 0.5), tau=np.full(2, 0.5),
                                  grace_period=np.full(2, 1), weight_scale=np.ones(2))
     return CompiledHoeffdingTreePool(params, n_classes, [0, 2], capacity=8, n_threads=n_threads)
-
-
-def warm_up() -> None:
-    """Compile (or load from numba's disk cache) every pool kernel on a throwaway pool."""
-    pool = tiny_pool(2)
-    x = pool.prepare(np.array([0.5, 1.0]))
-    threaded = tiny_pool(2, n_threads=2)
-    for y in (0, 1, 0, 1):
-        pool.learn(x, y, np.ones(2))
-        pool.learn_member(0, x, y, 1.0)
-        threaded.learn(x, y, np.ones(2))
-    pool.predict_proba(x)
-    pool.predict_proba_member(1, x)

@@ -194,12 +194,12 @@ def first_seen(row, item):  # pragma: no cover - compiled
 
 @kernel
 def in_rank_order(row, out):  # pragma: no cover - compiled
-    """The items ranked in ``row`` (see :func:`first_seen`), in rank order, into ``out``; their count."""
-    n = row[-1]
+    """The items ranked in ``row`` (see :func:`first_seen`), in rank order, into ``out``; their count
+    (int64 whatever the ranks' dtype: callers pass it on with other counts, one type for both)."""
     for item in range(row.shape[0] - 1):
         if row[item] > 0:
             out[row[item] - 1] = item
-    return n
+    return int(row[-1])
 
 
 @kernel

@@ -38,7 +38,9 @@ PENDING, PENDING_LEAF, PENDING_FEATURE, PENDING_KIND, PENDING_RESULT = 0, 1, 2, 
 DEFERRED = -1  # (PENDING) the tree needs a new node: trained again, serially
 
 
-@kernel
+# inlined: a kernel compiles with all its callees, so a caller that calls it compiles them again
+# (learn_all, the boosters' steps); a run compiles one caller, so inlining copies nothing
+@inlined_kernel
 def learn_trees(first, stop, x, y, weights, trees):  # pragma: no cover
     """Train trees ``first..stop-1`` on ``(x, y)``, tree t with importance weight
     ``weights[t] * weight_scale[t]`` (c_i) when ``weights[t] > 0``.
@@ -80,11 +82,11 @@ def learn_trees_threaded(first, stop, x, y, weights, trees):  # pragma: no cover
     forget_routes_unless(x, trees)
     for tree in numba.prange(first, stop):  # the caller sets numba's chunk size to 1 (dynamic)
         if weights[tree] > 0.0:
-            _train_called(F, tree, x, y, weights[tree], numba.get_thread_id())
+            _train_called(F, tree, x, y, weights[tree], numba.get_thread_id(), False)
     for tree in range(first, stop):
         if weights[tree] > 0.0:
             if F.pending[tree, PENDING] == DEFERRED:
-                _train(F, tree, x, y, weights[tree], 0, True)
+                _train_called(F, tree, x, y, weights[tree], 0, True)
             _apply(F, tree, F.pending[tree, PENDING_RESULT])
     if size_bytes(F.counters, F.limits) > F.limits[MAX_BYTES]:
         limit_size(F)
@@ -192,10 +194,11 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
 
 
 @kernel
-def _train_called(F, tree, x, y, weight, thread):  # pragma: no cover
-    """:func:`_train` as a call, without growing the tree, for the parallel loop: with
-    :func:`_train` inlined into its body, numba 0.68 compiled a loop whose trees never split."""
-    return _train(F, tree, x, y, weight, thread, False)
+def _train_called(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
+    """:func:`_train` as a call, for the parallel loop (with :func:`_train` inlined into its body,
+    numba 0.68 compiled a loop whose trees never split) and the serial part after it (one
+    compiled copy of :func:`_train` for both: each copy costs seconds to compile)."""
+    return _train(F, tree, x, y, weight, thread, may_grow)
 
 
 @inlined_kernel

@@ -1,0 +1,39 @@
+"""The warm-up before a run's timed pass compiles the kernels the pass calls, and no others."""
+
+import gc
+
+import numpy as np
+import pytest
+
+from boostbench.algorithms import ALGORITHMS
+from boostbench.config import compose_config
+from boostbench.data import load_dataset
+from boostbench.experiment import _online_booster, warm_up_kernels
+from boostbench.kernel_cache import KernelDispatcher
+from boostbench.learners.vfdt import training
+from boostbench.protocols import prequential
+from boostbench.seeding import run_generators
+
+
+def _signatures() -> dict:
+    """``{kernel name: signatures it holds (compiled or loaded)}`` of every kernel declared so far."""
+    return {f"{d.py_func.__module__}.{d.__name__}": tuple(d.signatures)
+            for d in gc.get_objects() if type(d) is KernelDispatcher}  # (isinstance fails on dead weak proxies)
+
+
+@pytest.mark.parametrize("algorithm", ["adaboost_olm", "online_mbbm", "online_boosting"])
+def test_the_pass_compiles_nothing_the_warm_up_did_not(algorithm):
+    cfg = compose_config(["dataset=balance", f"algorithm={algorithm}", "n_learners=4", "n_threads=1"])
+    dataset = load_dataset(cfg.dataset, None, 0)
+    k, spec = dataset.n_classes, ALGORITHMS[algorithm]
+    spec.load_caches(k, cfg.algorithm, 4)
+    threaded = training.learn_trees_threaded.signatures
+    warm_up_kernels(cfg, spec, dataset, k)
+    # one thread: the threaded training is neither compiled nor loaded
+    assert training.learn_trees_threaded.signatures == threaded
+    before = _signatures()
+    generators = run_generators(1)
+    _, booster = _online_booster(cfg, spec, dataset, k, generators.learners, generators.booster)
+    prequential(booster, dataset.X, dataset.y, np.arange(200))
+    compiled_in_pass = {name: sigs for name, sigs in _signatures().items() if sigs != before.get(name, ())}
+    assert compiled_in_pass == {}
