@@ -75,6 +75,18 @@ def test_online_mbbm_weights_from_potentials():
     assert all(y == 0 for _, y, _ in pool.calls)
 
 
+def test_a_cache_fill_is_timed_in_wall_and_cpu_seconds_apart():
+    """The runner takes the fill's own CPU seconds out of the pass's CPU seconds, not its wall
+    seconds (which a loaded machine inflates past the whole pass's CPU and would clip cpu_s to 0)."""
+    import time
+
+    booster = OnlineMBBM(ScriptedPool([[1.0, 0.0]]), 2, np.random.default_rng(0), gamma=0.1)
+    began = booster._clock()
+    time.sleep(0.2)  # waiting, as a fill does behind a loaded scheduler: wall, no CPU
+    booster._add_cache_fill(began)
+    assert booster.cache_fill_s >= 0.2 and booster.cache_fill_cpu_s < 0.1
+
+
 def test_online_boosting_lambda_by_hand():
     pool = ScriptedPool([[1.0, 0.0], [0.0, 1.0]])
     booster = OnlineBoosting(pool, 2, np.random.default_rng(0))

@@ -9,6 +9,7 @@ classes and attributes learned as they come) is :mod:`boostbench.estimators`, on
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
@@ -25,7 +26,8 @@ class _BoosterCore(ABC):
     ``cache_fill_s`` (float, seconds): time spent building values that outlive the run and that a
     later run reads from the disk cache (OnlineMBBM's cost matrices); the runner times it apart
     from the pass, as it times the kernels' compilation, so a run's runtime does not depend on
-    the order runs were made in. 0 for boosters without such caches.
+    the order runs were made in. 0 for boosters without such caches. ``cache_fill_cpu_s`` is
+    the CPU seconds of the same fill, which the runner takes out of the pass's CPU seconds.
 
     Args:
         pool: N weak learners over ``n_classes`` labels.
@@ -47,6 +49,17 @@ class _BoosterCore(ABC):
         self.n_classes = int(n_classes)
         self.rng = rng
         self.cache_fill_s = 0.0
+        self.cache_fill_cpu_s = 0.0
+
+    @staticmethod
+    def _clock() -> tuple[float, float]:
+        """(wall, process CPU) seconds now: the start of a cache fill."""
+        return time.perf_counter(), time.process_time()
+
+    def _add_cache_fill(self, began: tuple[float, float]) -> None:
+        """Add the wall and CPU seconds since ``began`` (from :meth:`_clock`) to the caches' fill."""
+        self.cache_fill_s += time.perf_counter() - began[0]
+        self.cache_fill_cpu_s += time.process_time() - began[1]
 
     def _validate_params(self, **values: Any) -> None:
         """Check constructor arguments against :attr:`_parameter_constraints`.

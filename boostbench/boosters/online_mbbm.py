@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 
@@ -124,10 +123,10 @@ class OnlineMBBM(OnlineBooster):
         s = np.zeros(k, dtype=np.int64)
         row_weights = np.empty((n, k))
         for i in range(n):
-            began = time.perf_counter()
+            began = self._clock()
             D, w = self.potential.cost_matrix(n - 1 - i + self._extra, s)
             if self.potential.last_was_built:
-                self.cache_fill_s += time.perf_counter() - began
+                self._add_cache_fill(began)
             row_weights[i] = w
             p = P[i] * w if self.cost_argmin == "raw" else P[i]  # C = diag(w) D + a constant per row
             s[argmin_tie_u(p @ D, u[i])] += 1
@@ -145,11 +144,11 @@ class OnlineMBBM(OnlineBooster):
                                             self.cost_argmin == "raw", row_weights)
             if i == n:
                 return s, row_weights
-            began = time.perf_counter()  # a matrix no run has built yet: the caches' fill
+            began = self._clock()  # a matrix no run has built yet: the caches' fill
             votes = np.sort(s)  # the table holds sorted votes (see online_mbbm_kernels.forward)
             table.add(votes, *cost_matrix_compiled(n - 1 - i + self._extra, votes, potential.memo, potential.memo_base,
                                                    potential.memo_per_word, potential.tables))
-            self.cache_fill_s += time.perf_counter() - began
+            self._add_cache_fill(began)
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         """Normalised majority votes ``s^N / N``, ``(k,)``."""
