@@ -63,6 +63,8 @@ LEVERS = (
           ("learner.binning=width", "learner.n_bins=10"), NUMERIC),
     Lever("MOA's OzaBoost vote (no member votes after the first with eps outside (0, 1/2))", ("tan", "ban"),
           ("online_boosting",), ("algorithm.vote=moa",)),
+    Lever("file order and K = lambda together", ("tan", "ban"), ("online_boosting",),
+          ("protocol.shuffle=false", "algorithm.presentations=expected"), ("promoters",)),
 )
 COLUMN_OF = {"base": "base", "online_base": "online_base", "adaboost_m1": "boosting",
              "online_boosting": "online_boosting"}
@@ -102,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|")
     for lever in levers:
         columns = [COLUMN_OF[a] for a in lever.algorithms]
-        merged = pd.merge(default, rebuild(runs, lever.change), on=keys, suffixes=("", "_lever"))
+        merged = pd.merge(default, rebuild(runs, lever.change, lever.algorithms), on=keys, suffixes=("", "_lever"))
         merged = merged[merged["learner"].isin(lever.learners) & merged["column"].isin(columns)
                         & (merged["n"] > 0) & (merged["n_lever"] > 0)]
         flags = f"{int(merged['flagged'].sum())} → {int(merged['flagged_lever'].sum())} of {len(merged)}"

@@ -327,9 +327,11 @@ def test_sun_report_flags_cells_whose_paper_value_is_outside_the_interval_and_ov
         for algorithm, accuracies in batch.items():
             rows.append({"dataset": "car", "algorithm": algorithm, "learner": "tan", "protocol": "kfold",
                          "seed": seed, "n_test": 1728, "fold_test_error": [1 - a for a in accuracies],
-                         "settings": expected_settings("car", algorithm, "tan")})
+                         "settings": expected_settings("car", algorithm, "tan"), "n_learners": 10})
     lever = dict(rows[0], settings=expected_settings("car", "base", "tan", ("learner.online_structure=lossless",)))
-    table = rebuild(pd.DataFrame(rows + [lever]))
+    # settings leave N out (a table filter): a run with M = 30 is not one of the M = 10 cell's
+    bigger = dict(rows[3], n_learners=30, fold_test_error=[0.5] * 5)
+    table = rebuild(pd.DataFrame(rows + [lever, bigger]))
     car = table[(table.learner == "tan") & (table.dataset == "car")].set_index("column")
     # paper (Table 2, car): 94.4, 88.8, 97.8, 88.6; only online boosting (95.4 vs 88.6) is flagged
     assert car.loc["base", "n"] == 15 and car.loc["base", "ours"] == pytest.approx(94.2)
