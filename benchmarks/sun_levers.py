@@ -77,9 +77,13 @@ def sweep(results_dir: str, datasets: list[str], seeds: int, lever: Lever | None
         return
     overrides = [f"results_dir={results_dir}", f"dataset={','.join(datasets)}", f"seed=range(0,{seeds})",
                  "progress=false"]
-    if lever is not None:
-        overrides += [f"learner={','.join(lever.learners)}", f"algorithm={','.join(lever.algorithms)}", *lever.change]
-    subprocess.run([sys.executable, "-m", "boostbench.cli", "sweep", "+experiment=sun_tables", *overrides], check=True)
+    # one sweep per learner: Hydra checks a learner.* override against the primary config, whose
+    # learner is only chosen by a single value, not by a list swept over
+    for learner in lever.learners if lever is not None else (None,):
+        changes = [] if lever is None else [f"learner={learner}", f"algorithm={','.join(lever.algorithms)}",
+                                            *lever.change]
+        subprocess.run([sys.executable, "-m", "boostbench.cli", "sweep", "+experiment=sun_tables", *overrides,
+                        *changes], check=True)
 
 
 def main(argv: list[str] | None = None) -> int:
