@@ -30,7 +30,8 @@ ONLINE_MBBM: dict[str, Constraint] = {
     "cost_argmin": OneOf(("normalized", "raw")), "potentials": OneOf(("exact", "monte_carlo")),
     "mc_draws": positive_int()}
 ONLINE_BOOSTING: dict[str, Constraint] = {
-    "eps_floor": Interval(0.0, 0.5), "compiled": BOOLEAN, "vote": VOTE, "tree_weight": TREE_WEIGHT}
+    "eps_floor": Interval(0.0, 0.5), "compiled": BOOLEAN, "vote": VOTE, "tree_weight": TREE_WEIGHT,
+    "presentations": OneOf(("poisson", "expected"))}
 VFDT: dict[str, Constraint] = {}
 BEST_VFDT: dict[str, Constraint] = {"tree_weight": TREE_WEIGHT}
 HEDGE: dict[str, Constraint] = {"beta": PROBABILITY}

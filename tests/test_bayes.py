@@ -327,9 +327,11 @@ def test_sun_report_flags_cells_whose_paper_value_is_outside_the_interval_and_ov
         for algorithm, accuracies in batch.items():
             rows.append({"dataset": "car", "algorithm": algorithm, "learner": "tan", "protocol": "kfold",
                          "seed": seed, "n_test": 1728, "fold_test_error": [1 - a for a in accuracies],
-                         "settings": expected_settings("car", algorithm, "tan")})
+                         "settings": expected_settings("car", algorithm, "tan"), "n_learners": 10})
     lever = dict(rows[0], settings=expected_settings("car", "base", "tan", ("learner.online_structure=lossless",)))
-    table = rebuild(pd.DataFrame(rows + [lever]))
+    # settings leave N out (a table filter): a run with M = 30 is not one of the M = 10 cell's
+    bigger = dict(rows[3], n_learners=30, fold_test_error=[0.5] * 5)
+    table = rebuild(pd.DataFrame(rows + [lever, bigger]))
     car = table[(table.learner == "tan") & (table.dataset == "car")].set_index("column")
     # paper (Table 2, car): 94.4, 88.8, 97.8, 88.6; only online boosting (95.4 vs 88.6) is flagged
     assert car.loc["base", "n"] == 15 and car.loc["base", "ours"] == pytest.approx(94.2)
@@ -337,3 +339,47 @@ def test_sun_report_flags_cells_whose_paper_value_is_outside_the_interval_and_ov
     assert car["flagged"].tolist() == [False, False, False, True]
     assert car.loc["online_boosting", "online_worse"]                # 2 points below batch in every fold
     assert "95.4 [95.1, 95.7] − / 88.6 ⚑" in to_markdown(table)
+
+
+def test_equal_width_bins_cut_between_the_training_extremes_and_a_skipped_missing_value_is_left_out():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.r_[0.0, 10.0, rng.uniform(0, 1, size=98)], rng.integers(3, size=100)])
+    X[7, 0], X[8, 1] = np.nan, np.nan
+    width = Discretizer.fit(X, np.array([0, 3]), 5, rng, binning="width")
+    np.testing.assert_allclose(width.cuts[0], [2.0, 4.0, 6.0, 8.0])     # 0..10 in 5 bins of width 2
+    codes = width.transform(X)
+    assert codes[1, 0] == 4 and np.all(codes[2:, 0][~np.isnan(X[2:, 0])] == 0) and codes[7, 0] == 5
+    skip = Discretizer.fit(X, np.array([0, 3]), 5, rng, binning="width", missing="skip")
+    assert np.array_equal(skip.cards, width.cards - 1)
+    codes = skip.transform(X)
+    assert codes[7, 0] == -1 and codes[8, 1] == -1
+    # a skipped value leaves its attribute out of the product: the row scores as if it had no X0
+    y = rng.integers(2, size=100)
+    model = BayesNetModel(skip.cards, 2, [(), ()]).add_batch(codes, None, y, np.ones(100))
+    alone = BayesNetModel(skip.cards[1:], 2, [()]).add_batch(codes[:, 1:], None, y, np.ones(100))
+    np.testing.assert_allclose(model.predict_proba(codes[7:8], X[7:8]), alone.predict_proba(codes[7:8, 1:], X[7:8, 1:]))
+
+
+def test_bin_rows_fits_the_cut_points_on_a_seeded_sample_of_that_many_rows():
+    X = np.random.default_rng(1).normal(size=(1000, 1))
+    few = Discretizer.fit(X, np.array([0]), 5, np.random.default_rng(2), sample_rows=50)
+    rows = np.sort(np.random.default_rng(2).choice(1000, 50, replace=False))
+    np.testing.assert_allclose(few.cuts[0], np.quantile(X[rows, 0], [0.2, 0.4, 0.6, 0.8]))
+
+
+def test_oza_with_expected_presentations_trains_member_m_with_weight_lambda_m():
+    """presentations="expected": no Poisson draw; on a first example every count model is right
+    after training, so lambda halves member by member (Oza: lambda *= 1 / (2 (1 - eps)), eps = 0)."""
+    from boostbench.boosters import OnlineBoosting
+
+    X, y = chain_data(n=10)
+    params = BayesParams.from_config(learner_cfg("naive_bayes"), X.astype(float), np.full(5, 2),
+                                     np.random.default_rng(0))
+    booster = OnlineBoosting(BayesPool(params, 4, 2), 2, np.random.default_rng(0), presentations="expected")
+    booster.predict_proba(X[0].astype(float))
+    booster.update(int(y[0]))
+    weights = [member.model.class_weight.sum() for member in booster.pool.members]
+    np.testing.assert_allclose(weights, [1.0, 0.5, 0.25, 0.125])
+    np.testing.assert_allclose(booster.lambda_sc, [1.0, 0.5, 0.25, 0.125])
+    with pytest.raises(ValueError, match="presentations"):
+        OnlineBoosting(BayesPool(params, 2, 2), 2, np.random.default_rng(0), presentations="mean")

@@ -39,6 +39,9 @@ class OnlineBoosting(OnlineBooster):
         vote: ``"hard"``, ``"soft"`` or ``"moa"``.
         tree_weight: ``"c_i"``: member m trains with weight ``K c_m`` (its constant, as in the
             other boosters); ``"one"``: with ``K``.
+        presentations: ``"poisson"`` (Oza): ``K ~ Poisson(lambda)``; ``"expected"``: ``K = lambda``,
+            the Poisson's mean, as one update of that importance weight (no draw; the update then
+            runs in Python, the compiled kernel draws K).
 
     Raises:
         InvalidParameterError: a value outside :attr:`_parameter_constraints` (a ValueError).
@@ -47,13 +50,16 @@ class OnlineBoosting(OnlineBooster):
     _parameter_constraints = hyperparameters.ONLINE_BOOSTING
 
     def __init__(self, pool, n_classes, rng, eps_floor: float = 1e-6,
-                 compiled: bool = True, vote: str = "hard", tree_weight: str = "c_i"):
+                 compiled: bool = True, vote: str = "hard", tree_weight: str = "c_i",
+                 presentations: str = "poisson"):
         super().__init__(pool, n_classes, rng)
-        self._validate_params(eps_floor=eps_floor, compiled=compiled, vote=vote, tree_weight=tree_weight)
+        self._validate_params(eps_floor=eps_floor, compiled=compiled, vote=vote, tree_weight=tree_weight,
+                              presentations=presentations)
         self.eps_floor = float(eps_floor)
         self.compiled = bool(compiled)
         self.vote = vote
         self.tree_weight = tree_weight
+        self.presentations = presentations
         self._on_growth()
         self.lambda_sc = np.zeros(pool.n_learners)
         self.lambda_sw = np.zeros(pool.n_learners)
@@ -63,7 +69,8 @@ class OnlineBoosting(OnlineBooster):
         # what a Poisson count K is multiplied by before the pool's c_m
         ones = np.ones(self.pool.n_learners)
         self._unit = ones if self.tree_weight == "c_i" else self.pool.unscaled(ones)
-        self._compiled_update = CompiledUpdate(self.pool) if self.compiled and self.pool.compiled else None
+        compiled = self.compiled and self.pool.compiled and self.presentations == "poisson"
+        self._compiled_update = CompiledUpdate(self.pool) if compiled else None
 
     def vote_weights(self) -> np.ndarray:
         """``(N,)``: ``log((1 - eps_m) / eps_m)`` for members with ``0 <= eps_m < 1/2`` (``eps_m``
@@ -106,13 +113,13 @@ class OnlineBoosting(OnlineBooster):
             self.update_reference(seed, xp, int(y), P, float(w))
 
     def update_reference(self, seed: int, xp, y: int, P: np.ndarray, w: float = 1.0) -> None:
-        """The update in Python, over any pool: member m trains ``K ~ Poisson(lambda)`` times,
-        then (Oza) its label for ``x`` after training updates its error and ``lambda``
-        (``lambda = w`` for the first member)."""
+        """The update in Python, over any pool: member m trains ``K ~ Poisson(lambda)`` times
+        (``K = lambda`` with ``presentations="expected"``), then (Oza) its label for ``x`` after
+        training updates its error and ``lambda`` (``lambda = w`` for the first member)."""
         stream = np.random.RandomState(seed)
         lam = w
         for m in range(self.pool.n_learners):
-            presentations = stream.poisson(lam)
+            presentations = stream.poisson(lam) if self.presentations == "poisson" else lam
             proba = P[m]
             if presentations > 0:
                 self.pool.learn_member(m, xp, y, presentations * self._unit[m])

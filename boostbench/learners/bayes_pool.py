@@ -33,7 +33,7 @@ from boostbench.errors import ConfigError
 from boostbench.learners.bayes_net import BayesNetModel, RowTable
 from boostbench.learners.bn_ci import ban_ci_parents
 from boostbench.learners.bn_structure import ban_parents, tan_parents
-from boostbench.learners.discretize import Discretizer
+from boostbench.learners.discretize import SAMPLE_ROWS, Discretizer
 from boostbench.learners.pool import WeakLearnerPool
 
 
@@ -70,7 +70,9 @@ class BayesParams:
             raise ConfigError(f"learner={kind} discretises numeric attributes on a training part: use "
                               "protocol=kfold or protocol=holdout")
         X = X_train if X_train is not None else np.zeros((0, len(n_categories)))
-        return cls(kind, Discretizer.fit(X, n_categories, n_bins, rng, discretize), float(cfg.get("alpha", 1.0)),
+        discretizer = Discretizer.fit(X, n_categories, n_bins, rng, discretize, str(cfg.get("binning", "frequency")),
+                                      str(cfg.get("missing", "value")), int(cfg.get("bin_rows", SAMPLE_ROWS)))
+        return cls(kind, discretizer, float(cfg.get("alpha", 1.0)),
                    int(cfg.get("max_parents", 2)), int(cfg.get("relearn_first", 50)),
                    float(cfg.get("relearn_factor", 2.0)), str(cfg.get("structure", "ci")),
                    None if cfg.get("epsilon") is None else float(cfg.epsilon), float(cfg.get("ci_alpha", 0.01)),

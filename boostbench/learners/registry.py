@@ -41,7 +41,8 @@ _BAYES = {"alpha": POSITIVE, "n_bins": positive_int(2), "relearn_first": positiv
           "structure": OneOf(("ci", "bic", "bdeu", "k2")), "epsilon": Interval(0.0, closed_low=True, nullable=True),
           "ci_alpha": Interval(0.0, 1.0),
           "ess": POSITIVE, "online_structure": OneOf(("lossless", "frozen", "window")),
-          "window": positive_int()}
+          "window": positive_int(), "binning": OneOf(("frequency", "width")),
+          "missing": OneOf(("value", "skip")), "bin_rows": positive_int(2)}
 
 LEARNERS: dict[str, LearnerSpec] = {
     "hoeffding_tree": LearnerSpec(online=True, batch=False, backends=("compiled", "river"), params={

@@ -87,7 +87,9 @@ _ACROSS = {"": ("seed", "gamma", "n_learners", "preset"), "algorithm": ("gamma",
            "learner": ("backend",), "protocol": ("curve_points", "window")}
 # Keys added after records were written, at the value that computes what the records computed
 # without them: left out at that value, so old and new records of one setting compare equal
-_NEUTRAL = {"protocol": {"delay": 0, "shuffle_seed": None}, "learner": {"rules": "river"}}
+_NEUTRAL = {"protocol": {"delay": 0, "shuffle_seed": None},
+            "learner": {"rules": "river", "binning": "frequency", "missing": "value", "bin_rows": 10_000},
+            "algorithm": {"presentations": "poisson"}}
 
 
 def settings_key(config: dict) -> str:

@@ -65,11 +65,16 @@ def online_worse(batch: np.ndarray, online: np.ndarray, n_test: int | None) -> t
     return p < ALPHA, p
 
 
-@functools.lru_cache(maxsize=None)
 def expected_settings(dataset: str, algorithm: str, learner: str, overrides: tuple[str, ...] = ()) -> str:
     """The settings (:func:`~boostbench.reporting.records.settings_key`) of a cell's runs: Sun's
     experiment config (``sun_tables``, or ``sun_tables_fixed_split`` for a fixed split) with
     ``overrides`` (a lever, e.g. ``learner.online_structure=lossless``)."""
+    return _expected(dataset, algorithm, learner, overrides)[0]
+
+
+@functools.lru_cache(maxsize=None)
+def _expected(dataset: str, algorithm: str, learner: str, overrides: tuple[str, ...]) -> tuple[str, int]:
+    """The settings and M (``n_learners``: settings leave it out, tables filter on it) of a cell."""
     from omegaconf import OmegaConf
 
     from boostbench.config import compose_config
@@ -79,12 +84,16 @@ def expected_settings(dataset: str, algorithm: str, learner: str, overrides: tup
     cfg = compose_config([f"+experiment=sun_tables{'_fixed_split' if fixed else ''}", f"dataset={dataset}",
                           f"algorithm={algorithm}", f"learner={learner}", f"protocol={'holdout' if fixed else 'kfold'}",
                           *overrides])
-    return settings_key(OmegaConf.to_container(cfg, resolve=True))
+    return settings_key(OmegaConf.to_container(cfg, resolve=True)), int(cfg.n_learners)
 
 
-def rebuild(runs: pd.DataFrame, overrides: tuple[str, ...] = ()) -> pd.DataFrame:
+def rebuild(runs: pd.DataFrame, overrides: tuple[str, ...] = (),
+            algorithms: tuple[str, ...] | None = None) -> pd.DataFrame:
     """One row per (learner, data set, column): ours (mean %, std %, 95% interval %, folds), the
-    paper's, ``flagged`` (the paper outside the interval and more than ``TOLERANCE`` away), the test."""
+    paper's, ``flagged`` (the paper outside the interval and more than ``TOLERANCE`` away), the test.
+
+    ``overrides`` (a lever) select the runs of the ``algorithms`` they apply to (None: all); the
+    other columns keep the defaults' runs (a key only online boosting has, say)."""
     paper = paper_tables()[KEY]
     here = {info.name: info.location is not None for info in available_datasets()}
     mine = runs[runs["protocol"].isin(["kfold", "holdout"])]
@@ -96,7 +105,9 @@ def rebuild(runs: pd.DataFrame, overrides: tuple[str, ...] = ()) -> pd.DataFrame
                 group = mine[(mine["dataset"] == dataset) & (mine["algorithm"] == algorithm)
                              & (mine["learner"] == learner)]
                 if not group.empty:
-                    group = group[group["settings"] == expected_settings(dataset, algorithm, learner, overrides)]
+                    changed = overrides if algorithms is None or algorithm in algorithms else ()
+                    settings, n_learners = _expected(dataset, algorithm, learner, changed)
+                    group = group[(group["settings"] == settings) & (group["n_learners"] == n_learners)]
                 values = _fold_accuracies(group) if not group.empty else np.array([])
                 accuracy[column] = values
                 paper_value = paper[table][paper_name][list(COLUMNS).index(column)] if table else None
