@@ -137,34 +137,6 @@ def test_cached_sums_follow_one_changed_class():
     assert cache[1][B.VALID] == 1.0
 
 
-def test_folding_a_class_in_gives_the_sums_taken_afresh():
-    """Training folds the changed class into the cached sums when another class arrives before
-    the attempt (``fold_in``); the bounds then follow the second class as they did the first."""
-    rng = np.random.default_rng(12)
-    k = 26
-    stats = _estimators(rng, k, 8)
-    _, pre, points, n_points, lo, hi = _exact(stats)
-    sums, grid, base = _cache()
-    _bounds(stats, points, n_points, lo, hi, pre, (sums, grid, base))
-    c = 0
-    base[:] = stats[c]
-    for step in range(100):
-        _learn(stats[c], float(rng.uniform(lo, hi)), rng.exponential(5.0))
-        d = int(rng.integers(k))
-        if d != c:  # another class arrives: fold c in, follow d
-            B.fold_in(stats[c], np.zeros(layout.N_SPLIT_POINTS), sums, grid, base)
-            base[:] = stats[d]
-            c = d
-    _learn(stats[c], float(rng.uniform(lo, hi)), 2.0)
-    merit, pre, points, n_points, _, _ = _exact(stats)
-    low, high = _bounds(stats, points, n_points, lo, hi, pre, (sums, grid, base), changed=c)
-    np.testing.assert_allclose((low, high), _bounds(stats, points, n_points, lo, hi, pre), rtol=0, atol=1e-10)
-    assert low <= merit <= high and grid[B.VALID] == 1.0
-    stats[c, 3] = lo - 1.0  # a range that moved: left to be taken afresh
-    B.fold_in(stats[c], np.zeros(layout.N_SPLIT_POINTS), sums, grid, base)
-    assert grid[B.VALID] == 0.0
-
-
 def _twin_pools(n_trees, n_classes, n_categories, seed, max_size=None, threads=1):
     """A screened pool (on ``threads`` threads) and the unscreened reference (on one)."""
     cfg = compose_config([])  # the paper's tree parameters: delta, tau, grace drawn per tree

@@ -30,7 +30,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from boostbench.kernel_cache import kernel, njit
-from boostbench.learners.vfdt.merits import MIN_BRANCH_FRACTION, thresholds_in
+from boostbench.learners.vfdt.merits import MIN_BRANCH_FRACTION
 
 Z_MIN, Z_STEPS_PER_UNIT = -9.0, 1024.0  # tables over z in [-9, 9]; beyond, Phi is 0 or 1 to 1e-18
 
@@ -223,38 +223,6 @@ def cached_range(grid, st):  # pragma: no cover - compiled
 
 
 @kernel
-def _swap_class(base, st, points, n_points, sums, grid):  # pragma: no cover - compiled
-    """Take one class's part of the cached sums out (its estimator ``base`` when they were taken)
-    and put it back (``st``, now), totals too; False where river's CDF is NaN."""
-    ok = _shift_class(base, -1.0, points, n_points, sums) and _shift_class(st, 1.0, points, n_points, sums)
-    if base[0] > 0.0:
-        grid[TOTAL] -= base[0]
-        grid[ENTROPY_SUM] += base[0] * math.log2(base[0])
-    if st[0] > 0.0:
-        grid[TOTAL] += st[0]
-        grid[ENTROPY_SUM] -= st[0] * math.log2(st[0])
-    return ok
-
-
-@kernel
-def fold_in(st, points, sums, grid, base):  # pragma: no cover - compiled
-    """Bring an attribute's cached sums up to date with the one class changed since they were
-    taken (estimator ``st`` now, ``base`` then), in training, when an example of another class
-    reaches the leaf before its split attempt: the cache then follows that class, instead of the
-    attempt taking every attribute's sums afresh (a leaf of a tree whose grace period spans
-    several examples). ``points`` is scratch (``(N_SPLIT_POINTS,)``). An attribute whose range
-    moved is left invalid: the attempt takes its sums afresh."""
-    if grid[VALID] != 1.0:
-        return
-    lo, hi = cached_range(grid, st)
-    if lo != grid[GRID_LO] or hi != grid[GRID_HI]:
-        grid[VALID] = 0.0
-        return
-    n_points = thresholds_in(lo, hi, points)
-    grid[VALID] = 1.0 if _swap_class(base, st, points, n_points, sums, grid) else 0.0
-
-
-@kernel
 def numeric_merit_bounds(stats, points, n_points, lo, hi, pre_entropy, classwise, sums, grid, base, changed):  # pragma: no cover - compiled
     """An interval ``(low, high)`` holding the best merit river's arithmetic gives a numeric
     attribute over the thresholds ``points[:n_points]`` (those strictly inside its range
@@ -277,7 +245,14 @@ def numeric_merit_bounds(stats, points, n_points, lo, hi, pre_entropy, classwise
     threshold at the 1% rule's edge): evaluate exactly.
     """
     if changed >= 0 and grid[VALID] == 1.0 and grid[GRID_LO] == lo and grid[GRID_HI] == hi:
-        ok = _swap_class(base, stats[changed], points, n_points, sums, grid)
+        st = stats[changed]
+        ok = _shift_class(base, -1.0, points, n_points, sums) and _shift_class(st, 1.0, points, n_points, sums)
+        if base[0] > 0.0:
+            grid[TOTAL] -= base[0]
+            grid[ENTROPY_SUM] += base[0] * math.log2(base[0])
+        if st[0] > 0.0:
+            grid[TOTAL] += st[0]
+            grid[ENTROPY_SUM] -= st[0] * math.log2(st[0])
     else:
         grid[TOTAL], grid[ENTROPY_SUM], ok = _full_sums(stats, points, n_points, classwise, sums)
         grid[GRID_LO], grid[GRID_HI] = lo, hi

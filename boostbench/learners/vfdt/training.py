@@ -21,8 +21,6 @@ from boostbench.learners.vfdt.layout import (
     GRACE,
     INVALID,
     MAX_BYTES,
-    N_SPLIT_POINTS,
-    POINTS,
     SETTINGS,
     Forest,
     add_class,
@@ -32,7 +30,6 @@ from boostbench.learners.vfdt.layout import (
     node_weight,
     reset_splitters,
 )
-from boostbench.learners.vfdt.merit_bounds import REFRESH_AFTER, fold_in
 from boostbench.learners.vfdt.routing import find_leaf, forget_routes_unless, mark_stale
 from boostbench.learners.vfdt.split import KEEP, RESET, SPLIT, best_split, split_leaf
 
@@ -153,32 +150,21 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
     """Add ``(x, y)`` with weight ``w`` to the attribute statistics in ``slot`` (those of an active
     leaf of ``tree``) and to their first-seen orders (:func:`~.layout.first_seen`). With the
     slots' screen cache (the CACHE setting of ``thread``'s scratch), class ``y``'s estimators are
-    kept as they were at the last screen: the cache stays usable while one class alone changes;
-    when an example of another class comes first, the changed class is folded into the sums
-    (:func:`~.merit_bounds.fold_in`) and the cache follows the new one."""
+    kept as they were at the last screen: the cache stays usable while one class alone changes."""
     feat_map, feat_nominal = F.feat_map, F.feat_nominal
     nominal_counts, numeric_stats, ranks, value_ranks = F.nominal_counts, F.numeric_stats, F.ranks, F.value_ranks
     attr_ranks = F.attr_ranks
     snapshot = False
-    fold = -1  # the class trained since the last screen, when another arrives: folded into the sums
     if F.work[thread][SETTINGS, CACHE] > 0.0:
         state = F.screen_state[slot]
         snapshot = state[0] == CLEAN
         if snapshot:
             state[0] = DIRTY + y
-        elif state[0] >= DIRTY and state[0] != DIRTY + y and state[1] < REFRESH_AFTER:
-            fold, snapshot = state[0] - DIRTY, True
-            state[0] = DIRTY + y
-            state[1] += 1  # an update of the sums, as a screen's
         elif state[0] != DIRTY + y:
             state[0] = INVALID
-    points = F.work[thread][POINTS, :N_SPLIT_POINTS]
     for j in range(feat_map.shape[1]):
         value = x[feat_map[tree, j]]
         if snapshot and not feat_nominal[tree, j]:
-            if fold >= 0:
-                fold_in(numeric_stats[slot, j, fold], points, F.screen_sums[slot, j], F.screen_grid[slot, j],
-                        F.screen_base[slot, j])
             copy_into(F.screen_base[slot, j], numeric_stats[slot, j, y])
         if value != value:
             continue
