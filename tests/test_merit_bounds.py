@@ -67,8 +67,41 @@ def test_bounds_hold_rivers_merit(k):
         assert low <= merit <= high or (merit == low == high == -np.inf)
         if np.isfinite(high) and np.isfinite(low):
             widths.append(high - low)
-    assert widths and max(widths) <= 2 * B.MERIT_SLACK + 1e-12  # tight: the interval is the slack
-    assert B.MERIT_SLACK < 1e-5
+    # tight: the interval is the slack, and the binary-entropy table's chord error above
+    assert widths and max(widths) <= 2 * B.MERIT_SLACK + B.H2_SLACK + 1e-12
+    assert B.MERIT_SLACK < 1e-5 and B.H2_SLACK < 1e-6
+
+
+def test_h2_chords_within_their_slack():
+    """The table's chords lie below h2 and within H2_SLACK of it wherever the 1% rule admits a split."""
+    q = np.linspace(B.MIN_BRANCH_FRACTION, 1.0 - B.MIN_BRANCH_FRACTION, 2_000_003)
+    u = q * B.H2_STEPS
+    cell = np.minimum(u.astype(int), B.H2_STEPS - 1)
+    chord = B.H2_TABLE[cell] + (u - cell) * (B.H2_TABLE[cell + 1] - B.H2_TABLE[cell])
+    error = B._h2(q) - chord
+    assert error.min() >= -1e-15 and error.max() <= B.H2_SLACK
+    assert error.max() > B.H2_SLACK / 4  # and the slack is not loose
+
+
+def test_cached_range_is_the_thresholds_range():
+    """The range kept with a slot's sums, widened by the one changed class, is the one
+    ``thresholds`` finds over every class, also when that class extends it or is new."""
+    rng = np.random.default_rng(5)
+    stats = _estimators(rng, 26, 6)
+    stats[3] = 0.0  # a class not seen yet
+    points = np.zeros(layout.N_SPLIT_POINTS)
+    _, lo, hi = merits.thresholds(stats, points)
+    grid = np.zeros(5)
+    grid[B.GRID_LO], grid[B.GRID_HI] = lo, hi
+    for c in (3, 0, 7):
+        for value in (lo - 1.0, hi + 2.0, 0.5 * (lo + hi)):
+            _learn(stats[c], value, 1.5)
+            n_points, lo, hi = merits.thresholds(stats, points)
+            assert B.cached_range(grid, stats[c]) == (lo, hi)
+            expected = points[:n_points].copy()
+            assert merits.thresholds_in(lo, hi, points) == n_points
+            assert np.array_equal(points[:n_points], expected)
+            grid[B.GRID_LO], grid[B.GRID_HI] = lo, hi
 
 
 def test_unbounded_where_rivers_cdf_is_nan():

@@ -295,6 +295,12 @@ def thresholds(stats, points):  # pragma: no cover - compiled
         if st[0] > 0.0:
             lo = min(lo, st[3])
             hi = max(hi, st[4])
+    return thresholds_in(lo, hi, points), lo, hi
+
+
+@kernel
+def thresholds_in(lo, hi, points):  # pragma: no cover - compiled
+    """:func:`thresholds` of the range ``(lo, hi)`` into ``points``; their number."""
     step = (hi - lo) / (N_SPLIT_POINTS + 1.0)
     n = 0
     for i in range(N_SPLIT_POINTS):
@@ -302,7 +308,7 @@ def thresholds(stats, points):  # pragma: no cover - compiled
         if lo < point < hi:
             points[n] = point
             n += 1
-    return n, lo, hi
+    return n
 
 
 @kernel

@@ -55,7 +55,7 @@ from boostbench.learners.vfdt.layout import (
     node_weight,
     release,
 )
-from boostbench.learners.vfdt.merit_bounds import REFRESH_AFTER, numeric_merit_bounds
+from boostbench.learners.vfdt.merit_bounds import REFRESH_AFTER, VALID, cached_range, numeric_merit_bounds
 from boostbench.learners.vfdt.nominal_bounds import nominal_merit_bounds
 from boostbench.learners.vfdt.merits import (
     entropy_in_order,
@@ -65,6 +65,7 @@ from boostbench.learners.vfdt.merits import (
     rest_of,
     sigma_of,
     thresholds,
+    thresholds_in,
     value_orders,
 )
 
@@ -137,7 +138,11 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
                 feature_best, feature_kind, feature_value = nominal_best(
                     nominal_counts[:, j].T, ranks[j], value_ranks[:, j], pre_entropy, work, iwork)
         else:
-            n_points, lo, hi = thresholds(numeric_stats[j], points)
+            if changed >= 0 and screen_grid[j, VALID] == 1.0:  # the range from the slot's cache
+                lo, hi = cached_range(screen_grid[j], numeric_stats[j, changed])
+                n_points = thresholds_in(lo, hi, points)
+            else:
+                n_points, lo, hi = thresholds(numeric_stats[j], points)
             if screen:
                 low, high = _bounds(j, numeric_stats[j], n_points, lo, hi, pre_entropy, work, cached,
                                     screen_sums, screen_grid, screen_base, changed)

@@ -171,15 +171,16 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
         if value != value:
             continue
         first_seen(attr_ranks[slot], j)
-        first_seen(ranks[slot, j], y)
         if feat_nominal[tree, j]:
+            first_seen(ranks[slot, j], y)
             code = int(value)
             if code < nominal_counts.shape[3]:
                 first_seen(value_ranks[slot, y, j], code)
                 nominal_counts[slot, y, j, code] += w
         else:
             st = numeric_stats[slot, j, y]
-            if st[0] == 0.0:
+            if st[0] == 0.0:  # the class is new to the attribute (no weight yet: no rank yet either)
+                first_seen(ranks[slot, j], y)
                 st[3] = value
                 st[4] = value
             else:
