@@ -159,20 +159,27 @@ def _train_both(pools, X, y, rng, n_trees):
             pool.learn(pool.prepare(x), int(label), weights)
 
 
+def _screened_grows_the_unscreened_trees(data, n_categories, n_trees, n_examples, max_size, threads):
+    """Twin pools (screened, not) on the first ``n_examples`` of a seeded order of ``data``: the
+    same trees, which grew, and the memory budget reached exactly when one is set. Returns the pools."""
+    pools = _twin_pools(n_trees, data.n_classes, n_categories, 0, max_size, threads)
+    order = np.random.default_rng(0).permutation(data.n_examples)[:n_examples]
+    _train_both(pools, data.X[order], data.y[order], np.random.default_rng(1), n_trees)
+    _assert_same_trees(*pools)
+    assert (pools[0].enforcements > 0) == (max_size is not None)
+    return pools
+
+
 @pytest.mark.parametrize("max_size,threads", [(None, 1), (8.0, 1), (None, 2)])
 def test_screening_changes_no_tree_on_isolet_shaped_data(max_size, threads):
     """26 classes: the slots keep the screen's sums (also across resets, trees trained by
     several threads and, under a memory budget, deactivations, reactivations and compaction)."""
     cfg = compose_config(["dataset=isolet_like"])
     data = load_dataset(cfg.dataset)
-    pools = _twin_pools(6, data.n_classes, data.n_categories, 0, max_size, threads)
+    pools = _screened_grows_the_unscreened_trees(data, data.n_categories, 6, 120, max_size, threads)
     cache = (0, layout.SETTINGS, layout.CACHE)
     assert pools[0].work[cache] == 1.0 and pools[1].work[cache] == 0.0  # cache on, off
-    order = np.random.default_rng(0).permutation(data.n_examples)[:120]
-    _train_both(pools, data.X[order], data.y[order], np.random.default_rng(1), 6)
-    _assert_same_trees(*pools)
     assert pools[0].n_nodes > 6 * 3  # the trees grew
-    assert (pools[0].enforcements > 0) == (max_size is not None)
 
 
 def test_screening_changes_no_tree_when_attributes_tie():

@@ -10,7 +10,12 @@ from boostbench.config import compose_config
 from boostbench.data.registry import load_dataset
 from boostbench.learners.vfdt import layout, merits
 from boostbench.learners.vfdt import nominal_bounds as NB
-from test_merit_bounds import _assert_same_trees, _train_both, _twin_pools  # the numeric screen's twin pools
+from test_merit_bounds import (  # the numeric screen's twin pools
+    _assert_same_trees,
+    _screened_grows_the_unscreened_trees,
+    _train_both,
+    _twin_pools,
+)
 
 
 def _table_and_ranks(rng, n_values, k):
@@ -75,12 +80,8 @@ def test_screening_changes_no_tree_on_nominal_data(dataset, max_size, threads):
     else:
         n_categories = np.asarray(data.n_categories)
     assert (n_categories > 0).all()
-    pools = _twin_pools(10, data.n_classes, n_categories, 0, max_size, threads)
-    order = np.random.default_rng(0).permutation(data.n_examples)[:600]
-    _train_both(pools, data.X[order], data.y[order], np.random.default_rng(1), 10)
-    _assert_same_trees(*pools)
+    pools = _screened_grows_the_unscreened_trees(data, n_categories, 10, 600, max_size, threads)
     assert pools[0].n_nodes > 10 * 5  # the trees grew
-    assert (pools[0].enforcements > 0) == (max_size is not None)
 
 
 def test_screening_changes_no_tree_with_mixed_missing_and_unseen_values():
