@@ -21,6 +21,7 @@ import pandas as pd
 
 from boostbench.reporting import significance
 from boostbench.reporting.figures import new_figure, save_figure
+from boostbench.reporting.html_parts import esc, figure, html_table, link
 from boostbench.reporting.tables import confidence_interval
 from boostbench.store import atomic_write_text
 
@@ -335,8 +336,6 @@ def html_section(out: Path) -> str | None:
     ``out``: per measure its table (in the measure's number format), Friedman test and CD
     diagram; the gaps and algorithms not run with their reasons; the Pareto plots. None when
     ``out`` has no leaderboard."""
-    from boostbench.reporting.page import esc, figure, html_table, link
-
     tables, figures = out / "tables", out / "figures" / "leaderboard"
     try:
         long = pd.read_csv(tables / "leaderboard.csv")
