@@ -45,6 +45,34 @@ def test_rivers_estimator_checks_pass(name):
             "check_seeding_is_idempotent", "check_bounded_memory_growth"} <= set(names)
 
 
+@pytest.mark.parametrize("name", MULTICLASS)
+def test_a_trained_estimator_holds_no_numba_dispatcher(name):
+    """river's memory walk (``_raw_memory_usage``, its bounded-memory check) follows every
+    reference: through a kept dispatcher it reaches numba's JIT engine and its weak proxies, which
+    raise ReferenceError once their target is collected (CI, on a cold kernel cache)."""
+    import gc
+    import types
+    import weakref
+
+    from numba.core.dispatcher import Dispatcher
+
+    cls = getattr(E, name)
+    model = cls(**next(iter(cls._unit_test_params())))
+    for x, y in itertools.islice(datasets.Phishing(), 60):
+        model.learn_one(x, y)
+    seen, pending, kept = set(), [model], []
+    while pending:
+        obj = pending.pop()
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType, types.FunctionType)):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (Dispatcher, weakref.ProxyType, weakref.CallableProxyType)):
+            kept.append(type(obj).__name__)
+            continue
+        pending.extend(gc.get_referents(obj))
+    assert kept == []
+
+
 def test_the_river_face_gives_the_runners_numbers():
     """With the classes given up front, river's loop over the runner's stream order gives the
     runner's prediction for every example (the compiled pool, the same seed's draws)."""

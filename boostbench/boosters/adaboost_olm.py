@@ -111,14 +111,20 @@ class AdaboostOLM(OnlineBooster):
         self.compiled = bool(compiled)
         self.gradient = gradient
         self.first_weight = first_weight
-        self._forward = adaboost_olm_kernels.forward if compiled else forward_reference
-        self._backward = adaboost_olm_kernels.backward if compiled else backward_reference
         n = pool.n_learners
         self.alpha = np.zeros(n)
         self.hedge = Hedge(n, hedge_eta)
         self.t = 0
         self._state = None
         self._on_growth()
+
+    def _steps(self):
+        """(forward, backward): the numba kernels, or their Python references when not compiled.
+        Looked up per call, never kept on the instance: a dispatcher holds numba's JIT engine,
+        which river's memory walk would count (and trip on its dead weak proxies)."""
+        if self.compiled:
+            return adaboost_olm_kernels.forward, adaboost_olm_kernels.backward
+        return forward_reference, backward_reference
 
     def _on_growth(self) -> None:
         # the pool multiplies learner 1's weight by its c_1: the constant is given divided by it
@@ -138,7 +144,7 @@ class AdaboostOLM(OnlineBooster):
             self._state = (xp, f.s_before, f.labels, f.experts, f.p)
         else:
             P = self.pool.predict_proba(xp)
-            s_before, labels, experts = self._forward(P, self.alpha, u)
+            s_before, labels, experts = self._steps()[0](P, self.alpha, u)
             self._state = (xp, s_before, labels, experts, self.hedge.probabilities())
         experts, p = self._state[3], self._state[4]
         return np.bincount(experts, weights=p, minlength=self.n_classes)
@@ -180,8 +186,8 @@ class AdaboostOLM(OnlineBooster):
             self._fused.update(xp, int(y), eta, self.alpha_bound, self._variant, self.hedge.eta, self.alpha,
                                self.hedge.log_v, w)
         else:
-            self.alpha, weights = self._backward(s_before, labels, self.alpha, int(y), eta, self.alpha_bound,
-                                                 self._variant)
+            self.alpha, weights = self._steps()[1](s_before, labels, self.alpha, int(y), eta, self.alpha_bound,
+                                                   self._variant)
             self.hedge.update((experts != y).astype(np.float64))
             self.pool.learn(xp, y, weights * w if w != 1.0 else weights)
         self._state = None
