@@ -131,17 +131,23 @@ def test_a_cache_writable_by_others_is_refused(tmp_path):
     check_cache_dir(open_parent / "cache")
 
 
-def test_a_cache_writable_by_the_owners_private_group_is_accepted(tmp_path):
+@pytest.mark.parametrize("other_members", [[], ["stranger"]])
+def test_a_cache_writable_by_the_owners_group_is_accepted_only_when_the_group_is_private(
+        tmp_path, monkeypatch, other_members):
     import grp
     import pwd
 
     owner = pwd.getpwuid(os.geteuid())
-    if set(grp.getgrgid(owner.pw_gid).gr_mem) - {owner.pw_name}:
-        pytest.skip("this user's primary group has other members")
+    # the group's members as the test needs them, whatever this machine's groups hold
+    monkeypatch.setattr(grp, "getgrgid", lambda gid: grp.struct_group(("private", "x", gid, [owner.pw_name, *other_members])))
     make_private_dirs(tmp_path / "cache" / "numba")
     os.chown(tmp_path / "cache" / "numba", -1, owner.pw_gid)
     (tmp_path / "cache" / "numba").chmod(0o775)  # what numba makes under umask 002
-    check_cache_dir(tmp_path / "cache")
+    if other_members:
+        with pytest.raises(ConfigError, match="numba is writable by other users"):
+            check_cache_dir(tmp_path / "cache")
+    else:
+        check_cache_dir(tmp_path / "cache")
 
 
 def test_cache_directories_are_made_private_whatever_the_umask(tmp_path):
