@@ -63,6 +63,9 @@ LEVERS = (
           ("learner.binning=width", "learner.n_bins=10"), NUMERIC),
     Lever("MOA's OzaBoost vote (no member votes after the first with eps outside (0, 1/2))", ("tan", "ban"),
           ("online_boosting",), ("algorithm.vote=moa",)),
+    *(Lever(f"cells smoothed toward {toward} with weight n0 = 5", ("tan", "ban"), ALL,
+            (f"learner.smoothing={name}",)) for name, toward in (("marginal", "P(x_i) (Friedman et al.)"),
+                                                                  ("class_marginal", "P(x_i | c)"))),
     Lever("file order and K = lambda together", ("tan", "ban"), ("online_boosting",),
           ("protocol.shuffle=false", "algorithm.presentations=expected"), ("promoters",)),
 )

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 
 Parents = Sequence[tuple[int, ...]]
+#: How a conditional table's cells are smoothed (:class:`BayesNetModel`)
+SMOOTHINGS = ("laplace", "marginal", "class_marginal")
 
 
 def parent_index(codes: np.ndarray, parents: tuple[int, ...], cards: np.ndarray) -> np.ndarray:
@@ -53,16 +55,29 @@ class BayesNetModel:
         n_classes: k.
         parents: per attribute, the tuple of attribute parents (the class is always a parent).
         alpha: Laplace pseudo-count of every cell (1: add-one smoothing).
+        smoothing: ``laplace``: every cell is ``(N(c, pa, x_i) + alpha) / (N(c, pa) + alpha card_i)``.
+            ``marginal``: Friedman, Geiger & Goldszmidt's (1997, Sec. 6) smoothing toward the
+            attribute's marginal, ``(N(c, pa, x_i) + n0 P(x_i)) / (N(c, pa) + n0)``.
+            ``class_marginal``: the same toward ``P(x_i | c)``, i.e. a rarely seen parent
+            configuration backs off to Naive Bayes' table. ``P(x_i)`` and ``P(x_i | c)`` are
+            Laplace-smoothed by ``alpha``. Without attribute parents (Naive Bayes) a cell's own
+            table is its class marginal, so ``class_marginal`` differs from ``laplace`` only slightly.
+        n0: the weight of that marginal (``marginal``, ``class_marginal``; Friedman et al. use 5).
 
     Raises:
         ValueError: a numeric attribute with parents, or a parent that is numeric.
     """
 
-    def __init__(self, cards: np.ndarray, n_classes: int, parents: Parents, alpha: float = 1.0):
+    def __init__(self, cards: np.ndarray, n_classes: int, parents: Parents, alpha: float = 1.0,
+                 smoothing: str = "laplace", n0: float = 5.0):
         self.cards = np.asarray(cards, dtype=np.int64)
         self.k = int(n_classes)
         self.parents = [tuple(int(p) for p in pa) for pa in parents]
         self.alpha = float(alpha)
+        if smoothing not in SMOOTHINGS:
+            raise ValueError(f"smoothing {smoothing!r}: expected one of {', '.join(SMOOTHINGS)}")
+        self.smoothing = smoothing
+        self.n0 = float(n0)
         d = len(self.cards)
         self.discrete = np.flatnonzero(self.cards > 0)
         self.numeric = np.flatnonzero(self.cards == 0)
@@ -79,6 +94,12 @@ class BayesNetModel:
         self.total_offset = np.zeros(d, dtype=np.int64)     # into `totals`: N(c, pa)
         self.total_offset[self.discrete] = np.concatenate([[0], np.cumsum(totals)[:-1]]) if len(totals) else []
         self.totals = np.zeros(int(totals.sum()))
+        # N(c, x_i) over the rows each family counts (the marginal smoothings), and N(c) per attribute
+        self.marginal_offset = np.zeros(d, dtype=np.int64)
+        self.marginal_offset[self.discrete] = np.concatenate([[0], np.cumsum(self.k * self.cards[self.discrete])[:-1]]) \
+            if len(self.discrete) else []
+        self.marginal = np.zeros(int(self.k * self.cards[self.discrete].sum()))
+        self.marginal_totals = np.zeros((self.k, d))
         # Parents as a padded matrix with mixed-radix strides (stride 0 = padding), so one example's
         # parent configurations are found for all attributes at once.
         width = max((len(pa) for pa in self.parents), default=0)
@@ -112,6 +133,8 @@ class BayesNetModel:
         attrs = self.discrete[used[0]]
         self.counts[cell[0, used[0]] + y * self.n_pa[attrs] * self.cards[attrs]] += weight
         self.totals[total[0, used[0]] + y * self.n_pa[attrs]] += weight
+        self.marginal[self.marginal_offset[attrs] + y * self.cards[attrs] + codes[attrs]] += weight
+        self.marginal_totals[y, attrs] += weight
         self.class_weight[y] += weight
         if len(self.numeric):
             values = x[self.numeric]
@@ -126,6 +149,8 @@ class BayesNetModel:
             size = table.size
             self.counts[self.offset[i]:self.offset[i] + size] += table.ravel()
             self.totals[self.total_offset[i]:self.total_offset[i] + self.k * self.n_pa[i]] += table.sum(axis=2).ravel()
+            self.marginal[self.marginal_offset[i]:self.marginal_offset[i] + self.k * self.cards[i]] += table.sum(axis=1).ravel()
+            self.marginal_totals[:, i] += table.sum(axis=(1, 2))
         self.class_weight += np.bincount(y, weights=w, minlength=self.k)
         if len(self.numeric):
             values = X[:, self.numeric]
@@ -149,11 +174,27 @@ class BayesNetModel:
             shift = np.arange(self.k)[:, None]
             counts = self.counts[cell[:, None, :] + shift * (self.n_pa[attrs] * self.cards[attrs])]   # (n, k, A)
             totals = self.totals[total[:, None, :] + shift * self.n_pa[attrs]]
-            terms = np.log(counts + self.alpha) - np.log(totals + self.alpha * self.cards[attrs])
+            if self.smoothing != "laplace":
+                terms = np.log(counts + self.n0 * self._marginal_p(codes, used)) - np.log(totals + self.n0)
+            else:
+                terms = np.log(counts + self.alpha) - np.log(totals + self.alpha * self.cards[attrs])
             out += np.where(used[:, None, :], terms, 0.0).sum(axis=2)
         if len(self.numeric):
             out += self._gaussian_log_density(X[:, self.numeric])
         return out
+
+    def _marginal_p(self, codes: np.ndarray, used: np.ndarray) -> np.ndarray:
+        """``(n, k, A)`` (``class_marginal``) or ``(n, 1, A)`` (``marginal``) Laplace-smoothed
+        ``P(x_i | c)`` or ``P(x_i)`` of each row's value of each discrete attribute (1 if not used)."""
+        attrs = self.discrete
+        card = self.cards[attrs]
+        value = np.where(used, codes[:, attrs], 0)
+        index = self.marginal_offset[attrs] + np.arange(self.k)[:, None] * card + value[:, None, :]   # (n, k, A)
+        seen, total = self.marginal[index], self.marginal_totals[:, attrs]
+        if self.smoothing == "marginal":
+            seen, total = seen.sum(axis=1, keepdims=True), total.sum(axis=0)
+        p = (seen + self.alpha) / (total + self.alpha * card)
+        return np.where(used[:, None, :], p, 1.0)
 
     def _gaussian_log_density(self, values: np.ndarray) -> np.ndarray:
         """``(n, k)`` summed Gaussian log densities of the numeric ``values (n, m)``."""

@@ -53,6 +53,8 @@ class BayesParams:
     ess: float = 1.0
     online_structure: str = "lossless"
     window: int = 1000
+    smoothing: str = "laplace"
+    smoothing_n0: float = 5.0
 
     @classmethod
     def from_config(cls, cfg: Any, X_train: np.ndarray | None, n_categories: np.ndarray,
@@ -77,7 +79,8 @@ class BayesParams:
                    float(cfg.get("relearn_factor", 2.0)), str(cfg.get("structure", "ci")),
                    None if cfg.get("epsilon") is None else float(cfg.epsilon), float(cfg.get("ci_alpha", 0.01)),
                    float(cfg.get("ess", 1.0)),
-                   str(cfg.get("online_structure", "lossless")), int(cfg.get("window", 1000)))
+                   str(cfg.get("online_structure", "lossless")), int(cfg.get("window", 1000)),
+                   str(cfg.get("smoothing", "laplace")), float(cfg.get("smoothing_n0", 5.0)))
 
     def learn_parents(self, codes: np.ndarray, y: np.ndarray, w: np.ndarray, k: int) -> list[tuple[int, ...]]:
         """The attribute parents this kind learns from weighted rows."""
@@ -99,8 +102,12 @@ class BayesParams:
         codes = self.discretizer.transform(X)
         keep = w > 0
         parents = self.learn_parents(codes[keep], y[keep], w[keep], n_classes)
-        model = BayesNetModel(self.discretizer.cards, n_classes, parents, self.alpha)
-        return BatchBayesNet(self.discretizer, model.add_batch(codes[keep], X[keep], y[keep], w[keep]))
+        model = self.model(parents, n_classes).add_batch(codes[keep], X[keep], y[keep], w[keep])
+        return BatchBayesNet(self.discretizer, model)
+
+    def model(self, parents: list[tuple[int, ...]], n_classes: int) -> BayesNetModel:
+        """An empty model of these attribute parents with this config's smoothing."""
+        return BayesNetModel(self.discretizer.cards, n_classes, parents, self.alpha, self.smoothing, self.smoothing_n0)
 
 
 class BatchBayesNet:
@@ -131,7 +138,7 @@ class OnlineBayesNet:
         self.params = params
         self.k = int(n_classes)
         cards = params.discretizer.cards
-        self.model = BayesNetModel(cards, self.k, [()] * len(cards), params.alpha)  # NB until a structure
+        self.model = params.model([()] * len(cards), self.k)  # NB until a structure
         structured = params.kind != "naive_bayes"
         self.table = RowTable(len(cards), self.k) if structured and params.online_structure == "lossless" else None
         # frozen: the first n0 examples; window: the last `window` ones (codes, label, weight)
@@ -168,7 +175,7 @@ class OnlineBayesNet:
             y = np.array([row[1] for row in self.kept], dtype=np.int64)
             w = np.array([row[2] for row in self.kept], dtype=np.float64)
         parents = self.params.learn_parents(codes, y, w, self.k)
-        self.model = BayesNetModel(self.params.discretizer.cards, self.k, parents, self.params.alpha)
+        self.model = self.params.model(parents, self.k)
         self.model.add_batch(codes, None, y, w)
         if self.params.online_structure == "frozen":
             self.frozen, self.kept = True, None

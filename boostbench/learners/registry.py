@@ -23,6 +23,7 @@ from boostbench.constraints import (
     positive_int,
 )
 from boostbench.errors import ConfigError
+from boostbench.learners.bayes_net import SMOOTHINGS
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,8 @@ _BAYES = {"alpha": POSITIVE, "n_bins": positive_int(2), "relearn_first": positiv
           "ci_alpha": Interval(0.0, 1.0),
           "ess": POSITIVE, "online_structure": OneOf(("lossless", "frozen", "window")),
           "window": positive_int(), "binning": OneOf(("frequency", "width")),
-          "missing": OneOf(("value", "skip")), "bin_rows": positive_int(2)}
+          "missing": OneOf(("value", "skip")), "bin_rows": positive_int(2),
+          "smoothing": OneOf(SMOOTHINGS), "smoothing_n0": POSITIVE}
 
 LEARNERS: dict[str, LearnerSpec] = {
     "hoeffding_tree": LearnerSpec(online=True, batch=False, backends=("compiled", "river"), params={
