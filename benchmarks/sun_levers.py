@@ -66,6 +66,8 @@ LEVERS = (
     *(Lever(f"cells smoothed toward {toward} with weight n0 = 5", ("tan", "ban"), ALL,
             (f"learner.smoothing={name}",)) for name, toward in (("marginal", "P(x_i) (Friedman et al.)"),
                                                                   ("class_marginal", "P(x_i | c)"))),
+    Lever("batch boosting by resampling (each round fits on n rows drawn from D_t)", ("tan", "ban"),
+          ("adaboost_m1",), ("algorithm.resample=true",)),
     Lever("file order and K = lambda together", ("tan", "ban"), ("online_boosting",),
           ("protocol.shuffle=false", "algorithm.presentations=expected"), ("promoters",)),
 )

@@ -197,6 +197,7 @@ def build_batch_booster(cfg: Any, learner: Any, n_classes: int, rng: np.random.G
     if spec.family != "batch":
         raise ConfigError(f"algorithm {cfg['name']} is not a batch algorithm")
     try:
-        return spec.cls(n_classes, int(cfg.get("n_rounds", 1)), learner, rng)
+        options = {key: cfg[key] for key in spec.params if key != "n_rounds" and key in cfg}
+        return spec.cls(n_classes, int(cfg.get("n_rounds", 1)), learner, rng, **options)
     except ValueError as exc:
         raise ConfigError(f"algorithm {cfg['name']}: {exc}") from None

@@ -300,3 +300,38 @@ def test_batch_reports_rebuild_from_the_store(tmp_path):
     folds = runs.set_index("algorithm").loc["adaboost_mm", "fold_test_error"]
     assert mm["test_error"] == pytest.approx(np.mean(folds)) and mm["n_folds"] == 5
     assert "**" in (tmp_path / "tables" / "mukherjee_schapire.md").read_text()
+
+
+class _Majority:
+    """A weak learner that predicts label 0 and records what each round was fitted on."""
+
+    def __init__(self):
+        self.fits = []
+
+    def fit_label(self, X, y, sample_weight, n_classes, rng):
+        self.fits.append((y.copy(), np.asarray(sample_weight, dtype=float).copy()))
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X), dtype=np.int64)
+
+
+def test_adaboost_m1_by_resampling_fits_each_round_on_unit_weight_rows_drawn_from_d_t():
+    # 30% of the labels are 1: round 1 (D uniform) errs on them, eps = 0.3, beta = 3/7, and D_2 gives
+    # the ones half the weight; so round 1's draw holds ~30% ones and round 2's ~50%
+    y = (np.arange(4000) % 10 < 3).astype(np.int64)
+    X = np.zeros((len(y), 1))
+    learner = _Majority()
+    AdaBoostM1(2, 2, learner, np.random.default_rng(0), resample=True).fit(X, y)
+    (y1, w1), (y2, w2) = learner.fits
+    assert len(y1) == len(y2) == len(y) and np.all(w1 == 1.0) and np.all(w2 == 1.0)
+    assert y1.mean() == pytest.approx(0.3, abs=0.03) and y2.mean() == pytest.approx(0.5, abs=0.03)
+    learner = _Majority()
+    AdaBoostM1(2, 2, learner, np.random.default_rng(0)).fit(X, y)      # reweighting: all rows, D_t
+    assert np.array_equal(learner.fits[1][0], y)
+    assert learner.fits[1][1][y == 1].sum() == pytest.approx(0.5)
+
+
+def test_adaboost_m1_refuses_a_resample_that_is_not_a_boolean():
+    with pytest.raises(ValueError, match="resample"):
+        AdaBoostM1(2, 2, resample="sometimes")

@@ -7,6 +7,7 @@ import numpy as np
 from boostbench.batch.adaboost import ERROR_FLOOR
 from boostbench.batch.base import BatchBooster, Round
 from boostbench.batch.weak_learners import predict_labels
+from boostbench.constraints import BOOLEAN, check, positive_int
 
 
 def one_hot(labels: np.ndarray, k: int) -> np.ndarray:
@@ -25,18 +26,33 @@ class AdaBoostM1(BatchBooster):
     ``beta_t = eps_t / (1 - eps_t)``, ``D_{t+1}(i) ∝ D_t(i) beta_t^{[h_t(x_i) = y_i]}``. Final:
     ``argmax_y sum_t ln(1/beta_t) [h_t(x) = y]``.
 
+    With ``resample=True`` (boosting by resampling, Freund & Schapire's variant for learners that
+    take no weights) ``h_t`` is fitted with unit weights on n rows drawn from ``D_t`` with
+    replacement (the booster's seeded generator); ``eps_t`` is still measured under ``D_t`` on the
+    whole training part.
+
     Attributes:
         stopped_error_: the weighted error that ended the run early (None if it ran T rounds).
     """
 
     name = "adaboost_m1"
+    _parameter_constraints = {"n_rounds": positive_int(), "resample": BOOLEAN}
+
+    def __init__(self, n_classes: int, n_rounds: int, learner=None, rng=None, resample: bool = False):
+        super().__init__(n_classes, n_rounds, learner, rng)
+        check(type(self).__name__, {"resample": resample}, self._parameter_constraints)
+        self.resample = bool(resample)
 
     def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         self.stopped_error_ = None
         return np.full(len(y), 1.0 / len(y))
 
     def _boost_round(self, X: np.ndarray, y: np.ndarray, D: np.ndarray) -> Round | None:
-        tree = self.learner.fit_label(X, y, D, self.n_classes, self.rng)
+        if self.resample:
+            rows = self.rng.choice(len(y), size=len(y), p=D)
+            tree = self.learner.fit_label(X[rows], y[rows], np.ones(len(rows)), self.n_classes, self.rng)
+        else:
+            tree = self.learner.fit_label(X, y, D, self.n_classes, self.rng)
         correct = predict_labels(tree, X) == y
         eps = float(D[~correct].sum())
         if eps >= 0.5:
