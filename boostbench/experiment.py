@@ -322,11 +322,10 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     spec.load_caches(k, cfg.algorithm, int(cfg.n_learners))  # what earlier runs computed (booster: no I/O)
     stage("compiling the numba kernels (cached after the first run)")
     compile_s = warm_up_kernels(cfg, spec, dataset, k)
-    # what exists now (modules, data, compiled kernels) outlives the pass: the collector need not
-    # scan it again and again while the pass is timed
-    # this run's peak, as a fresh process would read it (a sweep's worker ran others before)
+    # this run's peak, as a fresh process would read it (a sweep's worker ran others before); it
+    # collects the garbage, so what is left (modules, data, compiled kernels) outlives the pass and
+    # is frozen: the collector need not scan it again and again while the pass is timed
     reset_peak_rss(sum(getattr(dataset, name).nbytes for name in ("X", "y", "Y") if hasattr(dataset, name)))
-    gc.collect()
     gc.freeze()
     try:
         metrics, curve, extras = _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress)

@@ -6,7 +6,7 @@ from river import metrics as river_metrics
 
 from boostbench.config import compose_config
 from boostbench.experiment import run_experiment
-from boostbench.metrics import classification_metrics, windowed_curves
+from boostbench.metrics import classification_metrics, cohen_kappa, windowed_curves
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +86,17 @@ def test_delay_and_window_are_checked():
         validate(compose_config(["protocol.delay=-1"]))
     with pytest.raises(ConfigError, match="protocol.window"):
         validate(compose_config(["protocol.window=0"]))
+
+
+def test_cohen_kappa_from_confusion_counts_agrees_with_scikit_learn():
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = np.random.default_rng(3)
+    for k, n in ((2, 7), (3, 50), (5, 400), (6, 1000)):
+        truth = rng.integers(k - 1, size=n)                           # the last class never true
+        predicted = np.where(rng.random(n) < 0.6, truth, rng.integers(k, size=n))
+        assert cohen_kappa(truth, predicted, k) == pytest.approx(
+            cohen_kappa_score(truth, predicted, labels=np.arange(k)), abs=1e-12)
+    assert cohen_kappa(np.array([2, 2, 2]), np.array([2, 2, 2]), 3) is None   # p_e = 1: undefined
+    assert cohen_kappa(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 3) is None
+    assert cohen_kappa(np.array([0, 1, 0, 1]), np.array([1, 0, 1, 0]), 2) == -1.0
