@@ -185,12 +185,13 @@ def test_leaderboard_ranks_means_and_pareto_front(tmp_path):
     text = (tmp_path / "tables" / "leaderboard.md").read_text()
     assert "| adaboost_olm | 0.9155 ± 0.0" in text and "| moa_ozaboost | not run: capymoa not installed |" in text
     assert "| river_adaboost | d | not run: the MOA process stopped" in text
+    assert "`final_accuracy`: accuracy over the final part of each pass" in text   # what each table measures
     # summary.html's section: each measure in its own format, the CD diagram, the reasons, the fronts
     section = leaderboard.html_section(tmp_path)
     assert "<td>2e-06 ± 0</td>" in section and "<td>0.9155 ± 0.0" in section  # RAM-hours not rounded to 0
     assert "figures/leaderboard/cd_final_accuracy.png" in section and "pareto_a.png" in section
     assert "not run: capymoa not installed" in section and "java.lang.OutOfMemoryError" in section
-    assert "Friedman chi-square" in section
+    assert "Friedman chi-square" in section and "MOA&#x27;s RAM-hours" in section
     assert leaderboard._cell(0.5, np.nan, np.nan, ".4f", 2) == "0.5000 (n < 3)"  # no interval, and why
     # vfdt (cheapest), online_boosting, adaboost_olm (best) are on the front; river_adaboost is beaten
     cost, score = np.array([2.0, 1.0, 0.1, 5.0]), np.array([0.9, 0.8, 0.7, 0.6])

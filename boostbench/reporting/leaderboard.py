@@ -28,18 +28,27 @@ from boostbench.store import atomic_write_text
 
 @dataclass(frozen=True)
 class Measure:
-    """A leaderboard column: the record's metric, its title, its direction and its number format
-    (RAM-hours of a small model are around 1e-8: significant digits)."""
+    """A leaderboard column: the record's metric, its title, its direction, its number format
+    (RAM-hours of a small model are around 1e-8: significant digits) and what it measures."""
 
     metric: str
     title: str
     higher_is_better: bool
     fmt: str
+    what: str
 
 
-MEASURES = (Measure("final_accuracy", "accuracy", True, ".4f"), Measure("final_kappa_m", "kappa-M", True, ".4f"),
-            Measure("final_kappa_t", "kappa-T", True, ".4f"), Measure("cpu_s", "CPU s", False, ".3g"),
-            Measure("ram_hours", "RAM-hours", False, ".3g"))
+_FINAL = "over the final part of each pass (the protocol's final_fraction: the last 20% of a prequential pass)"
+MEASURES = (
+    Measure("final_accuracy", "accuracy", True, ".4f", f"`final_accuracy`: accuracy {_FINAL}"),
+    Measure("final_kappa_m", "kappa-M", True, ".4f",
+            "`final_kappa_m`: the accuracy gained over the majority-class classifier, same part (Bifet et al. 2015)"),
+    Measure("final_kappa_t", "kappa-T", True, ".4f",
+            "`final_kappa_t`: the accuracy gained over the no-change classifier, same part (Žliobaitė et al. 2015)"),
+    Measure("cpu_s", "CPU s", False, ".3g",
+            "`cpu_s`: CPU seconds of the pass, every thread (kernel compilation and cache fills left out)"),
+    Measure("ram_hours", "RAM-hours", False, ".3g",
+            "`ram_hours`: MOA's RAM-hours, GiB of model memory x hours of CPU time, over the pass"))
 
 
 @dataclass
@@ -175,7 +184,7 @@ def to_markdown(board: Leaderboard, store: str) -> str:
         if measure.title not in board.tables:
             continue
         lines += [f"## {measure.title} ({'higher' if measure.higher_is_better else 'lower'} is better)", "",
-                  "| algorithm | mean ± 95% CI | mean rank | data sets |", "|---|---|---|---|"]
+                  measure.what + ".", "", "| algorithm | mean ± 95% CI | mean rank | data sets |", "|---|---|---|---|"]
         for row in board.tables[measure.title].itertuples():
             lines.append(f"| {row.algorithm} | {_cell(row.mean, row.ci_low, row.ci_high, measure.fmt, row.n_datasets)} "
                          f"| {_rank(row.mean_rank)} | {row.n_datasets} |")
@@ -358,7 +367,8 @@ def html_section(out: Path) -> str | None:
                               "mean rank": [_rank(r) for r in rows["mean_rank"]], "data sets": rows["n_datasets"]})
         cd = figures / f"cd_{measure.metric}.png"
         parts += [f"<h4>{esc(measure.title)} ({'higher' if measure.higher_is_better else 'lower'} is better)</h4>",
-                  html_table(shown), f"<p class='caption'>{esc(tests.get(measure.title, ''))}</p>",
+                  f"<p class='caption'>{esc(measure.what)}.</p>", html_table(shown),
+                  f"<p class='caption'>{esc(tests.get(measure.title, ''))}</p>",
                   figure(cd, out, f"{measure.title}: Nemenyi critical-difference diagram") if cd.is_file() else ""]
     gaps, not_run = missing[missing["dataset"] != ""], missing[missing["dataset"] == ""]
     if len(gaps):
