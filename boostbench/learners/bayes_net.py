@@ -94,7 +94,9 @@ class BayesNetModel:
         self.total_offset = np.zeros(d, dtype=np.int64)     # into `totals`: N(c, pa)
         self.total_offset[self.discrete] = np.concatenate([[0], np.cumsum(totals)[:-1]]) if len(totals) else []
         self.totals = np.zeros(int(totals.sum()))
-        # N(c, x_i) over the rows each family counts (the marginal smoothings), and N(c) per attribute
+        # N(c, x_i) over the rows each family counts, and N(c) per attribute: kept only for the
+        # marginal smoothings (Laplace needs neither, and `add` runs once per member and example)
+        self._keeps_marginal = smoothing != "laplace"
         self.marginal_offset = np.zeros(d, dtype=np.int64)
         self.marginal_offset[self.discrete] = np.concatenate([[0], np.cumsum(self.k * self.cards[self.discrete])[:-1]]) \
             if len(self.discrete) else []
@@ -133,8 +135,9 @@ class BayesNetModel:
         attrs = self.discrete[used[0]]
         self.counts[cell[0, used[0]] + y * self.n_pa[attrs] * self.cards[attrs]] += weight
         self.totals[total[0, used[0]] + y * self.n_pa[attrs]] += weight
-        self.marginal[self.marginal_offset[attrs] + y * self.cards[attrs] + codes[attrs]] += weight
-        self.marginal_totals[y, attrs] += weight
+        if self._keeps_marginal:
+            self.marginal[self.marginal_offset[attrs] + y * self.cards[attrs] + codes[attrs]] += weight
+            self.marginal_totals[y, attrs] += weight
         self.class_weight[y] += weight
         if len(self.numeric):
             values = x[self.numeric]
@@ -149,8 +152,10 @@ class BayesNetModel:
             size = table.size
             self.counts[self.offset[i]:self.offset[i] + size] += table.ravel()
             self.totals[self.total_offset[i]:self.total_offset[i] + self.k * self.n_pa[i]] += table.sum(axis=2).ravel()
-            self.marginal[self.marginal_offset[i]:self.marginal_offset[i] + self.k * self.cards[i]] += table.sum(axis=1).ravel()
-            self.marginal_totals[:, i] += table.sum(axis=(1, 2))
+            if self._keeps_marginal:
+                self.marginal[self.marginal_offset[i]:self.marginal_offset[i] + self.k * self.cards[i]] += \
+                    table.sum(axis=1).ravel()
+                self.marginal_totals[:, i] += table.sum(axis=(1, 2))
         self.class_weight += np.bincount(y, weights=w, minlength=self.k)
         if len(self.numeric):
             values = X[:, self.numeric]
@@ -174,7 +179,7 @@ class BayesNetModel:
             shift = np.arange(self.k)[:, None]
             counts = self.counts[cell[:, None, :] + shift * (self.n_pa[attrs] * self.cards[attrs])]   # (n, k, A)
             totals = self.totals[total[:, None, :] + shift * self.n_pa[attrs]]
-            if self.smoothing != "laplace":
+            if self._keeps_marginal:
                 terms = np.log(counts + self.n0 * self._marginal_p(codes, used)) - np.log(totals + self.n0)
             else:
                 terms = np.log(counts + self.alpha) - np.log(totals + self.alpha * self.cards[attrs])
