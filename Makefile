@@ -71,15 +71,20 @@ reproduce-tables: setup
 # streams, river's bundled sets and the vendored UCI sets (configs/experiment/stream_benchmark.yaml),
 # then the leaderboard. Resumable. SEEDS=n runs seeds 0..n-1 (default 10); STREAM_ARGS= adds
 # overrides (e.g. dataset=sea_drift,car). A job that fails (a peer whose library is absent) leaves
-# its reason, which the leaderboard shows as "not run: <reason>".
+# its reason, which the leaderboard shows as "not run: <reason>". STREAM_DOCS=docs/stream-benchmark
+# publishes the leaderboard as a page with its provenance, as REPRO_DOCS does the reproduction.
 STREAM_DIR ?= results/stream-benchmark
 STREAM_ARGS ?=
+STREAM_DOCS ?=
 stream-benchmark: setup
-	@start=$$(date +%s); \
-	$(BIN)/boostbench sweep +experiment=stream_benchmark results_dir=$(STREAM_DIR) \
+	@start=$$(date +%s); mkdir -p $(STREAM_DIR); \
+	$(REPRO) time --results-dir $(STREAM_DIR) stream_benchmark -- \
+	    $(BIN)/boostbench sweep +experiment=stream_benchmark results_dir=$(STREAM_DIR) \
 	    $(if $(SEEDS),seed='range(0,$(SEEDS))') $(STREAM_ARGS) \
 	  || echo "stream-benchmark: some jobs failed; their reasons are in $(STREAM_DIR)/failed and the leaderboard"; \
 	$(BIN)/boostbench report leaderboard --results-dir $(STREAM_DIR) && \
+	$(if $(STREAM_DOCS),$(REPRO) write --collection stream_benchmark --results-dir $(STREAM_DIR) \
+	    --docs $(STREAM_DOCS) --command "make stream-benchmark$(if $(SEEDS), SEEDS=$(SEEDS))" &&) \
 	echo "stream-benchmark: $$(( $$(date +%s) - start )) s; tables and figures under $(STREAM_DIR)"
 
 # The effect of each deviation from the paper, lever by lever (README, "Deviations"), 10 seeds, in

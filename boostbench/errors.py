@@ -21,3 +21,9 @@ class StoreError(BoostbenchError):
 
 class DataError(BoostbenchError):
     """A data file is missing, malformed or unusable; the message names file, line, column, value."""
+
+
+class PeerError(BoostbenchError):
+    """A peer's own library (MOA's Java process) stopped with an error of its own, not a mistake
+    of the user's; the message gives that error. The CLI exits with code 1, a sweep records it as the
+    job's reason."""

@@ -54,3 +54,28 @@ def test_a_moa_peer_that_cannot_start_says_why_in_one_line(monkeypatch, tmp_path
     assert "Traceback" not in message and "\n" not in message and sys.executable in message
     assert moa_peers.last_error("Exception in thread main\n  java.lang.OutOfMemoryError\n") == \
         "Exception in thread main java.lang.OutOfMemoryError"
+
+
+def test_a_moa_peer_that_stops_mid_stream_names_the_root_cause(monkeypatch, tmp_path):
+    """MOA raising inside the worker (SGBT's FIMT-DD trees on a missing value: a Java
+    NullPointerException under JPype's wrappers) ends the run with a PeerError naming the first
+    cause, not a traceback nor a TypeError on a missing answer."""
+    import sys
+
+    from boostbench.boosters import moa_peers, moa_worker
+    from boostbench.errors import PeerError
+
+    worker = tmp_path / "worker.py"
+    worker.write_text(
+        f"import sys\nsys.path.insert(0, {str(moa_peers.WORKER.parent)!r})\nimport moa_worker as w\n\n"
+        "def main():\n    inp, out = sys.stdin.buffer, sys.stdout.buffer\n    w._read(inp)\n"
+        "    w._write(out, 'ready')\n    w._read(inp)\n    try:\n        raise KeyError('node 3 is null')\n"
+        "    except KeyError as exc:\n        raise RuntimeError('Java Exception') from exc\n\n"
+        "w.main = main\nw.serve()\n")
+    monkeypatch.setattr(moa_peers, "moa_python", lambda: sys.executable)
+    monkeypatch.setattr(moa_peers, "WORKER", worker)
+    peer = moa_peers.MOAEnsemble(None, 2, np.random.default_rng(0), "sgbt", 3, [0, 0])
+    with pytest.raises(PeerError) as caught:
+        peer.test_then_train(np.zeros((4, 2)), np.zeros(4, dtype=np.int64))
+    assert str(caught.value) == "MOA's StreamingGradientBoostedTrees stopped: KeyError: 'node 3 is null'"
+    assert moa_worker.root_cause(RuntimeError("outer")) == "RuntimeError: outer"

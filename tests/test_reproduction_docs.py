@@ -184,3 +184,24 @@ def test_timing_table_sums_each_studys_runs():
     assert (heart["runs"], heart["seeds"], heart["runs_cpu_s"], heart["overhead_cpu_s"]) == (2, 2, 5.0, 4.0)
     assert table.loc["sun_tables", "runs"] == 0 and table.loc["sun_tables", "sweep_wall_s"] != table.loc[
         "sun_tables", "sweep_wall_s"]  # not timed: NaN
+
+
+def test_stream_benchmark_collection_keeps_its_own_runs():
+    runs = pd.DataFrame([
+        # the stream benchmark: N = 10 on a stream and on a vendored set
+        {"key": "s", "dataset": "sea_drift", "algorithm": "moa_sgbt", "learner": "hoeffding_tree",
+         "protocol": "prequential", "n_learners": 10, "preset": "paper", "seed": 0, "cpu_s": 4.0, "runtime_s": 5.0},
+        {"key": "c", "dataset": "car", "algorithm": "online_boosting", "learner": "hoeffding_tree",
+         "protocol": "prequential", "n_learners": 10, "preset": "paper", "seed": 1, "cpu_s": 1.0, "runtime_s": 1.0},
+        # Table 1's Oza on car (N = 100): not the bench's
+        {"key": "t", "dataset": "car", "algorithm": "online_boosting", "learner": "hoeffding_tree",
+         "protocol": "prequential", "n_learners": 100, "preset": "paper", "seed": 0, "cpu_s": 2.0, "runtime_s": 2.0}])
+    title, pages = docs.COLLECTIONS["stream_benchmark"]
+    studies = tuple(s for page in pages for s in page.studies)
+    assert set(docs.study_runs("stream_benchmark", runs)["key"]) == {"s", "c"}
+    facts = pd.DataFrame({"key": ["s", "c", "t"], "compile_s": 0.0, "cache_fill_s": 0.0})
+    table = docs.timing_table(runs, facts, {}, studies).set_index("study")
+    assert list(table.index) == ["stream_benchmark"] and table.loc["stream_benchmark", "runs_cpu_s"] == 5.0
+    assert "stream_benchmark" not in docs.STUDIES  # the reproduction's index does not list it
+    assert docs.index([], table.reset_index(), "make stream-benchmark", "now", {"CPU": "x", "cores": "2", "Python": "3"},
+                      "abc", title).startswith("# The stream benchmark\n")

@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
-from boostbench.boosters.moa_worker import ENSEMBLES, _read, _write
+from boostbench.boosters.moa_worker import ENSEMBLES, ERROR_MARK, _read, _write
 from boostbench.constraints import OneOf
+from boostbench.errors import PeerError
 from boostbench.paths import REPO_ROOT
 
 WORKER = Path(__file__).with_name("moa_worker.py")
@@ -46,9 +47,13 @@ def moa_python() -> str:
 
 
 def last_error(stderr: str, limit: int = 400) -> str:
-    """A child process's ``stderr`` as one line for a failure's reason: the error a Python
-    traceback ends with, else the last ``limit`` characters, whitespace collapsed."""
+    """A child process's ``stderr`` as one line for a failure's reason: the worker's marked error
+    (:data:`~boostbench.boosters.moa_worker.ERROR_MARK`), else the error a Python traceback ends
+    with, else the last ``limit`` characters, whitespace collapsed."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    marked = [line[len(ERROR_MARK):] for line in lines if line.startswith(ERROR_MARK)]
+    if marked:
+        return marked[-1][:limit]
     if "Traceback (most recent call last):" in stderr and lines:
         return lines[-1]
     return " ".join(" ".join(lines).split())[-limit:]
@@ -70,6 +75,8 @@ class MOAEnsemble(OnlineBooster):
     Raises:
         ValueError: an unknown ``ensemble``, no Python with capymoa (see :func:`moa_python`), or
             MOA did not start.
+        PeerError: (from the methods) MOA stopped with an error of its own, its first cause in the
+            message: SGBT's FIMT-DD trees raise a NullPointerException on some missing values.
     """
 
     _parameter_constraints = {"ensemble": OneOf(tuple(ENSEMBLES))}
@@ -82,9 +89,12 @@ class MOAEnsemble(OnlineBooster):
         self._process = subprocess.Popen([moa_python(), str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=self._log)
         self._x = None
-        ready = self._ask(("setup", {"ensemble": ensemble, "n_learners": int(n_learners),
-                                     "seed": int(rng.integers(2**31)), "n_classes": int(n_classes),
-                                     "n_categories": [int(m) for m in n_categories]}), setup=True)
+        try:
+            ready = self._ask(("setup", {"ensemble": ensemble, "n_learners": int(n_learners),
+                                         "seed": int(rng.integers(2**31)), "n_classes": int(n_classes),
+                                         "n_categories": [int(m) for m in n_categories]}), setup=True)
+        except PeerError:
+            ready = None
         if ready != "ready":
             raise ValueError(f"MOA did not start ({moa_python()}): {self._stderr()}")
 
@@ -99,7 +109,7 @@ class MOAEnsemble(OnlineBooster):
             _write(self._process.stdin, message[1] if setup else message)
             return _read(self._process.stdout) if answer else None
         except (BrokenPipeError, OSError, EOFError) as exc:
-            raise RuntimeError(f"the MOA process stopped: {self._stderr()}") from exc
+            raise PeerError(f"MOA's {ENSEMBLES[self.ensemble][0]} stopped: {self._stderr()}") from exc
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         self._x = np.asarray(x, dtype=np.float64)

@@ -30,9 +30,11 @@ ENSEMBLES = {
 
 
 def _read(stream):
+    """The next message; EOFError when the other side has closed the pipe (or died): a message
+    may itself be None (no probabilities yet), so the end of the stream cannot be None."""
     header = stream.read(8)
     if len(header) < 8:
-        return None
+        raise EOFError("the pipe closed")
     (size,) = struct.unpack("<Q", header)
     return pickle.loads(stream.read(size))
 
@@ -64,8 +66,11 @@ def main() -> None:
         label = model.predict(Instance.from_array(schema, x))
         return -1 if label is None else int(label)
 
-    while (message := _read(inp)) is not None:
-        kind, payload = message
+    while True:
+        try:
+            kind, payload = _read(inp)
+        except EOFError:  # the runner closed the pipe: the run is over
+            return
         if kind == "predict":
             _write(out, predict(payload))
         elif kind == "proba":
@@ -83,5 +88,28 @@ def main() -> None:
             _write(out, labels)
 
 
+#: The worker's last line on stderr when MOA raises: the root cause's message, which JPype's chain of
+#: Python exceptions ends without ("java.lang.NullPointerException" alone)
+ERROR_MARK = "moa-worker error: "
+
+
+def root_cause(exc: BaseException) -> str:
+    """``exc``'s first cause (the Java exception under JPype's wrappers), on one line."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    text = " ".join(str(exc).split())
+    name = type(exc).__name__
+    return text if text.startswith(name) or "." in name else f"{name}: {text}"
+
+
+def serve() -> None:
+    """:func:`main`, whose failure ends the process with the root cause marked on stderr."""
+    try:
+        main()
+    except Exception as exc:
+        print(f"{ERROR_MARK}{root_cause(exc)}", file=sys.stderr, flush=True)
+        sys.exit(1)
+
+
 if __name__ == "__main__":
-    main()
+    serve()

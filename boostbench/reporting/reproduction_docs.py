@@ -10,7 +10,8 @@ says it is provisional.
 Two commands, run by the Makefile::
 
     python -m boostbench.reporting.reproduction_docs time STUDY --results-dir R -- CMD...
-    python -m boostbench.reporting.reproduction_docs write --results-dir R --docs D --command "..."
+    python -m boostbench.reporting.reproduction_docs write --results-dir R --docs D --command "..." \
+        [--collection stream_benchmark]
 
 ``time`` runs one study's sweep and records in ``R/timings.json`` its wall seconds and the CPU
 seconds of all its processes (user + system of every child waited for: the workers' start-up,
@@ -69,6 +70,13 @@ PAGES = (
     Page("mukherjee_schapire", "Mukherjee & Schapire, AdaBoost.MM vs M1 vs MH", ("mukherjee_schapire",),
          "mukherjee_schapire"),
 )
+#: The stream benchmark's page (``make stream-benchmark STREAM_DOCS=docs/stream-benchmark``)
+BENCH_PAGES = (
+    Page("stream_benchmark", "The stream benchmark: every online booster, ours and the peers, ranked",
+         ("stream_benchmark",), "leaderboard"),
+)
+#: What ``write`` can publish: the index's title and its pages
+COLLECTIONS = {"reproduction": ("The reproduction", PAGES), "stream_benchmark": ("The stream benchmark", BENCH_PAGES)}
 STUDIES = tuple(study for page in PAGES for study in page.studies)
 TIMINGS = "timings.json"
 
@@ -131,14 +139,15 @@ def read_timings(results_dir: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
-def timing_table(runs: pd.DataFrame, facts: pd.DataFrame, timings: dict) -> pd.DataFrame:
-    """One row per study: its runs in the store, their summed ``cpu_s`` (``runtime_s`` for a run
+def timing_table(runs: pd.DataFrame, facts: pd.DataFrame, timings: dict, studies: tuple[str, ...] = STUDIES
+                 ) -> pd.DataFrame:
+    """One row per study of ``studies``: its runs in the store, their summed ``cpu_s`` (``runtime_s`` for a run
     without it) and the kernel compilation and cache fills their records timed apart
     (``compile_s``, ``cache_fill_s``; ``facts``: see :func:`record_facts`), the sweep's wall and all-process CPU seconds (NaN: not timed by this
     store's sweeps), and what is left (process CPU − the runs' CPU): compilation, cache fills, worker
     start-up, imports, composing every grid point, the skipped ones included."""
     rows = []
-    for study in STUDIES:
+    for study in studies:
         mine = study_runs(study, runs)
         extra = facts[facts["key"].isin(mine["key"])]
         timed = timings.get(study, {})
@@ -242,8 +251,8 @@ def provenance_block(page: Page, runs: pd.DataFrame, facts: pd.DataFrame, comman
     lines = ["| provenance | |", "|---|---|", *(f"| {k} | {v} |" for k, v in fields.items())]
     why = provisional(page, runs)
     if why:
-        lines = [f"> **Provisional**: fewer seeds than the study's grid ({why}); `make reproduce-tables` "
-                 "(no `SEEDS`) writes the final page.", "", *lines]
+        lines = [f"> **Provisional**: fewer seeds than the study's grid ({why}); the same command without "
+                 "`SEEDS` writes the final page.", "", *lines]
     return lines
 
 
@@ -279,9 +288,9 @@ def write_page(page: Page, results_dir: Path, out: Path, runs: pd.DataFrame, fac
 
 
 def index(pages: list[Path], timings: pd.DataFrame, command: str, written_utc: str, host: dict[str, str],
-          commit: str) -> str:
+          commit: str, title: str = "The reproduction") -> str:
     """The index page (``README.md``): the pages, and each study's time."""
-    lines = ["# The reproduction", "", f"Written {written_utc} by `{command}` from commit {commit}, on "
+    lines = [f"# {title}", "", f"Written {written_utc} by `{command}` from commit {commit}, on "
              f"{host['CPU']} ({host['cores']} cores), Python {host['Python']}.", "",
              *(f"- [{p.stem}]({p.name})" for p in pages), "", "## Time per study", "",
              "| study | runs | seeds | sweep wall s | all processes' CPU s | runs' CPU s | compiling, cache fills, "
@@ -297,7 +306,7 @@ def index(pages: list[Path], timings: pd.DataFrame, command: str, written_utc: s
                      + " |")
     total = timings[columns].sum(min_count=1)
     lines += [f"| total | {timings['runs'].sum()} | | " + " | ".join(fmt(total[c]) for c in columns) + " |", "",
-              "Sweep wall: this store's last `make reproduce-tables` sweep of the study (a resumed sweep counts "
+              "Sweep wall: this store's last timed sweep of the study (a resumed sweep counts "
               "only what it ran; —: not timed). All processes' CPU: user + system seconds of the sweep and its "
               "workers. Runs' CPU: the sum of the study's records' `cpu_s` (every run of its grid in the store, "
               "whenever made; `runtime_s` for the batch runs, which measure no CPU), which leaves out the kernel compilation and the cache fills the records time "
@@ -308,15 +317,17 @@ def index(pages: list[Path], timings: pd.DataFrame, command: str, written_utc: s
     return "\n".join(lines) + "\n"
 
 
-def write(results_dir: str | Path, docs: str | Path, command: str) -> list[Path]:
-    """Write every page with runs in ``results_dir`` and the index under ``docs``, replacing what
-    was there (built beside it, then swapped in: a failure leaves the old pages whole).
+def write(results_dir: str | Path, docs: str | Path, command: str, collection: str = "reproduction") -> list[Path]:
+    """Write every page of ``collection`` (:data:`COLLECTIONS`) with runs in ``results_dir`` and the
+    index under ``docs``, replacing what was there (built beside it, then swapped in: a failure
+    leaves the old pages whole).
 
     Raises:
         DataError: a record cannot be read (:func:`~boostbench.reporting.records.load_runs`).
     """
     from boostbench.reporting.records import load_runs
 
+    title, chosen = COLLECTIONS[collection]
     results_dir, docs = Path(results_dir), Path(docs)
     runs = load_runs(results_dir)
     written_utc = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
@@ -326,10 +337,11 @@ def write(results_dir: str | Path, docs: str | Path, command: str) -> list[Path]
     shutil.rmtree(build, ignore_errors=True)
     try:
         facts = record_facts(results_dir, runs)
-        pages = [p for page in PAGES if (p := write_page(page, results_dir, build, runs, facts, command, written_utc,
-                                                          host, commit))]
-        timings = timing_table(runs, facts, read_timings(results_dir))
-        atomic_write_text(build / "README.md", index(pages, timings, command, written_utc, host, commit))
+        pages = [p for page in chosen if (p := write_page(page, results_dir, build, runs, facts, command, written_utc,
+                                                           host, commit))]
+        studies = tuple(study for page in chosen for study in page.studies)
+        timings = timing_table(runs, facts, read_timings(results_dir), studies)
+        atomic_write_text(build / "README.md", index(pages, timings, command, written_utc, host, commit, title))
         atomic_write_text(build / "timings.csv", timings.to_csv(index=False))
         old = docs.with_name(f".{docs.name}.{os.getpid()}.old")
         if docs.exists():
@@ -345,13 +357,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m boostbench.reporting.reproduction_docs", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
     timed = sub.add_parser("time", help="run one study's sweep and record its times")
-    timed.add_argument("study", choices=STUDIES)
+    timed.add_argument("study", choices=[s for _, pages in COLLECTIONS.values() for p in pages for s in p.studies])
     timed.add_argument("--results-dir", required=True, type=Path)
     timed.add_argument("sweep", nargs=argparse.REMAINDER, help="-- then the sweep's command")
     pages = sub.add_parser("write", help="write the pages and the index")
     pages.add_argument("--results-dir", required=True, type=Path)
     pages.add_argument("--docs", required=True, type=Path)
     pages.add_argument("--command", required=True, help="the command that made the runs, shown on every page")
+    pages.add_argument("--collection", choices=COLLECTIONS, default="reproduction", help="which pages to write")
     args = parser.parse_args(argv)
     if args.what == "time":
         command = args.sweep[1:] if args.sweep[:1] == ["--"] else args.sweep
@@ -362,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     from boostbench.errors import BoostbenchError
 
     try:
-        written = write(args.results_dir, args.docs, args.command)
+        written = write(args.results_dir, args.docs, args.command, args.collection)
     except BoostbenchError as exc:
         print(f"reproduction_docs: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
