@@ -25,7 +25,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from boostbench.errors import BoostbenchError, PeerError
+from boostbench.errors import BoostbenchError
 from boostbench.paths import CONFIG_DIR
 from boostbench.safety import ALLOW_CODE_FLAG
 
@@ -162,7 +162,7 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
             record = run_experiment(cfg, on_start=on_start, on_progress=on_progress, on_stage=on_stage, spec=spec)
         path = save(record, str(cfg.results_dir))
     except BoostbenchError as exc:
-        _fail(str(exc), code=1 if isinstance(exc, PeerError) else 2)  # a peer's crash is no user mistake
+        _fail(str(exc), code=exc.exit_code)
     except MemoryError:
         _fail(OUT_OF_MEMORY)
     except KeyboardInterrupt:

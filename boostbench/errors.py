@@ -4,6 +4,9 @@
 class BoostbenchError(Exception):
     """A user-facing error (bad config, bad data file, data set unavailable)."""
 
+    #: the CLI's exit code: 2, a user mistake
+    exit_code = 2
+
 
 class ConfigError(BoostbenchError):
     """The resolved configuration is invalid (unknown name, value out of range)."""
@@ -27,3 +30,5 @@ class PeerError(BoostbenchError):
     """A peer's own library (MOA's Java process) stopped with an error of its own, not a mistake
     of the user's; the message gives that error. The CLI exits with code 1, a sweep records it as the
     job's reason."""
+
+    exit_code = 1

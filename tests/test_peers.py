@@ -79,3 +79,17 @@ def test_a_moa_peer_that_stops_mid_stream_names_the_root_cause(monkeypatch, tmp_
         peer.test_then_train(np.zeros((4, 2)), np.zeros(4, dtype=np.int64))
     assert str(caught.value) == "MOA's StreamingGradientBoostedTrees stopped: KeyError: 'node 3 is null'"
     assert moa_worker.root_cause(RuntimeError("outer")) == "RuntimeError: outer"
+
+
+def test_a_peers_crash_exits_1_in_one_line_not_2(monkeypatch, tmp_path):
+    """A peer's own failure is no user mistake: `boostbench run` prints it on one line and exits 1."""
+    import boostbench.experiment
+    from boostbench.errors import PeerError
+
+    def crash(*args, **kwargs):
+        raise PeerError("MOA's OzaBoost stopped: java.lang.OutOfMemoryError")
+
+    monkeypatch.setattr(boostbench.experiment, "run_experiment", crash)
+    result = CliRunner().invoke(app, ["run", "dataset=balance", f"results_dir={tmp_path}"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == ["error: MOA's OzaBoost stopped: java.lang.OutOfMemoryError"]

@@ -197,7 +197,7 @@ def test_stream_benchmark_collection_keeps_its_own_runs():
         {"key": "t", "dataset": "car", "algorithm": "online_boosting", "learner": "hoeffding_tree",
          "protocol": "prequential", "n_learners": 100, "preset": "paper", "seed": 0, "cpu_s": 2.0, "runtime_s": 2.0}])
     title, pages = docs.COLLECTIONS["stream_benchmark"]
-    studies = tuple(s for page in pages for s in page.studies)
+    studies = docs.studies_of(pages)
     assert set(docs.study_runs("stream_benchmark", runs)["key"]) == {"s", "c"}
     facts = pd.DataFrame({"key": ["s", "c", "t"], "compile_s": 0.0, "cache_fill_s": 0.0})
     table = docs.timing_table(runs, facts, {}, studies).set_index("study")

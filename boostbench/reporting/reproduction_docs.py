@@ -70,6 +70,11 @@ PAGES = (
     Page("mukherjee_schapire", "Mukherjee & Schapire, AdaBoost.MM vs M1 vs MH", ("mukherjee_schapire",),
          "mukherjee_schapire"),
 )
+def studies_of(pages: tuple[Page, ...]) -> tuple[str, ...]:
+    """The studies (``configs/experiment/<name>.yaml``) whose runs ``pages`` show, in page order."""
+    return tuple(study for page in pages for study in page.studies)
+
+
 #: The stream benchmark's page (``make stream-benchmark STREAM_DOCS=docs/stream-benchmark``)
 BENCH_PAGES = (
     Page("stream_benchmark", "The stream benchmark: every online booster, ours and the peers, ranked",
@@ -77,7 +82,7 @@ BENCH_PAGES = (
 )
 #: What ``write`` can publish: the index's title and its pages
 COLLECTIONS = {"reproduction": ("The reproduction", PAGES), "stream_benchmark": ("The stream benchmark", BENCH_PAGES)}
-STUDIES = tuple(study for page in PAGES for study in page.studies)
+STUDIES = studies_of(PAGES)
 TIMINGS = "timings.json"
 
 
@@ -339,8 +344,7 @@ def write(results_dir: str | Path, docs: str | Path, command: str, collection: s
         facts = record_facts(results_dir, runs)
         pages = [p for page in chosen if (p := write_page(page, results_dir, build, runs, facts, command, written_utc,
                                                            host, commit))]
-        studies = tuple(study for page in chosen for study in page.studies)
-        timings = timing_table(runs, facts, read_timings(results_dir), studies)
+        timings = timing_table(runs, facts, read_timings(results_dir), studies_of(chosen))
         atomic_write_text(build / "README.md", index(pages, timings, command, written_utc, host, commit, title))
         atomic_write_text(build / "timings.csv", timings.to_csv(index=False))
         old = docs.with_name(f".{docs.name}.{os.getpid()}.old")
@@ -357,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m boostbench.reporting.reproduction_docs", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
     timed = sub.add_parser("time", help="run one study's sweep and record its times")
-    timed.add_argument("study", choices=[s for _, pages in COLLECTIONS.values() for p in pages for s in p.studies])
+    timed.add_argument("study", choices=[s for _, pages in COLLECTIONS.values() for s in studies_of(pages)])
     timed.add_argument("--results-dir", required=True, type=Path)
     timed.add_argument("sweep", nargs=argparse.REMAINDER, help="-- then the sweep's command")
     pages = sub.add_parser("write", help="write the pages and the index")
