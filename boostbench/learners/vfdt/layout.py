@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boostbench.kernel_cache import kernel
+from boostbench.kernel_cache import inlined_kernel, kernel
 
 NUMERIC, NOMINAL_BINARY, MULTIWAY = 0, 1, 2  # a split's kind
 # A node's row of ``node_nav`` holds what a walk down the tree reads, in one cache line for small
@@ -202,7 +202,7 @@ def in_rank_order(row, out):  # pragma: no cover - compiled
     return int(row[-1])
 
 
-@kernel
+@inlined_kernel
 def new_node(F, parent, depth):  # pragma: no cover - compiled
     """A new empty, active leaf under ``parent`` (-1 for a root) with a statistics slot; its id."""
     counters = F.counters
@@ -243,7 +243,7 @@ def reset_splitters(F, slot):  # pragma: no cover - compiled
     F.screen_grid[slot] = 0.0
 
 
-@kernel
+@inlined_kernel
 def release(F, node):  # pragma: no cover - compiled
     """Give ``node``'s statistics slot (if any) back, emptied."""
     slot = F.node_slot[node]

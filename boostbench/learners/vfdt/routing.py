@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench.kernel_cache import kernel
+from boostbench.kernel_cache import inlined_kernel, kernel
 from boostbench.learners.vfdt.layout import LEAF, NOMINAL_BINARY, NUMERIC, TEST, Forest, copy_into, node_weight
 
 
@@ -133,7 +133,7 @@ def _predicting_leaf(leaf, parent, tree, x, node_nav, node_value,
     return leaf
 
 
-@kernel
+@inlined_kernel
 def predict_tree(tree, x, out, trees):  # pragma: no cover - compiled
     """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty)."""
     F = Forest(*trees)
@@ -142,7 +142,7 @@ def predict_tree(tree, x, out, trees):  # pragma: no cover - compiled
     _write_distribution(F.node_stats, F.node_classes, leaf, out)
 
 
-@kernel
+@inlined_kernel
 def write_distribution(trees, source, out):  # pragma: no cover - compiled
     """Leaf ``source``'s class weights times 1 / their total into ``out`` (``(k,)``; river's
     normalisation, to the last bit), or uniform if empty."""
@@ -165,7 +165,7 @@ def _write_distribution(node_stats, node_classes, source, out):  # pragma: no co
             out[c] = 1.0 / k
 
 
-@kernel
+@inlined_kernel
 def predict_all(x, out, trees):  # pragma: no cover - compiled
     """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``.
 
@@ -219,7 +219,7 @@ def same_example(x, route_x):  # pragma: no cover - compiled
     return True
 
 
-@kernel
+@inlined_kernel
 def forget_routes_unless(x, trees):  # pragma: no cover - compiled
     """Clear the kept routes (:func:`predict_all`) unless they were taken for ``x``."""
     F = Forest(*trees)

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from boostbench.kernel_cache import kernel
+from boostbench.kernel_cache import inlined_kernel, kernel
 from boostbench.learners.vfdt.layout import (
     ATTRIBUTES,
     CACHE,
@@ -249,7 +249,7 @@ def _decide(n_attributes, attributes, bound, decided, work):  # pragma: no cover
     return SPLIT, best_feature, best_kind, best_value
 
 
-@kernel
+@inlined_kernel
 def _add_child(F, leaf, branch, dist, keys, classes, n_classes, depth):  # pragma: no cover - compiled
     """A new leaf under ``leaf`` at ``branch``, starting from class weights ``dist`` (``(k,)``) that
     holds the classes with ``keys > 0`` (``(k,)``; one may hold weight 0, as in river) in the order

@@ -79,7 +79,7 @@ def learn_trees_threaded(first, stop, x, y, weights, trees):  # pragma: no cover
     Called from Python only, never from another kernel (see
     :func:`~boostbench.kernel_cache.parallel_kernel`)."""
     F = Forest(*trees)
-    forget_routes_unless(x, trees)
+    _forget_routes_called(x, trees)
     for tree in numba.prange(first, stop):  # the caller sets numba's chunk size to 1 (dynamic)
         if weights[tree] > 0.0:
             _train_called(F, tree, x, y, weights[tree], numba.get_thread_id(), False)
@@ -200,6 +200,14 @@ def _train_called(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     numba 0.68 compiled a loop whose trees never split) and the serial part after it (one
     compiled copy of :func:`_train` for both: each copy costs seconds to compile)."""
     return _train(F, tree, x, y, weight, thread, may_grow)
+
+
+@kernel
+def _forget_routes_called(x, trees):  # pragma: no cover - compiled
+    """:func:`~.routing.forget_routes_unless` as a call, for :func:`learn_trees_threaded`: numba
+    drops stores made through the Forest's fields in code inlined outside a parallel loop (see
+    :func:`~boostbench.kernel_cache.parallel_kernel`)."""
+    forget_routes_unless(x, trees)
 
 
 @inlined_kernel
