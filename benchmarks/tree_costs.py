@@ -20,6 +20,7 @@ is the cache lines each part must touch, times the cost of touching a random lin
 as large as the pool (measured here).
 
     python benchmarks/tree_costs.py --dataset car --n-learners 100
+    python benchmarks/tree_costs.py --dataset movement_like --max-examples 5000
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from boostbench.kernel_cache import kernel
 from boostbench.learners.vfdt import layout
 from boostbench.learners.vfdt.layout import GRACE, Forest, node_weight
 from boostbench.learners.vfdt.routing import find_leaf, predict_all
-from boostbench.learners.vfdt.split import KEEP, best_split
+from boostbench.learners.vfdt.split import KEEP, RESET, SPLIT, best_split
 from boostbench.learners.vfdt.training import learn_all
 
 LINE = 64  # bytes of a cache line
@@ -93,8 +94,9 @@ def line_cost(n_bytes: int) -> float:
     return (time.perf_counter() - start) / len(lines)
 
 
-def record(dataset: str, n_learners: int, seed: int):
-    """Adaboost.OLM's run on ``dataset``: its empty pool and, per example, ``(x, y, weights)``."""
+def record(dataset: str, n_learners: int, seed: int, max_examples: int | None = None):
+    """Adaboost.OLM's run on ``dataset`` (its first ``max_examples``, or all): its empty pool and, per
+    example, ``(x, y, weights)``."""
     from boostbench.boosters import adaboost_olm_kernels as K
     from boostbench.config import compose_config
     from boostbench.core.ogd import olm_step_size
@@ -117,8 +119,9 @@ def record(dataset: str, n_learners: int, seed: int):
             pool.learn(X[i], int(Y[i]), self.arrays.weights)
 
     K.FusedStep.run = run  # this process only: the booster's loop, one example at a time, recorded
+    prefix = [f"protocol.max_examples={max_examples}"] if max_examples else []
     cfg = compose_config([f"dataset={dataset}", "algorithm=adaboost_olm", f"n_learners={n_learners}",
-                          f"seed={seed}", "gamma=0.1", "n_threads=1"])
+                          f"seed={seed}", "gamma=0.1", "n_threads=1", *prefix])
     metrics = run_experiment(cfg)["metrics"]
     return start["pool"], stream, 1e6 * metrics["runtime_s"] / metrics["n_examples"]
 
@@ -131,7 +134,8 @@ def replay(pool_bytes: bytes, stream, screen: bool) -> dict:
         pool.work[:, layout.SETTINGS, layout.CACHE] = 0.0
     out = np.empty((pool.n_learners, pool.n_classes))
     always = np.full_like(pool.split_params, -np.inf)  # any leaf given is due
-    parts = dict(prediction=0.0, routing=0.0, kept=0.0, training=0.0, n_attempts=0, n_kept=0, trained=0)
+    parts = dict(prediction=0.0, routing=0.0, kept=0.0, training=0.0, n_attempts=0, n_kept=0, n_reset=0, n_split=0,
+                 trained=0)
     clock = time.perf_counter
     for x, y, weights in stream:
         xp = pool.prepare(x)
@@ -150,6 +154,8 @@ def replay(pool_bytes: bytes, stream, screen: bool) -> dict:
         kept = np.where(attempted & (pool.pending[:, 0] == KEEP), leaves, -1)  # the leaf is as its attempt saw it
         t5 = clock()
         parts["n_kept"] += _attempts(kept, weights, always, trees)
+        parts["n_reset"] += int((attempted & (pool.pending[:, 0] == RESET)).sum())
+        parts["n_split"] += int((attempted & (pool.pending[:, 0] == SPLIT)).sum())
         t6 = clock()
         parts["routing"] += t1 - t0
         parts["prediction"] += t2 - t1
@@ -188,8 +194,9 @@ def main() -> None:
     parser.add_argument("--dataset", default="car")
     parser.add_argument("--n-learners", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-examples", type=int, help="the stream's first examples only (e.g. movement_like)")
     args = parser.parse_args()
-    pool_bytes, stream, run_us = record(args.dataset, args.n_learners, args.seed)
+    pool_bytes, stream, run_us = record(args.dataset, args.n_learners, args.seed, args.max_examples)
     empty = pickle.loads(pool_bytes)  # compile the script's kernels, and time a call that does nothing
     trees, none = empty.reserve(), np.full(empty.n_learners, -1)
     _route_all(empty.prepare(stream[0][0]), trees)
@@ -211,7 +218,8 @@ def main() -> None:
     floor["update and splits"] = floor.pop("update")
     table = Table(title=f"{args.dataset}, N = {args.n_learners}, Adaboost.OLM's stream (paper's trees), µs per example "
                         f"(the run itself: {run_us:.1f}); {screened['n_attempts']:.1f} attempts "
-                        f"({screened['n_kept']:.1f} kept the leaf) and {screened['trained']:.0f} trees trained per "
+                        f"({screened['n_kept']:.1f} kept the leaf, {screened['n_reset']:.1f} reset it, "
+                        f"{screened['n_split']:.1f} split it) and {screened['trained']:.0f} trees trained per "
                         f"example; a random cache line of the pool's size {1e9 * per_line:.1f} ns")
     for column in ("part", "unscreened", "screened", "floor (lines × line)", "left above floor"):
         table.add_column(column, justify="left" if column == "part" else "right")
