@@ -154,8 +154,9 @@ def replay(pool_bytes: bytes, stream, screen: bool) -> dict:
         kept = np.where(attempted & (pool.pending[:, 0] == KEEP), leaves, -1)  # the leaf is as its attempt saw it
         t5 = clock()
         parts["n_kept"] += _attempts(kept, weights, always, trees)
-        parts["n_reset"] += int((attempted & (pool.pending[:, 0] == RESET)).sum())
-        parts["n_split"] += int((attempted & (pool.pending[:, 0] == SPLIT)).sum())
+        decisions = np.bincount(pool.pending[attempted, 0], minlength=3)  # KEEP, RESET, SPLIT
+        parts["n_reset"] += int(decisions[RESET])
+        parts["n_split"] += int(decisions[SPLIT])
         t6 = clock()
         parts["routing"] += t1 - t0
         parts["prediction"] += t2 - t1
