@@ -130,8 +130,8 @@ def test_row_argmax_with_ties_is_the_numpy_formula():
         assert np.array_equal(argmax_rows_random_tie(values, np.random.default_rng(seed)), expected)
 
 
-def test_oza_vote_odds_give_the_numpy_vote_weights():
-    from boostbench.boosters.online_boosting_kernels import vote_odds
+def test_oza_vote_weights_are_libms_log_odds():
+    from boostbench.boosters.online_boosting_kernels import vote_weights_into
 
     rng = np.random.default_rng(5)
     lambda_sc, lambda_sw = rng.exponential(size=300), rng.exponential(size=300)
@@ -141,8 +141,33 @@ def test_oza_vote_odds_give_the_numpy_vote_weights():
     seen = lambda_sc + lambda_sw
     eps = np.divide(lambda_sw, seen, out=np.ones_like(seen), where=seen > 0)
     clipped = np.clip(eps, 1e-6, 0.5)
-    expected = np.where(eps < 0.5, np.log((1.0 - clipped) / clipped), 0.0)
-    np.testing.assert_array_equal(np.log(vote_odds(lambda_sc, lambda_sw, 1e-6)), expected)
+    expected = [math.log((1.0 - c) / c) if e < 0.5 else 0.0 for e, c in zip(eps, clipped)]  # libm's log
+    weights = np.full(300, np.nan)
+    vote_weights_into(lambda_sc, lambda_sw, 1e-6, weights)
+    assert weights.tolist() == expected
+
+
+def test_compiled_ties_draw_what_the_python_ones_draw():
+    """The compiled pass's ties take the same numbers from the same NumPy Generator."""
+    from boostbench.core.ties import argmax_draw, argmax_random_tie, argmax_rows_draw, argmax_rows_random_tie
+
+    data = np.random.default_rng(2)
+    for seed in range(200):
+        values = data.integers(0, 3, size=(int(data.integers(1, 12)), int(data.integers(2, 27)))) / 2.0
+        ours, python = np.random.default_rng(seed), np.random.default_rng(seed)
+        assert argmax_draw(values[0], ours) == argmax_random_tie(values[0], python)
+        assert np.array_equal(argmax_rows_draw(values, ours), argmax_rows_random_tie(values, python))
+        assert ours.bit_generator.state == python.bit_generator.state
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-8])
+def test_numpy_sum_is_numpys_pairwise_sum_to_the_bit(scale):
+    from boostbench.boosters.online_boosting_kernels import numpy_sum
+
+    rng = np.random.default_rng(3)
+    for n in range(300):
+        values = rng.standard_normal(n) * 10.0 ** rng.integers(-6, 6, n) * scale
+        assert numpy_sum(values) == values.sum()
 
 
 def test_compiled_hedge_steps_are_the_numpy_ones():

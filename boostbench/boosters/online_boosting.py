@@ -6,7 +6,7 @@ import numpy as np
 
 from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
-from boostbench.boosters.online_boosting_kernels import CompiledUpdate, vote_odds
+from boostbench.boosters.online_boosting_kernels import CompiledUpdate, vote_weights_into
 from boostbench.core.ties import argmax_rows_random_tie, argmax_tie_u
 
 
@@ -35,7 +35,8 @@ class OnlineBoosting(OnlineBooster):
         eps_floor: ``eps_m`` is clipped to at least this in the vote weight, so a member with
             no error yet gets a large finite weight instead of an infinite one.
             Unused by ``vote="moa"`` (a member without error stops the vote there).
-        compiled: over the compiled pool, run the update as one numba kernel (same results).
+        compiled: over the compiled pool, run the update as one numba kernel, and with the hard
+            vote :meth:`test_then_train` as one kernel call over many examples (same results).
         vote: ``"hard"``, ``"soft"`` or ``"moa"``.
         tree_weight: ``"c_i"``: member m trains with weight ``K c_m`` (its constant, as in the
             other boosters); ``"one"``: with ``K``.
@@ -85,8 +86,9 @@ class OnlineBoosting(OnlineBooster):
             if len(stops):
                 weights[stops[0]:] = 0.0
             return weights
-        # the odds in a kernel, numpy's log as before (its SIMD log is not libm's to the last bit)
-        return np.log(vote_odds(self.lambda_sc, self.lambda_sw, self.eps_floor))
+        weights = np.empty(self.pool.n_learners)
+        vote_weights_into(self.lambda_sc, self.lambda_sw, self.eps_floor, weights)  # libm's log, as the compiled pass
+        return weights
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         """Normalised weighted votes, ``(k,)`` (uniform while no member may vote)."""
@@ -100,6 +102,18 @@ class OnlineBoosting(OnlineBooster):
         self._state = (xp, P)
         total = votes.sum()
         return votes / total if total > 0 else np.full(self.n_classes, 1.0 / self.n_classes)
+
+    def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """See :meth:`OnlineBooster.test_then_train`; with the hard vote over the compiled pool,
+        one kernel call (:func:`~boostbench.boosters.online_boosting_kernels.run_steps`) with the
+        same draws."""
+        if self._compiled_update is None or self.vote != "hard":
+            return super().test_then_train(X, y)
+        predicted = np.empty(len(X), dtype=np.int64)
+        self._compiled_update.run(np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(y, dtype=np.int64),
+                                  self.rng, self.eps_floor, self.lambda_sc, self.lambda_sw, self._unit, predicted)
+        self._state = None
+        return predicted
 
     def update(self, y: int, w: float = 1.0) -> None:
         xp, P = self._state

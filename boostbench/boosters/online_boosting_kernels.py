@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench.core.ties import pick_tie_u
+from boostbench.core.ties import argmax_draw, argmax_rows_draw, pick_tie_u
 from boostbench.kernel_cache import kernel, njit
-from boostbench.learners.vfdt.layout import copy_into
-from boostbench.learners.vfdt.routing import forget_routes_unless, predict_tree, write_distribution
+from boostbench.learners.vfdt.layout import Forest, copy_into
+from boostbench.learners.vfdt.routing import forget_routes_unless, predict_all, predict_tree, write_distribution
 from boostbench.learners.vfdt.training import learn_trees
 
 
@@ -44,23 +44,95 @@ def update(seed, x, y, w, P, lambda_sc, lambda_sw, unit, proba, counts, trees): 
             lam *= (lambda_sc[m] + lambda_sw[m]) / (2.0 * lambda_sw[m])
 
 
-@njit(cache=True)
-def vote_odds(lambda_sc, lambda_sw, eps_floor):  # pragma: no cover - compiled
-    """``(1 - eps_m) / eps_m`` with ``eps_m`` clipped to ``[eps_floor, 1/2]``, for members with
-    ``eps_m < 1/2``; 1 (a vote weight of 0 after the log) for the others and the unseen: ``(N,)``."""
-    odds = np.ones(lambda_sc.shape[0])
+@njit(cache=True, _nrt=False)
+def vote_weights_into(lambda_sc, lambda_sw, eps_floor, out):  # pragma: no cover - compiled
+    """The hard and soft votes' weights into ``out`` ``(N,)``: ``log((1 - eps_m) / eps_m)`` with
+    ``eps_m`` clipped to ``[eps_floor, 1/2]`` for members with ``eps_m < 1/2``, 0 for the others
+    and the unseen. The log is libm's, here and in the compiled pass alike (numpy's own SIMD log,
+    picked by the CPU, is not libm's to the last bit)."""
     for m in range(lambda_sc.shape[0]):
+        out[m] = 0.0
         seen = lambda_sc[m] + lambda_sw[m]
         if seen > 0.0:
             eps = lambda_sw[m] / seen
             if eps < 0.5:
                 clipped = min(max(eps, eps_floor), 0.5)
-                odds[m] = (1.0 - clipped) / clipped
-    return odds
+                out[m] = np.log((1.0 - clipped) / clipped)
+
+
+@njit(cache=True, _nrt=False)
+def numpy_sum(values):  # pragma: no cover - compiled
+    """``values.sum()`` of a contiguous float64 ``(n,)`` to the bit: numpy's pairwise summation
+    (eight running sums over blocks of at most 128, halves above that)."""
+    n = values.shape[0]
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += values[i]
+        return total
+    if n <= 128:
+        r0, r1, r2, r3 = values[0], values[1], values[2], values[3]
+        r4, r5, r6, r7 = values[4], values[5], values[6], values[7]
+        i = 8
+        while i < n - n % 8:
+            r0 += values[i]
+            r1 += values[i + 1]
+            r2 += values[i + 2]
+            r3 += values[i + 3]
+            r4 += values[i + 4]
+            r5 += values[i + 5]
+            r6 += values[i + 6]
+            r7 += values[i + 7]
+            i += 8
+        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            total += values[i]
+            i += 1
+        return total
+    half = n // 2
+    half -= half % 8
+    return numpy_sum(values[:half]) + numpy_sum(values[half:])
+
+
+@njit(cache=True)
+def run_steps(X, Y, rng, room, eps_floor, P, lambda_sc, lambda_sw, unit, weights, votes, proba, counts, predicted,
+              trees):  # pragma: no cover - compiled
+    """Test-then-train with the hard vote on the rows of ``X`` (``(m, d)``, labels ``Y``) in
+    order, as :meth:`~boostbench.boosters.online_boosting.OnlineBoosting.predict` then
+    ``update`` do, with the same draws from ``rng`` (the booster's NumPy ``Generator``): the
+    members' ties, the vote's tie, the example's seed. ``predicted[i]`` receives each label;
+    ``weights`` ``(N,)`` and ``votes`` ``(k,)`` are scratch (others as :func:`update`). Stops
+    early, before an example the pool may have no room for (fewer than ``room`` free nodes or
+    slots; the caller grows it).
+
+    Returns:
+        The number of examples done.
+    """
+    F = Forest(*trees)
+    n_nodes, n_slots = F.node_nav.shape[0], F.nominal_counts.shape[0]
+    counters = F.counters
+    k = votes.shape[0]
+    for i in range(X.shape[0]):
+        if counters[0] + room > n_nodes or counters[1] + room > n_slots:
+            return i
+        x = X[i]
+        predict_all(x, P, trees)
+        labels = argmax_rows_draw(P, rng)
+        vote_weights_into(lambda_sc, lambda_sw, eps_floor, weights)
+        votes[:] = 0.0
+        for m in range(labels.shape[0]):
+            votes[labels[m]] += weights[m]
+        total = numpy_sum(votes)
+        for c in range(k):
+            votes[c] = votes[c] / total if total > 0.0 else 1.0 / k
+        predicted[i] = argmax_draw(votes, rng)
+        update(rng.integers(0, 2**32), x, Y[i], 1.0, P, lambda_sc, lambda_sw, unit, proba, counts, trees)
+    return X.shape[0]
 
 
 class CompiledUpdate:
-    """Oza's update over a compiled pool as one kernel call (:func:`update`), with its scratch.
+    """Oza's update over a compiled pool as one kernel call (:func:`update`), with its scratch;
+    :meth:`run` is test-then-train with the hard vote over many examples (:func:`run_steps`).
 
     ``update(seed, xp, y, P, lambda_sc, lambda_sw, unit, w)`` as
     :meth:`boostbench.boosters.online_boosting.OnlineBoosting.update_reference` (``lambda_sc``,
@@ -75,3 +147,17 @@ class CompiledUpdate:
     def __call__(self, seed: int, xp: np.ndarray, y: int, P: np.ndarray, lambda_sc: np.ndarray,
                  lambda_sw: np.ndarray, unit: np.ndarray, w: float = 1.0) -> None:
         update(seed, xp, y, float(w), P, lambda_sc, lambda_sw, unit, self._proba, self._counts, self.pool.reserve())
+
+    def run(self, X: np.ndarray, Y: np.ndarray, rng: np.random.Generator, eps_floor: float, lambda_sc: np.ndarray,
+            lambda_sw: np.ndarray, unit: np.ndarray, predicted: np.ndarray) -> None:
+        """Test-then-train with the hard vote on the rows of ``X`` (float64 ``(m, d)``, labels
+        ``Y`` int64 ``(m,)`` in ``0..k-1``) with the booster's generator ``rng``; ``predicted``
+        ``(m,)`` int64 receives each prediction."""
+        pool = self.pool
+        P = np.empty((pool.n_learners, pool.n_classes))
+        weights, votes = np.empty(pool.n_learners), np.empty(pool.n_classes)
+        done = 0
+        while done < len(X):
+            forest = pool.reserve()
+            done += run_steps(X[done:], Y[done:], rng, pool.room_per_example, eps_floor, P, lambda_sc, lambda_sw,
+                              unit, weights, votes, self._proba, self._counts, predicted[done:], forest)

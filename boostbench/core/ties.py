@@ -21,6 +21,26 @@ def argmax_random_tie(values: np.ndarray, rng: np.random.Generator) -> int:
     return _pick_among(values, int(values.argmax()), rng)
 
 
+@njit(cache=True)
+def argmax_draw(values, rng):  # pragma: no cover - compiled
+    """:func:`argmax_random_tie` compiled, with the same draw from ``rng`` (a NumPy ``Generator``,
+    whose stream numba's methods share): ``rng.integers(n_ties)`` only on a tie."""
+    i = np.argmax(values)
+    ties = 0
+    for j in range(values.shape[0]):
+        if values[j] == values[i]:
+            ties += 1
+    if ties == 1:
+        return i
+    target = rng.integers(0, ties)
+    for j in range(values.shape[0]):
+        if values[j] == values[i]:
+            if target == 0:
+                return j
+            target -= 1
+    return i
+
+
 def argmin_random_tie(values: np.ndarray, rng: np.random.Generator) -> int:
     """Index of a minimum of ``values`` (``(k,)``), a tie drawn uniformly with ``rng``."""
     return _pick_among(values, int(values.argmin()), rng)
@@ -66,6 +86,15 @@ def argmax_rows_random_tie(values: np.ndarray, rng: np.random.Generator) -> np.n
 
     The generator is used only when some row has a tie (then one uniform per entry)."""
     values = np.ascontiguousarray(values, dtype=np.float64)
+    labels, tied = _rows_argmax(values)
+    if not tied:
+        return labels
+    return _rows_argmax_u(values, labels, rng.random(values.shape))
+
+
+@njit(cache=True)
+def argmax_rows_draw(values, rng):  # pragma: no cover - compiled
+    """:func:`argmax_rows_random_tie` compiled, with the same draws from ``rng``."""
     labels, tied = _rows_argmax(values)
     if not tied:
         return labels
