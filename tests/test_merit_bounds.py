@@ -5,7 +5,7 @@ import pytest
 
 from boostbench.config import compose_config
 from boostbench.data.registry import load_dataset
-from boostbench.learners.vfdt import layout, merits
+from boostbench.learners.vfdt import layout, merits, split
 from boostbench.learners.vfdt import merit_bounds as B
 from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 from boostbench.learners.pool import HoeffdingTreeParams
@@ -70,6 +70,27 @@ def test_bounds_hold_rivers_merit(k):
     # tight: the interval is the slack, and the binary-entropy table's chord error above
     assert widths and max(widths) <= 2 * B.MERIT_SLACK + B.H2_SLACK + 1e-12
     assert B.MERIT_SLACK < 1e-5 and B.H2_SLACK < 1e-6
+
+
+@pytest.mark.parametrize("k", [2, 5, 26])
+def test_merit_ceiling_bounds_every_binary_split(k):
+    """No numeric split's merit (river's, exact) exceeds the early KEEP's ceiling, whatever the
+    leaf's entropy; with two classes far apart the best split reaches it (it is not loose)."""
+    rng = np.random.default_rng(40 + k)
+    for _ in range(300):
+        stats = _estimators(rng, k, 6, share_zero_sigma=0.2)
+        merit, pre, points, n_points, _, _ = _exact(stats)
+        assert merit <= split._merit_ceiling(stats, pre)
+        leaf_pre = rng.uniform(0.0, np.log2(k) + 1.0)  # the leaf's entropy, from data before a reset
+        merit, _, _ = merits.numeric_best(stats, points, n_points, np.arange(k), k, leaf_pre, np.zeros(2),
+                                          np.zeros(2), np.zeros(k), np.zeros(k), 0.5)
+        assert merit <= split._merit_ceiling(stats, leaf_pre)
+    apart = np.zeros((2, layout.NUMERIC_COLUMNS))
+    for c, center in enumerate((-5.0, 5.0)):
+        for value in center + rng.normal(0, 0.1, size=50):
+            _learn(apart[c], value, 1.0)
+    merit, pre, *_ = _exact(apart)
+    assert split._merit_ceiling(apart, pre) - merit <= B.MERIT_SLACK + 1e-12  # its room for rounding
 
 
 def test_h2_chords_within_their_slack():
@@ -180,6 +201,22 @@ def test_screening_changes_no_tree_on_isolet_shaped_data(max_size, threads):
     cache = (0, layout.SETTINGS, layout.CACHE)
     assert pools[0].work[cache] == 1.0 and pools[1].work[cache] == 0.0  # cache on, off
     assert pools[0].n_nodes > 6 * 3  # the trees grew
+    reached = pools[0].screen_state[: pools[0].counters[1], 1] // layout.PREFIX_UNIT
+    assert ((reached > 0) & (reached < data.n_features)).any()  # screens that stopped early
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.05])
+def test_screening_changes_no_tree_on_movement_shaped_data(missing):
+    """Five classes (no cache) and numeric attributes: screens stop early where no value was
+    missing; with missing values they bound every attribute."""
+    cfg = compose_config(["dataset=movement_like"])
+    data = load_dataset(cfg.dataset)
+    if missing:
+        data.X[np.random.default_rng(9).random(data.X.shape) < missing] = np.nan
+    pools = _screened_grows_the_unscreened_trees(data, data.n_categories, 10, 1500, None, 1)
+    assert pools[0].n_nodes > 10 * 5
+    has_missing = (pools[0].screen_state[: pools[0].counters[1], 1] & layout.MISSING) != 0
+    assert has_missing.any() == bool(missing)
 
 
 def test_screening_changes_no_tree_when_attributes_tie():

@@ -23,6 +23,12 @@ GRACE, DELTA, TAU = 0, 1, 2  # columns of a pool's per-tree ``split_params``
 NODE_BYTES, SLOT_BYTES, MAX_BYTES = 0, 1, 2  # entries of a pool's ``limits``
 NUMERIC_COLUMNS = 5  # a class's Gaussian estimator (numeric_stats[slot, j, c]): weight, mean, S, min, max
 INVALID, CLEAN, DIRTY = 0, 1, 2  # a slot's screen cache (screen_state[slot, 0]; DIRTY + class)
+# screen_state[slot, 1] packs three things: the screens since the sums were last taken afresh
+# (below PREFIX_UNIT), how many attributes in rank order the last screen brought up to date (times
+# PREFIX_UNIT), and MISSING: a value was missing since the slot was emptied. One column, not three:
+# a slot's bytes are what a memory budget counts, and the screen must not change what it admits.
+PREFIX_UNIT = 1 << 20  # above REFRESH_AFTER
+MISSING = 1 << 60
 SCREEN_CACHE_MIN_CLASSES = 16  # fewer classes: the slots keep no screen cache (it would cost more than it saves)
 
 # A thread's float scratch ``work[thread]`` (:func:`scratch`), by row; the rows' width is
@@ -92,7 +98,8 @@ class Forest(NamedTuple):
     scratch (:func:`scratch`). Per slot, the split screen's cache (:mod:`~.merit_bounds`):
     ``screen_sums`` float64 ``(d_numeric, 2, N_SPLIT_POINTS)``, ``screen_grid`` and ``screen_base``
     float64 ``(d_numeric, 5)``, ``screen_state`` int64 ``(2,)`` (INVALID, CLEAN or DIRTY + the one
-    class trained since the last screen; screens since the sums were last taken afresh).
+    class trained since the last screen; screens since the sums were last taken afresh, how many
+    attributes the last screen reached, and whether a value was missing: see PREFIX_UNIT).
     """
 
     root: np.ndarray

@@ -32,12 +32,14 @@ from boostbench.learners.vfdt.layout import (
     KEPT,
     MERIT_HIGH,
     MERIT_LOW,
+    MISSING,
     MULTIWAY,
     N_SPLIT_POINTS,
     NOMINAL_BINARY,
     PAIR_ENTROPY,
     PAIR_WEIGHT,
     POINTS,
+    PREFIX_UNIT,
     SCREEN,
     SETTINGS,
     SIDES,
@@ -55,7 +57,7 @@ from boostbench.learners.vfdt.layout import (
     node_weight,
     release,
 )
-from boostbench.learners.vfdt.merit_bounds import REFRESH_AFTER, VALID, cached_range, numeric_merit_bounds
+from boostbench.learners.vfdt.merit_bounds import MERIT_SLACK, REFRESH_AFTER, VALID, cached_range, numeric_merit_bounds
 from boostbench.learners.vfdt.nominal_bounds import nominal_merit_bounds
 from boostbench.learners.vfdt.merits import (
     entropy_in_order,
@@ -88,8 +90,10 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
 
     Attributes are first bounded (numeric: :mod:`~.merit_bounds`; nominal: :mod:`~.nominal_bounds`),
     and only those whose interval can reach the decision are evaluated exactly: the decision is river's, at a fraction
-    of the cost. Without the scratch's SCREEN setting every attribute is evaluated (the reference
-    the tests compare with)."""
+    of the cost. On numeric data without missing values the bounding stops as soon as the
+    attributes bounded so far show that the leaf waits (:func:`_merit_ceiling`): on ISOLET-shaped
+    data after about 47 of 617 attributes in half the attempts. Without the scratch's SCREEN
+    setting every attribute is evaluated (the reference the tests compare with)."""
     k = stats.shape[0]
     n_seen = 0
     majority = 0.0
@@ -111,20 +115,42 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
     cached = work[SETTINGS, CACHE] > 0.0
     # the slot's cached sums: updated for the one class trained since the last screen, or afresh
     changed = -1
-    if cached and screen_state[0] >= DIRTY and screen_state[1] < REFRESH_AFTER:
+    missing = screen_state[1] & MISSING
+    screens = screen_state[1] % PREFIX_UNIT
+    if cached and screen_state[0] >= DIRTY and screens < REFRESH_AFTER:
         changed = screen_state[0] - DIRTY
-        screen_state[1] += 1
+        screens += 1
     else:
-        screen_state[1] = 0
+        screens = 0
     n_local = feat_nominal.shape[0]
     attributes = iwork[ATTRIBUTES, :n_local]
     merit_low, merit_high = work[MERIT_LOW, :n_local], work[MERIT_HIGH, :n_local]
     feature_values, feature_kinds = work[FEATURE_VALUE, :n_local], work[FEATURE_KIND, :n_local]
     points = work[POINTS, :N_SPLIT_POINTS]
     n_attributes = in_rank_order(attr_ranks, attributes)
+    # the cached sums are current for the attributes the last screen reached (in rank order)
+    prefix = (screen_state[1] - missing) // PREFIX_UNIT if changed >= 0 else 0
+    # An early KEEP: no binary split's merit exceeds the ceiling of _merit_ceiling, which holds
+    # for every numeric attribute at once when none missed a value (they all hold the same class
+    # weights); once the second best lower bound is within the Hoeffding bound of it, the leaf
+    # waits, whatever the attributes not yet bounded hold. (Multiway nominal splits can exceed it.)
+    may_stop = screen and not decided and nominal_counts.shape[1] == 0 and missing == 0
+    ceiling = _merit_ceiling(numeric_stats[attributes[0]], pre_entropy) if may_stop and n_attributes > 1 else np.inf
+    top, second, top_high = -np.inf, -np.inf, -np.inf
+    n_done = n_attributes
     # 1. Each attribute's best split, or when screening an interval that the exact merit is
     # certain to lie in (merit_bounds, nominal_bounds).
     for a in range(n_attributes):
+        if may_stop and a > 0:
+            low = merit_low[a - 1]
+            if low >= top:
+                top, second = low, top
+            elif low > second:
+                second = low
+            top_high = max(top_high, merit_high[a - 1])
+            if max(top_high, ceiling) - second <= bound:
+                n_done = a
+                break
         j = attributes[a]
         feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
         if feat_nominal[j]:
@@ -138,14 +164,21 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
                 feature_best, feature_kind, feature_value = nominal_best(
                     nominal_counts[:, j].T, ranks[j], value_ranks[:, j], pre_entropy, work, iwork)
         else:
-            if changed >= 0 and screen_grid[j, VALID] == 1.0:  # the range from the slot's cache
+            if screen and _one_value(ranks[j], numeric_stats[j]):  # no threshold: no finite merit
+                if cached:  # its sums were not brought up to date
+                    screen_grid[j, VALID] = 0.0
+                merit_low[a], merit_high[a] = -np.inf, -np.inf
+                feature_values[a], feature_kinds[a] = 0.0, -1
+                continue
+            cache_current = changed >= 0 and a < prefix
+            if cache_current and screen_grid[j, VALID] == 1.0:  # the range from the slot's cache
                 lo, hi = cached_range(screen_grid[j], numeric_stats[j, changed])
                 n_points = thresholds_in(lo, hi, points)
             else:
                 n_points, lo, hi = thresholds(numeric_stats[j], points)
             if screen:
                 low, high = _bounds(j, numeric_stats[j], n_points, lo, hi, pre_entropy, work, cached,
-                                    screen_sums, screen_grid, screen_base, changed)
+                                    screen_sums, screen_grid, screen_base, changed if cache_current else -1)
                 if high > -np.inf:  # else certainly -inf: no finite candidate, the null split
                     merit_low[a], merit_high[a], feature_kinds[a] = low, high, BOUNDED
                     continue
@@ -154,12 +187,50 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
                     numeric_stats[j], ranks[j], n_points, pre_entropy, work, iwork)
         merit_low[a], merit_high[a] = feature_best, feature_best
         feature_values[a], feature_kinds[a] = feature_value, feature_kind
+    screen_state[1] = missing + screens
     if cached:
         screen_state[0] = CLEAN
+        screen_state[1] += n_done * PREFIX_UNIT
+    if n_done < n_attributes:
+        return KEEP, -1, -1, 0.0
     if screen and not _evaluate_within_reach(n_attributes, attributes, nominal_counts, numeric_stats, ranks,
                                              value_ranks, pre_entropy, bound, decided, work, iwork):
         return KEEP, -1, -1, 0.0
     return _decide(n_attributes, attributes, bound, decided, work)
+
+
+@kernel
+def _merit_ceiling(stats, pre_entropy):  # pragma: no cover - compiled
+    """An upper bound on the merit of every binary split of attributes holding the class weights
+    ``stats[:, 0]`` (``(k, 5)`` estimators) under a leaf of entropy ``pre_entropy`` (bits), with
+    room for rounding. River's merit is ``pre_entropy - H(Y | side)``, and ``H(Y | side) = H(Y) -
+    I(Y; side)`` with ``I(Y; side) <= min(H(Y), H(side)) <= min(H(Y), 1)`` for two sides: so the
+    merit is at most ``pre_entropy - max(H(Y) - 1, 0)`` (``inf`` without weight)."""
+    total, terms = 0.0, 0.0
+    for c in range(stats.shape[0]):
+        w = stats[c, 0]
+        if w > 0.0:
+            total += w
+            terms += w * math.log2(w)
+    if total <= 0.0:
+        return np.inf
+    h = math.log2(total) - terms / total
+    return pre_entropy - max(h - 1.0, 0.0) + MERIT_SLACK
+
+
+@kernel
+def _one_value(class_ranks, stats):  # pragma: no cover - compiled
+    """Whether a numeric attribute (its classes' first-seen ranks ``class_ranks`` ``(k + 1,)`` and
+    estimators ``stats`` ``(k, 5)``) holds one class at one value: then its range is empty, it has
+    no threshold, and its merit is -inf (as :func:`~.merits.thresholds` would find, reading every
+    class). A leaf that keeps resetting (its statistics hold one example) is all such attributes."""
+    k = stats.shape[0]
+    if class_ranks[k] != 1:
+        return False
+    for c in range(k):
+        if class_ranks[c] != 0:
+            return stats[c, 3] == stats[c, 4]
+    return False
 
 
 @kernel

@@ -21,6 +21,7 @@ from boostbench.learners.vfdt.layout import (
     GRACE,
     INVALID,
     MAX_BYTES,
+    MISSING,
     SETTINGS,
     Forest,
     add_class,
@@ -169,6 +170,7 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
         if snapshot and not feat_nominal[tree, j]:
             copy_into(F.screen_base[slot, j], numeric_stats[slot, j, y])
         if value != value:
+            F.screen_state[slot, 1] |= MISSING
             continue
         first_seen(attr_ranks[slot], j)
         if feat_nominal[tree, j]:
