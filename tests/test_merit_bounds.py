@@ -203,6 +203,7 @@ def test_screening_changes_no_tree_on_isolet_shaped_data(max_size, threads):
     assert pools[0].n_nodes > 6 * 3  # the trees grew
     reached = pools[0].screen_state[: pools[0].counters[1], 1] // layout.PREFIX_UNIT
     assert ((reached > 0) & (reached < data.n_features)).any()  # screens that stopped early
+    assert B.REFRESH_AFTER < layout.PREFIX_UNIT  # the screen counter stays below the packed prefix
 
 
 @pytest.mark.parametrize("missing", [0.0, 0.05])
