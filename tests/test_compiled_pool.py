@@ -12,6 +12,7 @@ from boostbench.experiment import run_experiment
 from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 from boostbench.learners.pool import HoeffdingTreeParams
 from boostbench.learners.river_pool import RiverHoeffdingTreePool
+from boostbench.learners.vfdt import layout
 
 # The kernels add floats one by one, as river's sum() does up to Python 3.11; from 3.12 on sum()
 # compensates, so river's trees can round (and then break a tie) differently.
@@ -373,3 +374,35 @@ def test_a_class_the_pool_does_not_hold_is_refused():
             pool.learn_member(0, pool.prepare(np.zeros(2)), bad, 1.0)
     pool.grow(n_classes=4)
     pool.learn(pool.prepare(np.zeros(2)), 3, np.ones(2))  # after grow(), it is known
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_emptied_slots_read_zero(missing):
+    """Splits and resets empty a slot class block by class block when no value was missing
+    (every attribute then holds the classes the first one holds): whatever the slot's history,
+    each class block holding anything is ranked in the slot's first attribute, and a free slot
+    reads zero throughout (a slot a new leaf takes holds nothing of its previous leaf's)."""
+    rng = np.random.default_rng(7)
+    k = 12
+    pool = CompiledHoeffdingTreePool(params(3, grace=5, scale=20.0), k, [0, 0, 4, 0])
+
+    def check():
+        free = set(pool.free_slots[:pool.counters[2]].tolist())
+        for slot in range(pool.counters[1]):
+            blocks = [pool.numeric_stats[slot, c].any() or pool.nominal_counts[slot, c].any() for c in range(k)]
+            if slot in free:
+                assert not any(blocks) and not pool.ranks[slot].any() and not pool.value_ranks[slot].any()
+            elif not pool.screen_state[slot, 1] & layout.MISSING:
+                assert all(pool.ranks[slot, 0, c] != 0 for c in range(k) if blocks[c])
+
+    for t in range(1500):
+        y = int(rng.integers(k))
+        x = np.array([y + rng.normal(), rng.normal(), y % 4, rng.uniform()])
+        x[rng.random(4) < missing] = np.nan
+        pool.learn(pool.prepare(x), y, np.ones(3))
+        if t % 50 == 0:
+            check()
+    check()
+    assert pool.n_nodes > 3 * 20  # many splits, each emptying its leaf's slot
+    flagged = [bool(pool.screen_state[s, 1] & layout.MISSING) for s in range(pool.counters[1])]
+    assert any(flagged) == (missing > 0)

@@ -72,25 +72,33 @@ def test_bounds_hold_rivers_merit(k):
     assert B.MERIT_SLACK < 1e-5 and B.H2_SLACK < 1e-6
 
 
+def _ceiling(stats, pre, memo=None):
+    """The early KEEP's ceiling, with the screen's memo of ``w log2 w`` (a fresh one unless given)."""
+    memo = np.zeros((2, stats.shape[0])) if memo is None else memo
+    return split._merit_ceiling(stats, pre, memo[0], memo[1])
+
+
 @pytest.mark.parametrize("k", [2, 5, 26])
 def test_merit_ceiling_bounds_every_binary_split(k):
     """No numeric split's merit (river's, exact) exceeds the early KEEP's ceiling, whatever the
     leaf's entropy; with two classes far apart the best split reaches it (it is not loose)."""
     rng = np.random.default_rng(40 + k)
+    memo = np.zeros((2, k))  # carried from draw to draw, as from leaf to leaf: stale entries are retaken
     for _ in range(300):
         stats = _estimators(rng, k, 6, share_zero_sigma=0.2)
         merit, pre, points, n_points, _, _ = _exact(stats)
-        assert merit <= split._merit_ceiling(stats, pre)
+        assert merit <= _ceiling(stats, pre, memo)
+        assert _ceiling(stats, pre, memo) == _ceiling(stats, pre)
         leaf_pre = rng.uniform(0.0, np.log2(k) + 1.0)  # the leaf's entropy, from data before a reset
         merit, _, _ = merits.numeric_best(stats, points, n_points, np.arange(k), k, leaf_pre, np.zeros(2),
                                           np.zeros(2), np.zeros(k), np.zeros(k), 0.5)
-        assert merit <= split._merit_ceiling(stats, leaf_pre)
+        assert merit <= _ceiling(stats, leaf_pre)
     apart = np.zeros((2, layout.NUMERIC_COLUMNS))
     for c, center in enumerate((-5.0, 5.0)):
         for value in center + rng.normal(0, 0.1, size=50):
             _learn(apart[c], value, 1.0)
     merit, pre, *_ = _exact(apart)
-    assert split._merit_ceiling(apart, pre) - merit <= B.MERIT_SLACK + 1e-12  # its room for rounding
+    assert _ceiling(apart, pre) - merit <= B.MERIT_SLACK + 1e-12  # its room for rounding
 
 
 def test_h2_chords_within_their_slack():

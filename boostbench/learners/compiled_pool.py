@@ -82,18 +82,19 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self.feat_nominal = n_categories[self.feat_map] > 0
         d_local = self.feat_map.shape[1]
         self.width = max(2, int(n_categories.max(initial=0)))  # children per node (multiway)
-        # statistics shapes: nominal (slots, k, d_local, values); numeric (slots, d_local, k, 5);
+        # statistics shapes: nominal (slots, k, d_local, values); numeric (slots, k, d_local, 5);
         # first-seen ranks, last column a count: each attribute's classes (slots, d_local, k + 1),
         # the attributes (slots, d_local + 1), each (class, nominal attribute)'s values
         # (slots, k, d_local, values + 1). Class first: training reads one class's entries of
-        # every attribute, so they share cache lines (as do the int16 ranks)
+        # every attribute, so they share cache lines and pages (as do the int16 ranks), and a
+        # reset empties only the blocks of the classes the slot holds (layout.reset_splitters)
         n_values = max(1, int(n_categories.max(initial=0)))
         # an attribute kind the trees never see takes no room in a slot (a slot's bytes are what
         # a memory budget counts, and what a stream of new leaves makes the machine zero)
         d_nominal = d_local if self.feat_nominal.any() else 0
         numeric = bool((~self.feat_nominal).any())
         self._nominal_shape = (k, d_nominal, n_values)
-        self._numeric_shape = (d_local if numeric else 0, k, layout.NUMERIC_COLUMNS)
+        self._numeric_shape = (k, d_local if numeric else 0, layout.NUMERIC_COLUMNS)
         self._ranks_shape = (d_local, k + 1)
         self._value_ranks_shape = (k, d_nominal, n_values + 1)
         self._rank_dtype = np.int16 if max(k, d_local, n_values) < np.iinfo(np.int16).max else np.int32
@@ -101,7 +102,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         # k); allocated whether or not it is used, so that screening never changes what a memory
         # budget admits (without a cache, one row: the bounds' scratch takes it as an argument)
         cache = numeric and k >= layout.SCREEN_CACHE_MIN_CLASSES
-        self._screen_shape = self._numeric_shape[0] if cache else int(numeric)
+        self._screen_shape = self._numeric_shape[1] if cache else int(numeric)
         self.work, self.iwork = layout.scratch(k, d_local, n_values, self.n_threads, self.screen_splits, cache)
 
     def _set_limits(self) -> None:
@@ -160,8 +161,14 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self.ranks[:s, :dl, :k], self.ranks[:s, :dl, -1] = old["ranks"][:, :, :k], old["ranks"][:, :, -1]
         self.attr_ranks[:s, :dl], self.attr_ranks[:s, -1] = old["attr_ranks"][:, :dl], old["attr_ranks"][:, -1]
         self.free_slots[:s] = old["free_slots"]
+        # The slots' screen caches start afresh (INVALID), but a slot keeps its flag of missing
+        # values, and a leaf's slot counts as having missed some when attributes are added (they
+        # lack its earlier examples): the early KEEP and the emptying by class block rely on it.
+        flags = old["screen_state"][:, 1] & layout.MISSING
+        self.screen_state[:s, 1] = flags if self.feat_map.shape[1] == dl else layout.MISSING
+        self.screen_state[self.free_slots[:int(self.counters[2])], 1] = 0
         if had_numeric:
-            self.numeric_stats[:s, :dl, :k] = old["numeric_stats"]
+            self.numeric_stats[:s, :k, :dl] = old["numeric_stats"]
         if had_nominal:
             _, _, dn, v = old["nominal_counts"].shape
             self.nominal_counts[:s, :k, :dn, :v] = old["nominal_counts"]

@@ -21,7 +21,7 @@ TEST, LEAF = 0, -1
 N_SPLIT_POINTS = 10  # candidate thresholds of a numeric attribute (river's Gaussian splitter)
 GRACE, DELTA, TAU = 0, 1, 2  # columns of a pool's per-tree ``split_params``
 NODE_BYTES, SLOT_BYTES, MAX_BYTES = 0, 1, 2  # entries of a pool's ``limits``
-NUMERIC_COLUMNS = 5  # a class's Gaussian estimator (numeric_stats[slot, j, c]): weight, mean, S, min, max
+NUMERIC_COLUMNS = 5  # a class's Gaussian estimator (numeric_stats[slot, c, j]): weight, mean, S, min, max
 INVALID, CLEAN, DIRTY = 0, 1, 2  # a slot's screen cache (screen_state[slot, 0]; DIRTY + class)
 # screen_state[slot, 1] packs three things: the screens since the sums were last taken afresh
 # (below PREFIX_UNIT), how many attributes in rank order the last screen brought up to date (times
@@ -49,7 +49,7 @@ SUMS = 24  # 2 rows (N_SPLIT_POINTS,): merit_bounds' sums without a slot's cache
 GRID = 26  # (5,) their range and totals
 TERMS = 27  # one row (k,) per nominal value: its class weights' w log2 w; a multiway split's table
 FLOAT_ROWS = 27  # rows before TERMS's
-HALF, SCREEN, CACHE = 0, 1, 2  # columns of the SETTINGS row: 0.5 (merits.sigma_of); flags 1.0 / 0.0
+HALF, SCREEN, CACHE, TOUCHED = 0, 1, 2, 3  # columns of the SETTINGS row: 0.5 (merits.sigma_of); flags 1.0 / 0.0; a sink (split._touch)
 # A thread's int scratch ``iwork[thread]``, by row:
 ATTRIBUTES = 0  # (attributes,) a slot's attributes in the order first seen
 CLASSES = 1  # (k,) a splitter's classes in the order first seen
@@ -82,7 +82,7 @@ class Forest(NamedTuple):
     sight and their count, ``node_sub`` float64 cached subtree weight (NaN: stale),
     ``node_last`` float64 weight at the last split attempt, ``node_parent``, ``node_slot``,
     ``node_depth`` int64, ``node_active`` bool-like int64. Statistics slots (active leaves):
-    ``nominal_counts``, ``numeric_stats`` (per attribute and class a Gaussian estimator
+    ``nominal_counts``, ``numeric_stats`` (per class and attribute, class first, a Gaussian estimator
     ``[weight, mean, S, min, max]``), ``ranks``, ``attr_ranks``, ``value_ranks`` (first-seen
     orders, :func:`first_seen`), ``free_slots``.
     Per tree: ``root``, ``feat_map`` int64 ``(N, d_local)`` the attributes each tree sees,
@@ -239,12 +239,23 @@ def take_slot(counters, free_slots):  # pragma: no cover - compiled
 
 @kernel
 def reset_splitters(F, slot):  # pragma: no cover - compiled
-    """Empty a statistics slot: the leaf that holds it gathers its attribute statistics afresh."""
-    F.nominal_counts[slot] = 0
-    F.numeric_stats[slot] = 0.0
+    """Empty a statistics slot: the leaf that holds it gathers its attribute statistics afresh.
+    The statistics are class-major, and when no value was missing every attribute holds the
+    classes the first one holds: only their blocks are zeroed (a leaf caught in resets holds
+    one class of 26 on ISOLET-shaped data)."""
+    classes = F.ranks[slot, 0]
+    if (F.screen_state[slot, 1] & MISSING) == 0:
+        for c in range(classes.shape[0] - 1):
+            if classes[c] != 0:
+                F.nominal_counts[slot, c] = 0
+                F.numeric_stats[slot, c] = 0.0
+                F.value_ranks[slot, c] = 0
+    else:
+        F.nominal_counts[slot] = 0
+        F.numeric_stats[slot] = 0.0
+        F.value_ranks[slot] = 0
     F.ranks[slot] = 0
     F.attr_ranks[slot] = 0
-    F.value_ranks[slot] = 0
     # the slot's next leaf starts its screen cache afresh, also for attributes it sees late
     F.screen_state[slot] = INVALID
     F.screen_grid[slot] = 0.0

@@ -168,7 +168,7 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
     for j in range(feat_map.shape[1]):
         value = x[feat_map[tree, j]]
         if snapshot and not feat_nominal[tree, j]:
-            copy_into(F.screen_base[slot, j], numeric_stats[slot, j, y])
+            copy_into(F.screen_base[slot, j], numeric_stats[slot, y, j])
         if value != value:
             F.screen_state[slot, 1] |= MISSING
             continue
@@ -180,7 +180,7 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
                 first_seen(value_ranks[slot, y, j], code)
                 nominal_counts[slot, y, j, code] += w
         else:
-            st = numeric_stats[slot, j, y]
+            st = numeric_stats[slot, y, j]
             if st[0] == 0.0:  # the class is new to the attribute (no weight yet: no rank yet either)
                 first_seen(ranks[slot, j], y)
                 st[3] = value
