@@ -381,10 +381,13 @@ def test_emptied_slots_read_zero(missing):
     """Splits and resets empty a slot class block by class block when no value was missing
     (every attribute then holds the classes the first one holds): whatever the slot's history,
     each class block holding anything is ranked in the slot's first attribute, and a free slot
-    reads zero throughout (a slot a new leaf takes holds nothing of its previous leaf's)."""
+    reads zero throughout (a slot a new leaf takes holds nothing of its previous leaf's; the
+    budget deactivates leaves, whose slots wait on the free list). A pool grown by an attribute
+    flags every slot in use: its leaves' statistics lack that attribute's earlier values."""
     rng = np.random.default_rng(7)
     k = 12
-    pool = CompiledHoeffdingTreePool(params(3, grace=5, scale=20.0), k, [0, 0, 4, 0])
+    pool = CompiledHoeffdingTreePool(params(3, grace=5, scale=20.0), k, [0, 0, 4, 0], max_size=0.05)
+    free_seen = 0
 
     def check():
         free = set(pool.free_slots[:pool.counters[2]].tolist())
@@ -400,9 +403,12 @@ def test_emptied_slots_read_zero(missing):
         x = np.array([y + rng.normal(), rng.normal(), y % 4, rng.uniform()])
         x[rng.random(4) < missing] = np.nan
         pool.learn(pool.prepare(x), y, np.ones(3))
-        if t % 50 == 0:
+        if t % 50 == 0 or pool.counters[2] > 0:
+            free_seen += int(pool.counters[2] > 0)
             check()
     check()
-    assert pool.n_nodes > 3 * 20  # many splits, each emptying its leaf's slot
-    flagged = [bool(pool.screen_state[s, 1] & layout.MISSING) for s in range(pool.counters[1])]
-    assert any(flagged) == (missing > 0)
+    assert pool.n_nodes > 3 * 20 and free_seen > 0  # many splits, and freed slots checked
+    in_use = [s for s in range(pool.counters[1]) if s not in set(pool.free_slots[:pool.counters[2]].tolist())]
+    assert any(pool.screen_state[s, 1] & layout.MISSING for s in in_use) == (missing > 0)
+    pool.grow(n_categories=np.array([0, 0, 4, 0, 0]))
+    assert all(pool.screen_state[s, 1] & layout.MISSING for s in in_use)
