@@ -172,7 +172,7 @@ def replay(pool_bytes: bytes, stream, screen: bool, walk_only: bool = False) -> 
             predict_all(xp, out, trees)  # untimed: training reads the routes it leaves
         leaves = np.where((pool.route[:, 2] == -1) & (weights > 0), pool.route[:, 0], -1)
         last = pool.node_last[leaves]
-        if cached:  # what an attempt reads besides the statistics: the slot's cache before the example
+        if cached and not walk_only:  # what an attempt reads besides the statistics: the slot's cache before the example
             slots = pool.node_slot[leaves[leaves >= 0]]
             before = {name: getattr(pool, name)[slots].copy() for name in SLOT_STATE}
             before["numeric_stats"] = pool.numeric_stats[slots, y].copy()
@@ -180,6 +180,9 @@ def replay(pool_bytes: bytes, stream, screen: bool, walk_only: bool = False) -> 
         t3 = clock()
         learn_all(xp, y, weights, trees)
         t4 = clock()
+        parts["prediction"] += t2 - t1
+        if walk_only:  # this replay times the walk alone
+            continue
         attempted = (leaves >= 0) & (pool.node_last[leaves] != last)
         kept = np.where(attempted & (pool.pending[:, 0] == KEEP), leaves, -1)  # the leaf is as its attempt saw it
         if cached and (kept >= 0).any():  # back to before the example, which the pool's update adds again
@@ -195,7 +198,6 @@ def replay(pool_bytes: bytes, stream, screen: bool, walk_only: bool = False) -> 
         parts["n_reset"] += int(decisions[RESET])
         parts["n_split"] += int(decisions[SPLIT])
         t6 = clock()
-        parts["prediction"] += t2 - t1
         parts["training"] += t4 - t3
         parts["kept"] += t6 - t5
         parts["n_attempts"] += int(attempted.sum())
@@ -206,7 +208,7 @@ def replay(pool_bytes: bytes, stream, screen: bool, walk_only: bool = False) -> 
     return parts
 
 
-def floor_lines(pool, trained: float, n_attempts: float) -> dict:
+def floor_lines(pool, trained: float, n_kept: float) -> dict:
     """Cache lines each part must touch per example, from the pool's shapes: a lower bound (the
     data each part reads or writes, once; not our caches, such as the kept terms)."""
     n = pool.n_nodes
@@ -221,8 +223,8 @@ def floor_lines(pool, trained: float, n_attempts: float) -> dict:
         "routing": walk,
         "prediction": walk + pool.n_learners * (2 + 8 * k / LINE),  # the leaf's weights and classes, the output row
         # the leaf's row, one class's statistics of every attribute (class first), its ranks
-        "update": trained * (2 + statistics / k / LINE + 1),
-        "attempts": n_attempts * attempt / LINE,
+        "rest": trained * (2 + statistics / k / LINE + 1),
+        "kept": n_kept * attempt / LINE,
     }
 
 
@@ -252,12 +254,10 @@ def main() -> None:
     for r in runs.values():
         for part in ("prediction", "routing", "training", "kept"):
             r[part] = max(r[part] - call, 0.0)
-        r["attempts"] = r["kept"]
-        r["update and splits"] = r["training"] - r["kept"]
+        r["rest"] = r["training"] - r["kept"]
     screened = runs[True]
     per_line = line_cost(int(screened["pool"].size_bytes))
     floor = floor_lines(screened["pool"], screened["trained"], screened["n_kept"])
-    floor["update and splits"] = floor.pop("update")
     table = Table(title=f"{args.dataset}, N = {args.n_learners}, Adaboost.OLM's stream (paper's trees), µs per example "
                         f"(the run itself: {run_us:.1f}); {screened['n_attempts']:.1f} attempts "
                         f"({screened['n_kept']:.1f} kept the leaf, {screened['n_reset']:.1f} reset it, "
@@ -265,14 +265,14 @@ def main() -> None:
                         f"example; a random cache line of the pool's size {1e9 * per_line:.1f} ns")
     for column in ("part", "unscreened", "screened", "floor (lines × line)", "left above floor"):
         table.add_column(column, justify="left" if column == "part" else "right")
-    for part in ("prediction", "routing", "training", "attempts", "update and splits"):
+    for part in ("prediction", "routing", "training", "kept", "rest"):
         before, after = (1e6 * runs[s][part] for s in (False, True))
         f = floor.get(part)
         fl = "" if f is None else f"{1e6 * f * per_line:.2f} ({f:.0f} lines)"
         left = "" if f is None else f"{after - 1e6 * f * per_line:.2f}"
         name = {"routing": "routing, one tree at a time",
-                "attempts": "split attempts that kept the leaf (within training)",
-                "update and splits": "the rest of training: update, other attempts, resets, splits"}.get(part, part)
+                "kept": "split attempts that kept the leaf (within training)",
+                "rest": "the rest of training: update, other attempts, resets, splits"}.get(part, part)
         table.add_row(name, "" if np.isnan(before) else f"{before:.2f}", f"{after:.2f}", fl, left)
     Console(width=200).print(table)
     print(f"a kernel call's own cost, taken off each part: {1e6 * call:.2f} µs")
