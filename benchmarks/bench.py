@@ -57,8 +57,8 @@ def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=No
     ``overrides``: more Hydra overrides (e.g. :data:`PEER_TREES`)."""
     import os
 
-    from boostbench.config import compose_config
-    from boostbench.experiment import run_experiment
+    from boostbench.runner.config import compose_config
+    from boostbench.runner.experiment import run_experiment
 
     with tempfile.TemporaryDirectory(prefix="boostbench-cold-cache-") as empty:
         os.environ["BOOSTBENCH_CACHE"] = cache_dir or empty

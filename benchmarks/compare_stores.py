@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from boostbench.resources import MACHINE_DEPENDENT
-from boostbench.store import iter_records
+from boostbench.system.resources import MACHINE_DEPENDENT
+from boostbench.runner.store import iter_records
 
 
 def numbers(record: dict) -> dict:

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from boostbench.config import compose_config, config_hash
+from boostbench.runner.config import compose_config, config_hash
 from boostbench.reporting.tables import confidence_interval, paper_tables
-from boostbench.fingerprint import run_key
-from boostbench.store import atomic_write_text, has_record, read_record
+from boostbench.system.fingerprint import run_key
+from boostbench.system.files import atomic_write_text
+from boostbench.runner.store import has_record, read_record
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,8 @@ def record_builds(dataset: str, n_learners: int, gamma: float, seed: int) -> tup
     """The ``(n, sorted votes)`` of every matrix one run builds from an empty cache, the run's
     ``cache_fill_s`` (seconds) and the potentials' ``(k, gamma, max_n)``."""
     from boostbench.boosters import online_mbbm
-    from boostbench.config import compose_config
-    from boostbench.experiment import run_experiment
+    from boostbench.runner.config import compose_config
+    from boostbench.runner.experiment import run_experiment
 
     builds, shape = [], []
     build = online_mbbm.cost_matrix_compiled

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from boostbench.config import compose_config
-from boostbench.experiment import run_experiment
+from boostbench.runner.config import compose_config
+from boostbench.runner.experiment import run_experiment
 
 
 def main() -> None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 
-import boostbench.experiment as experiment
-from boostbench.config import compose_config
+import boostbench.runner.experiment as experiment
+from boostbench.runner.config import compose_config
 
 MULTICLASS = ("balance", "car", "mice", "mushroom", "nursery", "german", "heart", "breast_cancer_w", "promoters")
 GRID = ([(d, a, (0.1,)) for d in MULTICLASS for a in ("best_vfdt", "online_boosting", "adaboost_olm")]

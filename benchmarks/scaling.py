@@ -54,7 +54,7 @@ def run_boostbench(workload: str, algorithm: str, threads: int, seed: int, max_e
 
 def run_moa(workload: str, seed: int, max_examples: int | None, n_learners: int = 100) -> dict:
     """MOA's OzaBoost on the stream the runner makes for ``seed`` (same order), Java loop."""
-    from boostbench.config import compose_config
+    from boostbench.runner.config import compose_config
     from boostbench.data import load_dataset, stream_order
     from boostbench.seeding import run_generators
 

@@ -12,7 +12,7 @@ import os
 import tempfile
 import time
 
-from boostbench.config import compose_config
+from boostbench.runner.config import compose_config
 from boostbench.data import load_dataset
 
 

@@ -38,7 +38,7 @@ import time
 
 import numpy as np
 
-from boostbench.kernel_cache import kernel
+from boostbench.system.kernel_cache import kernel
 from boostbench.learners.vfdt import layout
 from boostbench.learners.vfdt.layout import GRACE, Forest, node_weight
 from boostbench.learners.vfdt.routing import find_leaf, predict_all
@@ -120,9 +120,9 @@ def record(dataset: str, n_learners: int, seed: int, max_examples: int | None = 
     """Adaboost.OLM's run on ``dataset`` (its first ``max_examples``, or all): its empty pool and, per
     example, ``(x, y, weights)``."""
     from boostbench.boosters import adaboost_olm_kernels as K
-    from boostbench.config import compose_config
+    from boostbench.runner.config import compose_config
     from boostbench.core.ogd import olm_step_size
-    from boostbench.experiment import run_experiment
+    from boostbench.runner.experiment import run_experiment
 
     stream, start = [], {}
     original = K.FusedStep.run

@@ -14,10 +14,10 @@ import argparse
 
 import numpy as np
 
-from boostbench.config import compose_config
+from boostbench.runner.config import compose_config
 from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
-from boostbench.experiment import run_experiment
+from boostbench.runner.experiment import run_experiment
 
 DATASETS = ("mushroom", "german", "breast_cancer_w", "phishing", "bananas")
 ALGORITHMS = {"Adaboost.OLM": ["algorithm=adaboost_olm"], "OnlineMBBM (γ=0.1)": ["algorithm=online_mbbm"],

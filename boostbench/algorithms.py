@@ -6,7 +6,7 @@ ignored" follow the declaration), whether it uses one weak learner whatever N is
 protocol tracks its members, the kernels to compile before the timed pass, and the caches the
 runner loads before the run and saves after it. The hyper-parameters are the class's
 own (constructor defaults, ``_parameter_constraints``): an entry reads them, it does not
-re-declare them; they are checked once, in :func:`boostbench.config.validate`.
+re-declare them; they are checked once, in :func:`boostbench.runner.config.validate`.
 
 Adding an algorithm is one module (``boosters/`` or ``batch/``), one entry here and one YAML file
 under ``configs/algorithm/`` (README, "Adding an algorithm").
@@ -143,12 +143,12 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "adaboost": AlgorithmSpec("boostbench.batch.adaboost:AdaBoost", **_BATCH, max_classes=2),
     "base": AlgorithmSpec("boostbench.batch.base_model:BaseModel", family="batch", uses=()),
     # peers: river's and MOA's online ensembles as shipped (their own trees and defaults)
-    **{f"river_{name}": AlgorithmSpec(f"{_B}.river_peers:RiverEnsemble", fixed={"ensemble": name}, peer=True)
+    **{f"river_{name}": AlgorithmSpec(f"{_B}.peers.river_peers:RiverEnsemble", fixed={"ensemble": name}, peer=True)
        for name in ("adaboost", "adwin_boosting", "bole", "arf", "srp", "leveraging_bagging")},
-    **{f"moa_{name}": AlgorithmSpec(f"{_B}.moa_peers:MOAEnsemble", fixed={"ensemble": name}, peer=True)
+    **{f"moa_{name}": AlgorithmSpec(f"{_B}.peers.moa_peers:MOAEnsemble", fixed={"ensemble": name}, peer=True)
        for name in ("ozaboost", "online_smooth_boost", "sgbt", "arf", "srp", "leveraging_bagging")},
     # Vowpal Wabbit's binary online boosting (Beygelzimer, Kale & Luo 2015) over its linear learners
-    "vw_boosting": AlgorithmSpec(f"{_B}.vw_boosting:VWBoosting", max_classes=2, peer=True),
+    "vw_boosting": AlgorithmSpec(f"{_B}.peers.vw_boosting:VWBoosting", max_classes=2, peer=True),
 }
 
 
@@ -184,7 +184,7 @@ def build_booster(cfg: Any, pool: Any, n_classes: int, rng: np.random.Generator,
 def build_batch_booster(cfg: Any, learner: Any, n_classes: int, rng: np.random.Generator,
                         spec: AlgorithmSpec | None = None) -> Any:
     """Build the batch booster an ``algorithm`` config names over ``learner`` (a
-    :class:`~boostbench.batch.TreeParams` or :class:`~boostbench.learners.bayes_pool.BayesParams`).
+    :class:`~boostbench.batch.TreeParams` or :class:`~boostbench.learners.bayes.pool.BayesParams`).
 
     Args:
         spec: its registry entry, when the run resolved it already (else looked up by name).

@@ -26,8 +26,8 @@ from rich.table import Table
 from rich.text import Text
 
 from boostbench.errors import BoostbenchError
-from boostbench.paths import CONFIG_DIR
-from boostbench.safety import ALLOW_CODE_FLAG
+from boostbench.system.paths import CONFIG_DIR
+from boostbench.runner.checks import ALLOW_CODE_FLAG
 
 app = typer.Typer(no_args_is_help=True, help="Reproducible experiments for online boosting.")
 console = Console()
@@ -50,7 +50,7 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
 
 def _groups_epilog() -> str:
     """``run --help``'s list of config groups and their options (read from the config directory)."""
-    from boostbench.config import GROUPS, group_options
+    from boostbench.runner.config import GROUPS, group_options
 
     lines = [f"[bold]Config groups[/] (pick one: group=option; files under {escape(str(CONFIG_DIR))}):"]
     for group in GROUPS:
@@ -65,7 +65,7 @@ def _groups_epilog() -> str:
 def _complete_override(incomplete: str) -> list[str]:
     """Shell completion of an override: a group's options after ``group=`` (``+experiment=``
     too), a group's keys after ``group.`` (``protocol.window=``), else the groups."""
-    from boostbench.config import GROUPS, group_options
+    from boostbench.runner.config import GROUPS, group_options
 
     key, eq, value = incomplete.partition("=")
     group = key.lstrip("+")
@@ -120,9 +120,9 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
                                                         autocompletion=_complete_override),
         allow_code_overrides: bool = typer.Option(False, ALLOW_CODE_FLAG, help=ALLOW_CODE_HELP)):
     """Run one experiment and write its record under results/runs/."""
-    from boostbench.config import compose_config, hydra_flags, validate
-    from boostbench.safety import check_overrides
-    from boostbench.store import check_writable
+    from boostbench.runner.config import compose_config, hydra_flags, validate
+    from boostbench.runner.checks import check_overrides
+    from boostbench.runner.store import check_writable
 
     try:
         flags, overrides = hydra_flags(overrides or [])
@@ -136,7 +136,7 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
             return _print_config(cfg, flags.cfg, overrides)
         spec = validate(cfg)  # before the heavy imports: a mistake is reported at once
         check_writable(cfg.results_dir)  # before the work, not after it
-        from boostbench.experiment import run_experiment, save
+        from boostbench.runner.experiment import run_experiment, save
 
         show = bool(cfg.progress) and console.is_terminal
         progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -178,7 +178,7 @@ def sweep(
     allow_code_overrides: bool = typer.Option(False, ALLOW_CODE_FLAG, help=ALLOW_CODE_HELP),
 ):
     """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
-    from boostbench.sweep import count_jobs, run_sweep, summarize
+    from boostbench.runner.sweep import count_jobs, run_sweep, summarize
 
     began = time.perf_counter()
     total = count_jobs(overrides or [])
@@ -234,7 +234,7 @@ def _print_config(cfg, which: str, overrides: list[str]) -> None:
     prints it; nothing runs."""
     from omegaconf import OmegaConf
 
-    from boostbench.config import hydra_config
+    from boostbench.runner.config import hydra_config
 
     if which in ("job", "all"):
         console.print(OmegaConf.to_yaml(cfg), markup=False, highlight=False, end="", soft_wrap=True)
@@ -244,7 +244,7 @@ def _print_config(cfg, which: str, overrides: list[str]) -> None:
 
 def _print_info(overrides: list[str]) -> None:
     """``--info``: where configs come from, the groups and their options, the defaults chosen."""
-    from boostbench.config import GROUPS, compose_config, group_options
+    from boostbench.runner.config import GROUPS, compose_config, group_options
 
     cfg = compose_config(overrides)
     table = Table(title="boostbench configuration")
@@ -309,7 +309,7 @@ def datasets(data_dir: Optional[str] = typer.Option(None, help="extra data direc
     from boostbench.data import available_datasets
     from boostbench.data.loaders import openml_cache_dir, openml_cached
     from boostbench.data.registry import GENERATED
-    from boostbench.paths import VENDORED_DATA_DIR
+    from boostbench.system.paths import VENDORED_DATA_DIR
 
     infos = {info.name: info for info in available_datasets(data_dir)}
     if fetch:

@@ -1,4 +1,4 @@
-"""Declarative checks of configuration values, checked in one place (:func:`boostbench.config.validate`).
+"""Declarative checks of configuration values, checked in one place (:func:`boostbench.runner.config.validate`).
 
 Each booster class declares what a valid value of each hyper-parameter is
 (``_parameter_constraints``, as scikit-learn's estimators), the learner registry does for the

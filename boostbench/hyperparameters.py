@@ -4,7 +4,7 @@ Each dict here is one booster class's ``_parameter_constraints`` (the class owns
 constructor takes these keys, with its defaults, and checks them through
 :meth:`~boostbench.boosters.base._BoosterCore._validate_params`). They are declared in this light
 module because a booster's own module loads the numba kernels: the config check
-(:func:`boostbench.config.validate`) reads them through the registry entry's ``constraints``
+(:func:`boostbench.runner.config.validate`) reads them through the registry entry's ``constraints``
 before any kernel is imported, so a bad value is reported at once.
 """
 

@@ -57,7 +57,7 @@ def missing_peer(name: str) -> str | None:
     import importlib.util
 
     from boostbench.algorithms import ALGORITHMS
-    from boostbench.boosters.moa_peers import moa_python
+    from boostbench.boosters.peers.moa_peers import moa_python
 
     target = ALGORITHMS[name].target
     if target.endswith("MOAEnsemble"):

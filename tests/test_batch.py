@@ -20,12 +20,12 @@ from boostbench.batch import (
     TreeParams,
 )
 from boostbench.batch.adaboost_mm import mm_cost_matrix
-from boostbench.batch.weak_learners import fit_gain_tree, leaf_values
+from boostbench.learners.batch_trees import fit_gain_tree, leaf_values
 from boostbench.cli import app
-from boostbench.config import compose_config
+from boostbench.runner.config import compose_config
 from boostbench.core.hedge import Hedge, hedge_loss_bound, hedge_run
 from boostbench.errors import ConfigError
-from boostbench.experiment import run_experiment
+from boostbench.runner.experiment import run_experiment
 from boostbench.protocols import holdout_split, kfold_splits
 
 BATCH_ALGORITHMS = {name: spec.cls for name, spec in ALGORITHMS.items() if spec.family == "batch"}
@@ -276,7 +276,7 @@ def test_bad_batch_configs_exit_with_one_line(tmp_path, overrides, message):
 
 
 def test_batch_reports_rebuild_from_the_store(tmp_path):
-    from boostbench.experiment import save
+    from boostbench.runner.experiment import save
     from boostbench.reporting.records import load_runs
     from boostbench.reporting.report import REPORTS
 

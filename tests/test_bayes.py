@@ -5,15 +5,15 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from boostbench.config import compose_config
+from boostbench.runner.config import compose_config
 from boostbench.data.synthetic import SIGNAL, bayes_accuracy, random_network, sample, synthetic_dataset
 from boostbench.errors import ConfigError
-from boostbench.experiment import run_experiment
-from boostbench.learners.bayes_net import BayesNetModel, RowTable, family_counts
-from boostbench.learners.bayes_pool import BayesParams, BayesPool
-from boostbench.learners.bn_ci import ban_ci_parents, cut_conditional_mi
-from boostbench.learners.bn_structure import ban_parents, conditional_mutual_information, family_score, tan_parents
-from boostbench.learners.discretize import Discretizer
+from boostbench.runner.experiment import run_experiment
+from boostbench.learners.bayes.network import BayesNetModel, RowTable, family_counts
+from boostbench.learners.bayes.pool import BayesParams, BayesPool
+from boostbench.learners.bayes.ci_tests import ban_ci_parents, cut_conditional_mi
+from boostbench.learners.bayes.structure import ban_parents, conditional_mutual_information, family_score, tan_parents
+from boostbench.learners.bayes.discretize import Discretizer
 from boostbench.reporting.sun_tables import online_worse
 
 

@@ -14,7 +14,7 @@ from boostbench.core.potentials import Potential01
 from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
 from boostbench.learners import make_pool
-from boostbench.paths import CONFIG_DIR
+from boostbench.system.paths import CONFIG_DIR
 
 X0 = np.zeros(2)
 MULTICLASS = sorted(name for name, spec in ALGORITHMS.items()  # ours: peers are tested in test_conformance

@@ -6,9 +6,9 @@ import sys
 import numpy as np
 import pytest
 
-from boostbench.config import compose_config
+from boostbench.runner.config import compose_config
 from boostbench.data.registry import load_dataset
-from boostbench.experiment import run_experiment
+from boostbench.runner.experiment import run_experiment
 from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 from boostbench.learners.pool import HoeffdingTreeParams
 from boostbench.learners.river_pool import RiverHoeffdingTreePool

@@ -21,12 +21,12 @@ import pytest
 from omegaconf import OmegaConf
 
 from boostbench.algorithms import ALGORITHMS, algorithm_spec, build_batch_booster, build_booster
-from boostbench.config import CONFIG_DIR, compose_config, incompatibility
+from boostbench.runner.config import CONFIG_DIR, compose_config, incompatibility
 from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
-from boostbench.experiment import run_experiment
+from boostbench.runner.experiment import run_experiment
 from boostbench.learners.registry import make_batch_learner, make_pool
-from boostbench.resources import MACHINE_DEPENDENT
+from boostbench.system.resources import MACHINE_DEPENDENT
 from conftest import missing_peer, skip_without_peer
 
 GOLDEN = Path(__file__).with_name("golden_metrics.json")

@@ -186,7 +186,7 @@ def test_openml_offline_fails_fast_with_the_whole_reason(monkeypatch):
 
 
 def test_drift_streams_are_seeded_and_switch_concept_where_configured():
-    from boostbench.config import compose_config
+    from boostbench.runner.config import compose_config
 
     cfg = compose_config(["dataset=sea_drift", "dataset.n_examples=6000", "dataset.position=3000", "dataset.width=200"])
     data = load_dataset(cfg.dataset)
@@ -209,7 +209,7 @@ def test_drift_streams_are_seeded_and_switch_concept_where_configured():
 
 
 def test_drift_streams_refuse_what_river_cannot_draw():
-    from boostbench.config import compose_config
+    from boostbench.runner.config import compose_config
 
     with pytest.raises(ConfigError, match="dataset.width at least 286"):
         load_dataset(compose_config(["dataset=sea_drift", "dataset.width=5"]).dataset)

@@ -10,10 +10,10 @@ import pytest
 from river import checks, datasets, evaluate, metrics, tree
 
 import boostbench.estimators as E
-from boostbench.config import compose_config
+from boostbench.runner.config import compose_config
 from boostbench.data.registry import load_dataset
 from boostbench.data.river_stream import iter_dataset
-from boostbench.experiment import run_experiment
+from boostbench.runner.experiment import run_experiment
 from boostbench.learners.pool import REFERENCE_RANGES
 from boostbench.protocols.prequential import final_window_start
 from boostbench.seeding import run_generators

@@ -10,7 +10,7 @@ from omegaconf import OmegaConf
 from boostbench.boosters import OnlineBoosting, OnlineMBBM
 from boostbench.boosters.online_bmr import OnlineBMR
 from boostbench.boosters.vfdt import BestVFDT
-from boostbench.config import compose_config, config_hash, validate
+from boostbench.runner.config import compose_config, config_hash, validate
 from boostbench.core.potentials import Potential01
 from boostbench.core.rank_potentials import PairPotential, baseline
 from boostbench.data import load_dataset

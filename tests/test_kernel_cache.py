@@ -2,7 +2,7 @@
 
 import numba
 
-from boostbench import kernel_cache
+from boostbench.system import kernel_cache
 
 
 def test_digest_follows_the_compiled_modules_only(tmp_path):

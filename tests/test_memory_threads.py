@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-import boostbench.experiment as experiment
-from boostbench.config import compose_config
+import boostbench.runner.experiment as experiment
+from boostbench.runner.config import compose_config
 
-from boostbench.resources import MACHINE_DEPENDENT as TIMING
+from boostbench.system.resources import MACHINE_DEPENDENT as TIMING
 
 
 def _numbers(record: dict) -> dict:

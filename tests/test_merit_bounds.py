@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from boostbench.config import compose_config
+from boostbench.runner.config import compose_config
 from boostbench.data.registry import load_dataset
 from boostbench.learners.vfdt import layout, merits, split
 from boostbench.learners.vfdt import merit_bounds as B

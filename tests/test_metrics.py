@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from river import metrics as river_metrics
 
-from boostbench.config import compose_config
-from boostbench.experiment import run_experiment
+from boostbench.runner.config import compose_config
+from boostbench.runner.experiment import run_experiment
 from boostbench.metrics import classification_metrics, cohen_kappa, windowed_curves
 
 
@@ -79,7 +79,7 @@ def test_delayed_labels_change_the_learning_not_the_protocol_at_delay_zero():
 
 
 def test_delay_and_window_are_checked():
-    from boostbench.config import validate
+    from boostbench.runner.config import validate
     from boostbench.errors import ConfigError
 
     with pytest.raises(ConfigError, match="protocol.delay"):

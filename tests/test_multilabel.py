@@ -5,13 +5,13 @@ import pytest
 from sklearn.metrics import label_ranking_loss
 
 from boostbench.boosters import AdaOLMR, OnlineBMR
-from boostbench.config import compose_config
+from boostbench.runner.config import compose_config
 from boostbench.core.rank_losses import hinge_rank_loss, logistic_rank_gradient, logistic_rank_loss
 from boostbench.core.rank_potentials import PairPotential, baseline, difference_pmf
 from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
 from boostbench.errors import DataError
-from boostbench.experiment import run_experiment
+from boostbench.runner.experiment import run_experiment
 from boostbench.learners.pool import draw_feature_subsets
 from boostbench.metrics import rank_loss
 from conftest import ScriptedPool

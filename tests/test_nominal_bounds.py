@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from boostbench.config import compose_config
+from boostbench.runner.config import compose_config
 from boostbench.data.registry import load_dataset
 from boostbench.learners.vfdt import layout, merits
 from boostbench.learners.vfdt import nominal_bounds as NB

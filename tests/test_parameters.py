@@ -11,7 +11,7 @@ import pytest
 
 import boostbench.estimators as estimators
 from boostbench.algorithms import ALGORITHMS, algorithm_spec
-from boostbench.config import compose_config, resolved_dict
+from boostbench.runner.config import compose_config, resolved_dict
 from boostbench.constraints import InvalidParameterError
 from boostbench.errors import ConfigError
 
@@ -65,14 +65,14 @@ def test_a_constructor_checks_its_constraints():
 
 
 def test_an_entry_keeps_its_fixed_arguments():
-    from boostbench.config import validate
+    from boostbench.runner.config import validate
 
     with pytest.raises(ConfigError, match="algorithm.ensemble must be one of adaboost, got 'bole'"):
         validate(compose_config(["algorithm=river_adaboost", "algorithm.ensemble=bole"]))
 
 
 def test_checking_a_config_loads_no_kernel():
-    code = ("import sys\nfrom boostbench.config import compose_config, validate\n"
+    code = ("import sys\nfrom boostbench.runner.config import compose_config, validate\n"
             "for name in ('adaboost_olm', 'online_mbbm', 'online_boosting', 'best_vfdt', 'hedge'):\n"
             "    validate(compose_config([f'algorithm={name}']))\n"
             "try:\n    validate(compose_config(['algorithm=online_mbbm', 'algorithm.mc_draws=0']))\n"

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from boostbench.boosters.vw_boosting import vw_features
+from boostbench.boosters.peers.vw_boosting import vw_features
 from boostbench.cli import app
-from boostbench.config import compose_config, incompatibility
-from boostbench.sweep import run_sweep, summarize
+from boostbench.runner.config import compose_config, incompatibility
+from boostbench.runner.sweep import run_sweep, summarize
 from conftest import skip_without_peer
 
 
@@ -41,7 +41,7 @@ def test_a_moa_peer_that_cannot_start_says_why_in_one_line(monkeypatch, tmp_path
     its traceback (it lands in failed/ and in the leaderboard's "not run" row)."""
     import sys
 
-    from boostbench.boosters import moa_peers
+    from boostbench.boosters.peers import moa_peers
 
     worker = tmp_path / "worker.py"
     worker.write_text("import sys\n\ndef main():\n    import capymoa_absent\n\nmain()\n")
@@ -62,7 +62,7 @@ def test_a_moa_peer_that_stops_mid_stream_names_the_root_cause(monkeypatch, tmp_
     cause, not a traceback nor a TypeError on a missing answer."""
     import sys
 
-    from boostbench.boosters import moa_peers, moa_worker
+    from boostbench.boosters.peers import moa_peers, moa_worker
     from boostbench.errors import PeerError
 
     worker = tmp_path / "worker.py"
@@ -83,13 +83,13 @@ def test_a_moa_peer_that_stops_mid_stream_names_the_root_cause(monkeypatch, tmp_
 
 def test_a_peers_crash_exits_1_in_one_line_not_2(monkeypatch, tmp_path):
     """A peer's own failure is no user mistake: `boostbench run` prints it on one line and exits 1."""
-    import boostbench.experiment
+    import boostbench.runner.experiment
     from boostbench.errors import PeerError
 
     def crash(*args, **kwargs):
         raise PeerError("MOA's OzaBoost stopped: java.lang.OutOfMemoryError")
 
-    monkeypatch.setattr(boostbench.experiment, "run_experiment", crash)
+    monkeypatch.setattr(boostbench.runner.experiment, "run_experiment", crash)
     result = CliRunner().invoke(app, ["run", "dataset=balance", f"results_dir={tmp_path}"])
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == ["error: MOA's OzaBoost stopped: java.lang.OutOfMemoryError"]

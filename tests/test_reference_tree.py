@@ -5,7 +5,7 @@ import pytest
 from river.tree import HoeffdingTreeClassifier
 from river.tree.nodes.branch import DTBranch
 
-from boostbench.config import compose_config, validate
+from boostbench.runner.config import compose_config, validate
 from boostbench.errors import ConfigError
 from boostbench.learners.reference_tree import ReferenceHoeffdingTree
 
@@ -86,7 +86,7 @@ def test_the_reference_rules_need_the_river_backend():
 
 
 def test_a_run_under_the_reference_rules_learns_balance():
-    from boostbench.experiment import run_experiment
+    from boostbench.runner.experiment import run_experiment
 
     record = run_experiment(compose_config(["dataset=balance", "algorithm=adaboost_olm", "n_learners=5",
                                             "learner.backend=river", "learner.rules=reference"]))

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from boostbench.cli import _complete_override, _complete_report, app
-from boostbench.config import compose_config
+from boostbench.runner.config import compose_config
 from boostbench.data.loaders import read_csv_table, sniff_separator
 from boostbench.data.registry import locate
 from boostbench.errors import ConfigError

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from boostbench.cli import app
 from boostbench.reporting import figures, page_check, significance, summary, tables
 from boostbench.reporting.records import load_runs
-from boostbench.sweep import run_sweep, summarize
+from boostbench.runner.sweep import run_sweep, summarize
 
 runner = CliRunner()
 

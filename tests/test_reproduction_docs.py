@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from boostbench.data.registry import GENERATED, available_datasets
-from boostbench.paths import REPO_ROOT, VENDORED_DATA_DIR
+from boostbench.system.paths import REPO_ROOT, VENDORED_DATA_DIR
 from boostbench.reporting import reproduction_docs as docs
 from boostbench.reporting import sun_tables, tables
 

@@ -8,8 +8,8 @@ from typer.testing import CliRunner
 
 from boostbench.algorithms import ALGORITHMS
 from boostbench.cli import app
-from boostbench.config import compose_config, config_hash
-from boostbench.experiment import run_experiment
+from boostbench.runner.config import compose_config, config_hash
+from boostbench.runner.experiment import run_experiment
 from conftest import skip_without_peer
 
 runner = CliRunner()
@@ -110,7 +110,7 @@ def test_records_get_the_usual_file_permissions(tmp_path):
     import os
     import stat
 
-    from boostbench.store import atomic_write_text
+    from boostbench.system.files import atomic_write_text
 
     path = atomic_write_text(tmp_path / "x.json", "{}")
     mask = os.umask(0)
@@ -171,8 +171,8 @@ def test_shell_completion_of_overrides():
 def test_each_run_reports_its_own_peak_memory_not_the_process_peak():
     import numpy as np
 
-    from boostbench.experiment import run_experiment
-    from boostbench.resources import peak_rss_bytes, reset_peak_rss
+    from boostbench.runner.experiment import run_experiment
+    from boostbench.system.resources import peak_rss_bytes, reset_peak_rss
 
     if not reset_peak_rss():
         pytest.skip("no /proc/self/clear_refs here: the peak is the process's")

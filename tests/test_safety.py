@@ -15,12 +15,12 @@ import pytest
 from typer.testing import CliRunner
 
 from boostbench.cli import app
-from boostbench.config import compose_config, group_options, validate
-from boostbench.core.disk_cache import load_arrays, save_arrays
+from boostbench.runner.config import compose_config, group_options, validate
+from boostbench.system.disk_cache import load_arrays, save_arrays
 from boostbench.errors import ConfigError, DataError, StoreError
-from boostbench.safety import (MAX_SEED, MIN_TREE_BYTES, check_cache_dir, check_overrides, make_private_dirs,
-                               name_problem, pool_memory_problem)
-from boostbench.store import claim, claim_path, iter_records, record_path, write_record
+from boostbench.runner.checks import MAX_SEED, MIN_TREE_BYTES, check_overrides, name_problem, pool_memory_problem
+from boostbench.system.cache_safety import check_cache_dir, make_private_dirs
+from boostbench.runner.store import claim, claim_path, iter_records, record_path, write_record
 
 runner = CliRunner()
 
@@ -225,7 +225,7 @@ def test_the_largest_seed_passes(tmp_path):
 
 def test_a_pool_beyond_memory_is_refused_before_it_is_built():
     cfg = compose_config(["n_learners=100000"])
-    from boostbench.config import resolved_dict
+    from boostbench.runner.config import resolved_dict
 
     config = resolved_dict(cfg)
     message = pool_memory_problem(config, available=10 * 2**20)
@@ -254,12 +254,12 @@ def test_a_tree_takes_at_least_the_bound_the_memory_check_assumes(backend):
 
 
 def test_a_memory_error_at_the_boundary_is_one_line(monkeypatch, tmp_path):
-    import boostbench.experiment
+    import boostbench.runner.experiment
 
     def exhausted(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(boostbench.experiment, "run_experiment", exhausted)
+    monkeypatch.setattr(boostbench.runner.experiment, "run_experiment", exhausted)
     result = runner.invoke(app, ["run", "algorithm=vfdt", f"results_dir={tmp_path}"])
     assert result.exit_code == 2 and result.output.startswith("error: out of memory")
     assert len(result.output.strip().splitlines()) == 1
@@ -292,7 +292,7 @@ def test_an_empty_claim_is_taken_over_once_its_write_is_overdue(tmp_path):
 
 
 def test_dead_sweeps_progress_files_are_removed(tmp_path):
-    from boostbench.sweep import clean_progress_files
+    from boostbench.runner.sweep import clean_progress_files
 
     host = socket.gethostname()
     dead, live, elsewhere = (tmp_path / f".sweep-{host}-{_dead_pid()}.progress",
@@ -307,7 +307,7 @@ def test_dead_sweeps_progress_files_are_removed(tmp_path):
 def test_a_path_quoted_for_hydra_reads_back_as_it_was(text):
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    from boostbench.sweep import hydra_quote
+    from boostbench.runner.sweep import hydra_quote
 
     assert OverridesParser.create().parse_overrides([f"key={hydra_quote(text)}"])[0].value() == text
 
@@ -315,8 +315,8 @@ def test_a_path_quoted_for_hydra_reads_back_as_it_was(text):
 def test_a_sweep_in_a_quoted_directory_ends_busy_with_exit_1(tmp_path):
     """A directory with a space and a quote, as ``run`` takes it; a grid point another live
     process holds is reported, and the sweep exits 1 naming it."""
-    from boostbench.config import config_hash
-    from boostbench.fingerprint import run_key
+    from boostbench.runner.config import config_hash
+    from boostbench.system.fingerprint import run_key
 
     results = tmp_path / "my \"results\" it's"
     quoted = "results_dir='" + str(results).replace("'", "\\'") + "'"

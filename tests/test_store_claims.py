@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from boostbench.store import claim, claim_path, iter_records, read_record, record_path, write_record
+from boostbench.runner.store import claim, claim_path, iter_records, read_record, record_path, write_record
 
 
 def _record(config_hash: str) -> dict:
@@ -122,7 +122,7 @@ def test_a_reused_pid_does_not_keep_a_claim_alive(tmp_path):
 def test_a_killed_writers_temporary_file_is_cleaned(tmp_path):
     import socket
 
-    from boostbench.store import clean_temporaries
+    from boostbench.runner.store import clean_temporaries
 
     dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                               text=True).stdout)

@@ -20,7 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from boostbench.cli import app
-from boostbench.config import compose_config
+from boostbench.runner.config import compose_config
 from boostbench.data import load_dataset
 from boostbench.metrics import classification_metrics, kappa_against, majority_predictions, no_change_predictions
 from boostbench.reporting import leaderboard
@@ -85,7 +85,7 @@ def test_a_generated_stream_is_drawn_once_then_read_from_the_cache(monkeypatch, 
 
 def load_arrays_ok(path):
     """Whether ``path`` is a stream-cache file that passes its checks again (the redraw replaced it)."""
-    from boostbench.core.disk_cache import load_arrays
+    from boostbench.system.disk_cache import load_arrays
 
     with np.load(path, allow_pickle=False) as data:
         key = str(data["__key__"])
@@ -96,7 +96,7 @@ def test_a_non_adaptive_learner_loses_accuracy_after_the_abrupt_drift():
     """One Hoeffding tree on SEA (function 0 then 3 at example 10,000): the windowed accuracy over
     the 1,000 examples after the switch falls below that of the 1,000 before it, and recovers
     as the tree grows on the new concept (in a shuffled stream the two concepts would mix)."""
-    from boostbench.experiment import run_experiment
+    from boostbench.runner.experiment import run_experiment
 
     cfg = compose_config(["dataset=sea_drift", "dataset.n_examples=20000", "algorithm=vfdt", "learner.backend=river",
                           "protocol.curve_points=21", "progress=false"])  # checkpoints every 1,000 examples
@@ -133,8 +133,8 @@ def test_the_majority_class_over_a_window_is_the_most_frequent_label_before_each
 def test_a_run_after_freed_memory_reads_the_peak_of_the_run_before_it():
     """An earlier job's small allocations, freed, stay resident in glibc's heap; the run's peak
     must not count them (the reset releases them first)."""
-    from boostbench.experiment import run_experiment
-    from boostbench.resources import reset_peak_rss
+    from boostbench.runner.experiment import run_experiment
+    from boostbench.system.resources import reset_peak_rss
 
     if not reset_peak_rss():
         pytest.skip("no /proc/self/clear_refs here: the peak is the process's")
@@ -199,14 +199,14 @@ def test_leaderboard_ranks_means_and_pareto_front(tmp_path):
 
 
 def test_report_leaderboard_on_a_store_with_a_failed_peer(tmp_path):
-    from boostbench.sweep import run_sweep, summarize
+    from boostbench.runner.sweep import run_sweep, summarize
 
     grid = ["dataset=balance,car", "algorithm=vfdt,online_boosting,river_adaboost", "n_learners=3", "seed=0,1",
             "protocol.max_examples=300", f"results_dir={tmp_path}"]
     assert summarize(run_sweep(grid, n_jobs=2)).get("done") == 12
     # a peer whose library is absent leaves its reason in failed/ (where capymoa runs, it runs)
     try:
-        from boostbench.boosters.moa_peers import moa_python
+        from boostbench.boosters.peers.moa_peers import moa_python
 
         moa_python()
         moa_absent = False
@@ -228,7 +228,7 @@ def test_the_stream_benchmark_resizes_its_streams_in_a_sweep(tmp_path):
     """`dataset.n_examples=` in a sweep over streams (Hydra composes the sweep's default data set
     with it first: a vendored set, which has no n_examples, refused it)."""
     from boostbench.reporting.records import load_runs
-    from boostbench.sweep import run_sweep, summarize
+    from boostbench.runner.sweep import run_sweep, summarize
 
     grid = ["+experiment=stream_benchmark", "dataset=sea_drift,hyperplane", "dataset.n_examples=300",
             "algorithm=vfdt", "learner.backend=river", "seed=0", f"results_dir={tmp_path}"]

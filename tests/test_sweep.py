@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from boostbench.errors import ConfigError
-from boostbench.sweep import run_sweep, summarize
+from boostbench.runner.sweep import run_sweep, summarize
 
 GRID = ["dataset=balance", "algorithm=vfdt,online_boosting,online_mbbm", "gamma=0.1,0.05", "seed=0,1",
         "n_learners=2"]
@@ -69,7 +69,7 @@ def test_launcher_jobs_come_from_the_overrides(tmp_path):
 
 
 def test_jobs_flag_speaks_each_launchers_language():
-    from boostbench.sweep import _launcher_overrides
+    from boostbench.runner.sweep import _launcher_overrides
 
     cores = len(os.sched_getaffinity(0))
     assert _launcher_overrides([], cores) == ["hydra/launcher=joblib", f"hydra.launcher.n_jobs={cores}"]
@@ -84,7 +84,7 @@ def test_jobs_flag_speaks_each_launchers_language():
 
 
 def test_a_failing_job_is_recorded_and_does_not_sink_the_sweep(tmp_path, monkeypatch):
-    import boostbench.experiment as experiment
+    import boostbench.runner.experiment as experiment
 
     real = experiment.run_experiment
 
@@ -208,7 +208,7 @@ def test_workers_die_with_the_sweep(tmp_path):
 
 
 def test_leftovers_of_dead_sweeps_are_cleaned(tmp_path):
-    from boostbench.sweep import clean_leftovers
+    from boostbench.runner.sweep import clean_leftovers
 
     dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                               text=True).stdout)
@@ -224,8 +224,8 @@ def test_leftovers_of_dead_sweeps_are_cleaned(tmp_path):
 def test_the_code_fingerprint_follows_the_numeric_sources_only(tmp_path):
     import shutil
 
-    from boostbench.fingerprint import sources_digest
-    from boostbench.paths import PACKAGE_DIR
+    from boostbench.system.fingerprint import sources_digest
+    from boostbench.system.paths import PACKAGE_DIR
 
     copy = tmp_path / "boostbench"
     shutil.copytree(PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
@@ -238,14 +238,14 @@ def test_the_code_fingerprint_follows_the_numeric_sources_only(tmp_path):
 
 
 def test_a_code_change_reruns_a_finished_config_and_reports_prefer_the_new_code(tmp_path, monkeypatch):
-    import boostbench.fingerprint as fingerprint
+    import boostbench.system.fingerprint as fingerprint
     from boostbench.reporting.records import load_runs
 
     grid = ["dataset=balance", "algorithm=vfdt", "seed=0", f"results_dir={tmp_path}"]
     assert summarize(run_sweep(grid, n_jobs=1)) == {"done": 1}  # n_jobs=1: in this process
     assert summarize(run_sweep(grid, n_jobs=1)) == {"skipped": 1}
     old = fingerprint.code_fingerprint()
-    import boostbench.experiment as experiment
+    import boostbench.runner.experiment as experiment
 
     for module in (fingerprint, experiment):  # what a code change does to every process
         monkeypatch.setattr(module, "code_fingerprint", lambda: "0123456789abcdef")
@@ -258,7 +258,7 @@ def test_a_code_change_reruns_a_finished_config_and_reports_prefer_the_new_code(
 
 
 def test_sweep_progress_reaches_the_caller_from_every_worker_and_counts_the_grid(tmp_path):
-    from boostbench.sweep import count_jobs
+    from boostbench.runner.sweep import count_jobs
 
     grid = ["dataset=balance,car", "algorithm=vfdt", "seed=0,1", f"results_dir={tmp_path}"]
     assert count_jobs(grid) == 4

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from boostbench.algorithms import ALGORITHMS
-from boostbench.config import compose_config
+from boostbench.runner.config import compose_config
 from boostbench.data import load_dataset
-from boostbench.experiment import _online_booster, warm_up_kernels
-from boostbench.kernel_cache import KernelDispatcher
+from boostbench.runner.experiment import _online_booster, warm_up_kernels
+from boostbench.system.kernel_cache import KernelDispatcher
 from boostbench.learners.vfdt import training
 from boostbench.protocols import prequential
 from boostbench.seeding import run_generators

@@ -10,7 +10,7 @@ from boostbench.batch.base import BatchBooster
 from boostbench.batch.base_model import BaseModel
 from boostbench.batch.one_vs_all import OneVsAll
 from boostbench.batch.samme import SAMME
-from boostbench.batch.weak_learners import TreeParams
+from boostbench.learners.batch_trees import TreeParams
 
 __all__ = ["AdaBoost", "AdaBoostM1", "AdaBoostM2", "AdaBoostMH", "AdaBoostMM",
            "BaseModel", "BatchBooster", "OneVsAll", "SAMME", "TreeParams"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.batch.base import BatchBooster, Round
-from boostbench.batch.weak_learners import predict_labels
+from boostbench.learners.batch_trees import predict_labels
 
 # A weighted error below this counts as 0: the hypothesis is perfect on the training set, gets
 # the (large, finite) weight of this error and ends the run, as the distribution would collapse.

@@ -6,7 +6,7 @@ import numpy as np
 
 from boostbench.batch.adaboost import ERROR_FLOOR
 from boostbench.batch.base import BatchBooster, Round
-from boostbench.batch.weak_learners import predict_labels
+from boostbench.learners.batch_trees import predict_labels
 from boostbench.constraints import BOOLEAN, check, positive_int
 
 

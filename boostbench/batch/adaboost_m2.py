@@ -6,7 +6,7 @@ import numpy as np
 
 from boostbench.batch.adaboost import ERROR_FLOOR
 from boostbench.batch.base import BatchBooster, Round
-from boostbench.batch.weak_learners import fit_gain_tree
+from boostbench.learners.batch_trees import fit_gain_tree
 
 
 class AdaBoostM2(BatchBooster):
@@ -19,7 +19,7 @@ class AdaBoostM2(BatchBooster):
     ``beta_t = eps_t / (1 - eps_t)``; ``w_{i,y} <- w_{i,y} beta_t^{(1 + h_t(x_i, y_i) - h_t(x_i, y)) / 2}``.
     Final: ``argmax_y sum_t ln(1/beta_t) h_t(x, y)``.
 
-    The weak learner (:func:`~boostbench.batch.weak_learners.fit_gain_tree`, rule ``positive``)
+    The weak learner (:func:`~boostbench.learners.batch_trees.fit_gain_tree`, rule ``positive``)
     minimises the pseudo-loss over its partition exactly: ``eps_t = 1/2 (1 - sum_{i,y} G(i, y)
     h(x_i, y))`` with gains ``G(i, y_i) = D_t(i)`` and ``G(i, y) = -D_t(i) q_t(i, y)``, so each
     leaf sets ``h = 1`` on the labels of positive summed gain; hence ``eps_t <= 1/2`` always. A round

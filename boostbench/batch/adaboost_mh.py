@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.batch.base import BatchBooster, Round
-from boostbench.batch.weak_learners import fit_gain_tree
+from boostbench.learners.batch_trees import fit_gain_tree
 
 EDGE_CEILING = 1.0 - 1e-10
 

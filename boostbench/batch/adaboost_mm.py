@@ -7,7 +7,7 @@ import numpy as np
 from boostbench.batch.adaboost_m1 import one_hot
 from boostbench.batch.adaboost_mh import EDGE_CEILING
 from boostbench.batch.base import BatchBooster, Round
-from boostbench.batch.weak_learners import fit_gain_tree
+from boostbench.learners.batch_trees import fit_gain_tree
 
 
 def mm_cost_matrix(f: np.ndarray, y: np.ndarray, shift: float = 0.0) -> np.ndarray:
@@ -30,7 +30,7 @@ class AdaBoostMM(BatchBooster):
 
     Round t: ``C_t`` from ``f_{t-1}`` (:func:`mm_cost_matrix`); the weak learner returns a label-
     valued ``h_t`` of small cost ``sum_i C_t(i, h_t(x_i))`` (the cost-sensitive tree of
-    :func:`~boostbench.batch.weak_learners.fit_gain_tree` on gains ``-C_t``, rule ``argmax``: the
+    :func:`~boostbench.learners.batch_trees.fit_gain_tree` on gains ``-C_t``, rule ``argmax``: the
     cheapest label of each leaf); edge ``delta_t = -sum_i C_t(i, h_t(x_i)) / sum_i sum_{l != y_i}
     C_t(i, l)``; stop if ``delta_t <= 0``; ``alpha_t = 1/2 ln((1 + delta_t) / (1 - delta_t))``;
     ``f_t(i, l) = f_{t-1}(i, l) + alpha_t [h_t(x_i) = l]``. Final: ``argmax_l f_T(x, l)``.

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from boostbench.batch.weak_learners import TreeParams, require_trees
+from boostbench.learners.batch_trees import TreeParams, require_trees
 from boostbench.constraints import Constraint, check, positive_int
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from boostbench.core.hedge import hedge_pick, hedge_probabilities_into, hedge_update_01
 from boostbench.core.ogd import olm_step_size
 from boostbench.core.ties import pick_tie_u as _pick
-from boostbench.kernel_cache import inlined_kernel, kernel, njit
+from boostbench.system.kernel_cache import inlined_kernel, kernel, njit
 from boostbench.learners.vfdt.layout import Forest, copy_into
 from boostbench.learners.vfdt.routing import forget_routes_unless, predict_all
 from boostbench.learners.vfdt.training import learn_trees

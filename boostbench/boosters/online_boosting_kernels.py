@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.core.ties import argmax_draw, argmax_rows_draw, pick_tie_u
-from boostbench.kernel_cache import kernel, njit
+from boostbench.system.kernel_cache import kernel, njit
 from boostbench.learners.vfdt.layout import Forest, copy_into
 from boostbench.learners.vfdt.routing import forget_routes_unless, predict_all, predict_tree, write_distribution
 from boostbench.learners.vfdt.training import learn_trees

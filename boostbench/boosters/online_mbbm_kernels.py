@@ -3,7 +3,7 @@
 The cost matrices are those of :class:`boostbench.core.potentials.Potential01` (exact potentials,
 memoised), kept in a table keyed by the vote vector; the kernel builds a missing one itself and
 returns only when the table must grow. Potentials and tables are shared by the runs of a process
-and kept on disk (:mod:`boostbench.core.disk_cache`). The Python pass (``OnlineMBBM(compiled=False)``) is the
+and kept on disk (:mod:`boostbench.system.disk_cache`). The Python pass (``OnlineMBBM(compiled=False)``) is the
 reference it is tested against.
 """
 
@@ -15,12 +15,12 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from boostbench.core.disk_cache import load_arrays, save_arrays
+from boostbench.system.disk_cache import load_arrays, save_arrays
 from boostbench.core.wide_keys import KEY_TYPE, KEY_WORDS, digits_per_word, fits, pack, row_key
 from boostbench.core.potentials import _sort_small, cost_matrix_compiled, potential_tables
 from boostbench.core.ties import pick_tie_u
-from boostbench.kernel_cache import njit
-from boostbench.paths import cache_dir
+from boostbench.system.kernel_cache import njit
+from boostbench.system.paths import cache_dir
 
 
 @njit(cache=True)

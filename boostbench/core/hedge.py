@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from boostbench.kernel_cache import njit
+from boostbench.system.kernel_cache import njit
 
 
 def hedge_update(log_v: np.ndarray, losses: np.ndarray, eta: float) -> np.ndarray:

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from boostbench.kernel_cache import njit
+from boostbench.system.kernel_cache import njit
 
 
 def project(alpha, bound: float = 2.0):

@@ -40,11 +40,11 @@ from numba import types
 from numba.typed import Dict
 
 from boostbench.core.cost_matrix import normalized_cost_matrix
-from boostbench.core.disk_cache import load_arrays, save_arrays
+from boostbench.system.disk_cache import load_arrays, save_arrays
 from boostbench.core.wide_keys import KEY_TYPE, KEY_WORDS, digits_per_word, pack, row_key
 from boostbench.core.wide_keys import fits as keys_fit
-from boostbench.kernel_cache import njit
-from boostbench.paths import cache_dir
+from boostbench.system.kernel_cache import njit
+from boostbench.system.paths import cache_dir
 
 
 TRUE_PMF = 0  # fits[TRUE_PMF, r, x] = P(Binomial(r, (1-gamma)/k + gamma) = x): the true label
@@ -464,7 +464,7 @@ def shared_memo(k: int, gamma: float, max_n: int) -> Dict:
 
 def load_memo(k: int, gamma: float, max_n: int) -> None:
     """Fill the shared memo of ``(k, gamma, max_n)`` from the disk cache
-    (:mod:`boostbench.core.disk_cache`) if a previous run left one (once per process)."""
+    (:mod:`boostbench.system.disk_cache`) if a previous run left one (once per process)."""
     key = (int(k), float(gamma), int(max_n))
     memo = shared_memo(*key)
     if _SAVED[key] == 0 and len(memo) == 0:

@@ -11,7 +11,7 @@ import math
 import numpy as np
 from scipy.special import expit
 
-from boostbench.kernel_cache import njit
+from boostbench.system.kernel_cache import njit
 
 
 def _pair_margins(scores: np.ndarray, relevant: np.ndarray) -> tuple[np.ndarray, float]:

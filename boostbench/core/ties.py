@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench.kernel_cache import njit
+from boostbench.system.kernel_cache import njit
 
 
 def _pick_among(values: np.ndarray, i: int, rng: np.random.Generator) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from numba import types
 
-from boostbench.kernel_cache import njit
+from boostbench.system.kernel_cache import njit
 
 KEY_WORDS = 6  # k <= 48 labels at N = 100 learners, k <= 30 at N = 1000
 KEY_TYPE = types.UniTuple(types.int64, KEY_WORDS)

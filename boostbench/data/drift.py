@@ -11,7 +11,7 @@ A config with ``river_dataset: <class>`` reads that bundled file (offline: it sh
 The papers' boosters never met drift; these streams are how one studies it with the same runner.
 
 A generated stream is drawn once per (generator and its parameters, drift, seed, ``n_examples``)
-and kept in the disk cache (``$BOOSTBENCH_CACHE/streams``, :mod:`boostbench.core.disk_cache`:
+and kept in the disk cache (``$BOOSTBENCH_CACHE/streams``, :mod:`boostbench.system.disk_cache`:
 written atomically, its key and sha256 checked on load), where every algorithm's run of it reads
 it back: river draws 100,000 examples in seconds, the cache in milliseconds.
 """
@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 from omegaconf import OmegaConf
 
-from boostbench.core.disk_cache import load_arrays, save_arrays
+from boostbench.system.disk_cache import load_arrays, save_arrays
 from boostbench.data.dataset import Dataset
 from boostbench.errors import ConfigError
-from boostbench.paths import cache_dir
+from boostbench.system.paths import cache_dir
 
 BUNDLED = ("Bananas", "Phishing", "ImageSegments", "Shuttle")  # river's real sets with their file in the wheel
 
@@ -130,7 +130,7 @@ def _draw(spec: Any, seed: int, n: int, drift: tuple[int, int] | None) -> Iterab
 def _generating(path: Path) -> Iterator[None]:
     """Hold an exclusive lock beside ``path`` (best effort: none where the cache is read-only or
     the filesystem refuses locks; the atomic write keeps the file whole either way)."""
-    from boostbench.safety import make_private_dirs
+    from boostbench.system.cache_safety import make_private_dirs
 
     try:
         make_private_dirs(path.parent)

@@ -21,7 +21,7 @@ from boostbench.data.dataset import Dataset, MultilabelDataset
 if TYPE_CHECKING:
     from boostbench.data.loaders import RawTable
 from boostbench.errors import ConfigError, DataError
-from boostbench.paths import CONFIG_DIR, VENDORED_DATA_DIR
+from boostbench.system.paths import CONFIG_DIR, VENDORED_DATA_DIR
 
 
 @dataclass(frozen=True)

@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from boostbench.core.disk_cache import load_arrays, save_arrays
+from boostbench.system.disk_cache import load_arrays, save_arrays
 
 from boostbench.data.dataset import Dataset, MultilabelDataset
 from boostbench.errors import ConfigError
-from boostbench.paths import cache_dir
+from boostbench.system.paths import cache_dir
 
 GENERATORS = ("make_classification", "make_multilabel_classification")
 

@@ -23,7 +23,7 @@ from boostbench.constraints import (
     positive_int,
 )
 from boostbench.errors import ConfigError
-from boostbench.learners.bayes_net import SMOOTHINGS
+from boostbench.learners.bayes.network import SMOOTHINGS
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ def make_pool(cfg: Mapping[str, Any], n_learners: int, n_classes: int, n_categor
 
     Args:
         cfg: the ``learner`` config (Hoeffding trees: ranges, ``backend``: river or compiled,
-            ``feature_subset_size``; Bayesian networks: see :mod:`boostbench.learners.bayes_pool`).
+            ``feature_subset_size``; Bayesian networks: see :mod:`boostbench.learners.bayes.pool`).
         n_learners: N; n_classes: k.
         n_categories: ``(d,)`` category count of each attribute, 0 for numeric ones.
         rng: the run's learner generator (parameters, then feature subsets).
@@ -127,7 +127,7 @@ def make_pool(cfg: Mapping[str, Any], n_learners: int, n_classes: int, n_categor
         raise ConfigError(f"learner {name!r} is for batch algorithms; online ones use "
                           f"learner={', '.join(names('online'))}")
     if name in BAYES_KINDS:
-        from boostbench.learners.bayes_pool import BayesParams, BayesPool
+        from boostbench.learners.bayes.pool import BayesParams, BayesPool
 
         return BayesPool(BayesParams.from_config(cfg, X_train, np.asarray(n_categories), rng), n_learners, n_classes)
     params = HoeffdingTreeParams.draw(n_learners, rng, cfg)
@@ -152,7 +152,7 @@ def make_pool(cfg: Mapping[str, Any], n_learners: int, n_classes: int, n_categor
 
 def make_batch_learner(cfg: Any, X_train: np.ndarray, n_categories: np.ndarray, rng: np.random.Generator) -> Any:
     """The label learner a ``learner`` config names for a batch booster: size-bounded trees
-    (:class:`~boostbench.batch.weak_learners.TreeParams`) or a Bayesian network.
+    (:class:`~boostbench.learners.batch_trees.TreeParams`) or a Bayesian network.
 
     Raises:
         ConfigError: a learner batch boosters cannot use (Hoeffding trees are online), or
@@ -162,10 +162,10 @@ def make_batch_learner(cfg: Any, X_train: np.ndarray, n_categories: np.ndarray, 
         raise ConfigError(f"learner {cfg.name!r} is online-only; batch algorithms use "
                           f"learner={', '.join(names('batch'))}")
     if cfg.name == "tree":
-        from boostbench.batch.weak_learners import TreeParams
+        from boostbench.learners.batch_trees import TreeParams
 
         return TreeParams(max_depth=cfg.get("max_depth", 1), max_leaf_nodes=cfg.get("max_leaf_nodes"),
                           min_samples_leaf=cfg.get("min_samples_leaf", 1))
-    from boostbench.learners.bayes_pool import BayesParams
+    from boostbench.learners.bayes.pool import BayesParams
 
     return BayesParams.from_config(cfg, X_train, n_categories, rng)

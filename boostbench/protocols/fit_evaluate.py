@@ -14,7 +14,7 @@ import numpy as np
 
 from typing import TYPE_CHECKING
 
-from boostbench.resources import SAMPLE_EVERY, ResourceMeter, release_free_memory
+from boostbench.system.resources import SAMPLE_EVERY, ResourceMeter, release_free_memory
 
 if TYPE_CHECKING:  # the batch family imports scikit-learn: not for an online run (its memory)
     from boostbench.batch.base import BatchBooster
@@ -34,7 +34,7 @@ class FoldResult:
         weights: ``(T_fit, n_train)`` float64 distribution over training examples per round
             (batch boosters only, else None).
         cpu_s: CPU seconds of the fit (every thread and child process), the span ``runtime_s`` times.
-        ram_hours: MOA's RAM-hours of the fit, GiB x CPU hours (:class:`~boostbench.resources.ResourceMeter`).
+        ram_hours: MOA's RAM-hours of the fit, GiB x CPU hours (:class:`~boostbench.system.resources.ResourceMeter`).
         model_bytes: the model's resident bytes when the fit ended (the meter's measure).
     """
 

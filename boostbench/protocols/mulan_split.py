@@ -15,7 +15,7 @@ import numpy as np
 
 from boostbench.boosters.base import OnlineRanker
 from boostbench.metrics import rank_loss
-from boostbench.resources import SAMPLE_EVERY, ResourceMeter
+from boostbench.system.resources import SAMPLE_EVERY, ResourceMeter
 
 ProgressCallback = Callable[[int, float], None]  # (examples done, running mean rank loss)
 
@@ -29,7 +29,7 @@ class TrainTestResult:
         test_loss: ``(n_test,)`` float64 rank loss of each test prediction.
         runtime_s: wall time of the whole pass in seconds.
         cpu_s: CPU seconds of the pass, every thread and child process.
-        ram_hours: MOA's RAM-hours of the pass, GiB x CPU hours (:class:`~boostbench.resources.ResourceMeter`).
+        ram_hours: MOA's RAM-hours of the pass, GiB x CPU hours (:class:`~boostbench.system.resources.ResourceMeter`).
         model_bytes: the model's resident bytes at the end of the pass.
     """
 

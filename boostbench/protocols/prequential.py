@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
-from boostbench.resources import SAMPLE_EVERY, ResourceMeter
+from boostbench.system.resources import SAMPLE_EVERY, ResourceMeter
 
 ProgressCallback = Callable[[int, float], None]  # (examples done, running accuracy)
 
@@ -29,7 +29,7 @@ class PrequentialResult:
             window, when the members were tracked (else None).
         runtime_s: wall time of the pass in seconds (prediction + update, no data loading).
         cpu_s: CPU seconds of the pass, every thread and child process (a peer's Java loop).
-        ram_hours: MOA's RAM-hours of the pass, GiB x CPU hours (:class:`~boostbench.resources.ResourceMeter`).
+        ram_hours: MOA's RAM-hours of the pass, GiB x CPU hours (:class:`~boostbench.system.resources.ResourceMeter`).
         model_bytes: the model's resident bytes at the end of the pass (the meter's measure).
     """
 

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from boostbench.reporting.figures import figure_bytes, new_figure
-from boostbench.store import atomic_write_bytes, atomic_write_text, read_record
+from boostbench.system.files import atomic_write_bytes, atomic_write_text
+from boostbench.runner.store import read_record
 
 HEART_ALGORITHMS = ("adaboost_m1", "adaboost_m2", "one_vs_all")
 MS_ALGORITHMS = ("adaboost_mm", "adaboost_m1", "adaboost_mh", "samme")

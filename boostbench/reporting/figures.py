@@ -10,7 +10,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from boostbench.reporting.intervals import confidence_interval, metric_range
-from boostbench.store import atomic_write_bytes, read_record
+from boostbench.system.files import atomic_write_bytes
+from boostbench.runner.store import read_record
 
 
 def new_figure(figsize: tuple[float, float]):

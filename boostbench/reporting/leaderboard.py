@@ -23,7 +23,7 @@ from boostbench.reporting import significance
 from boostbench.reporting.figures import new_figure, save_figure
 from boostbench.reporting.html_parts import esc, figure, html_table, link
 from boostbench.reporting.tables import confidence_interval
-from boostbench.store import atomic_write_text
+from boostbench.system.files import atomic_write_text
 
 
 @dataclass(frozen=True)

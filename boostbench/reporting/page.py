@@ -156,7 +156,7 @@ def exports(out: Path) -> str:
 
 def provenance(frame: pd.DataFrame) -> str:
     """Who made the page and the runs: code fingerprints, package versions, machine, date."""
-    from boostbench.fingerprint import code_fingerprint
+    from boostbench.system.fingerprint import code_fingerprint
 
     def version(name: str) -> str:
         try:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from boostbench.errors import BoostbenchError, DataError
-from boostbench.store import iter_records
+from boostbench.runner.store import iter_records
 
 COLUMNS = ["key", "config_hash", "code", "settings", "dataset", "algorithm", "learner", "backend", "protocol", "delay", "window", "preset", "seed",
            "n_learners", "gamma",
@@ -29,7 +29,7 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
     batch boosters' trees, and each metric only for the protocol that has it (NaN otherwise;
     ``fold_test_error`` is a list per run under the split protocols). Records that compute the
     same numbers (:func:`run_identity`, e.g. written before an algorithm declared a knob unused
-    or before a display key existed) count once: the one made by today's code (:func:`boostbench.fingerprint.code_fingerprint`)
+    or before a display key existed) count once: the one made by today's code (:func:`boostbench.system.fingerprint.code_fingerprint`)
     if there is one, else the latest. ``key`` is the record's store key, ``code`` the fingerprint of
     the code that made it (empty for records older than fingerprints).
 
@@ -40,7 +40,7 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
     Raises:
         DataError: a record is not valid (its path is named), without ``on_error``.
     """
-    from boostbench.fingerprint import code_fingerprint, run_key
+    from boostbench.system.fingerprint import code_fingerprint, run_key
 
     rows: dict[str, dict] = {}
     today = code_fingerprint()
@@ -108,7 +108,7 @@ def run_identity(config: dict) -> str:
 
 
 def _digest(config: dict, dropped: dict[str, tuple[str, ...]]) -> str:
-    from boostbench.config import semantic_config
+    from boostbench.runner.config import semantic_config
 
     data = semantic_config(config)
     for section in sorted(set(dropped) | set(_NEUTRAL)):

@@ -18,7 +18,7 @@ from boostbench.reporting import (
     tables,
 )
 from boostbench.reporting.records import load_runs
-from boostbench.store import atomic_write_bytes, atomic_write_text
+from boostbench.system.files import atomic_write_bytes, atomic_write_text
 
 
 def export_tidy(results_dir: str | Path, runs: pd.DataFrame, out_dir: Path) -> list[Path]:

@@ -38,8 +38,8 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import OmegaConf
 
-from boostbench.paths import CONFIG_DIR
-from boostbench.store import atomic_write_text
+from boostbench.system.paths import CONFIG_DIR
+from boostbench.system.files import atomic_write_text
 
 #: Libraries named in a page's provenance: those the fingerprint covers, and those drawing the tables
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "river", "numba", "pandas", "matplotlib", "hydra-core")
@@ -97,7 +97,7 @@ def _grid_values(key: str, text) -> list:
 def study_grid(study: str) -> dict[str, list]:
     """The values a study's grid takes per run column (:data:`GRID_COLUMNS`, ``preset`` and
     ``seed``): the experiment's sweeper values, else the value its config composes to."""
-    from boostbench.config import compose_config
+    from boostbench.runner.config import compose_config
 
     params = {key.lstrip("+"): _grid_values(key, value) for key, value in
               (OmegaConf.load(CONFIG_DIR / "experiment" / f"{study}.yaml").hydra.sweeper.params or {}).items()}
@@ -173,7 +173,7 @@ def record_facts(results_dir: Path, runs: pd.DataFrame) -> pd.DataFrame:
     """What only the runs' records hold, one row per run (``key``): ``git_commit``, ``host``,
     ``cores`` and ``finished_utc`` of their provenance, ``compile_s`` and ``cache_fill_s`` (seconds; 0
     when absent) of their metrics."""
-    from boostbench.store import read_record
+    from boostbench.runner.store import read_record
 
     rows = []
     for key in runs["key"]:
@@ -212,7 +212,7 @@ def machine() -> dict[str, str]:
 
 def git_commit() -> str:
     """The checkout's commit (``-dirty`` with uncommitted changes to tracked files), or "unknown"."""
-    from boostbench.experiment import _git_commit  # the one the run records carry
+    from boostbench.runner.experiment import _git_commit  # the one the run records carry
 
     return _git_commit() or "unknown"
 

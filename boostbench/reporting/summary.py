@@ -14,7 +14,7 @@ import pandas as pd
 
 from boostbench.reporting import figures, page
 from boostbench.reporting.intervals import caption, clipped, confidence_interval, interval_cell, metric_range
-from boostbench.store import atomic_write_text
+from boostbench.system.files import atomic_write_text
 
 #: A protocol's headline metric and whether higher is better
 PRIMARY = {"prequential": ("final_accuracy", True), "train_test": ("test_rank_loss", False),

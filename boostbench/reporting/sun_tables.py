@@ -22,7 +22,7 @@ from scipy import stats
 
 from boostbench.data.registry import available_datasets
 from boostbench.reporting.tables import cell_rows, confidence_interval, paper_tables
-from boostbench.store import atomic_write_text
+from boostbench.system.files import atomic_write_text
 
 KEY = "sun_online_boosting_tables_2_3"
 DATASETS = {"promoters": "promoters", "breast_cancer_w": "breast_cancer_w", "german": "german", "car": "car",
@@ -77,7 +77,7 @@ def _expected(dataset: str, algorithm: str, learner: str, overrides: tuple[str, 
     """The settings and M (``n_learners``: settings leave it out, tables filter on it) of a cell."""
     from omegaconf import OmegaConf
 
-    from boostbench.config import compose_config
+    from boostbench.runner.config import compose_config
     from boostbench.reporting.records import settings_key
 
     fixed = dataset in FIXED_SPLIT

@@ -115,7 +115,7 @@ def held_out_gamma_score(subset: pd.DataFrame, metric: str, higher_is_better: bo
 def expected_settings(dataset: str, algorithm: str, preset: str) -> str:
     """The settings (:func:`~boostbench.reporting.records.settings_key`) of a paper cell's runs:
     the defaults of ``dataset`` and ``algorithm`` under ``preset``."""
-    from boostbench.config import compose_config
+    from boostbench.runner.config import compose_config
     from boostbench.reporting.records import settings_key
 
     overrides = [f"dataset={dataset}", f"algorithm={algorithm}", *([f"+preset={preset}"] if preset != "paper" else [])]

@@ -15,7 +15,7 @@ unless given; the configs set a budget that no vendored data set reaches.
 
 from __future__ import annotations
 
-from boostbench.kernel_cache import kernel
+from boostbench.system.kernel_cache import kernel
 from boostbench.learners.vfdt.layout import (
     LEAF,
     MAX_BYTES,

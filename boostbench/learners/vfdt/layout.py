@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boostbench.kernel_cache import inlined_kernel, kernel
+from boostbench.system.kernel_cache import inlined_kernel, kernel
 
 NUMERIC, NOMINAL_BINARY, MULTIWAY = 0, 1, 2  # a split's kind
 # A node's row of ``node_nav`` holds what a walk down the tree reads, in one cache line for small

@@ -29,7 +29,7 @@ import math
 import numpy as np
 from scipy.special import ndtr
 
-from boostbench.kernel_cache import kernel, njit
+from boostbench.system.kernel_cache import kernel, njit
 from boostbench.learners.vfdt.merits import MIN_BRANCH_FRACTION
 
 Z_MIN, Z_STEPS_PER_UNIT = -9.0, 1024.0  # tables over z in [-9, 9]; beyond, Phi is 0 or 1 to 1e-18

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from boostbench.kernel_cache import kernel
+from boostbench.system.kernel_cache import kernel
 from boostbench.learners.vfdt.layout import (
     CLASSES,
     MULTIWAY,

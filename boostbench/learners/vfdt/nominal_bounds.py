@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench.kernel_cache import kernel
+from boostbench.system.kernel_cache import kernel
 from boostbench.learners.vfdt.layout import TERMS, VALUE_ENTROPY, VALUE_LOG, VALUE_WEIGHT
 from boostbench.learners.vfdt.merits import cell_terms, entropy_of_terms, merit_of_branches
 

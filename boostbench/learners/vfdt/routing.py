@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench.kernel_cache import inlined_kernel, kernel
+from boostbench.system.kernel_cache import inlined_kernel, kernel
 from boostbench.learners.vfdt.layout import LEAF, NOMINAL_BINARY, NUMERIC, TEST, Forest, copy_into, node_weight
 
 

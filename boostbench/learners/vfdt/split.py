@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from boostbench.kernel_cache import inlined_kernel, kernel
+from boostbench.system.kernel_cache import inlined_kernel, kernel
 from boostbench.learners.vfdt.layout import (
     ATTRIBUTES,
     CACHE,

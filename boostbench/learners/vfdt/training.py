@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numba
 
-from boostbench.kernel_cache import inlined_kernel, kernel, parallel_kernel
+from boostbench.system.kernel_cache import inlined_kernel, kernel, parallel_kernel
 from boostbench.learners.vfdt.budget import limit_size, size_bytes
 from boostbench.learners.vfdt.layout import (
     CACHE,
@@ -78,7 +78,7 @@ def learn_trees_threaded(first, stop, x, y, weights, trees):  # pragma: no cover
     uses, in the order one thread would: the same node ids, the same trees.
 
     Called from Python only, never from another kernel (see
-    :func:`~boostbench.kernel_cache.parallel_kernel`)."""
+    :func:`~boostbench.system.kernel_cache.parallel_kernel`)."""
     F = Forest(*trees)
     _forget_routes_called(x, trees)
     for tree in numba.prange(first, stop):  # the caller sets numba's chunk size to 1 (dynamic)
@@ -208,7 +208,7 @@ def _train_called(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
 def _forget_routes_called(x, trees):  # pragma: no cover - compiled
     """:func:`~.routing.forget_routes_unless` as a call, for :func:`learn_trees_threaded`: numba
     drops stores made through the Forest's fields in code inlined outside a parallel loop (see
-    :func:`~boostbench.kernel_cache.parallel_kernel`)."""
+    :func:`~boostbench.system.kernel_cache.parallel_kernel`)."""
     forget_routes_unless(x, trees)
 
 

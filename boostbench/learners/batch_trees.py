@@ -16,7 +16,7 @@ Two kinds of weak hypothesis are needed by the batch boosters:
   AdaBoost.MH). So the weak hypothesis is optimal for its partition; the partition is greedy.
 
 The label-valued learners of the Bayesian-network family (``learner=naive_bayes|tan|ban``,
-:mod:`boostbench.learners.bayes_pool`) offer the same ``fit_label`` call. Trees see nominal
+:mod:`boostbench.learners.bayes.pool`) offer the same ``fit_label`` call. Trees see nominal
 attributes as their integer codes and handle NaN (missing) natively.
 """
 

@@ -1,4 +1,4 @@
-"""The MOA side of :mod:`boostbench.boosters.moa_peers`, run as a script by a Python that has
+"""The MOA side of :mod:`boostbench.boosters.peers.moa_peers`, run as a script by a Python that has
 capymoa (and so MOA, through Java): it imports neither boostbench nor anything but numpy and
 capymoa, since that Python may be another environment (capymoa pins an older pandas).
 

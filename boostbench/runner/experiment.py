@@ -22,17 +22,17 @@ from omegaconf import DictConfig
 
 import boostbench
 from boostbench.algorithms import AlgorithmSpec, build_batch_booster, build_booster
-from boostbench.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, too_many_classes, validate
+from boostbench.runner.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, too_many_classes, validate
 from boostbench.data import load_dataset, stream_order
 from boostbench.data.stream import source_rows
 from boostbench.data.dataset import Dataset
 from boostbench.data.dataset import MultilabelDataset
 from boostbench.errors import NotApplicable
-from boostbench.fingerprint import code_fingerprint, run_key
+from boostbench.system.fingerprint import code_fingerprint, run_key
 from boostbench.metrics import classification_metrics, windowed_curves
 from boostbench.learners.registry import make_batch_learner, make_pool
-from boostbench.paths import REPO_ROOT
-from boostbench.resources import peak_rss_bytes, reset_peak_rss
+from boostbench.system.paths import REPO_ROOT
+from boostbench.system.resources import peak_rss_bytes, reset_peak_rss
 from boostbench.protocols import (
     FoldResult,
     fit_batch,
@@ -43,7 +43,7 @@ from boostbench.protocols import (
     train_then_test,
 )
 from boostbench.seeding import run_generators
-from boostbench.store import record_path, write_record
+from boostbench.runner.store import record_path, write_record
 
 
 def _git_commit() -> str | None:
@@ -249,7 +249,7 @@ def warm_up_kernels(cfg: DictConfig, spec: AlgorithmSpec, dataset: Dataset | Mul
     began = time.perf_counter()
     if spec.family != "online" or spec.peer:  # batch boosters and the peers' learners: no kernels
         return 0.0
-    from boostbench.kernel_cache import compile_lock
+    from boostbench.system.kernel_cache import compile_lock
 
     with compile_lock():  # one process at a time fills the cache (a sweep's jobs start together)
         for warm_up in spec.warm_ups(cfg.algorithm):
@@ -297,8 +297,8 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     """Run the experiment ``cfg`` describes and return its result record (not yet written).
 
     Args:
-        cfg: a composed configuration (see :func:`boostbench.config.compose_config`).
-        spec: the algorithm's registry entry :func:`boostbench.config.validate` returned for
+        cfg: a composed configuration (see :func:`boostbench.runner.config.compose_config`).
+        spec: the algorithm's registry entry :func:`boostbench.runner.config.validate` returned for
             ``cfg`` (the caller validated it); None: validated here.
         dataset: the encoded data set, if already loaded (else loaded from ``cfg.dataset``).
         on_start: called with ``(dataset, stream length)`` before the pass.
@@ -354,5 +354,5 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
 
 def save(record: dict[str, Any], results_dir: str) -> Path:
     """Write ``record`` atomically under ``results_dir``, keyed by its config hash and code
-    fingerprint (:func:`boostbench.fingerprint.run_key`); returns its path."""
+    fingerprint (:func:`boostbench.system.fingerprint.run_key`); returns its path."""
     return write_record(record, record_path(results_dir, run_key(record["config_hash"], record["code"])))

@@ -4,8 +4,8 @@ The grid is expanded by Hydra's sweeper and run by a Hydra launcher (joblib for 
 parallelism by default; any installed launcher, e.g. submitit for a cluster, through
 ``hydra/launcher=...``), driven through hydra-zen's ``launch`` so that a typer command can start it.
 Each job is keyed by its config hash and the fingerprint of the code that computes it
-(:func:`boostbench.fingerprint.run_key`): a job whose record exists is skipped (a code change makes
-new keys, so finished configs run again), and a claim on the key (:func:`boostbench.store.claim`: an exclusive-create file that works on the network
+(:func:`boostbench.system.fingerprint.run_key`): a job whose record exists is skipped (a code change makes
+new keys, so finished configs run again), and a claim on the key (:func:`boostbench.runner.store.claim`: an exclusive-create file that works on the network
 filesystems clusters share, taken over once its owner stops refreshing it) keeps two identical
 grid points, e.g. an algorithm that ignores gamma swept over a gamma grid, or two sweeps on one
 store, from running one configuration twice at once. Records are written atomically, so a sweep
@@ -29,13 +29,14 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from boostbench.algorithms import algorithm_spec
-from boostbench.config import check_group_overrides, complete, config_hash, incompatibility, validate
+from boostbench.runner.config import check_group_overrides, complete, config_hash, incompatibility, validate
 from boostbench.suggest import quote_separators
 from boostbench.errors import BoostbenchError, ConfigError, NotApplicable
-from boostbench.fingerprint import run_key
-from boostbench.paths import CONFIG_DIR
-from boostbench.safety import check_caches, check_overrides, path_problem
-from boostbench.store import (check_writable, claim, clean_temporaries, failure_path, has_record, process_alive,
+from boostbench.system.fingerprint import run_key
+from boostbench.system.paths import CONFIG_DIR
+from boostbench.runner.checks import check_overrides, path_problem
+from boostbench.system.cache_safety import check_caches
+from boostbench.runner.store import (check_writable, claim, clean_temporaries, failure_path, has_record, process_alive,
                               remove_if_dead, write_record)
 
 
@@ -45,7 +46,7 @@ class JobOutcome:
 
     ``status``: done; skipped (its record exists); busy (the same configuration runs in another
     job); n/a (the algorithm cannot run with that data set, learner or protocol, e.g. in a grid
-    over both: see :func:`boostbench.config.incompatibility`, or found once the data set is loaded:
+    over both: see :func:`boostbench.runner.config.incompatibility`, or found once the data set is loaded:
     :class:`~boostbench.errors.NotApplicable`);
     error (a bad configuration or data set, ``message`` says which).
     """
@@ -195,7 +196,7 @@ def _job(cfg: DictConfig, began: float) -> JobOutcome:
         return JobOutcome("busy", key, label, 0.0, "the same configuration is running in another job")
     with held:
         try:
-            from boostbench.experiment import run_experiment, save  # heavy: not for a skipped job
+            from boostbench.runner.experiment import run_experiment, save  # heavy: not for a skipped job
 
             save(run_experiment(cfg, spec=spec), str(cfg.results_dir))
         except NotApplicable as exc:  # found once the data set was loaded (its classes)
@@ -275,7 +276,7 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None,
         on_outcome: called in this process as each job ends, wherever it ran, with its outcome
             (``status``, ``label``, ``seconds``, ``message``), through a progress file the jobs
             append to (under ``results_dir``, which a cluster's nodes share).
-        allow_code: accept overrides that run code (:func:`boostbench.safety.check_overrides`).
+        allow_code: accept overrides that run code (:func:`boostbench.runner.checks.check_overrides`).
 
     Returns:
         Each job's outcome; a job found busy whose twin in this sweep finished it meanwhile is

@@ -4,7 +4,7 @@ Online (:class:`OnlineBayesNet`): every example (with its importance weight) is 
 current model's counts. TAN/BAN learn their structure online in one of three ways
 (``online_structure``):
 
-* ``lossless``: every example also goes to a :class:`~boostbench.learners.bayes_net.RowTable`;
+* ``lossless``: every example also goes to a :class:`~boostbench.learners.bayes.network.RowTable`;
   the structure is re-learned from that table after ``relearn_first`` examples and then every
   time the count has grown by ``relearn_factor`` (50, 100, 200, ... by default), and the new
   model's counts are rebuilt from the table: after a re-learning, the batch learner's model.
@@ -15,9 +15,9 @@ current model's counts. TAN/BAN learn their structure online in one of three way
 
 Naive Bayes has no structure: its online counts equal the batch ones.
 Batch (:class:`BayesParams.fit_label`): learn the structure once from the training data, then count.
-BAN's structure comes from CI tests (``structure=ci``, :mod:`boostbench.learners.bn_ci`) or a
-score-based search (``bic``, ``bdeu``, ``k2``: :func:`~boostbench.learners.bn_structure.ban_parents`).
-Numeric attributes are discretised for TAN/BAN by a :class:`~boostbench.learners.discretize.Discretizer`
+BAN's structure comes from CI tests (``structure=ci``, :mod:`boostbench.learners.bayes.ci_tests`) or a
+score-based search (``bic``, ``bdeu``, ``k2``: :func:`~boostbench.learners.bayes.structure.ban_parents`).
+Numeric attributes are discretised for TAN/BAN by a :class:`~boostbench.learners.bayes.discretize.Discretizer`
 fitted on the training part; Naive Bayes keeps them numeric (Gaussian per class).
 """
 
@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 
 from boostbench.errors import ConfigError
-from boostbench.learners.bayes_net import BayesNetModel, RowTable
-from boostbench.learners.bn_ci import ban_ci_parents
-from boostbench.learners.bn_structure import ban_parents, tan_parents
-from boostbench.learners.discretize import SAMPLE_ROWS, Discretizer
+from boostbench.learners.bayes.network import BayesNetModel, RowTable
+from boostbench.learners.bayes.ci_tests import ban_ci_parents
+from boostbench.learners.bayes.structure import ban_parents, tan_parents
+from boostbench.learners.bayes.discretize import SAMPLE_ROWS, Discretizer
 from boostbench.learners.pool import WeakLearnerPool
 
 

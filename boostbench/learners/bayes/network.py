@@ -8,7 +8,7 @@ numbers. Naive Bayes may keep numeric attributes numeric, with a weighted Gaussi
 
 We write this small counting code ourselves rather than use pgmpy: our learners need importance
 weights and per-example updates of the same counts, and the structure search reads those counts
-directly (:mod:`boostbench.learners.bn_structure`).
+directly (:mod:`boostbench.learners.bayes.structure`).
 """
 
 from __future__ import annotations

@@ -15,11 +15,11 @@ from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 
-from boostbench.paths import PACKAGE_DIR
+from boostbench.system.paths import PACKAGE_DIR
 
 #: What computes a run's numbers: modules and subpackages of ``boostbench``
-NUMERIC_SOURCES = ("algorithms.py", "experiment.py", "seeding.py", "metrics.py", "kernel_cache.py",
-                   "data", "learners", "boosters", "core", "batch", "protocols")
+NUMERIC_SOURCES = ("algorithms.py", "runner/experiment.py", "seeding.py", "metrics.py", "system/kernel_cache.py",
+                   "system/disk_cache.py", "data", "learners", "boosters", "core", "batch", "protocols")
 #: Libraries whose version can change the numbers (river's trees, numba's float maths, ...)
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "river", "numba", "pandas")
 

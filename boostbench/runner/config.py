@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from omegaconf import DictConfig, OmegaConf
 
 from boostbench.errors import ConfigError
-from boostbench.paths import CONFIG_DIR
+from boostbench.system.paths import CONFIG_DIR
 
 if TYPE_CHECKING:
     from boostbench.algorithms import AlgorithmSpec
@@ -248,15 +248,16 @@ def validate(cfg: DictConfig | dict) -> AlgorithmSpec:
         ConfigError: a value outside its declared range (``n_learners``, ``seed``, ``gamma``,
             ``n_rounds``, ``protocol.final_fraction``, the algorithm's and the learner's keys), an
             unknown algorithm or learner, or a combination the algorithm cannot run
-            (see :func:`incompatibility`); what :func:`boostbench.safety.check_config` refuses
+            (see :func:`incompatibility`); what :func:`boostbench.runner.checks.check_config` refuses
             (names that cannot be file names, undeclared keys, bad paths and seeds, a pool
-            beyond memory) and a cache other users can write (:func:`boostbench.safety.check_caches`).
+            beyond memory) and a cache other users can write (:func:`boostbench.system.cache_safety.check_caches`).
     """
     from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec
     from boostbench.constraints import Interval, OneOf, check, positive_int
     from boostbench.data.registry import ENCODINGS
     from boostbench.learners.registry import check_learner, learner_spec
-    from boostbench.safety import check_caches, check_config
+    from boostbench.runner.checks import check_config
+    from boostbench.system.cache_safety import check_caches
 
     resolved = _resolved(cfg)
     unknown = sorted(set(resolved) - TOP_LEVEL_KEYS)

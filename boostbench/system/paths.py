@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+#: The ``boostbench`` package's folder
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
 #: The checkout (for its git commit and a MOA venv beside it); outside one, site-packages
 REPO_ROOT = PACKAGE_DIR.parent
 
@@ -31,6 +32,6 @@ VENDORED_DATA_DIR = shipped_dir("datasets")
 
 def cache_dir(kind: str) -> Path:
     """``$BOOSTBENCH_CACHE/<kind>`` (default ``~/.cache/boostbench/<kind>``): compiled kernels
-    (:mod:`boostbench.kernel_cache`) and computed arrays (:mod:`boostbench.core.disk_cache`)."""
+    (:mod:`boostbench.system.kernel_cache`) and computed arrays (:mod:`boostbench.system.disk_cache`)."""
     root = os.environ.get("BOOSTBENCH_CACHE") or Path.home() / ".cache" / "boostbench"
     return Path(root) / kind

@@ -32,8 +32,8 @@ from collections import deque
 import numpy as np
 from scipy.stats import chi2
 
-from boostbench.learners.bayes_net import family_counts
-from boostbench.learners.bn_structure import conditional_mutual_information, reaches
+from boostbench.learners.bayes.network import family_counts
+from boostbench.learners.bayes.structure import conditional_mutual_information, reaches
 
 
 def cut_conditional_mi(codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.ndarray, k: int,

@@ -23,13 +23,13 @@ from pathlib import Path
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 
-from boostbench.paths import cache_dir
+from boostbench.system.paths import PACKAGE_DIR, cache_dir
 
 
 def source_digest(package: Path) -> str:
     """sha256 (16 hex digits) of the path and text of every module under ``package`` that uses numba
     (imports it, or declares kernels through this module)."""
-    from boostbench.fingerprint import digest_files
+    from boostbench.system.fingerprint import digest_files
 
     return digest_files(package, (p for p in package.rglob("*.py") if b"numba" in (text := p.read_bytes())
                                   or b"kernel_cache" in text))
@@ -41,7 +41,7 @@ def configure() -> Path | None:
     Must run before the kernel modules are imported. Returns the directory used, or None."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return None
-    target = cache_dir("numba") / source_digest(Path(__file__).resolve().parent)
+    target = cache_dir("numba") / source_digest(PACKAGE_DIR)
     try:
         target.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=target).close()

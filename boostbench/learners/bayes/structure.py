@@ -13,9 +13,9 @@
     ``ess`` spread uniformly over a family's cells;
   - ``k2``: the same with every cell's pseudo-count 1 (Cooper & Herskovits 1992).
 
-  Cheng & Greiner's own BAN is built from CI tests instead: :mod:`boostbench.learners.bn_ci`.
+  Cheng & Greiner's own BAN is built from CI tests instead: :mod:`boostbench.learners.bayes.ci_tests`.
 
-Both read the data as weighted rows ``(codes, y, w)`` (e.g. a :class:`~boostbench.learners.bayes_net.RowTable`),
+Both read the data as weighted rows ``(codes, y, w)`` (e.g. a :class:`~boostbench.learners.bayes.network.RowTable`),
 so the online learners and the batch ones learn the same structure from the same counts.
 """
 
@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-from boostbench.learners.bayes_net import family_counts
+from boostbench.learners.bayes.network import family_counts
 
 SCORES = ("bic", "bdeu", "k2")
 

@@ -70,8 +70,8 @@ def save_arrays(path: Path, key: str | None = None, **arrays: np.ndarray) -> boo
     """Write ``arrays`` to ``path`` atomically, with the format, ``key`` (default: the file's
     name) and their checksum that :func:`load_arrays` verifies; False (nothing written) if that
     fails."""
-    from boostbench.safety import make_private_dirs
-    from boostbench.store import atomic_write_bytes
+    from boostbench.system.cache_safety import make_private_dirs
+    from boostbench.system.files import atomic_write_bytes
 
     key = path.name if key is None else key
     buffer = io.BytesIO()

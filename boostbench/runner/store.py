@@ -6,7 +6,6 @@ through this module: :func:`write_record`, :func:`read_record`, :func:`iter_reco
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import tempfile
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from boostbench.errors import DataError, StoreError
+from boostbench.system.files import atomic_write_text, umask, writer_name
 
 
 def runs_dir(results_dir: str | os.PathLike) -> Path:
@@ -34,7 +34,7 @@ def _load(path: Path) -> dict[str, Any]:
         raise DataError(f"{path}: not a valid result record ({exc})") from None
     if not isinstance(record, dict) or not {"config", "metrics", "config_hash"} <= set(record):
         raise DataError(f"{path}: not a valid result record (config, metrics or config_hash missing)")
-    from boostbench.safety import record_problem
+    from boostbench.runner.checks import record_problem
 
     problem = record_problem(record)  # a shared store's record may be crafted: its names become paths
     if problem is not None:
@@ -98,45 +98,6 @@ def iter_records(results_dir: str | os.PathLike,
             on_error(exc)
 
 
-@functools.cache
-def _umask() -> int:
-    mask = os.umask(0)  # the only way to read it; once, at the first write
-    os.umask(mask)
-    return mask
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically.
-
-    The bytes go to a temporary file in the same directory, are flushed and fsynced, then
-    renamed over ``path`` (``os.replace`` is atomic on POSIX): a reader sees the old file or the
-    new one, never a partial file; an interrupted write leaves no file behind (at most a hidden
-    ``.*.tmp`` file after a SIGKILL, never read as a result).
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # the writer in the name: a writer killed mid-write leaves a file that clean_temporaries finds
-    handle = tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=f".{path.stem}.{_writer()}.", suffix=".tmp",
-                                         delete=False)
-    try:
-        with handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(handle.name, 0o666 & ~_umask())  # a temporary file is private; a result is not
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def _writer() -> str:
-    import socket
-
-    return f"{socket.gethostname()}.{os.getpid()}"
-
-
 def clean_temporaries(results_dir: str | os.PathLike, stale_after_s: float = 3600.0) -> int:
     """Remove the temporary files of record writes that never finished (a writer killed mid-write):
     on this machine those of dead processes, from other machines those older than ``stale_after_s``.
@@ -164,11 +125,6 @@ def remove_if_dead(path: Path, host: str, pid: str, stale_after_s: float) -> boo
     if stale:
         path.unlink(missing_ok=True)
     return stale
-
-
-def atomic_write_text(path: Path, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically (see :func:`atomic_write_bytes`)."""
-    return atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def write_record(record: dict[str, Any], path: Path) -> Path:
@@ -327,7 +283,7 @@ def _claim(results_dir: str | os.PathLike, config_hash: str, stale_after_s: floa
             return None
         owner = _owner()
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666 & ~_umask())
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666 & ~umask())
         except FileExistsError:
             if not _is_stale(path, stale_after_s):
                 return None

@@ -5,7 +5,7 @@ run as MOA ships them (its trees and defaults) through capymoa.
 
 capymoa needs Java and pins an older pandas than boostbench, so it usually lives in its own
 environment (``make bench-moa-setup`` makes ``.venv-moa``): the ensemble runs in a child process
-of that Python (:mod:`boostbench.boosters.moa_worker`), fed the stream in chunks. The runner's
+of that Python (:mod:`boostbench.boosters.peers.moa_worker`), fed the stream in chunks. The runner's
 ``runtime_s`` includes the pipe and capymoa's per-instance calls from Python; MOA's own Java
 loop (``benchmarks/moa_ozaboost.py``) is faster.
 """
@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
-from boostbench.boosters.moa_worker import ENSEMBLES, ERROR_MARK, _read, _write
+from boostbench.boosters.peers.moa_worker import ENSEMBLES, ERROR_MARK, _read, _write
 from boostbench.constraints import OneOf
 from boostbench.errors import PeerError
-from boostbench.paths import REPO_ROOT
+from boostbench.system.paths import REPO_ROOT
 
 WORKER = Path(__file__).with_name("moa_worker.py")
 
@@ -48,7 +48,7 @@ def moa_python() -> str:
 
 def last_error(stderr: str, limit: int = 400) -> str:
     """A child process's ``stderr`` as one line for a failure's reason: the worker's marked error
-    (:data:`~boostbench.boosters.moa_worker.ERROR_MARK`), else the error a Python traceback ends
+    (:data:`~boostbench.boosters.peers.moa_worker.ERROR_MARK`), else the error a Python traceback ends
     with, else the last ``limit`` characters, whitespace collapsed."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     marked = [line[len(ERROR_MARK):] for line in lines if line.startswith(ERROR_MARK)]
@@ -68,7 +68,7 @@ class MOAEnsemble(OnlineBooster):
     Args:
         pool: None (the ensemble has its own trees).
         n_classes, rng: k and the generator the ensemble's seed is drawn from.
-        ensemble: a key of :data:`~boostbench.boosters.moa_worker.ENSEMBLES`.
+        ensemble: a key of :data:`~boostbench.boosters.peers.moa_worker.ENSEMBLES`.
         n_learners: N, MOA's ``boosting_iterations`` or ``ensemble_size``.
         n_categories: ``(d,)`` category counts (0 = numeric), MOA's attribute types.
 

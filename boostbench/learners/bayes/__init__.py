@@ -1,0 +1,2 @@
+"""Bayesian-network weak learners (Naive Bayes, TAN, BAN), batch and online: the networks, their
+structure learning, and the pool."""
