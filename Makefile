@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: setup run test test-slow smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults report-check stream-benchmark
+.PHONY: setup run lint test test-slow smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults report-check stream-benchmark
 
 setup: $(STAMP)
 
@@ -20,6 +20,11 @@ $(STAMP): requirements.lock pyproject.toml
 
 run: setup
 	$(BIN)/boostbench run $(ARGS)
+
+# ruff's linter and formatter (pyproject.toml's [tool.ruff]); `ruff format boostbench tests benchmarks` mends
+lint: setup
+	$(BIN)/ruff check boostbench tests benchmarks
+	$(BIN)/ruff format --check boostbench tests benchmarks
 
 test: setup
 	$(BIN)/python -m pytest -q -n auto --dist worksteal -m "not slow"
@@ -176,6 +181,7 @@ lock:
 	uv pip compile pyproject.toml --extra dev --extra slurm --extra vw -o requirements.lock --python-version 3.11
 	uv pip compile pyproject.toml --extra dev --extra slurm --extra vw --extra ray -c requirements.lock \
 	    --override requirements-ray.overrides -o requirements-ray.lock --python-version 3.11
+	uv pip compile pyproject.toml --extra docs -c requirements.lock -o requirements-docs.lock --python-version 3.11
 
 clean:
 	rm -rf $(VENV) .venv-moa results .pytest_cache

@@ -29,7 +29,6 @@ from pathlib import Path
 
 import numpy as np
 
-
 MAX_EXAMPLES: int | None = None  # a prefix of every stream (--max-examples), None: whole
 
 
@@ -48,8 +47,12 @@ def _stream(dataset_name: str, seed: int):
 #: grace period 200, split confidence 1e-7, tie threshold 0.05), as boostbench overrides with no
 #: importance-weight constant (c_i = 1): the same work per tree as the peers' trees do, where the
 #: paper's draws (grace 5-20 in units of weight, c_i up to 200) try to split on nearly every example.
-PEER_TREES = ("learner.grace_period=[200,200]", "learner.delta=[1e-7,1e-7]", "learner.tau=[0.05,0.05]",
-              "learner.weight_scale=[1,1]")
+PEER_TREES = (
+    "learner.grace_period=[200,200]",
+    "learner.delta=[1e-7,1e-7]",
+    "learner.tau=[0.05,0.05]",
+    "learner.weight_scale=[1,1]",
+)
 
 
 def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=None, overrides=()):
@@ -62,9 +65,19 @@ def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=No
 
     with tempfile.TemporaryDirectory(prefix="boostbench-cold-cache-") as empty:
         os.environ["BOOSTBENCH_CACHE"] = cache_dir or empty
-        cfg = compose_config([f"dataset={dataset_name}", f"algorithm={algorithm}", f"learner.backend={backend}",
-                              f"n_learners={n_learners}", f"seed={seed}", "gamma=0.1", "n_threads=1",
-                              *([f"protocol.max_examples={MAX_EXAMPLES}"] if MAX_EXAMPLES else []), *overrides])
+        cfg = compose_config(
+            [
+                f"dataset={dataset_name}",
+                f"algorithm={algorithm}",
+                f"learner.backend={backend}",
+                f"n_learners={n_learners}",
+                f"seed={seed}",
+                "gamma=0.1",
+                "n_threads=1",
+                *([f"protocol.max_examples={MAX_EXAMPLES}"] if MAX_EXAMPLES else []),
+                *overrides,
+            ]
+        )
         m = run_experiment(cfg)["metrics"]
     quality = m.get("final_accuracy", m.get("test_rank_loss"))
     # the pass with the caches' fill: an empty cache's row shows what a cold start costs
@@ -81,9 +94,21 @@ def _capymoa_ozaboost(dataset_name, n_learners, seed):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "stream.npz"
         np.savez(path, X=data.X[order], y=data.y[order])
-        out = subprocess.run([str(MOA_PYTHON), str(Path(__file__).with_name("moa_ozaboost.py")), "--data", str(path),
-                              "--n-learners", str(n_learners), "--seed", str(seed)],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [
+                str(MOA_PYTHON),
+                str(Path(__file__).with_name("moa_ozaboost.py")),
+                "--data",
+                str(path),
+                "--n-learners",
+                str(n_learners),
+                "--seed",
+                str(seed),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -122,7 +147,7 @@ def measure(kind: str, args: tuple, repeats: int, warm_up: bool = False) -> dict
         process.join()
         if "error" in results[-1]:
             return results[-1]
-    results = results[int(warm_up):]
+    results = results[int(warm_up) :]
     return {key: statistics.median(r[key] for r in results) for key in results[0]}
 
 
@@ -143,43 +168,84 @@ def main() -> None:
     MAX_EXAMPLES = args.max_examples
     n, seed, ds = args.n_learners, args.seed, args.dataset
     multilabel = ds in ("emotions", "scene", "yeast", "mediamill_reduced", "mediamill_like")
-    algorithms = args.algorithms or (["ada_olmr", "online_bmr"] if multilabel
-                                     else ["adaboost_olm", "online_boosting", "online_mbbm"])
+    algorithms = args.algorithms or (
+        ["ada_olmr", "online_bmr"] if multilabel else ["adaboost_olm", "online_boosting", "online_mbbm"]
+    )
     cache = tempfile.mkdtemp(prefix="boostbench-bench-cache-")  # this benchmark's own disk cache
     atexit.register(shutil.rmtree, cache, ignore_errors=True)
     # (row, worker, its arguments, whether an untimed run fills the disk cache first)
-    candidates = [(f"boostbench {a} (compiled pool)", "boostbench", (ds, a, "compiled", n, seed, cache),
-                   a == "online_mbbm") for a in algorithms]
+    candidates = [
+        (f"boostbench {a} (compiled pool)", "boostbench", (ds, a, "compiled", n, seed, cache), a == "online_mbbm")
+        for a in algorithms
+    ]
     if "online_mbbm" in algorithms:
-        candidates.append(("boostbench online_mbbm (compiled pool, empty cache)", "boostbench",
-                           (ds, "online_mbbm", "compiled", n, seed), False))
+        candidates.append(
+            (
+                "boostbench online_mbbm (compiled pool, empty cache)",
+                "boostbench",
+                (ds, "online_mbbm", "compiled", n, seed),
+                False,
+            )
+        )
     if not args.skip_river_pool:
-        candidates.append((f"boostbench {algorithms[0]} (river pool)", "boostbench",
-                           (ds, algorithms[0], "river", n, seed, cache), False))
+        candidates.append(
+            (
+                f"boostbench {algorithms[0]} (river pool)",
+                "boostbench",
+                (ds, algorithms[0], "river", n, seed, cache),
+                False,
+            )
+        )
     if not multilabel:
         # the same algorithms with the peers' trees: the ratio at equal work per tree
-        candidates += [(f"boostbench {a} (compiled pool, the peers' trees)", "boostbench",
-                        (ds, a, "compiled", n, seed, cache, PEER_TREES), False)
-                       for a in algorithms if a in ("adaboost_olm", "online_boosting")]
+        candidates += [
+            (
+                f"boostbench {a} (compiled pool, the peers' trees)",
+                "boostbench",
+                (ds, a, "compiled", n, seed, cache, PEER_TREES),
+                False,
+            )
+            for a in algorithms
+            if a in ("adaboost_olm", "online_boosting")
+        ]
         # river's AdaBoostClassifier through the runner (algorithm river_adaboost: the same stream and timing)
-        candidates.append((f"river AdaBoostClassifier(HoeffdingTree, {n})", "boostbench",
-                           (ds, "river_adaboost", "compiled", n, seed, cache), False))
+        candidates.append(
+            (
+                f"river AdaBoostClassifier(HoeffdingTree, {n})",
+                "boostbench",
+                (ds, "river_adaboost", "compiled", n, seed, cache),
+                False,
+            )
+        )
         if MOA_PYTHON.exists():
-            candidates.append((f"MOA OzaBoost({n}), capymoa, MOA's Java loop (cumulative acc.)", "capymoa",
-                               (ds, n, seed), False))
+            candidates.append(
+                (f"MOA OzaBoost({n}), capymoa, MOA's Java loop (cumulative acc.)", "capymoa", (ds, n, seed), False)
+            )
     rows = [(name, measure(kind, margs, args.repeats, warm)) for name, kind, margs, warm in candidates]
     reference = rows[0][1]["us_per_example"]
     prefix = f", first {args.max_examples:,} examples" if args.max_examples else ""
     table = Table(title=f"{ds}{prefix}, N = {n}, one core, median of {args.repeats} runs")
-    for column in ("candidate", "µs / example", "× boostbench", "peak RSS MiB",
-                   "final-20% accuracy" if not multilabel else "test rank loss", "compile s"):
+    for column in (
+        "candidate",
+        "µs / example",
+        "× boostbench",
+        "peak RSS MiB",
+        "final-20% accuracy" if not multilabel else "test rank loss",
+        "compile s",
+    ):
         table.add_column(column, justify="right" if column != "candidate" else "left")
     for name, r in rows:
         if "error" in r:
             table.add_row(name, r["error"], "", "", "", "")
             continue
-        table.add_row(name, f"{r['us_per_example']:,.0f}", f"{r['us_per_example'] / reference:.1f}",
-                      f"{r['peak_rss_mib']:,.0f}", f"{r['quality']:.4f}", f"{r['compile_s']:.1f}")
+        table.add_row(
+            name,
+            f"{r['us_per_example']:,.0f}",
+            f"{r['us_per_example'] / reference:.1f}",
+            f"{r['peak_rss_mib']:,.0f}",
+            f"{r['quality']:.4f}",
+            f"{r['compile_s']:.1f}",
+        )
     Console(width=160).print(table)
 
 

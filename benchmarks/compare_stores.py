@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from boostbench.system.resources import MACHINE_DEPENDENT
 from boostbench.runner.store import iter_records
+from boostbench.system.resources import MACHINE_DEPENDENT
 
 
 def numbers(record: dict) -> dict:
@@ -33,8 +33,9 @@ def compare(reference_dir: str, other_dir: str) -> tuple[int, list[str]]:
             continue
         compared += 1
         if numbers(record) != numbers(reference[key]):
-            problems.append(f"{key}: {record['config']['algorithm']['name']} on "
-                            f"{record['config']['dataset']['name']} differs")
+            problems.append(
+                f"{key}: {record['config']['algorithm']['name']} on {record['config']['dataset']['name']} differs"
+            )
     return compared, problems
 
 
@@ -46,8 +47,10 @@ def main() -> None:
     compared, problems = compare(args.reference, args.other)
     for line in problems:
         print(f"DIFFERENT  {line}")
-    print(f"{args.other} vs {args.reference}: {compared} records compared, {compared - sum('differs' in p for p in problems)} "
-          f"identical, {len(problems)} problems")
+    print(
+        f"{args.other} vs {args.reference}: {compared} records compared, "
+        f"{compared - sum('differs' in p for p in problems)} identical, {len(problems)} problems"
+    )
     sys.exit(1 if problems or compared == 0 else 0)
 
 

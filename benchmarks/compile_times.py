@@ -58,8 +58,10 @@ def main(overrides: list[str]) -> None:
     except SystemExit:
         pass
     total = time.perf_counter() - began
-    print(f"\nrun {total:.1f} s, compiling {sum(times.exclusive.values()):.1f} s: {len(times.count)} kernels, "
-          f"{sum(times.count.values())} compilations")
+    print(
+        f"\nrun {total:.1f} s, compiling {sum(times.exclusive.values()):.1f} s: {len(times.count)} kernels, "
+        f"{sum(times.count.values())} compilations"
+    )
     for name in sorted(times.exclusive, key=times.exclusive.get, reverse=True)[:30]:
         print(f"{times.exclusive[name]:8.2f} s  (incl {times.inclusive[name]:7.2f})  x{times.count[name]}  {name}")
     for name, signatures in sorted(times.signatures.items()):

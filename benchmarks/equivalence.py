@@ -26,8 +26,10 @@ def compare(runs: pd.DataFrame) -> pd.DataFrame:
         metric = "final_accuracy" if group["final_accuracy"].notna().all() else "test_rank_loss"
         twice = group.duplicated(subset=["backend", "seed"], keep=False)
         if twice.any():  # runs of the same seed under two configs (e.g. before a booster gained a key)
-            print(f"{dataset} {algorithm}: several runs per seed ({', '.join(sorted(set(group.loc[twice, 'config_hash'])))}); "
-                  "skipped, remove the stale ones")
+            print(
+                f"{dataset} {algorithm}: several runs per seed "
+                f"({', '.join(sorted(set(group.loc[twice, 'config_hash'])))}); skipped, remove the stale ones"
+            )
             continue
         by = {b: g.set_index("seed") for b, g in group.groupby("backend")}
         if set(by) != {"compiled", "river"}:
@@ -36,25 +38,51 @@ def compare(runs: pd.DataFrame) -> pd.DataFrame:
         if not seeds:
             continue
         c, r = by["compiled"].loc[seeds, metric], by["river"].loc[seeds, metric]
-        rows.append({"dataset": dataset, "algorithm": algorithm, "metric": metric, "seeds": len(seeds),
-                     "compiled": c.mean(), "river": r.mean(), "diff": c.mean() - r.mean(),
-                     "identical": int((c == r).sum()),
-                     "runtime_compiled_s": by["compiled"].loc[seeds, "runtime_s"].mean(),
-                     "runtime_river_s": by["river"].loc[seeds, "runtime_s"].mean()})
+        rows.append(
+            {
+                "dataset": dataset,
+                "algorithm": algorithm,
+                "metric": metric,
+                "seeds": len(seeds),
+                "compiled": c.mean(),
+                "river": r.mean(),
+                "diff": c.mean() - r.mean(),
+                "identical": int((c == r).sum()),
+                "runtime_compiled_s": by["compiled"].loc[seeds, "runtime_s"].mean(),
+                "runtime_river_s": by["river"].loc[seeds, "runtime_s"].mean(),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def main() -> None:
     runs = load_runs(sys.argv[1] if len(sys.argv) > 1 else "results/equivalence")
     table = Table(title=f"compiled vs river pool, mean over seeds (|diff| <= {TOLERANCE} wanted)")
-    for column in ("data set", "algorithm", "metric", "seeds", "compiled", "river", "diff", "identical runs",
-                   "runtime s compiled / river"):
+    for column in (
+        "data set",
+        "algorithm",
+        "metric",
+        "seeds",
+        "compiled",
+        "river",
+        "diff",
+        "identical runs",
+        "runtime s compiled / river",
+    ):
         table.add_column(column, justify="right")
     for row in compare(runs[runs["protocol"].isin(["prequential", "train_test"])]).itertuples():
         colour = "green" if abs(row.diff) <= TOLERANCE else "red"
-        table.add_row(row.dataset, row.algorithm, row.metric.replace("_", " "), str(row.seeds),
-                      f"{row.compiled:.4f}", f"{row.river:.4f}", f"[{colour}]{row.diff:+.4f}[/]",
-                      f"{row.identical}/{row.seeds}", f"{row.runtime_compiled_s:.1f} / {row.runtime_river_s:.1f}")
+        table.add_row(
+            row.dataset,
+            row.algorithm,
+            row.metric.replace("_", " "),
+            str(row.seeds),
+            f"{row.compiled:.4f}",
+            f"{row.river:.4f}",
+            f"[{colour}]{row.diff:+.4f}[/]",
+            f"{row.identical}/{row.seeds}",
+            f"{row.runtime_compiled_s:.1f} / {row.runtime_river_s:.1f}",
+        )
     Console(width=160).print(table)
 
 

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare_stores import compare  # noqa: E402
+from compare_stores import compare
 
 BOOSTBENCH = [sys.executable, "-m", "boostbench"]
 GRID = ["dataset=balance,car", "algorithm=vfdt,online_boosting,adaboost_olm", "seed=range(0,3)", "n_learners=20"]
@@ -34,8 +34,9 @@ N_RUNS = 18
 def sweep(results: Path, *extra: str, background: bool = False, **kwargs):
     command = [*BOOSTBENCH, "sweep", *GRID, f"results_dir={results}", *extra]
     if background:
-        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True, **kwargs)
+        return subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, **kwargs
+        )
     return subprocess.run(command, capture_output=True, text=True, **kwargs)
 
 
@@ -59,8 +60,11 @@ def intact(results: Path, reference: Path, expected: int = N_RUNS) -> str | None
 
 
 def check(name: str, problem: str | None, detail: str = "") -> bool:
-    print(f"{'ok  ' if problem is None else 'FAIL'}  {name}{': ' + detail if detail else ''}"
-          f"{'' if problem is None else ' -- ' + problem}", flush=True)
+    print(
+        f"{'ok  ' if problem is None else 'FAIL'}  {name}{': ' + detail if detail else ''}"
+        f"{'' if problem is None else ' -- ' + problem}",
+        flush=True,
+    )
     return problem is None
 
 
@@ -81,8 +85,11 @@ def kill_group_at_random(work: Path, reference: Path, rng: random.Random) -> boo
         process.wait()
         kills.append(n_records(results))
     sweep(results, "-j", "2")  # the resume after the last kill
-    return check("SIGKILL of the process group at random moments, then resume", intact(results, reference),
-                 f"{len(kills)} kills at {kills} records")
+    return check(
+        "SIGKILL of the process group at random moments, then resume",
+        intact(results, reference),
+        f"{len(kills)} kills at {kills} records",
+    )
 
 
 def kill_main_alone(work: Path, reference: Path) -> bool:
@@ -98,8 +105,11 @@ def kill_main_alone(work: Path, reference: Path) -> bool:
     went_on = n_records(results) - at_kill
     resumed = sweep(results, "-j", "2")
     problem = intact(results, reference) or (f"{went_on} records written after the sweep died" if went_on else None)
-    return check("SIGKILL of the main process alone, then resume", problem,
-                 f"{at_kill} records at the kill, {went_on} after it; resume: {resumed.stdout.strip().splitlines()[-1]}")
+    return check(
+        "SIGKILL of the main process alone, then resume",
+        problem,
+        f"{at_kill} records at the kill, {went_on} after it; resume: {resumed.stdout.strip().splitlines()[-1]}",
+    )
 
 
 def two_sweeps_at_once(work: Path, reference: Path) -> bool:
@@ -108,15 +118,31 @@ def two_sweeps_at_once(work: Path, reference: Path) -> bool:
     first.wait()
     second.wait()
     again = sweep(results, "-j", "1")  # anything one of them found busy
-    return check("two sweeps at once on one store", intact(results, reference),
-                 f"exits {first.returncode}, {second.returncode}; then {again.stdout.strip().splitlines()[-1]}")
+    return check(
+        "two sweeps at once on one store",
+        intact(results, reference),
+        f"exits {first.returncode}, {second.returncode}; then {again.stdout.strip().splitlines()[-1]}",
+    )
 
 
 def failing_job(work: Path) -> bool:
     results = work / "failing-job"
     # heart has 5 classes: with dataset.max_classes=3 its jobs fail, balance's (3 classes) run
-    run = subprocess.run([*BOOSTBENCH, "sweep", "dataset=balance,heart", "algorithm=vfdt", "seed=0,1",
-                          "+dataset.max_classes=3", f"results_dir={results}", "-j", "2"], capture_output=True, text=True)
+    run = subprocess.run(
+        [
+            *BOOSTBENCH,
+            "sweep",
+            "dataset=balance,heart",
+            "algorithm=vfdt",
+            "seed=0,1",
+            "+dataset.max_classes=3",
+            f"results_dir={results}",
+            "-j",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+    )
     failed = sorted((results / "failed").glob("*.json"))
     reason = json.loads(failed[0].read_text())["reason"] if failed else ""
     problem = None
@@ -140,8 +166,11 @@ def read_only_dir(work: Path) -> bool:
     finally:
         subprocess.run(["umount", str(results)], check=True)
     message = run.stderr.strip()
-    problem = None if run.returncode == 2 and "Read-only file system" in message and len(message.splitlines()) == 1 \
+    problem = (
+        None
+        if run.returncode == 2 and "Read-only file system" in message and len(message.splitlines()) == 1
         else f"exit {run.returncode}: {message[:200]}"
+    )
     return check("a read-only results directory", problem, f"{seconds:.1f} s, exit {run.returncode}: {message}")
 
 
@@ -152,7 +181,7 @@ def full_dir(work: Path, reference: Path) -> bool:
         run = sweep(results, "-j", "2")
         partial = [p.name for p in (results / "runs").glob("*") if p.suffix != ".json"]
         written = n_records(results)
-        compared, problems = compare(str(reference), str(results))
+        _, problems = compare(str(reference), str(results))
         saved = {p.name: p.read_bytes() for p in (results / "runs").glob("*.json")}
     finally:
         subprocess.run(["umount", str(results)], check=True)
@@ -162,12 +191,22 @@ def full_dir(work: Path, reference: Path) -> bool:
         (results / "runs" / name).write_bytes(data)
     resumed = sweep(results, "-j", "2")
     messages = [line for line in run.stdout.splitlines() if "No space left" in line]
-    problem = (f"partial files {partial}" if partial else problems[0] if problems else
-               "no 'No space left on device' message" if not messages else intact(results, reference))
-    return check("a full results directory (64 KiB), then resume on a larger one", problem,
-                 f"{written} records fitted, exit {run.returncode}; "
-                 f"{messages[0].strip()[:140] if messages else ''}; resume: "
-                 f"{resumed.stdout.strip().splitlines()[-1]}")
+    problem = (
+        f"partial files {partial}"
+        if partial
+        else problems[0]
+        if problems
+        else "no 'No space left on device' message"
+        if not messages
+        else intact(results, reference)
+    )
+    return check(
+        "a full results directory (64 KiB), then resume on a larger one",
+        problem,
+        f"{written} records fitted, exit {run.returncode}; "
+        f"{messages[0].strip()[:140] if messages else ''}; resume: "
+        f"{resumed.stdout.strip().splitlines()[-1]}",
+    )
 
 
 def full_while_claiming(work: Path, reference: Path) -> bool:
@@ -193,16 +232,24 @@ def full_while_claiming(work: Path, reference: Path) -> bool:
         began = time.perf_counter()
         resumed = sweep(results, "-j", "2")
         seconds = time.perf_counter() - began
-        problem = (f"claims left behind: {left[:3]}" if left else
-                   f"first sweep: exit {run.returncode}" if run.returncode != 2 else
-                   f"resume: exit {resumed.returncode}: {resumed.stdout.strip().splitlines()[-1:]}"
-                   if resumed.returncode != 0 else intact(results, reference))
+        problem = (
+            f"claims left behind: {left[:3]}"
+            if left
+            else f"first sweep: exit {run.returncode}"
+            if run.returncode != 2
+            else f"resume: exit {resumed.returncode}: {resumed.stdout.strip().splitlines()[-1:]}"
+            if resumed.returncode != 0
+            else intact(results, reference)
+        )
         messages = [line for line in run.stdout.splitlines() if "cannot claim" in line]
     finally:
         subprocess.run(["umount", str(results)], check=True)
-    return check("out of space while claiming, then resume", problem,
-                 f"exit {run.returncode}; {' '.join(messages[0].split())[:120] if messages else ''}; resume "
-                 f"{seconds:.0f} s: {resumed.stdout.strip().splitlines()[-1]}")
+    return check(
+        "out of space while claiming, then resume",
+        problem,
+        f"exit {run.returncode}; {' '.join(messages[0].split())[:120] if messages else ''}; resume "
+        f"{seconds:.0f} s: {resumed.stdout.strip().splitlines()[-1]}",
+    )
 
 
 def corrupt_record(work: Path, reference: Path) -> bool:
@@ -210,21 +257,34 @@ def corrupt_record(work: Path, reference: Path) -> bool:
     shutil.copytree(reference, results)
     victim = sorted((results / "runs").glob("*.json"))[5]
     victim.write_text(victim.read_text()[:200])  # truncated by something outside our writes
-    report = subprocess.run([*BOOSTBENCH, "report", "jung2017_table1", "--results-dir", str(results),
-                             "--n-learners", "20"], capture_output=True, text=True)
+    report = subprocess.run(
+        [*BOOSTBENCH, "report", "jung2017_table1", "--results-dir", str(results), "--n-learners", "20"],
+        capture_output=True,
+        text=True,
+    )
     named = victim.name in report.stderr and report.returncode == 0
     resumed = sweep(results, "-j", "2")
     problem = intact(results, reference) or (None if named else f"report: exit {report.returncode}")
-    return check("a corrupt record: report names it and goes on, resume redoes it", problem,
-                 f"{' '.join(report.stderr.split())[:120]}; resume: {resumed.stdout.strip().splitlines()[-1]}")
+    return check(
+        "a corrupt record: report names it and goes on, resume redoes it",
+        problem,
+        f"{' '.join(report.stderr.split())[:120]}; resume: {resumed.stdout.strip().splitlines()[-1]}",
+    )
 
 
 def changed_user_file(work: Path) -> bool:
     results, undisturbed = work / "user-file", work / "user-file-reference"
     data = work / "mine.csv"
     rows = [f"{i % 7},{(i * 3) % 5},{'x' if i % 3 else 'y'}" for i in range(120)]
-    args = ["dataset=csv", f"dataset.file={data}", "dataset.class_column=label", "algorithm=vfdt,online_boosting",
-            "n_learners=5", "-j", "1"]
+    args = [
+        "dataset=csv",
+        f"dataset.file={data}",
+        "dataset.class_column=label",
+        "algorithm=vfdt,online_boosting",
+        "n_learners=5",
+        "-j",
+        "1",
+    ]
     data.write_text("a,b,label\n" + "\n".join(rows) + "\n")
     subprocess.run([*BOOSTBENCH, "sweep", *args, f"results_dir={results}"], capture_output=True, check=True)
     data.write_text("a,b,label\n" + "\n".join(rows[:80]) + "\n")  # the same name, other contents
@@ -232,10 +292,18 @@ def changed_user_file(work: Path) -> bool:
     subprocess.run([*BOOSTBENCH, "sweep", *args, f"results_dir={undisturbed}"], capture_output=True, check=True)
     compared, problems = compare(str(results), str(undisturbed))
     sizes = sorted(json.loads(p.read_text())["metrics"]["n_examples"] for p in (results / "runs").glob("*.json"))
-    problem = problems[0] if problems else None if compared == 2 and sizes == [80, 80, 120, 120] else \
-        f"{compared} compared, sizes {sizes}"
-    return check("a user's file changed in place runs again", problem,
-                 f"second sweep: {second.stdout.strip().splitlines()[-1]}; runs of {sizes} rows")
+    problem = (
+        problems[0]
+        if problems
+        else None
+        if compared == 2 and sizes == [80, 80, 120, 120]
+        else f"{compared} compared, sizes {sizes}"
+    )
+    return check(
+        "a user's file changed in place runs again",
+        problem,
+        f"second sweep: {second.stdout.strip().splitlines()[-1]}; runs of {sizes} rows",
+    )
 
 
 def main() -> None:
@@ -250,10 +318,17 @@ def main() -> None:
     run = sweep(reference, "-j", "2")
     assert run.returncode == 0 and n_records(reference) == N_RUNS, run.stdout + run.stderr
     print(f"undisturbed: {N_RUNS} records ({' '.join(GRID)})", flush=True)
-    results = [kill_group_at_random(work, reference, random.Random(args.seed)), kill_main_alone(work, reference),
-               two_sweeps_at_once(work, reference), failing_job(work), read_only_dir(work),
-               full_dir(work, reference), full_while_claiming(work, reference), corrupt_record(work, reference),
-               changed_user_file(work)]
+    results = [
+        kill_group_at_random(work, reference, random.Random(args.seed)),
+        kill_main_alone(work, reference),
+        two_sweeps_at_once(work, reference),
+        failing_job(work),
+        read_only_dir(work),
+        full_dir(work, reference),
+        full_while_claiming(work, reference),
+        corrupt_record(work, reference),
+        changed_user_file(work),
+    ]
     print(f"{sum(results)} of {len(results)} faults handled")
     sys.exit(0 if all(results) else 1)
 

@@ -42,8 +42,16 @@ def record_builds(dataset: str, n_learners: int, gamma: float, seed: int) -> tup
         os.environ["BOOSTBENCH_CACHE"] = empty
         online_mbbm.cost_matrix_compiled = recording
         try:
-            cfg = compose_config([f"dataset={dataset}", "algorithm=online_mbbm", f"n_learners={n_learners}",
-                                  f"gamma={gamma}", f"seed={seed}", "n_threads=1"])
+            cfg = compose_config(
+                [
+                    f"dataset={dataset}",
+                    "algorithm=online_mbbm",
+                    f"n_learners={n_learners}",
+                    f"gamma={gamma}",
+                    f"seed={seed}",
+                    "n_threads=1",
+                ]
+            )
             metrics = run_experiment(cfg)["metrics"]
         finally:
             online_mbbm.cost_matrix_compiled = build
@@ -89,8 +97,10 @@ def main() -> int:
         print(f"{args.dataset}: the run built no cost matrix in the compiled builder")
         return 1
     k, gamma, max_n = shape
-    print(f"{args.dataset}: k = {k}, N = {args.n_learners}, gamma = {gamma}: {len(builds):,} matrices, "
-          f"in-run fill {fill_s:.3f} s")
+    print(
+        f"{args.dataset}: k = {k}, N = {args.n_learners}, gamma = {gamma}: {len(builds):,} matrices, "
+        f"in-run fill {fill_s:.3f} s"
+    )
     replay([builds[0]], k, gamma, max_n)  # compiled (or loaded) before timing
     for _ in range(args.repeats):
         seconds, matrices, n_values, memoised_s = replay(builds, k, gamma, max_n)
@@ -105,8 +115,10 @@ def main() -> int:
             print(f"{args.compare}: {saved['D'].shape[0]:,} matrices, this run built {D.shape[0]:,}")
             return 1
         same = np.array_equal(saved["D"], D) and np.array_equal(saved["w"], w)
-        print(f"against {args.compare}: {'equal to the bit' if same else 'DIFFERENT'} "
-              f"(max |D - saved| {np.abs(saved['D'] - D).max():.3g})")
+        print(
+            f"against {args.compare}: {'equal to the bit' if same else 'DIFFERENT'} "
+            f"(max |D - saved| {np.abs(saved['D'] - D).max():.3g})"
+        )
         return 0 if same else 1
     return 0
 

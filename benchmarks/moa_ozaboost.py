@@ -35,6 +35,13 @@ with tempfile.TemporaryDirectory() as tmp:
     stream = ARFFStream(path)
     model = OzaBoost(schema=stream.get_schema(), boosting_iterations=args.n_learners, random_seed=args.seed)
     results = prequential_evaluation(stream, model, window_size=max(1, len(y) // 10), optimise=True)
-print(json.dumps({"us_per_example": 1e6 * results.wallclock() / len(y),
-                  "quality": results.cumulative.accuracy() / 100.0, "compile_s": 0.0,
-                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+print(
+    json.dumps(
+        {
+            "us_per_example": 1e6 * results.wallclock() / len(y),
+            "quality": results.cumulative.accuracy() / 100.0,
+            "compile_s": 0.0,
+            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        }
+    )
+)

@@ -17,10 +17,12 @@ import boostbench.runner.experiment as experiment
 from boostbench.runner.config import compose_config
 
 MULTICLASS = ("balance", "car", "mice", "mushroom", "nursery", "german", "heart", "breast_cancer_w", "promoters")
-GRID = ([(d, a, (0.1,)) for d in MULTICLASS for a in ("best_vfdt", "online_boosting", "adaboost_olm")]
-        + [(d, "online_mbbm", (0.1, 0.05, 0.01, 0.005, 0.001)) for d in MULTICLASS]
-        + [(d, a, (0.2, 0.1, 0.01, 0.001)) for d in ("emotions", "scene", "yeast") for a in ("ada_olmr", "online_bmr")]
-        + [("mediamill_reduced", a, (0.05, 0.01, 0.005, 0.001)) for a in ("ada_olmr", "online_bmr")])
+GRID = (
+    [(d, a, (0.1,)) for d in MULTICLASS for a in ("best_vfdt", "online_boosting", "adaboost_olm")]
+    + [(d, "online_mbbm", (0.1, 0.05, 0.01, 0.005, 0.001)) for d in MULTICLASS]
+    + [(d, a, (0.2, 0.1, 0.01, 0.001)) for d in ("emotions", "scene", "yeast") for a in ("ada_olmr", "online_bmr")]
+    + [("mediamill_reduced", a, (0.05, 0.01, 0.005, 0.001)) for a in ("ada_olmr", "online_bmr")]
+)
 
 
 def main() -> None:
@@ -43,14 +45,25 @@ def main() -> None:
         for gamma in gammas:
             for seed in args.seeds:
                 pools.clear()
-                cfg = compose_config([f"dataset={dataset}", f"algorithm={algorithm}", f"gamma={gamma}",
-                                      f"seed={seed}", "progress=false", "n_threads=1"])
+                cfg = compose_config(
+                    [
+                        f"dataset={dataset}",
+                        f"algorithm={algorithm}",
+                        f"gamma={gamma}",
+                        f"seed={seed}",
+                        "progress=false",
+                        "n_threads=1",
+                    ]
+                )
                 experiment.run_experiment(cfg)
                 mib = max(p.size_bytes for p in pools) / 2**20
                 hits = sum(p.enforcements for p in pools)
                 largest = max(largest, (mib, f"{dataset} {algorithm} gamma={gamma} seed={seed}"))
-                print(f"{dataset:18s} {algorithm:16s} gamma={gamma:<6g} seed={seed}  pool {mib:8.1f} MiB  "
-                      f"budget reached {hits} times", flush=True)
+                print(
+                    f"{dataset:18s} {algorithm:16s} gamma={gamma:<6g} seed={seed}  pool {mib:8.1f} MiB  "
+                    f"budget reached {hits} times",
+                    flush=True,
+                )
     print(f"largest: {largest[0]:.1f} MiB ({largest[1]}); budget {cfg.learner.max_size} MiB")
 
 

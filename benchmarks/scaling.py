@@ -37,8 +37,15 @@ WORKLOADS = {
 def run_boostbench(workload: str, algorithm: str, threads: int, seed: int, max_examples: int | None) -> dict:
     """One ``boostbench run`` in a fresh process; its record's numbers."""
     with tempfile.TemporaryDirectory(prefix="boostbench-scaling-") as tmp:
-        overrides = [f"dataset={workload}", f"algorithm={algorithm}", f"n_threads={threads}", f"seed={seed}",
-                     "gamma=0.1", f"results_dir={tmp}", "progress=false"]
+        overrides = [
+            f"dataset={workload}",
+            f"algorithm={algorithm}",
+            f"n_threads={threads}",
+            f"seed={seed}",
+            "gamma=0.1",
+            f"results_dir={tmp}",
+            "progress=false",
+        ]
         if max_examples:
             overrides.append(f"protocol.max_examples={max_examples}")
         done = subprocess.run([sys.executable, "-m", "boostbench", "run", *overrides], capture_output=True, text=True)
@@ -46,31 +53,54 @@ def run_boostbench(workload: str, algorithm: str, threads: int, seed: int, max_e
             return {"error": (done.stderr or done.stdout).strip().splitlines()[-1]}
         (path,) = Path(tmp, "runs").glob("*.json")
         m = json.loads(path.read_text())["metrics"]
-    return {"seconds": m["runtime_s"], "us_per_example": m["us_per_example"], "n_examples": m["n_examples"],
-            "peak_rss_mib": m["peak_rss_bytes"] / 2**20, "pool_mib": m.get("pool_bytes", 0) / 2**20,
-            "enforcements": m.get("budget_enforcements", 0),
-            "quality": m.get("final_accuracy", m.get("test_rank_loss")), "cumulative": m.get("cumulative_accuracy")}
+    return {
+        "seconds": m["runtime_s"],
+        "us_per_example": m["us_per_example"],
+        "n_examples": m["n_examples"],
+        "peak_rss_mib": m["peak_rss_bytes"] / 2**20,
+        "pool_mib": m.get("pool_bytes", 0) / 2**20,
+        "enforcements": m.get("budget_enforcements", 0),
+        "quality": m.get("final_accuracy", m.get("test_rank_loss")),
+        "cumulative": m.get("cumulative_accuracy"),
+    }
 
 
 def run_moa(workload: str, seed: int, max_examples: int | None, n_learners: int = 100) -> dict:
     """MOA's OzaBoost on the stream the runner makes for ``seed`` (same order), Java loop."""
-    from boostbench.runner.config import compose_config
     from boostbench.data import load_dataset, stream_order
+    from boostbench.runner.config import compose_config
     from boostbench.seeding import run_generators
 
     cfg = compose_config([f"dataset={workload}", f"seed={seed}"])
     data = load_dataset(cfg.dataset)
-    order = stream_order(data.n_examples, run_generators(seed).stream, True)[:max_examples or None]
+    order = stream_order(data.n_examples, run_generators(seed).stream, True)[: max_examples or None]
     with tempfile.TemporaryDirectory(prefix="boostbench-moa-") as tmp:
         path = Path(tmp) / "stream.npz"
         np.savez(path, X=data.X[order], y=data.y[order])
-        done = subprocess.run([str(MOA_PYTHON), str(ROOT / "benchmarks" / "moa_ozaboost.py"), "--data", str(path),
-                               "--n-learners", str(n_learners), "--seed", str(seed)], capture_output=True, text=True)
+        done = subprocess.run(
+            [
+                str(MOA_PYTHON),
+                str(ROOT / "benchmarks" / "moa_ozaboost.py"),
+                "--data",
+                str(path),
+                "--n-learners",
+                str(n_learners),
+                "--seed",
+                str(seed),
+            ],
+            capture_output=True,
+            text=True,
+        )
     if done.returncode:
         return {"error": (done.stderr or done.stdout).strip().splitlines()[-1]}
     r = json.loads(done.stdout.strip().splitlines()[-1])
-    return {"seconds": r["us_per_example"] * len(order) / 1e6, "us_per_example": r["us_per_example"],
-            "n_examples": len(order), "peak_rss_mib": r["peak_rss_mib"], "cumulative": r["quality"]}
+    return {
+        "seconds": r["us_per_example"] * len(order) / 1e6,
+        "us_per_example": r["us_per_example"],
+        "n_examples": len(order),
+        "peak_rss_mib": r["peak_rss_mib"],
+        "cumulative": r["quality"],
+    }
 
 
 def main() -> None:
@@ -99,23 +129,50 @@ def main() -> None:
                 rows.append({"workload": workload, "candidate": f"boostbench {algorithm}", "threads": threads, **r})
                 print(json.dumps(rows[-1]), flush=True)
         if not args.no_moa and MOA_PYTHON.exists() and workload != "mediamill_like":
-            rows.append({"workload": workload, "candidate": "MOA OzaBoost (capymoa, Java loop)", "threads": 1,
-                         **run_moa(workload, args.seed, args.max_examples)})
+            rows.append(
+                {
+                    "workload": workload,
+                    "candidate": "MOA OzaBoost (capymoa, Java loop)",
+                    "threads": 1,
+                    **run_moa(workload, args.seed, args.max_examples),
+                }
+            )
             print(json.dumps(rows[-1]), flush=True)
     prefix = f"first {args.max_examples:,} examples" if args.max_examples else "whole streams"
     table = Table(title=f"Paper-shaped workloads, N = 100, seed {args.seed}, {prefix}, default memory budget")
-    columns = ("workload", "candidate", "threads", "examples", "seconds", "µs / example", "peak RSS MiB",
-               "pool MiB", "budget hits", "final-20% acc / rank loss", "cumulative acc")
+    columns = (
+        "workload",
+        "candidate",
+        "threads",
+        "examples",
+        "seconds",
+        "µs / example",
+        "peak RSS MiB",
+        "pool MiB",
+        "budget hits",
+        "final-20% acc / rank loss",
+        "cumulative acc",
+    )
     for column in columns:
         table.add_column(column, justify="left" if column in ("workload", "candidate") else "right")
     for r in rows:
         if "error" in r:
             table.add_row(r["workload"], r["candidate"], str(r["threads"]), r["error"][:60], *[""] * 7)
             continue
-        fmt = lambda key, spec: "" if r.get(key) is None else format(r[key], spec)  # noqa: E731
-        table.add_row(r["workload"], r["candidate"], str(r["threads"]), f"{r['n_examples']:,}", fmt("seconds", ",.1f"),
-                      fmt("us_per_example", ",.0f"), fmt("peak_rss_mib", ",.0f"), fmt("pool_mib", ",.0f"),
-                      fmt("enforcements", "d"), fmt("quality", ".4f"), fmt("cumulative", ".4f"))
+        fmt = lambda key, spec, r=r: "" if r.get(key) is None else format(r[key], spec)  # noqa: E731
+        table.add_row(
+            r["workload"],
+            r["candidate"],
+            str(r["threads"]),
+            f"{r['n_examples']:,}",
+            fmt("seconds", ",.1f"),
+            fmt("us_per_example", ",.0f"),
+            fmt("peak_rss_mib", ",.0f"),
+            fmt("pool_mib", ",.0f"),
+            fmt("enforcements", "d"),
+            fmt("quality", ".4f"),
+            fmt("cumulative", ".4f"),
+        )
     Console(width=200).print(table)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -12,8 +12,8 @@ import os
 import tempfile
 import time
 
-from boostbench.runner.config import compose_config
 from boostbench.data import load_dataset
+from boostbench.runner.config import compose_config
 
 
 def timed(spec) -> tuple[float, float]:
@@ -35,8 +35,11 @@ def main() -> None:
         for name in args.datasets:
             spec = compose_config([f"dataset={name}", f"dataset.n_examples={args.n_examples}"]).dataset
             drawn, read = timed(spec), timed(spec)
-            print(f"| {name} ({args.n_examples}) | {drawn[0]:.2f} s, {drawn[1]:.2f} s | "
-                  f"{1e3 * read[0]:.0f} ms, {1e3 * read[1]:.0f} ms | {drawn[1] / read[1]:.0f}x |", flush=True)
+            print(
+                f"| {name} ({args.n_examples}) | {drawn[0]:.2f} s, {drawn[1]:.2f} s | "
+                f"{1e3 * read[0]:.0f} ms, {1e3 * read[1]:.0f} ms | {drawn[1] / read[1]:.0f}x |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -41,38 +41,100 @@ ONLINE = ("online_base", "online_boosting")
 ALL = ("base", "online_base", "adaboost_m1", "online_boosting")
 NUMERIC = ("breast_cancer_w", "german")  # the data sets with numeric attributes to bin
 LEVERS = (
-    Lever("online TAN/BAN lossless (converge to batch)", ("tan", "ban"), ONLINE, ("learner.online_structure=lossless",)),
-    Lever("online TAN/BAN re-learned from the last 300 examples", ("tan", "ban"), ONLINE,
-          ("learner.online_structure=window", "learner.window=300")),
-    *(Lever(f"BAN by hill climbing on {score.upper()}", ("ban",), ("base", "adaboost_m1"),
-            (f"learner.structure={score}",)) for score in ("bic", "bdeu", "k2")),
+    Lever(
+        "online TAN/BAN lossless (converge to batch)", ("tan", "ban"), ONLINE, ("learner.online_structure=lossless",)
+    ),
+    Lever(
+        "online TAN/BAN re-learned from the last 300 examples",
+        ("tan", "ban"),
+        ONLINE,
+        ("learner.online_structure=window", "learner.window=300"),
+    ),
+    *(
+        Lever(
+            f"BAN by hill climbing on {score.upper()}",
+            ("ban",),
+            ("base", "adaboost_m1"),
+            (f"learner.structure={score}",),
+        )
+        for score in ("bic", "bdeu", "k2")
+    ),
     Lever("the online pass in file order (no shuffle)", ("tan", "ban"), ONLINE, ("protocol.shuffle=false",)),
-    *(Lever(f"frozen structure from the first n0 = {n0} examples", ("tan", "ban"), ONLINE,
-            (f"learner.relearn_first={n0}",)) for n0 in (20, 200)),
-    Lever("Oza with K = lambda (expected presentations, no Poisson draw)", ("tan", "ban"), ("online_boosting",),
-          ("algorithm.presentations=expected",)),
-    Lever("M = 30 members / rounds", ("tan", "ban"), ("adaboost_m1", "online_boosting"),
-          ("n_learners=30", "n_rounds=30"), ("promoters", "german")),
-    Lever("online bins from 50 rows (an online learner's first n0)", ("tan", "ban"), ONLINE,
-          ("learner.bin_rows=50",), NUMERIC),
+    *(
+        Lever(
+            f"frozen structure from the first n0 = {n0} examples",
+            ("tan", "ban"),
+            ONLINE,
+            (f"learner.relearn_first={n0}",),
+        )
+        for n0 in (20, 200)
+    ),
+    Lever(
+        "Oza with K = lambda (expected presentations, no Poisson draw)",
+        ("tan", "ban"),
+        ("online_boosting",),
+        ("algorithm.presentations=expected",),
+    ),
+    Lever(
+        "M = 30 members / rounds",
+        ("tan", "ban"),
+        ("adaboost_m1", "online_boosting"),
+        ("n_learners=30", "n_rounds=30"),
+        ("promoters", "german"),
+    ),
+    Lever(
+        "online bins from 50 rows (an online learner's first n0)",
+        ("tan", "ban"),
+        ONLINE,
+        ("learner.bin_rows=50",),
+        NUMERIC,
+    ),
     Lever("equal-width bins", ("tan", "ban"), ALL, ("learner.binning=width",), NUMERIC),
     *(Lever(f"{n} equal-frequency bins", ("tan", "ban"), ALL, (f"learner.n_bins={n}",), NUMERIC) for n in (3, 10)),
-    Lever("a missing value left out (not a value of its own)", ("tan", "ban"), ALL, ("learner.missing=skip",),
-          ("breast_cancer_w",)),
-    Lever("10 equal-width bins (breast-cancer-w: one per score 1..10, i.e. nominal)", ("tan", "ban"), ALL,
-          ("learner.binning=width", "learner.n_bins=10"), NUMERIC),
-    Lever("MOA's OzaBoost vote (no member votes after the first with eps outside (0, 1/2))", ("tan", "ban"),
-          ("online_boosting",), ("algorithm.vote=moa",)),
-    *(Lever(f"cells smoothed toward {toward} with weight n0 = 5", ("tan", "ban"), ALL,
-            (f"learner.smoothing={name}",)) for name, toward in (("marginal", "P(x_i) (Friedman et al.)"),
-                                                                  ("class_marginal", "P(x_i | c)"))),
-    Lever("batch boosting by resampling (each round fits on n rows drawn from D_t)", ("tan", "ban"),
-          ("adaboost_m1",), ("algorithm.resample=true",)),
-    Lever("file order and K = lambda together", ("tan", "ban"), ("online_boosting",),
-          ("protocol.shuffle=false", "algorithm.presentations=expected"), ("promoters",)),
+    Lever(
+        "a missing value left out (not a value of its own)",
+        ("tan", "ban"),
+        ALL,
+        ("learner.missing=skip",),
+        ("breast_cancer_w",),
+    ),
+    Lever(
+        "10 equal-width bins (breast-cancer-w: one per score 1..10, i.e. nominal)",
+        ("tan", "ban"),
+        ALL,
+        ("learner.binning=width", "learner.n_bins=10"),
+        NUMERIC,
+    ),
+    Lever(
+        "MOA's OzaBoost vote (no member votes after the first with eps outside (0, 1/2))",
+        ("tan", "ban"),
+        ("online_boosting",),
+        ("algorithm.vote=moa",),
+    ),
+    *(
+        Lever(f"cells smoothed toward {toward} with weight n0 = 5", ("tan", "ban"), ALL, (f"learner.smoothing={name}",))
+        for name, toward in (("marginal", "P(x_i) (Friedman et al.)"), ("class_marginal", "P(x_i | c)"))
+    ),
+    Lever(
+        "batch boosting by resampling (each round fits on n rows drawn from D_t)",
+        ("tan", "ban"),
+        ("adaboost_m1",),
+        ("algorithm.resample=true",),
+    ),
+    Lever(
+        "file order and K = lambda together",
+        ("tan", "ban"),
+        ("online_boosting",),
+        ("protocol.shuffle=false", "algorithm.presentations=expected"),
+        ("promoters",),
+    ),
 )
-COLUMN_OF = {"base": "base", "online_base": "online_base", "adaboost_m1": "boosting",
-             "online_boosting": "online_boosting"}
+COLUMN_OF = {
+    "base": "base",
+    "online_base": "online_base",
+    "adaboost_m1": "boosting",
+    "online_boosting": "online_boosting",
+}
 
 
 def sweep(results_dir: str, datasets: list[str], seeds: int, lever: Lever | None) -> None:
@@ -80,15 +142,22 @@ def sweep(results_dir: str, datasets: list[str], seeds: int, lever: Lever | None
         datasets = [d for d in datasets if d in lever.datasets]
     if not datasets:
         return
-    overrides = [f"results_dir={results_dir}", f"dataset={','.join(datasets)}", f"seed=range(0,{seeds})",
-                 "progress=false"]
+    overrides = [
+        f"results_dir={results_dir}",
+        f"dataset={','.join(datasets)}",
+        f"seed=range(0,{seeds})",
+        "progress=false",
+    ]
     # one sweep per learner: Hydra checks a learner.* override against the primary config, whose
     # learner is only chosen by a single value, not by a list swept over
     for learner in lever.learners if lever is not None else (None,):
-        changes = [] if lever is None else [f"learner={learner}", f"algorithm={','.join(lever.algorithms)}",
-                                            *lever.change]
-        subprocess.run([sys.executable, "-m", "boostbench.cli", "sweep", "+experiment=sun_tables", *overrides,
-                        *changes], check=True)
+        changes = (
+            [] if lever is None else [f"learner={learner}", f"algorithm={','.join(lever.algorithms)}", *lever.change]
+        )
+        subprocess.run(
+            [sys.executable, "-m", "boostbench.cli", "sweep", "+experiment=sun_tables", *overrides, *changes],
+            check=True,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,12 +183,19 @@ def main(argv: list[str] | None = None) -> int:
     for lever in levers:
         columns = [COLUMN_OF[a] for a in lever.algorithms]
         merged = pd.merge(default, rebuild(runs, lever.change, lever.algorithms), on=keys, suffixes=("", "_lever"))
-        merged = merged[merged["learner"].isin(lever.learners) & merged["column"].isin(columns)
-                        & (merged["n"] > 0) & (merged["n_lever"] > 0)]
+        merged = merged[
+            merged["learner"].isin(lever.learners)
+            & merged["column"].isin(columns)
+            & (merged["n"] > 0)
+            & (merged["n_lever"] > 0)
+        ]
         flags = f"{int(merged['flagged'].sum())} → {int(merged['flagged_lever'].sum())} of {len(merged)}"
         for (learner, column), block in merged.groupby(["learner", "column"], sort=False):
-            moves = "; ".join(f"{row.dataset} {row.ours:.1f} → {row.ours_lever:.1f} ({row.ours_lever - row.ours:+.1f}; "
-                              f"{row.paper:.1f})" for row in block.itertuples())
+            moves = "; ".join(
+                f"{row.dataset} {row.ours:.1f} → {row.ours_lever:.1f} ({row.ours_lever - row.ours:+.1f}; "
+                f"{row.paper:.1f})"
+                for row in block.itertuples()
+            )
             print(f"| {lever.what} (`{' '.join(lever.change)}`) | {learner} {column} | {moves} | {flags} |")
     return 0
 

@@ -38,12 +38,12 @@ import time
 
 import numpy as np
 
-from boostbench.system.kernel_cache import kernel
 from boostbench.learners.vfdt import layout
 from boostbench.learners.vfdt.layout import GRACE, Forest, node_weight
 from boostbench.learners.vfdt.routing import find_leaf, predict_all
 from boostbench.learners.vfdt.split import KEEP, RESET, SPLIT, best_split
 from boostbench.learners.vfdt.training import _add_to_statistics, learn_all
+from boostbench.system.kernel_cache import kernel
 
 LINE = 64  # bytes of a cache line
 
@@ -55,8 +55,18 @@ def _route_all(x, out, trees):  # pragma: no cover - compiled
     F = Forest(*trees)
     found = 0
     for tree in range(F.root.shape[0]):
-        leaf, _, _ = find_leaf(tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub,
-                               F.node_parent, F.feat_map)
+        leaf, _, _ = find_leaf(
+            tree,
+            x,
+            F.root,
+            F.node_nav,
+            F.node_value,
+            F.node_stats,
+            F.node_classes,
+            F.node_sub,
+            F.node_parent,
+            F.feat_map,
+        )
         found += leaf
     return found
 
@@ -75,10 +85,24 @@ def _attempts(leaves, weights, grace, trees):  # pragma: no cover - compiled
         if total - F.node_last[leaf] < grace[tree, GRACE]:
             continue
         slot = F.node_slot[leaf]
-        best_split(F.node_stats[leaf], F.node_classes[leaf], total, F.nominal_counts[slot], F.numeric_stats[slot],
-                   F.ranks[slot], F.attr_ranks[slot], F.value_ranks[slot], F.feat_nominal[tree],
-                   F.split_params[tree], F.work[0], F.iwork[0], F.screen_sums[slot], F.screen_grid[slot],
-                   F.screen_base[slot], F.screen_state[slot])
+        best_split(
+            F.node_stats[leaf],
+            F.node_classes[leaf],
+            total,
+            F.nominal_counts[slot],
+            F.numeric_stats[slot],
+            F.ranks[slot],
+            F.attr_ranks[slot],
+            F.value_ranks[slot],
+            F.feat_nominal[tree],
+            F.split_params[tree],
+            F.work[0],
+            F.iwork[0],
+            F.screen_sums[slot],
+            F.screen_grid[slot],
+            F.screen_base[slot],
+            F.screen_state[slot],
+        )
         n += 1
     return n
 
@@ -120,8 +144,8 @@ def record(dataset: str, n_learners: int, seed: int, max_examples: int | None = 
     """Adaboost.OLM's run on ``dataset`` (its first ``max_examples``, or all): its empty pool and, per
     example, ``(x, y, weights)``."""
     from boostbench.boosters import adaboost_olm_kernels as K
-    from boostbench.runner.config import compose_config
     from boostbench.core.ogd import olm_step_size
+    from boostbench.runner.config import compose_config
     from boostbench.runner.experiment import run_experiment
 
     stream, start = [], {}
@@ -135,15 +159,25 @@ def record(dataset: str, n_learners: int, seed: int, max_examples: int | None = 
             start["pool"] = pickle.dumps(pool)
         for i in range(len(X)):
             predicted[i] = self.predict(X[i], alpha, log_v, U[i])
-            K.weights_step(int(Y[i]), olm_step_size(t + i + 1, pool.n_classes), bound, variant, hedge_eta, alpha,
-                           log_v, self._step)
+            K.weights_step(
+                int(Y[i]), olm_step_size(t + i + 1, pool.n_classes), bound, variant, hedge_eta, alpha, log_v, self._step
+            )
             stream.append((X[i].copy(), int(Y[i]), self.arrays.weights.copy()))
             pool.learn(X[i], int(Y[i]), self.arrays.weights)
 
     K.FusedStep.run = run  # this process only: the booster's loop, one example at a time, recorded
     prefix = [f"protocol.max_examples={max_examples}"] if max_examples else []
-    cfg = compose_config([f"dataset={dataset}", "algorithm=adaboost_olm", f"n_learners={n_learners}",
-                          f"seed={seed}", "gamma=0.1", "n_threads=1", *prefix])
+    cfg = compose_config(
+        [
+            f"dataset={dataset}",
+            "algorithm=adaboost_olm",
+            f"n_learners={n_learners}",
+            f"seed={seed}",
+            "gamma=0.1",
+            "n_threads=1",
+            *prefix,
+        ]
+    )
     metrics = run_experiment(cfg)["metrics"]
     return start["pool"], stream, 1e6 * metrics["runtime_s"] / metrics["n_examples"]
 
@@ -159,8 +193,7 @@ def replay(pool_bytes: bytes, stream, screen: bool, walk_only: bool = False) -> 
     cached = pool.work[0, layout.SETTINGS, layout.CACHE] > 0.0
     out = np.empty((pool.n_learners, pool.n_classes))
     always = np.full_like(pool.split_params, -np.inf)  # any leaf given is due
-    parts = dict(prediction=0.0, kept=0.0, training=0.0, n_attempts=0, n_kept=0, n_reset=0, n_split=0,
-                 trained=0)
+    parts = dict(prediction=0.0, kept=0.0, training=0.0, n_attempts=0, n_kept=0, n_reset=0, n_split=0, trained=0)
     clock = time.perf_counter
     for x, y, weights in stream:
         xp = pool.prepare(x)
@@ -172,7 +205,9 @@ def replay(pool_bytes: bytes, stream, screen: bool, walk_only: bool = False) -> 
             predict_all(xp, out, trees)  # untimed: training reads the routes it leaves
         leaves = np.where((pool.route[:, 2] == -1) & (weights > 0), pool.route[:, 0], -1)
         last = pool.node_last[leaves]
-        if cached and not walk_only:  # what an attempt reads besides the statistics: the slot's cache before the example
+        if (
+            cached and not walk_only
+        ):  # what an attempt reads besides the statistics: the slot's cache before the example
             slots = pool.node_slot[leaves[leaves >= 0]]
             before = {name: getattr(pool, name)[slots].copy() for name in SLOT_STATE}
             before["numeric_stats"] = pool.numeric_stats[slots, y].copy()
@@ -218,7 +253,9 @@ def floor_lines(pool, trained: float, n_kept: float) -> dict:
     statistics = pool.nominal_counts[0].nbytes + pool.numeric_stats[0].nbytes  # one slot's
     attempt = statistics  # an attempt reads the leaf's every statistic, or with the screen's cache
     if pool.work[0, layout.SETTINGS, layout.CACHE] > 0.0:  # one class's (the one changed) and the cache
-        attempt = statistics / k + sum(getattr(pool, name)[0].nbytes for name in ("screen_sums", "screen_grid", "screen_base"))
+        attempt = statistics / k + sum(
+            getattr(pool, name)[0].nbytes for name in ("screen_sums", "screen_grid", "screen_base")
+        )
     return {
         "routing": walk,
         "prediction": walk + pool.n_learners * (2 + 8 * k / LINE),  # the leaf's weights and classes, the output row
@@ -258,11 +295,13 @@ def main() -> None:
     screened = runs[True]
     per_line = line_cost(int(screened["pool"].size_bytes))
     floor = floor_lines(screened["pool"], screened["trained"], screened["n_kept"])
-    table = Table(title=f"{args.dataset}, N = {args.n_learners}, Adaboost.OLM's stream (paper's trees), µs per example "
-                        f"(the run itself: {run_us:.1f}); {screened['n_attempts']:.1f} attempts "
-                        f"({screened['n_kept']:.1f} kept the leaf, {screened['n_reset']:.1f} reset it, "
-                        f"{screened['n_split']:.1f} split it) and {screened['trained']:.0f} trees trained per "
-                        f"example; a random cache line of the pool's size {1e9 * per_line:.1f} ns")
+    table = Table(
+        title=f"{args.dataset}, N = {args.n_learners}, Adaboost.OLM's stream (paper's trees), µs per example "
+        f"(the run itself: {run_us:.1f}); {screened['n_attempts']:.1f} attempts "
+        f"({screened['n_kept']:.1f} kept the leaf, {screened['n_reset']:.1f} reset it, "
+        f"{screened['n_split']:.1f} split it) and {screened['trained']:.0f} trees trained per "
+        f"example; a random cache line of the pool's size {1e9 * per_line:.1f} ns"
+    )
     for column in ("part", "unscreened", "screened", "floor (lines × line)", "left above floor"):
         table.add_column(column, justify="left" if column == "part" else "right")
     for part in ("prediction", "routing", "training", "kept", "rest"):
@@ -270,12 +309,15 @@ def main() -> None:
         f = floor.get(part)
         fl = "" if f is None else f"{1e6 * f * per_line:.2f} ({f:.0f} lines)"
         left = "" if f is None else f"{after - 1e6 * f * per_line:.2f}"
-        name = {"routing": "routing, one tree at a time",
-                "kept": "split attempts that kept the leaf (within training)",
-                "rest": "the rest of training: update, other attempts, resets, splits"}.get(part, part)
+        name = {
+            "routing": "routing, one tree at a time",
+            "kept": "split attempts that kept the leaf (within training)",
+            "rest": "the rest of training: update, other attempts, resets, splits",
+        }.get(part, part)
         table.add_row(name, "" if np.isnan(before) else f"{before:.2f}", f"{after:.2f}", fl, left)
     Console(width=200).print(table)
     print(f"a kernel call's own cost, taken off each part: {1e6 * call:.2f} µs")
+
 
 if __name__ == "__main__":
     main()

@@ -55,16 +55,20 @@ def main() -> None:
 
     on_array(forest.a1, 1)  # the callees compiled before their callers are timed
     on_tuple(forest, 1)
-    rows = [("kernel(array)", _seconds(_array_body, forest.a1, 1)),
-            ("kernel(35-array tuple), same body", _seconds(_tuple_body, forest, 1)),
-            ("kernel(35-array tuple), empty body", _seconds(takes_tuple_does_nothing, forest, 1)),
-            ("caller(tuple): 2 calls passing an array", _seconds(calls_on_array, forest, 1)),
-            ("caller(tuple): 2 calls passing the tuple", _seconds(calls_on_tuple, forest, 1))]
+    rows = [
+        ("kernel(array)", _seconds(_array_body, forest.a1, 1)),
+        ("kernel(35-array tuple), same body", _seconds(_tuple_body, forest, 1)),
+        ("kernel(35-array tuple), empty body", _seconds(takes_tuple_does_nothing, forest, 1)),
+        ("caller(tuple): 2 calls passing an array", _seconds(calls_on_array, forest, 1)),
+        ("caller(tuple): 2 calls passing the tuple", _seconds(calls_on_tuple, forest, 1)),
+    ]
     print(f"numba {numba.__version__}, compile seconds (callees compiled beforehand)")
     for name, seconds in rows:
         print(f"  {seconds:6.3f}  {name}")
-    print(f"taking the tuple instead of an array: +{rows[1][1] - rows[0][1]:.3f} s a kernel; "
-          f"passing it instead of an array: +{(rows[4][1] - rows[3][1]) / 2:.3f} s a call site")
+    print(
+        f"taking the tuple instead of an array: +{rows[1][1] - rows[0][1]:.3f} s a kernel; "
+        f"passing it instead of an array: +{(rows[4][1] - rows[3][1]) / 2:.3f} s a call site"
+    )
 
 
 if __name__ == "__main__":

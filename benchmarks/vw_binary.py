@@ -14,15 +14,18 @@ import argparse
 
 import numpy as np
 
-from boostbench.runner.config import compose_config
 from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
+from boostbench.runner.config import compose_config
 from boostbench.runner.experiment import run_experiment
 
 DATASETS = ("mushroom", "german", "breast_cancer_w", "phishing", "bananas")
-ALGORITHMS = {"Adaboost.OLM": ["algorithm=adaboost_olm"], "OnlineMBBM (γ=0.1)": ["algorithm=online_mbbm"],
-              "VW AdaBoost.OL": ["algorithm=vw_boosting", "algorithm.alg=adaptive"],
-              "VW OnlineBBM": ["algorithm=vw_boosting", "algorithm.alg=bbm"]}
+ALGORITHMS = {
+    "Adaboost.OLM": ["algorithm=adaboost_olm"],
+    "OnlineMBBM (γ=0.1)": ["algorithm=online_mbbm"],
+    "VW AdaBoost.OL": ["algorithm=vw_boosting", "algorithm.alg=adaptive"],
+    "VW OnlineBBM": ["algorithm=vw_boosting", "algorithm.alg=bbm"],
+}
 
 
 def main() -> None:
@@ -38,10 +41,22 @@ def main() -> None:
     for name, dataset in data.items():
         cells = []
         for overrides in ALGORITHMS.values():
-            accuracy = [run_experiment(compose_config([*overrides, f"dataset={name}", f"n_learners={args.n_learners}",
-                                                       f"seed={seed}", "progress=false", "n_threads=1"]),
-                                       dataset=dataset)["metrics"]["final_accuracy"]
-                        for seed in range(args.seeds)]
+            accuracy = [
+                run_experiment(
+                    compose_config(
+                        [
+                            *overrides,
+                            f"dataset={name}",
+                            f"n_learners={args.n_learners}",
+                            f"seed={seed}",
+                            "progress=false",
+                            "n_threads=1",
+                        ]
+                    ),
+                    dataset=dataset,
+                )["metrics"]["final_accuracy"]
+                for seed in range(args.seeds)
+            ]
             cells.append(f"{np.mean(accuracy):.3f} ± {np.std(accuracy):.3f}")
         print(f"| {name} ({dataset.n_examples} × {dataset.n_features}) | {' | '.join(cells)} |", flush=True)
 

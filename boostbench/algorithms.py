@@ -29,13 +29,17 @@ from boostbench.errors import ConfigError
 KNOBS = ("n_learners", "gamma", "n_rounds")
 #: Constraints on the top-level knobs (checked whether or not the algorithm uses them: a grid
 #: value is a user's value).
-KNOB_CONSTRAINTS: dict[str, Constraint] = {"n_learners": positive_int(), "gamma": PROBABILITY,
-                                           "n_rounds": positive_int()}
+KNOB_CONSTRAINTS: dict[str, Constraint] = {
+    "n_learners": positive_int(),
+    "gamma": PROBABILITY,
+    "n_rounds": positive_int(),
+}
 
 
 def _resolve(target: str) -> Any:
     """``"package.module:attribute"`` -> the attribute (imported on first use: the registry
-    imports no kernel module, so a bad value is reported before numba loads)."""
+    imports no kernel module, so a bad value is reported before numba loads).
+    """
     module, _, attribute = target.partition(":")
     return getattr(importlib.import_module(module), attribute)
 
@@ -91,7 +95,8 @@ class AlgorithmSpec:
     @property
     def params(self) -> Mapping[str, Constraint]:
         """The keys of the ``algorithm`` config passed to the constructor, with their constraints:
-        the class's ``_parameter_constraints``."""
+        the class's ``_parameter_constraints``.
+        """
         return _resolve(self.constraints) if self.constraints else self.cls._parameter_constraints
 
     def pool_size(self, n_learners: int) -> int:
@@ -120,10 +125,14 @@ _BATCH = {"family": "batch", "uses": ("n_rounds",)}
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
     "adaboost_olm": AlgorithmSpec(f"{_B}.adaboost_olm:AdaboostOLM", constraints=f"{_H}:ADABOOST_OLM"),
-    "online_mbbm": AlgorithmSpec(f"{_B}.online_mbbm:OnlineMBBM", constraints=f"{_H}:ONLINE_MBBM",
-                                 uses=("n_learners", "gamma"), warm_up=(f"{_B}.online_mbbm:warm_up",),
-                                 compiled_warm_up=(f"{_B}.online_mbbm_kernels:warm_up",),
-                                 caches=(f"{_B}.online_mbbm:load_caches", f"{_B}.online_mbbm:save_caches")),
+    "online_mbbm": AlgorithmSpec(
+        f"{_B}.online_mbbm:OnlineMBBM",
+        constraints=f"{_H}:ONLINE_MBBM",
+        uses=("n_learners", "gamma"),
+        warm_up=(f"{_B}.online_mbbm:warm_up",),
+        compiled_warm_up=(f"{_B}.online_mbbm_kernels:warm_up",),
+        caches=(f"{_B}.online_mbbm:load_caches", f"{_B}.online_mbbm:save_caches"),
+    ),
     "online_boosting": AlgorithmSpec(f"{_B}.online_boosting:OnlineBoosting", constraints=f"{_H}:ONLINE_BOOSTING"),
     "vfdt": AlgorithmSpec(f"{_B}.vfdt:VFDT", constraints=f"{_H}:VFDT", uses=(), single_learner=True),
     # any learner
@@ -132,21 +141,32 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "hedge": AlgorithmSpec(f"{_B}.hedge:HedgeExperts", constraints=f"{_H}:HEDGE"),
     "online_bagging": AlgorithmSpec(f"{_B}.online_bagging:OnlineBagging", constraints=f"{_H}:ONLINE_BAGGING"),
     "ada_olmr": AlgorithmSpec(f"{_B}.ada_olmr:AdaOLMR", constraints=f"{_H}:ADA_OLMR", task="multilabel"),
-    "online_bmr": AlgorithmSpec(f"{_B}.online_bmr:OnlineBMR", constraints=f"{_H}:ONLINE_BMR", task="multilabel",
-                                uses=("n_learners", "gamma")),
+    "online_bmr": AlgorithmSpec(
+        f"{_B}.online_bmr:OnlineBMR", constraints=f"{_H}:ONLINE_BMR", task="multilabel", uses=("n_learners", "gamma")
+    ),
     # batch boosters (boostbench.batch): fitted on a training part under kfold / holdout
-    **{name: AlgorithmSpec(f"boostbench.batch.{module}:{cls}", **_BATCH)
-       for name, module, cls in (("adaboost_m1", "adaboost_m1", "AdaBoostM1"),
-                                 ("adaboost_m2", "adaboost_m2", "AdaBoostM2"), ("samme", "samme", "SAMME"),
-                                 ("adaboost_mh", "adaboost_mh", "AdaBoostMH"), ("adaboost_mm", "adaboost_mm", "AdaBoostMM"),
-                                 ("one_vs_all", "one_vs_all", "OneVsAll"))},
+    **{
+        name: AlgorithmSpec(f"boostbench.batch.{module}:{cls}", **_BATCH)
+        for name, module, cls in (
+            ("adaboost_m1", "adaboost_m1", "AdaBoostM1"),
+            ("adaboost_m2", "adaboost_m2", "AdaBoostM2"),
+            ("samme", "samme", "SAMME"),
+            ("adaboost_mh", "adaboost_mh", "AdaBoostMH"),
+            ("adaboost_mm", "adaboost_mm", "AdaBoostMM"),
+            ("one_vs_all", "one_vs_all", "OneVsAll"),
+        )
+    },
     "adaboost": AlgorithmSpec("boostbench.batch.adaboost:AdaBoost", **_BATCH, max_classes=2),
     "base": AlgorithmSpec("boostbench.batch.base_model:BaseModel", family="batch", uses=()),
     # peers: river's and MOA's online ensembles as shipped (their own trees and defaults)
-    **{f"river_{name}": AlgorithmSpec(f"{_B}.peers.river_peers:RiverEnsemble", fixed={"ensemble": name}, peer=True)
-       for name in ("adaboost", "adwin_boosting", "bole", "arf", "srp", "leveraging_bagging")},
-    **{f"moa_{name}": AlgorithmSpec(f"{_B}.peers.moa_peers:MOAEnsemble", fixed={"ensemble": name}, peer=True)
-       for name in ("ozaboost", "online_smooth_boost", "sgbt", "arf", "srp", "leveraging_bagging")},
+    **{
+        f"river_{name}": AlgorithmSpec(f"{_B}.peers.river_peers:RiverEnsemble", fixed={"ensemble": name}, peer=True)
+        for name in ("adaboost", "adwin_boosting", "bole", "arf", "srp", "leveraging_bagging")
+    },
+    **{
+        f"moa_{name}": AlgorithmSpec(f"{_B}.peers.moa_peers:MOAEnsemble", fixed={"ensemble": name}, peer=True)
+        for name in ("ozaboost", "online_smooth_boost", "sgbt", "arf", "srp", "leveraging_bagging")
+    },
     # Vowpal Wabbit's binary online boosting (Beygelzimer, Kale & Luo 2015) over its linear learners
     "vw_boosting": AlgorithmSpec(f"{_B}.peers.vw_boosting:VWBoosting", max_classes=2, peer=True),
 }
@@ -161,8 +181,9 @@ def algorithm_spec(name: str) -> AlgorithmSpec:
     return entry("algorithm", name, ALGORITHMS)
 
 
-def build_booster(cfg: Any, pool: Any, n_classes: int, rng: np.random.Generator,
-                  spec: AlgorithmSpec | None = None, **peer_args: Any) -> Any:
+def build_booster(
+    cfg: Any, pool: Any, n_classes: int, rng: np.random.Generator, spec: AlgorithmSpec | None = None, **peer_args: Any
+) -> Any:
     """Build the online booster an ``algorithm`` config names over ``pool``
     (:class:`~boostbench.learners.pool.WeakLearnerPool`) for ``n_classes`` labels
     (a peer: no pool, ``peer_args`` ``n_learners`` and ``n_categories`` instead).
@@ -181,8 +202,9 @@ def build_booster(cfg: Any, pool: Any, n_classes: int, rng: np.random.Generator,
         raise ConfigError(f"algorithm {cfg['name']}: {exc}") from None
 
 
-def build_batch_booster(cfg: Any, learner: Any, n_classes: int, rng: np.random.Generator,
-                        spec: AlgorithmSpec | None = None) -> Any:
+def build_batch_booster(
+    cfg: Any, learner: Any, n_classes: int, rng: np.random.Generator, spec: AlgorithmSpec | None = None
+) -> Any:
     """Build the batch booster an ``algorithm`` config names over ``learner`` (a
     :class:`~boostbench.batch.TreeParams` or :class:`~boostbench.learners.bayes.pool.BayesParams`).
 

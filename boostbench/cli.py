@@ -7,7 +7,6 @@ exits with code 2, leaving no result file.
 from __future__ import annotations
 
 import time
-from typing import Optional
 
 import typer
 from rich import box
@@ -26,8 +25,8 @@ from rich.table import Table
 from rich.text import Text
 
 from boostbench.errors import BoostbenchError
-from boostbench.system.paths import CONFIG_DIR
 from boostbench.runner.checks import ALLOW_CODE_FLAG
+from boostbench.system.paths import CONFIG_DIR
 
 app = typer.Typer(no_args_is_help=True, help="Reproducible experiments for online boosting.")
 console = Console()
@@ -43,8 +42,11 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="Print the version and exit.")):
+def _main(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+):
     """Reproducible experiments for online boosting."""
 
 
@@ -56,15 +58,18 @@ def _groups_epilog() -> str:
     for group in GROUPS:
         prefix = "+" if group in ("experiment", "preset") else ""
         lines.append(f"{prefix}{group}: {', '.join(group_options(group))}")
-    lines.append("Keys: n_learners, seed, gamma, n_rounds, results_dir, data_dir, progress, n_threads, and any "
-                 "key of a group (algorithm.vote=soft, protocol.final_fraction=0.3). "
-                 "Hydra's flags: --cfg job|hydra|all (print the config, run nothing), --info, -m (a sweep).")
+    lines.append(
+        "Keys: n_learners, seed, gamma, n_rounds, results_dir, data_dir, progress, n_threads, and any "
+        "key of a group (algorithm.vote=soft, protocol.final_fraction=0.3). "
+        "Hydra's flags: --cfg job|hydra|all (print the config, run nothing), --info, -m (a sweep)."
+    )
     return "\n\n".join(lines)
 
 
 def _complete_override(incomplete: str) -> list[str]:
     """Shell completion of an override: a group's options after ``group=`` (``+experiment=``
-    too), a group's keys after ``group.`` (``protocol.window=``), else the groups."""
+    too), a group's keys after ``group.`` (``protocol.window=``), else the groups.
+    """
     from boostbench.runner.config import GROUPS, group_options
 
     key, eq, value = incomplete.partition("=")
@@ -74,8 +79,11 @@ def _complete_override(incomplete: str) -> list[str]:
     section, dot, _ = group.partition(".")
     if not eq and dot and section in GROUPS:
         return [f"{section}.{name}=" for name in _group_keys(section) if f"{section}.{name}".startswith(group)]
-    return [f"{'+' if g in ('experiment', 'preset') else ''}{g}=" for g in GROUPS
-            if g.startswith(group) or f"+{g}".startswith(incomplete)]
+    return [
+        f"{'+' if g in ('experiment', 'preset') else ''}{g}="
+        for g in GROUPS
+        if g.startswith(group) or f"+{g}".startswith(incomplete)
+    ]
 
 
 def _group_keys(group: str) -> list[str]:
@@ -85,7 +93,7 @@ def _group_keys(group: str) -> list[str]:
     keys = set()
     for path in (CONFIG_DIR / group).glob("*.yaml"):
         node = OmegaConf.load(path)
-        keys |= {str(k) for k in node.keys() if not str(k).startswith(("_", "defaults", "hydra"))}
+        keys |= {str(k) for k in node if not str(k).startswith(("_", "defaults", "hydra"))}
     return sorted(keys - {"name"})
 
 
@@ -96,8 +104,10 @@ def _complete_report(incomplete: str) -> list[str]:
     return [name for name in [*REPORTS, "all"] if name.startswith(incomplete)]
 
 
-ALLOW_CODE_HELP = ("accept overrides that run code: _target_, hydra.callbacks, a job's environment, the "
-                   "config search path, a SLURM setup (refused without it)")
+ALLOW_CODE_HELP = (
+    "accept overrides that run code: _target_, hydra.callbacks, a job's environment, the "
+    "config search path, a SLURM setup (refused without it)"
+)
 OUT_OF_MEMORY = "out of memory: lower n_learners or the data set's size, or run on a larger machine"
 
 
@@ -116,12 +126,15 @@ class _RateColumn(ProgressColumn):
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, epilog=_groups_epilog())
-def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overrides, e.g. dataset=car seed=3",
-                                                        autocompletion=_complete_override),
-        allow_code_overrides: bool = typer.Option(False, ALLOW_CODE_FLAG, help=ALLOW_CODE_HELP)):
+def run(
+    overrides: list[str] | None = typer.Argument(
+        None, help="Hydra overrides, e.g. dataset=car seed=3", autocompletion=_complete_override
+    ),
+    allow_code_overrides: bool = typer.Option(False, ALLOW_CODE_FLAG, help=ALLOW_CODE_HELP),
+):
     """Run one experiment and write its record under results/runs/."""
-    from boostbench.runner.config import compose_config, hydra_flags, validate
     from boostbench.runner.checks import check_overrides
+    from boostbench.runner.config import compose_config, hydra_flags, validate
     from boostbench.runner.store import check_writable
 
     try:
@@ -139,10 +152,18 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
         from boostbench.runner.experiment import run_experiment, save
 
         show = bool(cfg.progress) and console.is_terminal
-        progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            _RateColumn(), TextColumn("{task.fields[metric]} {task.fields[value]:.3f}"),
-                            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console,
-                            disable=not show)
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _RateColumn(),
+            TextColumn("{task.fields[metric]} {task.fields[value]:.3f}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+            disable=not show,
+        )
         task = None
         stage = progress.add_task("starting", total=None, metric="", value=0.0)  # a pulsing bar
 
@@ -172,9 +193,18 @@ def run(overrides: Optional[list[str]] = typer.Argument(None, help="Hydra overri
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def sweep(
-    overrides: Optional[list[str]] = typer.Argument(None, help="Hydra sweep overrides, e.g. dataset=balance,car seed='range(0,5)'",
-                                                    autocompletion=_complete_override),
-    n_jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="parallel jobs: joblib workers (default: all cores), a SLURM array's tasks at once, a local Ray cluster's CPUs"),
+    overrides: list[str] | None = typer.Argument(
+        None,
+        help="Hydra sweep overrides, e.g. dataset=balance,car seed='range(0,5)'",
+        autocompletion=_complete_override,
+    ),
+    n_jobs: int | None = typer.Option(
+        None,
+        "--jobs",
+        "-j",
+        help="parallel jobs: joblib workers (default: all cores), a SLURM array's tasks at once, "
+        "a local Ray cluster's CPUs",
+    ),
     allow_code_overrides: bool = typer.Option(False, ALLOW_CODE_FLAG, help=ALLOW_CODE_HELP),
 ):
     """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
@@ -183,8 +213,16 @@ def sweep(
     began = time.perf_counter()
     total = count_jobs(overrides or [])
     live = console.is_terminal
-    progress = Progress(TextColumn("[bold]sweep"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        TextColumn("ETA"), TimeRemainingColumn(), console=console, disable=not live)
+    progress = Progress(
+        TextColumn("[bold]sweep"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not live,
+    )
     task = progress.add_task("sweep", total=total)
     ended = {"n": 0, "ran": 0}
 
@@ -219,19 +257,24 @@ def sweep(
     if table.row_count:
         console.print(table)
     counts = summarize(outcomes)
-    console.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-                  + f" in {time.perf_counter() - began:.0f} s")
+    console.print(
+        ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) + f" in {time.perf_counter() - began:.0f} s"
+    )
     if counts.get("error"):
         raise typer.Exit(2)
     busy = [outcome.label for outcome in outcomes if outcome.status == "busy"]
     if busy:  # another sweep runs them: this one is not complete
-        _fail(f"{len(busy)} job(s) still running in another sweep ({', '.join(busy[:3])}"
-              f"{', ...' if len(busy) > 3 else ''}): run the same sweep again when it ends", code=1)
+        _fail(
+            f"{len(busy)} job(s) still running in another sweep ({', '.join(busy[:3])}"
+            f"{', ...' if len(busy) > 3 else ''}): run the same sweep again when it ends",
+            code=1,
+        )
 
 
 def _print_config(cfg, which: str, overrides: list[str]) -> None:
     """``--cfg job|hydra|all``: the composed config as YAML (the job's: after the preset), as Hydra
-    prints it; nothing runs."""
+    prints it; nothing runs.
+    """
     from omegaconf import OmegaConf
 
     from boostbench.runner.config import hydra_config
@@ -239,7 +282,9 @@ def _print_config(cfg, which: str, overrides: list[str]) -> None:
     if which in ("job", "all"):
         console.print(OmegaConf.to_yaml(cfg), markup=False, highlight=False, end="", soft_wrap=True)
     if which in ("hydra", "all"):
-        console.print(OmegaConf.to_yaml({"hydra": hydra_config(overrides)}), markup=False, highlight=False, end="", soft_wrap=True)
+        console.print(
+            OmegaConf.to_yaml({"hydra": hydra_config(overrides)}), markup=False, highlight=False, end="", soft_wrap=True
+        )
 
 
 def _print_info(overrides: list[str]) -> None:
@@ -266,26 +311,37 @@ def _print_summary(record: dict, path, spec) -> None:
     split = "test_error" in m
     if split:
         rounds = sorted(set(m["n_rounds_fitted"]))
-        rows = [("test error", f"{m['test_error']:.4f} ± {m['test_error_std']:.4f} ({m['n_folds']} "
-                 f"{'folds' if m['n_folds'] > 1 else 'split'})"), ("train error", f"{m['train_error']:.4f}"),
-                ("training examples (all parts)", f"{m['n_examples']:,}")]
+        rows = [
+            (
+                "test error",
+                f"{m['test_error']:.4f} ± {m['test_error_std']:.4f} ({m['n_folds']} "
+                f"{'folds' if m['n_folds'] > 1 else 'split'})",
+            ),
+            ("train error", f"{m['train_error']:.4f}"),
+            ("training examples (all parts)", f"{m['n_examples']:,}"),
+        ]
         if c["learner"]["name"] == "tree":
             rows.insert(2, ("rounds kept", ", ".join(map(str, rounds))))
     elif record["dataset"]["task"] == "multilabel":
-        rows = [("test rank loss", f"{m['test_rank_loss']:.4f}"), ("train rank loss", f"{m['train_rank_loss']:.4f}"),
-                ("examples (train + test)", f"{m['n_train']:,} + {m['n_test']:,}")]
+        rows = [
+            ("test rank loss", f"{m['test_rank_loss']:.4f}"),
+            ("train rank loss", f"{m['train_rank_loss']:.4f}"),
+            ("examples (train + test)", f"{m['n_train']:,} + {m['n_test']:,}"),
+        ]
     else:
-        rows = [("final accuracy (last {:.0%})".format(c["protocol"]["final_fraction"]), f"{m['final_accuracy']:.4f}"),
-                ("cumulative accuracy", f"{m['cumulative_accuracy']:.4f}"), ("examples", f"{m['n_examples']:,}")]
+        rows = [
+            ("final accuracy (last {:.0%})".format(c["protocol"]["final_fraction"]), f"{m['final_accuracy']:.4f}"),
+            ("cumulative accuracy", f"{m['cumulative_accuracy']:.4f}"),
+            ("examples", f"{m['n_examples']:,}"),
+        ]
         if "final_kappa" in m:
             kappa = "undefined" if m["final_kappa"] is None else f"{m['final_kappa']:.4f}"
             rows.insert(1, ("final kappa, macro-F1", f"{kappa}, {m['final_macro_f1']:.4f}"))
         if "final_kappa_m" in m:  # records before the stream metrics have none
             shown = ["undefined" if m[key] is None else f"{m[key]:.4f}" for key in ("final_kappa_m", "final_kappa_t")]
             rows.insert(2, ("final kappa-M, kappa-T", ", ".join(shown)))
-    if not split or c["learner"]["name"] != "tree":
-        if spec.family == "online":
-            rows.append(("weak learners", str(spec.pool_size(c["n_learners"]))))
+    if (not split or c["learner"]["name"] != "tree") and spec.family == "online":
+        rows.append(("weak learners", str(spec.pool_size(c["n_learners"]))))
     rows += [
         ("runtime (s)", f"{m['runtime_s']:.2f}" + (f" wall, {m['cpu_s']:.2f} CPU" if "cpu_s" in m else "")),
         ("µs per example", f"{m['us_per_example']:,.0f}"),
@@ -302,9 +358,14 @@ def _print_summary(record: dict, path, spec) -> None:
 
 
 @app.command()
-def datasets(data_dir: Optional[str] = typer.Option(None, help="extra data directory to search"),
-             fetch: Optional[list[str]] = typer.Option(None, "--fetch", help="download these data sets into openml's "
-                                                      "cache now (for offline runs later); repeat for several")):
+def datasets(
+    data_dir: str | None = typer.Option(None, help="extra data directory to search"),
+    fetch: list[str] | None = typer.Option(
+        None,
+        "--fetch",
+        help="download these data sets into openml's cache now (for offline runs later); repeat for several",
+    ),
+):
     """List the data-set registry and where each data set is found here (or --fetch one from OpenML)."""
     from boostbench.data import available_datasets
     from boostbench.data.loaders import openml_cache_dir, openml_cached
@@ -354,24 +415,35 @@ def _fetch(names: list[str], infos: dict) -> None:
                 raw = fetch_openml_table(int(info.openml_id))
             except BoostbenchError as exc:
                 _fail(str(exc))
-        console.print(f"{name}: {len(raw.frame):,} rows x {raw.frame.shape[1]} columns in openml's cache "
-                      f"(target {raw.default_target!r})", highlight=False)
+        console.print(
+            f"{name}: {len(raw.frame):,} rows x {raw.frame.shape[1]} columns in openml's cache "
+            f"(target {raw.default_target!r})",
+            highlight=False,
+        )
 
 
 @app.command()
 def report(
-    table: str = typer.Argument("all", help="summary (every run of the store), leaderboard, jung2017_table1, "
-                                "jung_tewari2018_table3, combessie_heart, mukherjee_schapire, sun_tables, "
-                                "or all (the default)", autocompletion=_complete_report),
+    table: str = typer.Argument(
+        "all",
+        help="summary (every run of the store), leaderboard, jung2017_table1, "
+        "jung_tewari2018_table3, combessie_heart, mukherjee_schapire, sun_tables, "
+        "or all (the default)",
+        autocompletion=_complete_report,
+    ),
     results_dir: str = typer.Option("results", help="the store to read (<dir>/runs/*.json)"),
-    out_dir: Optional[str] = typer.Option(None, help="where tables and figures go (default: the results dir)"),
+    out_dir: str | None = typer.Option(None, help="where tables and figures go (default: the results dir)"),
     n_learners: int = typer.Option(100, help="paper tables: only runs with this many weak learners"),
-    backend: Optional[str] = typer.Option(None, help="only runs with this learner backend (river, compiled)"),
-    metric: Optional[str] = typer.Option(None, help="summary: the metric shown (default: each protocol's "
-                                         "headline; e.g. cumulative_accuracy, kappa, runtime_s)"),
+    backend: str | None = typer.Option(None, help="only runs with this learner backend (river, compiled)"),
+    metric: str | None = typer.Option(
+        None,
+        help="summary: the metric shown (default: each protocol's "
+        "headline; e.g. cumulative_accuracy, kappa, runtime_s)",
+    ),
 ):
     """Report a result store: a summary of every run (table, curves, summary.html) and the paper
-    tables next to the papers' numbers, with figures."""
+    tables next to the papers' numbers, with figures.
+    """
     from pathlib import Path
 
     from boostbench.reporting import summary, tables
@@ -384,8 +456,12 @@ def report(
     if metric is not None and metric not in COLUMNS:
         _fail(f"unknown metric {metric!r} (available: {', '.join(c for c in COLUMNS if c not in summary.GROUP)})")
     try:
-        runs = load_runs(results_dir, on_error=lambda exc: err_console.print(f"[yellow]skipped:[/] {escape(str(exc))}", highlight=False,
-                                                                        soft_wrap=True))
+        runs = load_runs(
+            results_dir,
+            on_error=lambda exc: err_console.print(
+                f"[yellow]skipped:[/] {escape(str(exc))}", highlight=False, soft_wrap=True
+            ),
+        )
     except BoostbenchError as exc:
         _fail(str(exc))
     if backend is not None:
@@ -399,8 +475,9 @@ def report(
         if name == "summary":
             frame, written = summary.write(results_dir, target, runs, metric)
             _print_runs(frame, str(results_dir))
-            console.print(f"wrote {len(written)} files under {target} ({name}): {target / 'summary.html'}",
-                          highlight=False)
+            console.print(
+                f"wrote {len(written)} files under {target} ({name}): {target / 'summary.html'}", highlight=False
+            )
             continue
         if name == "leaderboard":
             from boostbench.reporting import leaderboard
@@ -435,32 +512,43 @@ def report(
 
 def _print_runs(frame, store: str) -> None:
     """The summary on screen, a table per protocol: a row per group of runs, its mean, interval
-    and seeds (the gamma, preset and variant columns only where they vary)."""
-    from boostbench.reporting.intervals import caption
-    from boostbench.reporting.intervals import interval_cell
+    and seeds (the gamma, preset and variant columns only where they vary).
+    """
+    from boostbench.reporting.intervals import caption, interval_cell
     from boostbench.reporting.records import varying
 
     for (protocol, metric), group in frame.groupby(["protocol", "metric"], sort=True):
         optional = varying(group)
-        shown = Table(title=f"{escape(store)}: {protocol}, {metric} ({len(group)} groups of runs)",
-                      box=box.SIMPLE_HEAD)
+        shown = Table(title=f"{escape(store)}: {protocol}, {metric} ({len(group)} groups of runs)", box=box.SIMPLE_HEAD)
         for column in ("data set", "algorithm", "learner", "N", *optional):
             shown.add_column(column, no_wrap=True)
         for column in ("mean", "95% interval", "seeds", "runtime (s)"):
             shown.add_column(column, justify="right")
         for row in group.itertuples():
-            cells = {"gamma": "" if row.gamma != row.gamma else f"{row.gamma:g}", "preset": row.preset,
-                     "variant": str(row.variant)}
-            shown.add_row(row.dataset, row.algorithm, row.learner, str(row.n_learners),
-                          *(cells[name] for name in optional),
-                          f"{row.mean:.4f}", escape(interval_cell(row)), str(row.n_seeds), f"{row.runtime_s:.2f}")
+            cells = {
+                "gamma": "" if row.gamma != row.gamma else f"{row.gamma:g}",
+                "preset": row.preset,
+                "variant": str(row.variant),
+            }
+            shown.add_row(
+                row.dataset,
+                row.algorithm,
+                row.learner,
+                str(row.n_learners),
+                *(cells[name] for name in optional),
+                f"{row.mean:.4f}",
+                escape(interval_cell(row)),
+                str(row.n_seeds),
+                f"{row.runtime_s:.2f}",
+            )
         _print_wide(shown)
     console.print(caption(), highlight=False)
 
 
 def _print_wide(table: Table) -> None:
     """A table on screen; into a file or pipe (80 columns to rich) at its natural width, so
-    that no name or interval is cut in a log."""
+    that no name or interval is cut in a log.
+    """
     if console.is_terminal:
         console.print(table)
         return
@@ -485,13 +573,18 @@ def _print_table(name, frame) -> None:
         worse = -row.diff if spec.higher_is_better else row.diff
         colour = "white" if row.diff != row.diff or not row.flagged else "red" if worse > 0 else "green"
         interval = escape(cell_interval(row._asdict(), digits))
-        return (f"[{colour}]{row.ours:.{digits}f}[/] {interval} ({paper}){' ⚑' if row.flagged else ''}\n"
-                f"{runtime_text(row._asdict())} ({'—' if pd.isna(row.paper_runtime_s) else row.paper_runtime_s} s)" + (f"\n[dim]{row.note}[/]" if row.note else ""))
+        return (
+            f"[{colour}]{row.ours:.{digits}f}[/] {interval} ({paper}){' ⚑' if row.flagged else ''}\n"
+            f"{runtime_text(row._asdict())} ({'—' if pd.isna(row.paper_runtime_s) else row.paper_runtime_s} s)"
+            + (f"\n[dim]{row.note}[/]" if row.note else "")
+        )
 
     for preset, table in frame.groupby("preset", sort=False):
-        shown = Table(title=escape(caption(name, table, preset)),
-                      caption=f"ours [95% CI over seeds, clipped to the metric's range (*)] (paper; ⚑ outside the "
-                              f"CI and the tolerance {spec.tolerance:g}), runtime s (paper's)")
+        shown = Table(
+            title=escape(caption(name, table, preset)),
+            caption=f"ours [95% CI over seeds, clipped to the metric's range (*)] (paper; ⚑ outside the "
+            f"CI and the tolerance {spec.tolerance:g}), runtime s (paper's)",
+        )
         shown.add_column("data set")
         for column in table_columns(table):
             shown.add_column(column, justify="right")

@@ -58,8 +58,10 @@ class Interval(Constraint):
     def describe(self) -> str:
         kind = "an integer" if self.integer else "a number"
         if self.low is not None and self.high is not None:
-            text = (f"{kind} in {'[' if self.closed_low else '('}{self.low:g}, {self.high:g}"
-                    f"{']' if self.closed_high else ')'}")
+            text = (
+                f"{kind} in {'[' if self.closed_low else '('}{self.low:g}, {self.high:g}"
+                f"{']' if self.closed_high else ')'}"
+            )
         elif self.low is not None:
             text = f"{kind} {'>=' if self.closed_low else '>'} {self.low:g}"
         elif self.high is not None:
@@ -79,8 +81,9 @@ class OneOf(Constraint):
         return any(value == v and type(value) is type(v) for v in self.values)
 
     def describe(self) -> str:
-        return "one of " + ", ".join("null" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
-                                     for v in self.values)
+        return "one of " + ", ".join(
+            "null" if v is None else str(v).lower() if isinstance(v, bool) else str(v) for v in self.values
+        )
 
 
 @dataclass(frozen=True)
@@ -90,8 +93,12 @@ class RangePair(Constraint):
     bound: Interval
 
     def ok(self, value: Any) -> bool:
-        return (isinstance(value, (list, tuple)) and len(value) == 2 and all(self.bound.ok(v) for v in value)
-                and value[0] <= value[1])
+        return (
+            isinstance(value, (list, tuple))
+            and len(value) == 2
+            and all(self.bound.ok(v) for v in value)
+            and value[0] <= value[1]
+        )
 
     def describe(self) -> str:
         return f"[low, high] with low <= high, each {self.bound.describe()}"
@@ -120,7 +127,8 @@ def entry(kind: str, name: str, table: Mapping[str, Any]) -> Any:
 
 class InvalidParameterError(ConfigError, ValueError):
     """A value outside its declared constraint: a :class:`ConfigError` for the runner (one line,
-    exit code 2) and a ``ValueError`` for a booster's or estimator's caller, as scikit-learn's."""
+    exit code 2) and a ``ValueError`` for a booster's or estimator's caller, as scikit-learn's.
+    """
 
 
 def check(section: str, values: Mapping[str, Any], constraints: Mapping[str, Constraint]) -> None:

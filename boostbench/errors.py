@@ -14,12 +14,14 @@ class ConfigError(BoostbenchError):
 
 class NotApplicable(ConfigError):
     """The algorithm cannot run on this data set, found once it is loaded (a binary algorithm on a
-    stream whose config does not declare its classes): a sweep marks the job n/a."""
+    stream whose config does not declare its classes): a sweep marks the job n/a.
+    """
 
 
 class StoreError(BoostbenchError):
     """The result store cannot be written (read-only, not a directory, disk full); nothing was
-    left half-written."""
+    left half-written.
+    """
 
 
 class DataError(BoostbenchError):
@@ -29,6 +31,7 @@ class DataError(BoostbenchError):
 class PeerError(BoostbenchError):
     """A peer's own library (MOA's Java process) stopped with an error of its own, not a mistake
     of the user's; the message gives that error. The CLI exits with code 1, a sweep records it as the
-    job's reason."""
+    job's reason.
+    """
 
     exit_code = 1

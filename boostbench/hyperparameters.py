@@ -23,20 +23,35 @@ VOTE = OneOf(("hard", "soft", "moa"))
 _OLM = {"alpha_bound": POSITIVE, "hedge_eta": POSITIVE}
 
 ADABOOST_OLM: dict[str, Constraint] = {
-    **_OLM, "compiled": BOOLEAN, "gradient": PAPER_OR_REFERENCE,
-    "first_weight": Interval(0.0, closed_low=True, nullable=True)}
+    **_OLM,
+    "compiled": BOOLEAN,
+    "gradient": PAPER_OR_REFERENCE,
+    "first_weight": Interval(0.0, closed_low=True, nullable=True),
+}
 ONLINE_MBBM: dict[str, Constraint] = {
-    "gamma": PROBABILITY, "weight_factor": POSITIVE, "compiled": BOOLEAN, "learners_left": PAPER_OR_REFERENCE,
-    "cost_argmin": OneOf(("normalized", "raw")), "potentials": OneOf(("exact", "monte_carlo")),
-    "mc_draws": positive_int()}
+    "gamma": PROBABILITY,
+    "weight_factor": POSITIVE,
+    "compiled": BOOLEAN,
+    "learners_left": PAPER_OR_REFERENCE,
+    "cost_argmin": OneOf(("normalized", "raw")),
+    "potentials": OneOf(("exact", "monte_carlo")),
+    "mc_draws": positive_int(),
+}
 ONLINE_BOOSTING: dict[str, Constraint] = {
-    "eps_floor": Interval(0.0, 0.5), "compiled": BOOLEAN, "vote": VOTE, "tree_weight": TREE_WEIGHT,
-    "presentations": OneOf(("poisson", "expected"))}
+    "eps_floor": Interval(0.0, 0.5),
+    "compiled": BOOLEAN,
+    "vote": VOTE,
+    "tree_weight": TREE_WEIGHT,
+    "presentations": OneOf(("poisson", "expected")),
+}
 VFDT: dict[str, Constraint] = {}
 BEST_VFDT: dict[str, Constraint] = {"tree_weight": TREE_WEIGHT}
 HEDGE: dict[str, Constraint] = {"beta": PROBABILITY}
 ONLINE_BAGGING: dict[str, Constraint] = {}
 ADA_OLMR: dict[str, Constraint] = {**_OLM, "weak_prediction": WEAK_PREDICTION}
 ONLINE_BMR: dict[str, Constraint] = {
-    "gamma": PROBABILITY, "weak_prediction": WEAK_PREDICTION, "potential_loss": OneOf((None, "hinge", "rank")),
-    "hinge_margin": Interval(0.0, closed_low=True)}
+    "gamma": PROBABILITY,
+    "weak_prediction": WEAK_PREDICTION,
+    "potential_loss": OneOf((None, "hinge", "rank")),
+    "hinge_margin": Interval(0.0, closed_low=True),
+}

@@ -1,7 +1,8 @@
 """Evaluation metrics: the rank loss of Jung & Tewari 2018 (ties count 1/2), and the classification
 metrics beside accuracy (Cohen's kappa, macro-F1, sliding-window variants) through scikit-learn,
 and the stream-learning kappas as MOA computes them: kappa-M against the majority-class classifier
-(Bifet et al., KDD 2015) and kappa-T against the no-change classifier (Zliobaite et al., 2015)."""
+(Bifet et al., KDD 2015) and kappa-T against the no-change classifier (Zliobaite et al., 2015).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import numpy as np
 def _kappa_f1(truth: np.ndarray, predicted: np.ndarray, k: int) -> tuple[float | None, float]:
     """scikit-learn's Cohen's kappa over the ``k`` classes (None where it is undefined: one class
     in both) and macro-F1 averaged over the classes present (true or predicted), as river's
-    ``MacroF1`` averages the classes it has seen."""
+    ``MacroF1`` averages the classes it has seen.
+    """
     import warnings
 
     from sklearn.metrics import cohen_kappa_score, f1_score
@@ -20,8 +22,11 @@ def _kappa_f1(truth: np.ndarray, predicted: np.ndarray, k: int) -> tuple[float |
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # undefined kappa: NaN, reported as None
         kappa = float(cohen_kappa_score(truth, predicted, labels=labels))
-    f1 = float(f1_score(truth, predicted, labels=np.unique(np.concatenate([truth, predicted])), average="macro",
-                        zero_division=0.0))
+    f1 = float(
+        f1_score(
+            truth, predicted, labels=np.unique(np.concatenate([truth, predicted])), average="macro", zero_division=0.0
+        )
+    )
     return (None if kappa != kappa else kappa), f1
 
 
@@ -35,7 +40,7 @@ def cohen_kappa(truth: np.ndarray, predicted: np.ndarray, k: int) -> float | Non
     n = len(truth)
     counts = np.bincount(truth * k + predicted, minlength=k * k).reshape(k, k)
     agree = int(np.trace(counts))
-    chance = int(counts.sum(axis=1) @ counts.sum(axis=0))      # n^2 p_e
+    chance = int(counts.sum(axis=1) @ counts.sum(axis=0))  # n^2 p_e
     return None if n * n == chance else (agree * n - chance) / (n * n - chance)
 
 
@@ -60,7 +65,9 @@ def majority_predictions(truth: np.ndarray, k: int, window: int | None = None) -
         end = min(n, start + block)
         low = start if window is None else max(0, start - window)
         # counts[j]: the classes among truth[low:low + j]
-        counts = np.vstack([np.zeros((1, k), dtype=np.int64), np.cumsum(np.eye(k, dtype=np.int64)[truth[low:end]], axis=0)])
+        counts = np.vstack(
+            [np.zeros((1, k), dtype=np.int64), np.cumsum(np.eye(k, dtype=np.int64)[truth[low:end]], axis=0)]
+        )
         rows = np.arange(start, end)
         if window is None:
             current = before + counts[rows - low]
@@ -73,13 +80,15 @@ def majority_predictions(truth: np.ndarray, k: int, window: int | None = None) -
 
 def no_change_predictions(truth: np.ndarray) -> np.ndarray:
     """What the no-change classifier predicts: the previous example's true label (class 0 first,
-    as MOA's evaluators start). ``(n,)`` int64."""
+    as MOA's evaluators start). ``(n,)`` int64.
+    """
     return np.concatenate([[0], truth[:-1]]).astype(np.int64)
 
 
 def kappa_against(truth: np.ndarray, predicted: np.ndarray, baseline: np.ndarray) -> float | None:
     """``(p0 - pb) / (1 - pb)``: the accuracy ``p0`` gained over a baseline classifier's ``pb``
-    (kappa-M with the majority class, kappa-T with no change); None where ``pb`` is 1."""
+    (kappa-M with the majority class, kappa-T with no change); None where ``pb`` is 1.
+    """
     p0, pb = float(np.mean(truth == predicted)), float(np.mean(truth == baseline))
     return None if pb >= 1.0 else (p0 - pb) / (1.0 - pb)
 
@@ -103,12 +112,16 @@ def classification_metrics(truth: np.ndarray, predicted: np.ndarray, k: int, fin
     whole = _kappa_f1(truth, predicted, k)
     majority, no_change = majority_predictions(truth, k), no_change_predictions(truth)
     tail = slice(final_start, None)
-    return {"final_kappa": final[0], "final_macro_f1": final[1], "cumulative_kappa": whole[0],
-            "cumulative_macro_f1": whole[1],
-            "final_kappa_m": kappa_against(truth[tail], predicted[tail], majority[tail]),
-            "final_kappa_t": kappa_against(truth[tail], predicted[tail], no_change[tail]),
-            "cumulative_kappa_m": kappa_against(truth, predicted, majority),
-            "cumulative_kappa_t": kappa_against(truth, predicted, no_change)}
+    return {
+        "final_kappa": final[0],
+        "final_macro_f1": final[1],
+        "cumulative_kappa": whole[0],
+        "cumulative_macro_f1": whole[1],
+        "final_kappa_m": kappa_against(truth[tail], predicted[tail], majority[tail]),
+        "final_kappa_t": kappa_against(truth[tail], predicted[tail], no_change[tail]),
+        "cumulative_kappa_m": kappa_against(truth, predicted, majority),
+        "cumulative_kappa_t": kappa_against(truth, predicted, no_change),
+    }
 
 
 def windowed_curves(truth: np.ndarray, predicted: np.ndarray, k: int, seen: np.ndarray, window: int) -> dict:
@@ -126,8 +139,17 @@ def windowed_curves(truth: np.ndarray, predicted: np.ndarray, k: int, seen: np.n
         ``cumulative_kappa_m``, ``cumulative_kappa_t``: lists of ``m`` floats (a kappa None
         where undefined).
     """
-    curves: dict[str, list] = {name: [] for name in ("windowed_accuracy", "windowed_kappa", "windowed_kappa_m",
-                                                     "windowed_kappa_t", "cumulative_kappa_m", "cumulative_kappa_t")}
+    curves: dict[str, list] = {
+        name: []
+        for name in (
+            "windowed_accuracy",
+            "windowed_kappa",
+            "windowed_kappa_m",
+            "windowed_kappa_t",
+            "cumulative_kappa_m",
+            "cumulative_kappa_t",
+        )
+    }
     window_majority, majority = majority_predictions(truth, k, window), majority_predictions(truth, k)
     no_change = no_change_predictions(truth)
     for end in seen:

@@ -1,5 +1,6 @@
 """Help for a mistyped name: the closest known names (difflib) and the quoting Hydra's grammar
-needs for a separator typed as it is."""
+needs for a separator typed as it is.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
 def quote_separators(overrides: Sequence[str]) -> list[str]:
     """``dataset.sep=;`` (what the shell makes of ``dataset.sep=';'``) as Hydra needs it,
-    ``dataset.sep=';'``; any other override is left as it is."""
+    ``dataset.sep=';'``; any other override is left as it is.
+    """
     quoted = []
     for item in overrides:
         key, eq, value = item.partition("=")

@@ -20,13 +20,13 @@ from boostbench.batch import (
     TreeParams,
 )
 from boostbench.batch.adaboost_mm import mm_cost_matrix
-from boostbench.learners.batch_trees import fit_gain_tree, leaf_values
 from boostbench.cli import app
-from boostbench.runner.config import compose_config
 from boostbench.core.hedge import Hedge, hedge_loss_bound, hedge_run
 from boostbench.errors import ConfigError
-from boostbench.runner.experiment import run_experiment
+from boostbench.learners.batch_trees import fit_gain_tree, leaf_values
 from boostbench.protocols import holdout_split, kfold_splits
+from boostbench.runner.config import compose_config
+from boostbench.runner.experiment import run_experiment
 
 BATCH_ALGORITHMS = {name: spec.cls for name, spec in ALGORITHMS.items() if spec.family == "batch"}
 
@@ -57,7 +57,7 @@ def test_samme_matches_sklearn_adaboost_prediction_for_prediction(k, depth):
     theirs = AdaBoostClassifier(DecisionTreeClassifier(max_depth=depth), n_estimators=25, random_state=0).fit(X, y)
     Xt, _ = gaussian_blobs(n=300, k=k, seed=k + 10)
     assert ours.n_rounds_fitted == len(theirs.estimators_)
-    np.testing.assert_allclose(ours.alphas_, theirs.estimator_weights_[:ours.n_rounds_fitted], rtol=1e-10)
+    np.testing.assert_allclose(ours.alphas_, theirs.estimator_weights_[: ours.n_rounds_fitted], rtol=1e-10)
     staged_theirs = np.array(list(theirs.staged_predict(Xt)))
     assert np.array_equal(ours.staged_predict(Xt, len(staged_theirs)), staged_theirs)
 
@@ -72,7 +72,7 @@ def test_hedge_loss_bound_holds_against_an_adversary(beta, n_experts):
     for t in range(T):
         p = hedge.probabilities()
         row = rng.uniform(0, 0.3, n_experts)
-        row[np.argmax(p)] = 1.0                     # the adversary hits Hedge's favourite
+        row[np.argmax(p)] = 1.0  # the adversary hits Hedge's favourite
         incurred += p @ row
         hedge.update(row)
         losses[t] = row
@@ -109,15 +109,15 @@ def test_adaboost_mm_loss_falls_by_sqrt_one_minus_edge_squared():
     assert mm.n_rounds_fitted == 30 and np.all(mm.round_stats_ > 0)
     F = mm.staged_scores(X)
     rows = np.arange(len(y))
-    loss = [np.exp(Ft - Ft[rows, y][:, None]).sum() - len(y) for Ft in F]   # sum over l != y_i
-    bound = len(y) * 3 * np.cumprod(np.sqrt(1 - mm.round_stats_ ** 2))
+    loss = [np.exp(Ft - Ft[rows, y][:, None]).sum() - len(y) for Ft in F]  # sum over l != y_i
+    bound = len(y) * 3 * np.cumprod(np.sqrt(1 - mm.round_stats_**2))
     assert np.all(np.array(loss) <= bound * (1 + 1e-9))
 
 
 def test_adaboost_m1_stops_when_the_weighted_error_exceeds_one_half():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(400, 3))
-    y = rng.integers(4, size=400)                   # labels independent of X: a stump errs ~3/4
+    y = rng.integers(4, size=400)  # labels independent of X: a stump errs ~3/4
     m1 = AdaBoostM1(4, 50, TreeParams(), np.random.default_rng(0)).fit(X, y)
     assert m1.n_rounds_fitted == 0 and m1.stopped_error_ > 0.5
     assert np.all(m1.predict(X) == np.bincount(y).argmax())
@@ -125,7 +125,7 @@ def test_adaboost_m1_stops_when_the_weighted_error_exceeds_one_half():
     m1 = AdaBoostM1(5, 50, TreeParams(max_depth=2), np.random.default_rng(0)).fit(X, y)
     assert 0 < m1.n_rounds_fitted < 50 and m1.stopped_error_ >= 0.5
     assert np.all(m1.round_stats_ < 0.5)
-    for t in range(m1.n_rounds_fitted):             # kept errors are the errors under D_t
+    for t in range(m1.n_rounds_fitted):  # kept errors are the errors under D_t
         wrong = m1._hypotheses[t].predict(X) != y
         assert m1.weight_history_[t][wrong].sum() == pytest.approx(m1.round_stats_[t])
 
@@ -169,7 +169,7 @@ def test_gain_tree_leaves_are_exact_maximisers():
     chosen = tree.predict_values(X)
     assert np.all(chosen.sum(axis=1) == 1.0)
     leaves = tree.tree.apply(X)
-    for leaf in np.unique(leaves):                  # each leaf picks its label of largest summed gain
+    for leaf in np.unique(leaves):  # each leaf picks its label of largest summed gain
         assert chosen[leaves == leaf][0].argmax() == gain[leaves == leaf].sum(axis=0).argmax()
 
 
@@ -203,7 +203,7 @@ def test_kfold_splits_partition_and_stratify_deterministically():
     assert all(np.array_equal(a[1], b[1]) for a, b in zip(splits, again))
     with pytest.raises(ConfigError, match="smallest class"):
         kfold_splits(y, 25, np.random.default_rng(0))
-    (train, test), = holdout_split(y, 0.2, np.random.default_rng(0))
+    ((train, test),) = holdout_split(y, 0.2, np.random.default_rng(0))
     assert len(test) == 20 and np.array_equal(np.bincount(y[test]), [10, 6, 4])
 
 
@@ -248,8 +248,11 @@ def test_an_online_fold_meters_its_models_memory():
 
 
 def test_holdout_run_keeps_the_weight_distribution():
-    record = run_experiment(compose_config(["protocol=holdout", "dataset=heart", "algorithm=adaboost_m1",
-                                            "learner.max_depth=3", "n_rounds=10"]))
+    record = run_experiment(
+        compose_config(
+            ["protocol=holdout", "dataset=heart", "algorithm=adaboost_m1", "learner.max_depth=3", "n_rounds=10"]
+        )
+    )
     W = np.array(record["weights"]["values"])
     assert W.shape[1] == len(record["weights"]["train_index"]) == 227
     assert np.allclose(W.sum(axis=1), 1.0) and len(W) == record["metrics"]["n_rounds_fitted"][0]
@@ -261,14 +264,17 @@ def test_online_algorithm_under_kfold_is_deterministic():
     assert a["fold_test_error"] == b["fold_test_error"] and a["test_error"] < 0.5
 
 
-@pytest.mark.parametrize("overrides,message", [
-    (["algorithm=samme", "protocol=prequential"], "batch algorithm"),
-    (["algorithm=adaboost", "dataset=heart"], "binary"),
-    (["algorithm=adaboost_mm", "learner=hoeffding_tree"], "learner=tree"),
-    (["algorithm=online_boosting", "learner=tree"], "online"),
-    (["algorithm=adaboost_m1", "n_rounds=0"], "n_rounds"),
-    (["algorithm=samme", "learner.max_depth=0"], "max_depth"),
-])
+@pytest.mark.parametrize(
+    "overrides,message",
+    [
+        (["algorithm=samme", "protocol=prequential"], "batch algorithm"),
+        (["algorithm=adaboost", "dataset=heart"], "binary"),
+        (["algorithm=adaboost_mm", "learner=hoeffding_tree"], "learner=tree"),
+        (["algorithm=online_boosting", "learner=tree"], "online"),
+        (["algorithm=adaboost_m1", "n_rounds=0"], "n_rounds"),
+        (["algorithm=samme", "learner.max_depth=0"], "max_depth"),
+    ],
+)
 def test_bad_batch_configs_exit_with_one_line(tmp_path, overrides, message):
     result = CliRunner().invoke(app, ["run", *overrides, f"results_dir={tmp_path}"])
     assert result.exit_code == 2 and message in result.output
@@ -276,19 +282,22 @@ def test_bad_batch_configs_exit_with_one_line(tmp_path, overrides, message):
 
 
 def test_batch_reports_rebuild_from_the_store(tmp_path):
-    from boostbench.runner.experiment import save
     from boostbench.reporting.records import load_runs
     from boostbench.reporting.report import REPORTS
+    from boostbench.runner.experiment import save
 
     records = {}
     for algorithm in ("adaboost_m1", "one_vs_all"):
-        record = run_experiment(compose_config(["protocol=holdout", "dataset=heart", f"algorithm={algorithm}",
-                                                "n_rounds=4"]))
+        record = run_experiment(
+            compose_config(["protocol=holdout", "dataset=heart", f"algorithm={algorithm}", "n_rounds=4"])
+        )
         save(record, str(tmp_path))
         records[algorithm] = record
     for algorithm in ("adaboost_mm", "samme"):
-        save(run_experiment(compose_config(["protocol=kfold", "dataset=heart", f"algorithm={algorithm}",
-                                            "n_rounds=4"])), str(tmp_path))
+        save(
+            run_experiment(compose_config(["protocol=kfold", "dataset=heart", f"algorithm={algorithm}", "n_rounds=4"])),
+            str(tmp_path),
+        )
     runs = load_runs(tmp_path)
     table, written = REPORTS["combessie_heart"].write(tmp_path, tmp_path, runs, 100)
     names = {p.name for p in written}
@@ -327,7 +336,7 @@ def test_adaboost_m1_by_resampling_fits_each_round_on_unit_weight_rows_drawn_fro
     assert len(y1) == len(y2) == len(y) and np.all(w1 == 1.0) and np.all(w2 == 1.0)
     assert y1.mean() == pytest.approx(0.3, abs=0.03) and y2.mean() == pytest.approx(0.5, abs=0.03)
     learner = _Majority()
-    AdaBoostM1(2, 2, learner, np.random.default_rng(0)).fit(X, y)      # reweighting: all rows, D_t
+    AdaBoostM1(2, 2, learner, np.random.default_rng(0)).fit(X, y)  # reweighting: all rows, D_t
     assert np.array_equal(learner.fits[1][0], y)
     assert learner.fits[1][1][y == 1].sum() == pytest.approx(0.5)
 

@@ -5,16 +5,16 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from boostbench.runner.config import compose_config
 from boostbench.data.synthetic import SIGNAL, bayes_accuracy, random_network, sample, synthetic_dataset
 from boostbench.errors import ConfigError
-from boostbench.runner.experiment import run_experiment
+from boostbench.learners.bayes.ci_tests import ban_ci_parents, cut_conditional_mi
+from boostbench.learners.bayes.discretize import Discretizer
 from boostbench.learners.bayes.network import BayesNetModel, RowTable, family_counts
 from boostbench.learners.bayes.pool import BayesParams, BayesPool
-from boostbench.learners.bayes.ci_tests import ban_ci_parents, cut_conditional_mi
 from boostbench.learners.bayes.structure import ban_parents, conditional_mutual_information, family_score, tan_parents
-from boostbench.learners.bayes.discretize import Discretizer
 from boostbench.reporting.sun_tables import online_worse
+from boostbench.runner.config import compose_config
+from boostbench.runner.experiment import run_experiment
 
 
 def chain_data(n=4000, seed=0):
@@ -30,25 +30,34 @@ def chain_data(n=4000, seed=0):
 
 
 def learner_cfg(name, **extra):
-    return OmegaConf.create({"name": name, "alpha": 1.0, "n_bins": 4, "relearn_first": 10 ** 9,
-                             "relearn_factor": 2.0, "max_parents": 2, **extra})
+    return OmegaConf.create(
+        {
+            "name": name,
+            "alpha": 1.0,
+            "n_bins": 4,
+            "relearn_first": 10**9,
+            "relearn_factor": 2.0,
+            "max_parents": 2,
+            **extra,
+        }
+    )
 
 
 def test_tan_recovers_a_known_chain():
     X, y = chain_data()
     parents = tan_parents(X, y, np.ones(len(y)), np.full(5, 2), 2)
     assert parents[0] == () and parents[1] == (0,) and parents[2] == (1,)
-    assert all(len(p) == 1 for p in parents[1:])           # a spanning tree rooted at 0
+    assert all(len(p) == 1 for p in parents[1:])  # a spanning tree rooted at 0
 
 
 def test_conditional_mutual_information_known_values():
     X, y = chain_data(n=20000, seed=1)
-    X[:, 4] = X[:, 3]                                       # a copy: I = H(X3 | C)
+    X[:, 4] = X[:, 3]  # a copy: I = H(X3 | C)
     cmi = conditional_mutual_information(X, y, np.ones(len(y)), np.full(5, 2), 2)
     p = 0.6
     entropy = -(p * np.log(p) + (1 - p) * np.log(1 - p))
     assert cmi[3, 4] == pytest.approx(entropy, abs=0.01)
-    assert cmi[0, 3] < 0.002 and np.allclose(cmi, cmi.T)   # independent given the class
+    assert cmi[0, 3] < 0.002 and np.allclose(cmi, cmi.T)  # independent given the class
 
 
 def test_ban_finds_the_strong_dependencies_and_beats_naive_bayes_on_bic():
@@ -56,15 +65,16 @@ def test_ban_finds_the_strong_dependencies_and_beats_naive_bayes_on_bic():
     parents = ban_parents(X, y, np.ones(len(y)), np.full(5, 2), 2, max_parents=2)
     edges = {(p, i) for i, pa in enumerate(parents) for p in pa}
     assert {(0, 1), (1, 0)} & edges and {(1, 2), (2, 1)} & edges
-    assert not {(3, 4), (4, 3)} & edges                     # noise given the class: no edge
+    assert not {(3, 4), (4, 3)} & edges  # noise given the class: no edge
     assert ban_parents(X, y, np.ones(len(y)), np.full(5, 2), 2, max_parents=0) == [()] * 5
 
 
 def mixed_data(n=300, seed=3):
     rng = np.random.default_rng(seed)
     y = rng.integers(3, size=n)
-    X = np.column_stack([rng.integers(4, size=n), rng.normal(y, 1.0), rng.integers(2, size=n),
-                         rng.normal(-y, 2.0)]).astype(float)
+    X = np.column_stack(
+        [rng.integers(4, size=n), rng.normal(y, 1.0), rng.integers(2, size=n), rng.normal(-y, 2.0)]
+    ).astype(float)
     X[rng.random((n, 4)) < 0.05] = np.nan
     return X, y, np.array([4, 0, 2, 0])
 
@@ -101,8 +111,9 @@ def test_online_structure_matches_batch_after_relearning_on_the_same_counts(kind
 
 def test_online_tan_relearns_on_its_geometric_schedule():
     X, y = chain_data(n=500)
-    params = BayesParams.from_config(learner_cfg("tan", relearn_first=50), X.astype(float), np.full(5, 2),
-                                     np.random.default_rng(0))
+    params = BayesParams.from_config(
+        learner_cfg("tan", relearn_first=50), X.astype(float), np.full(5, 2), np.random.default_rng(0)
+    )
     pool = BayesPool(params, 1, 2)
     for x, label in zip(X[:120].astype(float), y[:120]):
         pool.learn_member(0, pool.prepare(x), int(label), 1.0)
@@ -120,7 +131,7 @@ def test_counts_are_weighted_and_rows_merge():
     counts = family_counts(codes, y, w, 0, (), np.array([2, 2]), 2)
     assert counts[1, 0, 1] == 3.0 and counts[0, 0, 0] == 1.0
     model = BayesNetModel(np.array([2, 2]), 2, [(), (0,)]).add_batch(codes, None, y, w)
-    assert model.class_weight.tolist() == [1.0, 3.0]        # the row with X1 missing still counts for C
+    assert model.class_weight.tolist() == [1.0, 3.0]  # the row with X1 missing still counts for C
 
 
 def test_discretizer_bins_are_equal_frequency_and_code_missing_as_a_value():
@@ -129,7 +140,7 @@ def test_discretizer_bins_are_equal_frequency_and_code_missing_as_a_value():
     X[5, 0] = np.nan
     disc = Discretizer.fit(X, np.array([0, 3]), 4, rng)
     codes = disc.transform(X)
-    assert codes[5, 0] == 4 and np.array_equal(disc.cards, [5, 4])   # the last code is "missing"
+    assert codes[5, 0] == 4 and np.array_equal(disc.cards, [5, 4])  # the last code is "missing"
     assert np.all(np.abs(np.bincount(codes[codes[:, 0] < 4, 0]) - 250) <= 1)
     assert np.array_equal(codes[:, 1], X[:, 1].astype(int))
 
@@ -142,7 +153,7 @@ def test_synthetic_data_is_seeded_and_harder_at_lower_levels():
         rng = np.random.default_rng(1)
         network = random_network(20, 3, SIGNAL[level], rng)
         accuracies.append(bayes_accuracy(network, *sample(network, 20000, rng)))
-    assert accuracies[0] < accuracies[1] < accuracies[2] and 0.7 < accuracies[0] and accuracies[2] > 0.95
+    assert accuracies[0] < accuracies[1] < accuracies[2] and accuracies[0] > 0.7 and accuracies[2] > 0.95
     with pytest.raises(ConfigError):
         synthetic_dataset("s", 4, 10, 10, seed=1)
 
@@ -159,8 +170,9 @@ def test_paired_test_marks_online_boosting_significantly_worse():
 def test_sun_columns_run_under_kfold():
     errors = {}
     for algorithm in ("base", "online_base", "adaboost_m1", "online_boosting", "online_bagging"):
-        cfg = compose_config([f"algorithm={algorithm}", "learner=tan", "dataset=car", "protocol=kfold",
-                              "n_learners=3", "n_rounds=3"])
+        cfg = compose_config(
+            [f"algorithm={algorithm}", "learner=tan", "dataset=car", "protocol=kfold", "n_learners=3", "n_rounds=3"]
+        )
         errors[algorithm] = run_experiment(cfg)["metrics"]["test_error"]
     assert all(0.0 <= e < 0.3 for e in errors.values()), errors
 
@@ -204,13 +216,13 @@ def copy_data(n=3000, seed=5):
     rng = np.random.default_rng(seed)
     y = rng.integers(2, size=n)
     X = np.zeros((n, 4), dtype=np.int64)
-    X[:, 0] = np.where(rng.random(n) < 0.7, y, 1 - y) + 2 * rng.integers(2, size=n)     # 4 values
+    X[:, 0] = np.where(rng.random(n) < 0.7, y, 1 - y) + 2 * rng.integers(2, size=n)  # 4 values
     X[:, 1] = np.where(rng.random(n) < 0.85, X[:, 0], rng.integers(4, size=n))
     X[:, 2:] = np.where(rng.random((n, 2)) < 0.65, y[:, None], 1 - y[:, None])
     return X, y, np.array([4, 4, 2, 2])
 
 
-@pytest.mark.parametrize("epsilon", [0.01, None])                   # CBL's fixed threshold, the G-test's
+@pytest.mark.parametrize("epsilon", [0.01, None])  # CBL's fixed threshold, the G-test's
 def test_ci_ban_finds_the_copy_and_no_arc_between_attributes_independent_given_the_class(epsilon):
     X, y, cards = copy_data()
     parents = ban_ci_parents(X, y, np.ones(len(y)), cards, 2, epsilon=epsilon)
@@ -229,7 +241,7 @@ def test_ci_ban_finds_the_copy_and_no_arc_between_attributes_independent_given_t
 
 def test_the_g_test_adds_no_arc_on_small_samples_of_independent_attributes_where_a_fixed_threshold_does():
     rng = np.random.default_rng(8)
-    y = rng.integers(2, size=84)                                      # promoters' size: 84 rows, 4 values
+    y = rng.integers(2, size=84)  # promoters' size: 84 rows, 4 values
     X = rng.integers(4, size=(84, 12))
     g_test = ban_ci_parents(X, y, np.ones(84), np.full(12, 4), 2)
     fixed = ban_ci_parents(X, y, np.ones(84), np.full(12, 4), 2, epsilon=0.01)
@@ -245,13 +257,16 @@ def test_cut_conditional_mi_is_zero_given_the_common_cause_and_equals_cmi_withou
 
 
 def test_family_scores_known_values():
-    counts = np.array([[[3.0, 1.0]], [[0.0, 2.0]]])                 # k = 2 classes, no parent, 2 values
+    counts = np.array([[[3.0, 1.0]], [[0.0, 2.0]]])  # k = 2 classes, no parent, 2 values
     from math import lgamma, log
+
     k2 = sum(lgamma(2) - lgamma(2 + sum(row)) + sum(lgamma(1 + c) for c in row) for row in ([3, 1], [0, 2]))
     assert family_score(counts, "k2", 0.0) == pytest.approx(k2)
-    cell = 4.0 / 4                                                    # ess 4 over 4 cells
-    bdeu = sum(lgamma(2 * cell) - lgamma(2 * cell + sum(row)) + sum(lgamma(cell + c) - lgamma(cell) for c in row)
-               for row in ([3, 1], [0, 2]))
+    cell = 4.0 / 4  # ess 4 over 4 cells
+    bdeu = sum(
+        lgamma(2 * cell) - lgamma(2 * cell + sum(row)) + sum(lgamma(cell + c) - lgamma(cell) for c in row)
+        for row in ([3, 1], [0, 2])
+    )
     assert family_score(counts, "bdeu", 0.0, ess=4.0) == pytest.approx(bdeu)
     bic = 3 * log(3 / 4) + 1 * log(1 / 4) + 2 * log(1.0) - 0.5 * log(6) * 2
     assert family_score(counts, "bic", log(6)) == pytest.approx(bic)
@@ -270,8 +285,9 @@ def test_every_score_finds_the_chain_and_leaves_the_noise(score):
 def test_a_frozen_online_learner_keeps_the_structure_of_its_first_n0_examples_and_updates_its_tables():
     X, y = chain_data(n=600)
     Xf = X.astype(float)
-    params = BayesParams.from_config(learner_cfg("tan", relearn_first=40, online_structure="frozen"), Xf,
-                                     np.full(5, 2), np.random.default_rng(0))
+    params = BayesParams.from_config(
+        learner_cfg("tan", relearn_first=40, online_structure="frozen"), Xf, np.full(5, 2), np.random.default_rng(0)
+    )
     pool = BayesPool(params, 1, 2)
     member = pool.members[0]
     for t, (x, label) in enumerate(zip(Xf, y)):
@@ -289,12 +305,16 @@ def test_a_frozen_online_learner_keeps_the_structure_of_its_first_n0_examples_an
 def test_a_window_learner_relearns_structure_and_counts_from_its_last_examples_only():
     X, y = chain_data(n=400)
     Xf = X.astype(float)
-    params = BayesParams.from_config(learner_cfg("ban", relearn_first=100, online_structure="window", window=60),
-                                     Xf, np.full(5, 2), np.random.default_rng(0))
+    params = BayesParams.from_config(
+        learner_cfg("ban", relearn_first=100, online_structure="window", window=60),
+        Xf,
+        np.full(5, 2),
+        np.random.default_rng(0),
+    )
     pool = BayesPool(params, 1, 2)
     for x, label in zip(Xf[:200], y[:200]):
         pool.learn_member(0, pool.prepare(x), int(label), 1.0)
-    member = pool.members[0]                                          # re-learned at 100 and 200
+    member = pool.members[0]  # re-learned at 100 and 200
     last = params.fit_label(Xf[140:200], y[140:200], np.ones(60), 2, np.random.default_rng(0))
     assert member.model.parents == last.parents and len(member.kept) == 60
     np.testing.assert_allclose(member.model.counts, last.model.counts)
@@ -302,17 +322,27 @@ def test_a_window_learner_relearns_structure_and_counts_from_its_last_examples_o
 
 def test_an_unknown_structure_or_online_mode_is_refused_in_one_line():
     for override in ("learner.structure=aic", "learner.online_structure=sometimes", "learner.epsilon=-1"):
-        cfg = compose_config(["algorithm=online_boosting", "learner=ban", "dataset=car", "protocol=kfold",
-                              override])
+        cfg = compose_config(["algorithm=online_boosting", "learner=ban", "dataset=car", "protocol=kfold", override])
         with pytest.raises(ConfigError, match="learner"):
             run_experiment(cfg)
 
 
 def test_the_same_seed_gives_the_same_numbers_with_lossy_online_learners():
     def errors(seed):
-        cfg = compose_config(["algorithm=online_boosting", "learner=ban", "dataset=promoters", "protocol=kfold",
-                              "protocol.n_splits=2", "n_learners=3", "learner.online_structure=frozen", f"seed={seed}"])
+        cfg = compose_config(
+            [
+                "algorithm=online_boosting",
+                "learner=ban",
+                "dataset=promoters",
+                "protocol=kfold",
+                "protocol.n_splits=2",
+                "n_learners=3",
+                "learner.online_structure=frozen",
+                f"seed={seed}",
+            ]
+        )
         return run_experiment(cfg)["metrics"]["fold_test_error"]
+
     first = errors(0)
     assert errors(0) == first and errors(1) != first
 
@@ -321,13 +351,27 @@ def test_sun_report_flags_cells_whose_paper_value_is_outside_the_interval_and_ov
     from boostbench.reporting.sun_tables import expected_settings, rebuild, to_markdown
 
     rows = []
-    batch = {"base": [0.94, 0.95, 0.93, 0.94, 0.95], "adaboost_m1": [0.97, 0.98, 0.97, 0.98, 0.97],
-             "online_base": [0.89, 0.88, 0.90, 0.89, 0.88], "online_boosting": [0.95, 0.96, 0.95, 0.96, 0.95]}
+    batch = {
+        "base": [0.94, 0.95, 0.93, 0.94, 0.95],
+        "adaboost_m1": [0.97, 0.98, 0.97, 0.98, 0.97],
+        "online_base": [0.89, 0.88, 0.90, 0.89, 0.88],
+        "online_boosting": [0.95, 0.96, 0.95, 0.96, 0.95],
+    }
     for seed in range(3):
         for algorithm, accuracies in batch.items():
-            rows.append({"dataset": "car", "algorithm": algorithm, "learner": "tan", "protocol": "kfold",
-                         "seed": seed, "n_test": 1728, "fold_test_error": [1 - a for a in accuracies],
-                         "settings": expected_settings("car", algorithm, "tan"), "n_learners": 10})
+            rows.append(
+                {
+                    "dataset": "car",
+                    "algorithm": algorithm,
+                    "learner": "tan",
+                    "protocol": "kfold",
+                    "seed": seed,
+                    "n_test": 1728,
+                    "fold_test_error": [1 - a for a in accuracies],
+                    "settings": expected_settings("car", algorithm, "tan"),
+                    "n_learners": 10,
+                }
+            )
     lever = dict(rows[0], settings=expected_settings("car", "base", "tan", ("learner.online_structure=lossless",)))
     # settings leave N out (a table filter): a run with M = 30 is not one of the M = 10 cell's
     bigger = dict(rows[3], n_learners=30, fold_test_error=[0.5] * 5)
@@ -337,7 +381,7 @@ def test_sun_report_flags_cells_whose_paper_value_is_outside_the_interval_and_ov
     assert car.loc["base", "n"] == 15 and car.loc["base", "ours"] == pytest.approx(94.2)
     assert car.loc["base", "low"] < 94.2 < car.loc["base", "high"]
     assert car["flagged"].tolist() == [False, False, False, True]
-    assert car.loc["online_boosting", "online_worse"]                # 2 points below batch in every fold
+    assert car.loc["online_boosting", "online_worse"]  # 2 points below batch in every fold
     assert "95.4 [95.1, 95.7] − / 88.6 ⚑" in to_markdown(table)
 
 
@@ -346,7 +390,7 @@ def test_equal_width_bins_cut_between_the_training_extremes_and_a_skipped_missin
     X = np.column_stack([np.r_[0.0, 10.0, rng.uniform(0, 1, size=98)], rng.integers(3, size=100)])
     X[7, 0], X[8, 1] = np.nan, np.nan
     width = Discretizer.fit(X, np.array([0, 3]), 5, rng, binning="width")
-    np.testing.assert_allclose(width.cuts[0], [2.0, 4.0, 6.0, 8.0])     # 0..10 in 5 bins of width 2
+    np.testing.assert_allclose(width.cuts[0], [2.0, 4.0, 6.0, 8.0])  # 0..10 in 5 bins of width 2
     codes = width.transform(X)
     assert codes[1, 0] == 4 and np.all(codes[2:, 0][~np.isnan(X[2:, 0])] == 0) and codes[7, 0] == 5
     skip = Discretizer.fit(X, np.array([0, 3]), 5, rng, binning="width", missing="skip")
@@ -373,8 +417,9 @@ def test_oza_with_expected_presentations_trains_member_m_with_weight_lambda_m():
     from boostbench.boosters import OnlineBoosting
 
     X, y = chain_data(n=10)
-    params = BayesParams.from_config(learner_cfg("naive_bayes"), X.astype(float), np.full(5, 2),
-                                     np.random.default_rng(0))
+    params = BayesParams.from_config(
+        learner_cfg("naive_bayes"), X.astype(float), np.full(5, 2), np.random.default_rng(0)
+    )
     booster = OnlineBoosting(BayesPool(params, 4, 2), 2, np.random.default_rng(0), presentations="expected")
     booster.predict_proba(X[0].astype(float))
     booster.update(int(y[0]))
@@ -400,7 +445,7 @@ def conditional_table(model, i, parent_value, c):
 def test_every_smoothing_gives_conditional_tables_that_sum_to_one(smoothing):
     X, y = chain_data(n=300)
     cards = np.array([2, 3, 2, 2, 2])
-    X[:, 1] = np.where(X[:, 4] == 1, 2, X[:, 1])                   # a third value of X1
+    X[:, 1] = np.where(X[:, 4] == 1, 2, X[:, 1])  # a third value of X1
     model = BayesNetModel(cards, 2, [(), (0,), (1,), (), ()], smoothing=smoothing, n0=5.0)
     model.add_batch(X, None, y, np.linspace(0.5, 2.0, len(y)))
     for parent_value in (0, 1):
@@ -415,8 +460,10 @@ def test_an_unseen_parent_configuration_backs_off_to_the_marginal_it_is_smoothed
     X = np.array([[0, 0], [0, 1], [0, 1], [1, 0], [0, 0], [0, 1], [0, 1], [0, 1]])
     y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
     cards = np.array([2, 2])
-    for smoothing, expected in (("class_marginal", [(1 + 1) / (4 + 2), (3 + 1) / (4 + 2)]),
-                                ("marginal", [(3 + 1) / (8 + 2), (5 + 1) / (8 + 2)])):
+    for smoothing, expected in (
+        ("class_marginal", [(1 + 1) / (4 + 2), (3 + 1) / (4 + 2)]),
+        ("marginal", [(3 + 1) / (8 + 2), (5 + 1) / (8 + 2)]),
+    ):
         model = BayesNetModel(cards, 2, [(), (0,)], smoothing=smoothing, n0=5.0).add_batch(X, None, y, np.ones(8))
         assert conditional_table(model, 1, 1, 1) == pytest.approx(expected, abs=1e-12)
     # a seen configuration: (N(c, pa, x) + n0 P(x | c)) / (N(c, pa) + n0); class 0, X0 = 0: N = 1, 2
@@ -428,7 +475,7 @@ def test_an_unseen_parent_configuration_backs_off_to_the_marginal_it_is_smoothed
 @pytest.mark.parametrize("smoothing", ["marginal", "class_marginal"])
 def test_online_counts_equal_batch_counts_under_the_marginal_smoothings(smoothing):
     X, y = chain_data(n=200, seed=4)
-    X[::7, 2] = -1                                                    # missing values skip their family
+    X[::7, 2] = -1  # missing values skip their family
     w = np.linspace(0.2, 3.0, len(y))
     parents = [(), (0,), (1,), (), ()]
     batch = BayesNetModel(np.full(5, 2), 2, parents, smoothing=smoothing).add_batch(X, None, y, w)
@@ -461,7 +508,8 @@ def test_class_marginal_smoothing_leans_a_tan_on_few_rows_toward_naive_bayes():
 
 
 def test_an_unknown_smoothing_is_refused_in_one_line():
-    cfg = compose_config(["dataset=promoters", "algorithm=base", "learner=tan", "protocol=kfold",
-                          "learner.smoothing=dirichlet"])
-    with pytest.raises(ConfigError, match="learner.smoothing"):
+    cfg = compose_config(
+        ["dataset=promoters", "algorithm=base", "learner=tan", "protocol=kfold", "learner.smoothing=dirichlet"]
+    )
+    with pytest.raises(ConfigError, match=r"learner.smoothing"):
         run_experiment(cfg)

@@ -17,8 +17,11 @@ from boostbench.learners import make_pool
 from boostbench.system.paths import CONFIG_DIR
 
 X0 = np.zeros(2)
-MULTICLASS = sorted(name for name, spec in ALGORITHMS.items()  # ours: peers are tested in test_conformance
-                    if spec.task == "multiclass" and spec.family == "online" and not spec.peer)
+MULTICLASS = sorted(
+    name
+    for name, spec in ALGORITHMS.items()  # ours: peers are tested in test_conformance
+    if spec.task == "multiclass" and spec.family == "online" and not spec.peer
+)
 
 
 def test_adaboost_olm_first_round_by_hand():
@@ -110,8 +113,9 @@ def make(name, data, seed, n_learners=4):
     learner = OmegaConf.load(CONFIG_DIR / "learner" / "hoeffding_tree.yaml")
     spec = ALGORITHMS[name]
     rngs = np.random.SeedSequence(seed).spawn(2)
-    pool = make_pool(learner, spec.pool_size(n_learners), data.n_classes, data.n_categories,
-                     np.random.default_rng(rngs[0]))
+    pool = make_pool(
+        learner, spec.pool_size(n_learners), data.n_classes, data.n_categories, np.random.default_rng(rngs[0])
+    )
     cfg = {"name": name, "gamma": 0.05}
     return build_booster(cfg, pool, data.n_classes, np.random.default_rng(rngs[1]))
 

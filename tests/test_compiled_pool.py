@@ -6,13 +6,13 @@ import sys
 import numpy as np
 import pytest
 
-from boostbench.runner.config import compose_config
 from boostbench.data.registry import load_dataset
-from boostbench.runner.experiment import run_experiment
 from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 from boostbench.learners.pool import HoeffdingTreeParams
 from boostbench.learners.river_pool import RiverHoeffdingTreePool
 from boostbench.learners.vfdt import layout
+from boostbench.runner.config import compose_config
+from boostbench.runner.experiment import run_experiment
 
 # The kernels add floats one by one, as river's sum() does up to Python 3.11; from 3.12 on sum()
 # compensates, so river's trees can round (and then break a tie) differently.
@@ -20,8 +20,9 @@ bit_for_bit = pytest.mark.skipif(sys.version_info >= (3, 12), reason="river's su
 
 
 def params(n, delta=0.1, tau=0.05, grace=10, scale=1.0):
-    return HoeffdingTreeParams(delta=np.full(n, delta), tau=np.full(n, tau),
-                               grace_period=np.full(n, grace), weight_scale=np.full(n, scale))
+    return HoeffdingTreeParams(
+        delta=np.full(n, delta), tau=np.full(n, tau), grace_period=np.full(n, grace), weight_scale=np.full(n, scale)
+    )
 
 
 def test_numeric_threshold_is_learned():
@@ -65,8 +66,10 @@ def test_arrays_grow_past_their_capacity():
     assert pool.n_nodes > len(pool.root) * 3 and len(pool.node_leaf) >= pool.n_nodes
 
 
-@pytest.mark.parametrize("dataset,n_examples", [("balance", 625), ("car", 800), ("mushroom", 600),
-                                                 pytest.param("mice", 300, marks=pytest.mark.slow)])  # 77 numeric
+@pytest.mark.parametrize(
+    "dataset,n_examples",
+    [("balance", 625), ("car", 800), ("mushroom", 600), pytest.param("mice", 300, marks=pytest.mark.slow)],
+)  # 77 numeric
 @pytest.mark.parametrize("weighting", ["unit", "random"])
 @bit_for_bit
 def test_trees_match_river_trees_bit_for_bit(dataset, n_examples, weighting):
@@ -89,14 +92,30 @@ def test_trees_match_river_trees_bit_for_bit(dataset, n_examples, weighting):
     assert compiled.n_nodes > 2 * n  # the trees grew
 
 
-@pytest.mark.parametrize("dataset,algorithm", [
-    ("car", "adaboost_olm"), ("car", "online_boosting"), ("balance", "online_mbbm"), ("balance", "best_vfdt"),
-])
+@pytest.mark.parametrize(
+    "dataset,algorithm",
+    [
+        ("car", "adaboost_olm"),
+        ("car", "online_boosting"),
+        ("balance", "online_mbbm"),
+        ("balance", "best_vfdt"),
+    ],
+)
 @bit_for_bit
 def test_boosters_on_the_compiled_pool_match_the_river_pool(dataset, algorithm):
     def curve(backend):
-        return run_experiment(compose_config([f"dataset={dataset}", f"algorithm={algorithm}", "n_learners=10",
-                                              "gamma=0.05", "seed=1", f"learner.backend={backend}"]))["curve"]
+        return run_experiment(
+            compose_config(
+                [
+                    f"dataset={dataset}",
+                    f"algorithm={algorithm}",
+                    "n_learners=10",
+                    "gamma=0.05",
+                    "seed=1",
+                    f"learner.backend={backend}",
+                ]
+            )
+        )["curve"]
 
     assert curve("compiled") == curve("river")
 
@@ -106,9 +125,13 @@ def test_boosters_on_the_compiled_pool_match_the_river_pool(dataset, algorithm):
 @bit_for_bit
 def test_compiled_pool_on_multilabel_data(algorithm):
     """Per-tree feature subsets: the multi-label boosters' runs are the same with either pool."""
+
     def curve(backend):
-        return run_experiment(compose_config(["dataset=emotions", f"algorithm={algorithm}", "n_learners=10",
-                                              f"learner.backend={backend}"]))["curve"]
+        return run_experiment(
+            compose_config(
+                ["dataset=emotions", f"algorithm={algorithm}", "n_learners=10", f"learner.backend={backend}"]
+            )
+        )["curve"]
 
     assert curve("compiled") == curve("river")
 
@@ -116,9 +139,13 @@ def test_compiled_pool_on_multilabel_data(algorithm):
 @pytest.mark.parametrize("dataset", ["car", "mice"])
 def test_online_boosting_kernel_equals_its_reference(dataset):
     """Same Poisson counts, ties and trees: the compiled update and the Python one agree exactly."""
+
     def run(compiled):
-        record = run_experiment(compose_config([f"dataset={dataset}", "algorithm=online_boosting", "n_learners=8",
-                                                f"algorithm.compiled={compiled}"]))
+        record = run_experiment(
+            compose_config(
+                [f"dataset={dataset}", "algorithm=online_boosting", "n_learners=8", f"algorithm.compiled={compiled}"]
+            )
+        )
         return record["curve"]["cumulative_accuracy"]
 
     assert run("true") == run("false")
@@ -131,9 +158,12 @@ def test_a_path_kept_by_predict_is_used_only_for_the_same_example():
     X = rng.uniform(-1, 1, size=(600, 3))
     X[rng.random(X.shape) < 0.05] = np.nan
     y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) > 0).astype(int)
-    plain, routed = CompiledHoeffdingTreePool(params(4), 2, [0, 0, 0]), CompiledHoeffdingTreePool(params(4), 2, [0, 0, 0])
+    plain, routed = (
+        CompiledHoeffdingTreePool(params(4), 2, [0, 0, 0]),
+        CompiledHoeffdingTreePool(params(4), 2, [0, 0, 0]),
+    )
     for t in range(len(X)):
-        routed.predict_proba(routed.prepare(X[t]))                   # the same example: path reused
+        routed.predict_proba(routed.prepare(X[t]))  # the same example: path reused
         if t % 3 == 0:
             routed.predict_proba(routed.prepare(X[(t + 7) % len(X)]))  # another example: must not be
         for pool in (plain, routed):
@@ -141,7 +171,7 @@ def test_a_path_kept_by_predict_is_used_only_for_the_same_example():
             pool.learn_member(1, pool.prepare(X[t]), int(y[t]), 1.0)
     assert plain.n_nodes == routed.n_nodes > 8
     for name in ("node_stats", "node_nav", "node_value"):
-        assert np.array_equal(getattr(plain, name)[:plain.n_nodes], getattr(routed, name)[:routed.n_nodes]), name
+        assert np.array_equal(getattr(plain, name)[: plain.n_nodes], getattr(routed, name)[: routed.n_nodes]), name
 
 
 def _leaves(pool):
@@ -162,14 +192,16 @@ def test_memory_budget_bounds_the_pool():
     budget_mib = 0.01
     pool = CompiledHoeffdingTreePool(params(3, grace=5, scale=20.0), 3, [0, 0, 0, 4], max_size=budget_mib)
     node_bytes, slot_bytes = pool.limits[:2]
+
     def feed(n):
         for _ in range(n):
             x = np.append(rng.uniform(-1, 1, size=3), rng.integers(4))
             pool.learn(pool.prepare(x), int(x[0] > 0) + int(x[1] > 0.5), np.ones(3))
+
     feed(3000)
     assert pool.enforcements > 0
     leaves, active = _leaves(pool)
-    assert len(leaves) == pool.n_nodes - np.count_nonzero(~pool.node_leaf[:pool.n_nodes])
+    assert len(leaves) == pool.n_nodes - np.count_nonzero(~pool.node_leaf[: pool.n_nodes])
     assert pool.size_bytes == pool.n_nodes * node_bytes + active.sum() * slot_bytes
     assert pool.counters[1] - pool.counters[2] == active.sum() and (~active).any()
     assert pool.size_bytes <= budget_mib * 2**20 + 3 * (pool.width + 1) * (node_bytes + slot_bytes)
@@ -178,8 +210,9 @@ def test_memory_budget_bounds_the_pool():
     assert (len(pool.node_leaf), len(pool.nominal_counts)) == sizes
 
 
-@pytest.mark.parametrize("n_categories,nominal,numeric", [([3, 4], True, False), ([0, 0], False, True),
-                                                         ([0, 4], True, True)])
+@pytest.mark.parametrize(
+    "n_categories,nominal,numeric", [([3, 4], True, False), ([0, 0], False, True), ([0, 4], True, True)]
+)
 def test_a_slot_holds_only_the_attribute_kinds_the_trees_see(n_categories, nominal, numeric):
     """A slot's bytes (what a budget counts, and what new leaves make the machine zero) hold no
     statistics for a kind of attribute the data set does not have; the trees learn either way."""
@@ -196,8 +229,10 @@ def test_a_slot_holds_only_the_attribute_kinds_the_trees_see(n_categories, nomin
     assert pool.n_nodes > 2
 
 
-@pytest.mark.skipif(not os.path.exists("/sys/kernel/mm/transparent_hugepage"),
-                    reason="a Linux kernel with transparent huge pages (madvise, /proc/self/smaps)")
+@pytest.mark.skipif(
+    not os.path.exists("/sys/kernel/mm/transparent_hugepage"),
+    reason="a Linux kernel with transparent huge pages (madvise, /proc/self/smaps)",
+)
 def test_pool_arrays_stay_out_of_huge_pages():
     """numpy advises transparent huge pages for large arrays; the pool's are advised back to
     ordinary pages (VmFlags ``nh`` in smaps) before their first write."""
@@ -223,8 +258,9 @@ def test_compacting_slots_keeps_the_trees_and_releases_the_rest():
     from boostbench.learners.compiled_pool import release_rows
 
     rng = np.random.default_rng(4)
-    pools = [CompiledHoeffdingTreePool(params(3, grace=5, scale=20.0), 3, [0, 0, 0, 4], max_size=0.02)
-             for _ in range(2)]
+    pools = [
+        CompiledHoeffdingTreePool(params(3, grace=5, scale=20.0), 3, [0, 0, 0, 4], max_size=0.02) for _ in range(2)
+    ]
     pools[1]._compact_slots = lambda: None  # the twin never compacts
     X = np.column_stack([rng.uniform(-1, 1, size=(4000, 3)), rng.integers(4, size=4000)])
     y = (X[:, 0] > 0).astype(int) + (X[:, 1] > 0.5)
@@ -237,11 +273,11 @@ def test_compacting_slots_keeps_the_trees_and_releases_the_rest():
     assert compacted > 0 and pools[0].counters[1] < pools[1].counters[1]
     a, b = pools
     for name in ("node_stats", "node_nav", "node_value"):
-        assert np.array_equal(getattr(a, name)[:a.n_nodes], getattr(b, name)[:b.n_nodes])
-    for node in np.flatnonzero(a.node_slot[:a.n_nodes] >= 0):
+        assert np.array_equal(getattr(a, name)[: a.n_nodes], getattr(b, name)[: b.n_nodes])
+    for node in np.flatnonzero(a.node_slot[: a.n_nodes] >= 0):
         assert np.array_equal(a.numeric_stats[a.node_slot[node]], b.numeric_stats[b.node_slot[node]])
     high = a.counters[1]
-    assert not a.numeric_stats[high:b.counters[1]].any() and not a.ranks[high:b.counters[1]].any()
+    assert not a.numeric_stats[high : b.counters[1]].any() and not a.ranks[high : b.counters[1]].any()
     big = np.arange(40_000, dtype=np.float64).reshape(10_000, 4) + 1  # release: zeros, any alignment
     release_rows(big, 123, 9_877)
     assert not big[123:9_877].any() and big[122].all() and big[9_877].all()
@@ -326,8 +362,12 @@ def test_adaboost_olm_step_kernels_equal_the_python_steps(dataset):
         if mode == "python":
             booster._fused = None  # numpy's Hedge and one call per weak-learner pass
         if mode == "chunks":
-            hits = np.concatenate([booster.test_then_train(data.X[part], data.y[part]) == data.y[part]
-                                   for part in np.array_split(order, 3)])
+            hits = np.concatenate(
+                [
+                    booster.test_then_train(data.X[part], data.y[part]) == data.y[part]
+                    for part in np.array_split(order, 3)
+                ]
+            )
         else:
             hits = []
             for i in order:
@@ -390,7 +430,7 @@ def test_emptied_slots_read_zero(missing):
     free_seen = 0
 
     def check():
-        free = set(pool.free_slots[:pool.counters[2]].tolist())
+        free = set(pool.free_slots[: pool.counters[2]].tolist())
         for slot in range(pool.counters[1]):
             blocks = [pool.numeric_stats[slot, c].any() or pool.nominal_counts[slot, c].any() for c in range(k)]
             if slot in free:
@@ -408,7 +448,7 @@ def test_emptied_slots_read_zero(missing):
             check()
     check()
     assert pool.n_nodes > 3 * 20 and free_seen > 0  # many splits, and freed slots checked
-    in_use = [s for s in range(pool.counters[1]) if s not in set(pool.free_slots[:pool.counters[2]].tolist())]
+    in_use = [s for s in range(pool.counters[1]) if s not in set(pool.free_slots[: pool.counters[2]].tolist())]
     assert any(pool.screen_state[s, 1] & layout.MISSING for s in in_use) == (missing > 0)
     pool.grow(n_categories=np.array([0, 0, 4, 0, 0]))
     assert all(pool.screen_state[s, 1] & layout.MISSING for s in in_use)

@@ -18,16 +18,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import missing_peer, skip_without_peer
 from omegaconf import OmegaConf
 
 from boostbench.algorithms import ALGORITHMS, algorithm_spec, build_batch_booster, build_booster
-from boostbench.runner.config import CONFIG_DIR, compose_config, incompatibility
 from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
-from boostbench.runner.experiment import run_experiment
 from boostbench.learners.registry import make_batch_learner, make_pool
+from boostbench.runner.config import CONFIG_DIR, compose_config, incompatibility
+from boostbench.runner.experiment import run_experiment
 from boostbench.system.resources import MACHINE_DEPENDENT
-from conftest import missing_peer, skip_without_peer
 
 GOLDEN = Path(__file__).with_name("golden_metrics.json")
 ONLINE = sorted(name for name, spec in ALGORITHMS.items() if spec.family == "online")
@@ -54,8 +54,7 @@ def main_metric(name: str, record: dict) -> float:
 
 
 def without_timing(record: dict) -> dict:
-    metrics = {k: v for k, v in record["metrics"].items()
-               if k not in MACHINE_DEPENDENT}
+    metrics = {k: v for k, v in record["metrics"].items() if k not in MACHINE_DEPENDENT}
     return {"metrics": metrics, "curve": record["curve"], "config_hash": record["config_hash"]}
 
 
@@ -64,8 +63,10 @@ def _golden_cases():
     return cases + [(name, "peer") for name in ONLINE if name not in OURS] + [(name, "sklearn") for name in BATCH]
 
 
-@pytest.mark.parametrize("name,backend", [pytest.param(*case, marks=pytest.mark.slow) if case[1] == "river" else case
-                                          for case in _golden_cases()])  # river's pool: make test-slow
+@pytest.mark.parametrize(
+    "name,backend",
+    [pytest.param(*case, marks=pytest.mark.slow) if case[1] == "river" else case for case in _golden_cases()],
+)  # river's pool: make test-slow
 def test_golden_metrics_and_determinism(name, backend):
     """Every registered algorithm through the runner: the same numbers twice, and the golden ones."""
     if backend == "river" and sys.version_info >= (3, 12):
@@ -97,22 +98,31 @@ def test_the_pools_agree_on_the_golden_runs():
 
 # -- the booster objects ---------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def data():
     specs = registry_specs()
-    return {"multiclass": load_dataset(specs["balance"]), "multilabel": load_dataset(specs["emotions"]),
-            "batch": load_dataset(specs["heart"]), "binary": load_dataset(specs["german"])}
+    return {
+        "multiclass": load_dataset(specs["balance"]),
+        "multilabel": load_dataset(specs["emotions"]),
+        "batch": load_dataset(specs["heart"]),
+        "binary": load_dataset(specs["german"]),
+    }
 
 
 def _online(name, data, seed=0):
     spec = algorithm_spec(name)
     dataset = data["binary" if spec.max_classes == 2 else spec.task]
     k = dataset.n_labels if spec.task == "multilabel" else dataset.n_classes
-    learner = OmegaConf.load(CONFIG_DIR / "learner" / ("hoeffding_tree_mlr.yaml" if spec.task == "multilabel"
-                                                        else "hoeffding_tree.yaml"))
+    learner = OmegaConf.load(
+        CONFIG_DIR / "learner" / ("hoeffding_tree_mlr.yaml" if spec.task == "multilabel" else "hoeffding_tree.yaml")
+    )
     rngs = np.random.SeedSequence(seed).spawn(2)
-    pool = None if spec.peer else make_pool(learner, spec.pool_size(3), k, dataset.n_categories,
-                                            np.random.default_rng(rngs[0]))
+    pool = (
+        None
+        if spec.peer
+        else make_pool(learner, spec.pool_size(3), k, dataset.n_categories, np.random.default_rng(rngs[0]))
+    )
     peer = {"n_learners": 3, "n_categories": list(dataset.n_categories)} if spec.peer else {}
     cfg = OmegaConf.load(CONFIG_DIR / "algorithm" / f"{name}.yaml")
     cfg = cfg.get("algorithm", cfg)  # a multi-label algorithm's file also sets its learner
@@ -168,8 +178,9 @@ def test_batch_booster_conformance(name, data):
 
     def fit(seed):
         learner = make_batch_learner(learner_cfg, X, np.asarray(dataset.n_categories), np.random.default_rng(seed))
-        return build_batch_booster({"name": name, "n_rounds": 4}, learner, dataset.n_classes,
-                                   np.random.default_rng(seed)).fit(X, y)
+        return build_batch_booster(
+            {"name": name, "n_rounds": 4}, learner, dataset.n_classes, np.random.default_rng(seed)
+        ).fit(X, y)
 
     booster = fit(0)
     predictions = booster.predict(X)
@@ -183,26 +194,46 @@ def test_batch_booster_conformance(name, data):
 
 # -- every experiment grid ---------------------------------------------------------------------------
 
+
 def _grid_sample(experiment: str) -> list[list[str]]:
     """For each algorithm of an experiment's grid, its first data set, learner and protocol
     values, as overrides on top of ``+experiment=<name>`` (tiny N and rounds)."""
     params = OmegaConf.load(CONFIG_DIR / "experiment" / f"{experiment}.yaml").hydra.sweeper.params
-    first = {axis: str(values).split(",")[0].strip() for axis, values in params.items()
-             if axis not in ("algorithm", "seed", "gamma")}
+    first = {
+        axis: str(values).split(",")[0].strip()
+        for axis, values in params.items()
+        if axis not in ("algorithm", "seed", "gamma")
+    }
     algorithms = str(params.get("algorithm", "adaboost_olm")).split(",")
-    return [[f"+experiment={experiment}", f"algorithm={a.strip()}", *(f"{k}={v}" for k, v in first.items()),
-             "n_learners=2", "n_rounds=2", "seed=0", "progress=false"] for a in algorithms]
+    return [
+        [
+            f"+experiment={experiment}",
+            f"algorithm={a.strip()}",
+            *(f"{k}={v}" for k, v in first.items()),
+            "n_learners=2",
+            "n_rounds=2",
+            "seed=0",
+            "progress=false",
+        ]
+        for a in algorithms
+    ]
 
 
 EXPERIMENTS = sorted(p.stem for p in (CONFIG_DIR / "experiment").glob("*.yaml"))
 #: Grids whose first point takes minutes (100,000 synthetic rows; 101 labels), or that repeat another's
 #: boosters on its data (Table 3's on emotions; river's peers): make test-slow
-SLOW_EXPERIMENTS = ("sun_tables_fixed_split", "jung_tewari2018_table3_large_k", "equivalence_multilabel",
-                    "jung2017_table1_peers", "stream_benchmark")
+SLOW_EXPERIMENTS = (
+    "sun_tables_fixed_split",
+    "jung_tewari2018_table3_large_k",
+    "equivalence_multilabel",
+    "jung2017_table1_peers",
+    "stream_benchmark",
+)
 
 
-@pytest.mark.parametrize("experiment", [pytest.param(e, marks=pytest.mark.slow) if e in SLOW_EXPERIMENTS else e
-                                        for e in EXPERIMENTS])
+@pytest.mark.parametrize(
+    "experiment", [pytest.param(e, marks=pytest.mark.slow) if e in SLOW_EXPERIMENTS else e for e in EXPERIMENTS]
+)
 def test_every_experiment_config_composes_and_runs(experiment):
     ran = 0
     for overrides in _grid_sample(experiment):

@@ -30,9 +30,9 @@ def test_logistic_row_is_gradient_of_logistic_loss(s):
     C = cost_matrix_logistic(s)
     h = 1e-6
     for r in range(len(s)):
-        numeric = np.array([
-            (logistic_loss(s + h * e, r) - logistic_loss(s - h * e, r)) / (2 * h) for e in np.eye(len(s))
-        ])
+        numeric = np.array(
+            [(logistic_loss(s + h * e, r) - logistic_loss(s - h * e, r)) / (2 * h) for e in np.eye(len(s))]
+        )
         np.testing.assert_allclose(C[r], numeric, atol=1e-6)
         np.testing.assert_allclose(cost_row_logistic(s, r), C[r], atol=1e-15)
 

@@ -14,13 +14,16 @@ from boostbench.errors import ConfigError, DataError
 SPECS = registry_specs()
 
 
-@pytest.mark.parametrize("name,n,d,counts,n_nominal,n_missing", [
-    ("balance", 625, 4, [288, 49, 288], 0, 0),
-    ("car", 1728, 6, [1210, 384, 69, 65], 6, 0),
-    ("nursery", 12958, 8, [4320, 4266, 4044, 328], 8, 0),
-    ("mushroom", 8124, 22, [4208, 3916], 22, 2480),
-    ("mice", 1080, 77, [150, 150, 135, 135, 135, 135, 105, 135], 0, 1396),
-])
+@pytest.mark.parametrize(
+    "name,n,d,counts,n_nominal,n_missing",
+    [
+        ("balance", 625, 4, [288, 49, 288], 0, 0),
+        ("car", 1728, 6, [1210, 384, 69, 65], 6, 0),
+        ("nursery", 12958, 8, [4320, 4266, 4044, 328], 8, 0),
+        ("mushroom", 8124, 22, [4208, 3916], 22, 2480),
+        ("mice", 1080, 77, [150, 150, 135, 135, 135, 135, 105, 135], 0, 1396),
+    ],
+)
 def test_vendored_datasets_match_the_manifest(name, n, d, counts, n_nominal, n_missing):
     data = load_dataset(SPECS[name])
     assert data.X.shape == (n, d) and data.X.dtype == np.float64
@@ -95,20 +98,25 @@ def test_user_csv_with_nominal_detection(tmp_path):
 
 def test_user_arff(tmp_path):
     path = tmp_path / "mine.arff"
-    path.write_text("@relation t\n@attribute a numeric\n@attribute b {x,y,z}\n@attribute label {p,q}\n"
-                    "@data\n1.0,x,p\n2.0,z,q\n?,y,q\n")
+    path.write_text(
+        "@relation t\n@attribute a numeric\n@attribute b {x,y,z}\n@attribute label {p,q}\n"
+        "@data\n1.0,x,p\n2.0,z,q\n?,y,q\n"
+    )
     data = custom(path)
     assert data.nominal.tolist() == [False, True]
     assert data.categories[1] == ("x", "y", "z")
     assert data.X[1, 1] == 2.0 and np.isnan(data.X[2, 0])
 
 
-@pytest.mark.parametrize("content,match", [
-    ("a,b,label\n1,2,x\n3,4\n5,6,y\n", r"line 3: 2 fields, expected 3"),
-    ("a,b,label\n1,2,x\n3,4,y,9\n", r"line 3"),
-    ("a,b,label\n1,2,x\n3,oops,y\n", r"line 3, column 'b': value 'oops' is not a number"),
-    ("a,b,label\n1,2,x\n3,4,x\n", r"has 1 class"),
-])
+@pytest.mark.parametrize(
+    "content,match",
+    [
+        ("a,b,label\n1,2,x\n3,4\n5,6,y\n", r"line 3: 2 fields, expected 3"),
+        ("a,b,label\n1,2,x\n3,4,y,9\n", r"line 3"),
+        ("a,b,label\n1,2,x\n3,oops,y\n", r"line 3, column 'b': value 'oops' is not a number"),
+        ("a,b,label\n1,2,x\n3,4,x\n", r"has 1 class"),
+    ],
+)
 def test_malformed_files_name_the_problem(tmp_path, content, match):
     path = tmp_path / "bad.csv"
     path.write_text(content)
@@ -143,7 +151,7 @@ def test_unavailable_dataset_says_why(monkeypatch, tmp_path):
 
 
 def test_template_needs_a_file():
-    with pytest.raises(ConfigError, match="dataset.file"):
+    with pytest.raises(ConfigError, match=r"dataset.file"):
         load_dataset(SPECS["csv"])
 
 
@@ -180,8 +188,11 @@ def test_openml_offline_fails_fast_with_the_whole_reason(monkeypatch):
     monkeypatch.setattr(loaders, "openml_cached", lambda openml_id: False)
     monkeypatch.setattr(loaders, "_reachable", lambda url: "www.openml.org unreachable: no route")
     monkeypatch.setattr(openml.datasets, "get_dataset", never)
-    with pytest.raises(DataError, match=r"OpenML data set 300 is not in openml's cache \(.*\) and cannot be "
-                                        r"downloaded: www.openml.org unreachable: no route$"):
+    with pytest.raises(
+        DataError,
+        match=r"OpenML data set 300 is not in openml's cache \(.*\) and cannot be "
+        r"downloaded: www.openml.org unreachable: no route$",
+    ):
         load_dataset(SPECS["isolet"])
 
 
@@ -202,8 +213,11 @@ def test_drift_streams_are_seeded_and_switch_concept_where_configured():
     before, after = slice(0, 2500), slice(3500, 6000)
     assert agree(before, 8.0) > 0.85 and agree(before, 8.0) > agree(before, 9.5) + 0.05
     assert agree(after, 9.5) > 0.85 and agree(after, 9.5) > agree(after, 8.0) + 0.05
-    agrawal = load_dataset(compose_config(["dataset=agrawal_drift", "dataset.n_examples=500",
-                                           "dataset.position=250", "dataset.width=200"]).dataset)
+    agrawal = load_dataset(
+        compose_config(
+            ["dataset=agrawal_drift", "dataset.n_examples=500", "dataset.position=250", "dataset.width=200"]
+        ).dataset
+    )
     named = dict(zip(agrawal.feature_names, agrawal.nominal))
     assert named["car"] and named["zipcode"] and not named["salary"]
 
@@ -211,7 +225,7 @@ def test_drift_streams_are_seeded_and_switch_concept_where_configured():
 def test_drift_streams_refuse_what_river_cannot_draw():
     from boostbench.runner.config import compose_config
 
-    with pytest.raises(ConfigError, match="dataset.width at least 286"):
+    with pytest.raises(ConfigError, match=r"dataset.width at least 286"):
         load_dataset(compose_config(["dataset=sea_drift", "dataset.width=5"]).dataset)
     with pytest.raises(ConfigError, match="unknown river generator 'SEAA'"):
         load_dataset(compose_config(["dataset=sea_drift", "dataset.stream.name=SEAA"]).dataset)

@@ -10,16 +10,21 @@ import pytest
 from river import checks, datasets, evaluate, metrics, tree
 
 import boostbench.estimators as E
-from boostbench.runner.config import compose_config
 from boostbench.data.registry import load_dataset
 from boostbench.data.river_stream import iter_dataset
-from boostbench.runner.experiment import run_experiment
 from boostbench.learners.pool import REFERENCE_RANGES
 from boostbench.protocols.prequential import final_window_start
+from boostbench.runner.config import compose_config
+from boostbench.runner.experiment import run_experiment
 from boostbench.seeding import run_generators
 
-MULTICLASS = ["AdaboostOLMClassifier", "OnlineMBBMClassifier", "OnlineBoostingClassifier",
-              "OnlineBaggingClassifier", "HedgeClassifier"]
+MULTICLASS = [
+    "AdaboostOLMClassifier",
+    "OnlineMBBMClassifier",
+    "OnlineBoostingClassifier",
+    "OnlineBaggingClassifier",
+    "HedgeClassifier",
+]
 MULTILABEL = ["AdaOLMRClassifier", "OnlineBMRClassifier"]
 
 
@@ -28,8 +33,10 @@ def _emotions(scale):
     return list(itertools.islice(iter_dataset("emotions"), 50 * scale))
 
 
-@pytest.mark.parametrize("name", [n if n == "AdaboostOLMClassifier" else pytest.param(n, marks=pytest.mark.slow)
-                                  for n in MULTICLASS + MULTILABEL])  # one in make test, all in make test-slow
+@pytest.mark.parametrize(
+    "name",
+    [n if n == "AdaboostOLMClassifier" else pytest.param(n, marks=pytest.mark.slow) for n in MULTICLASS + MULTILABEL],
+)  # one in make test, all in make test-slow
 def test_rivers_estimator_checks_pass(name):
     cls = getattr(E, name)
     names = []
@@ -41,8 +48,13 @@ def test_rivers_estimator_checks_pass(name):
                 check = functools.partial(check.func, dataset=_emotions(scale))
             check(model.clone())
             names.append(getattr(check, "__name__", None) or check.func.__name__)
-    assert {"check_shuffle_features_no_impact", "check_emerging_features", "check_pickling",
-            "check_seeding_is_idempotent", "check_bounded_memory_growth"} <= set(names)
+    assert {
+        "check_shuffle_features_no_impact",
+        "check_emerging_features",
+        "check_pickling",
+        "check_seeding_is_idempotent",
+        "check_bounded_memory_growth",
+    } <= set(names)
 
 
 @pytest.mark.parametrize("name", MULTICLASS)
@@ -114,8 +126,9 @@ def test_classes_features_and_values_come_as_they_come():
     assert set(proba) == {"x", "y", "z"} and sum(proba.values()) == pytest.approx(1.0)
     assert model.predict_one({"a": 2.0, "colour": "blue", "late": 2.0}) == "z"
     assert model._encoder.names == ["a", "colour", "late"] and model._booster.pool.n_categories.tolist() == [0, 3, 0]
-    assert pickle.loads(pickle.dumps(model)).predict_proba_one({"a": 0.0, "colour": "red"}) == \
-        model.predict_proba_one({"a": 0.0, "colour": "red"})
+    assert pickle.loads(pickle.dumps(model)).predict_proba_one({"a": 0.0, "colour": "red"}) == model.predict_proba_one(
+        {"a": 0.0, "colour": "red"}
+    )
     with pytest.raises(ValueError, match="'colour' had nominal values and now has the number 3"):
         model.learn_one({"a": 1.0, "colour": 3}, "x")
     with pytest.raises(ValueError, match="'a' had numbers and now has 'high'"):

@@ -10,27 +10,30 @@ from omegaconf import OmegaConf
 from boostbench.boosters import OnlineBoosting, OnlineMBBM
 from boostbench.boosters.online_bmr import OnlineBMR
 from boostbench.boosters.vfdt import BestVFDT
-from boostbench.runner.config import compose_config, config_hash, validate
 from boostbench.core.potentials import Potential01
 from boostbench.core.rank_potentials import PairPotential, baseline
 from boostbench.data import load_dataset
 from boostbench.errors import ConfigError
 from boostbench.reporting import tables
+from boostbench.runner.config import compose_config, config_hash, validate
 
 X0 = np.zeros(2)
 
 
 # -- the preset ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("overrides,section,expected", [
-    (["algorithm=adaboost_olm"], "algorithm", {"gradient": "reference", "first_weight": 5.0}),
-    (["algorithm=online_mbbm"], "algorithm", {"learners_left": "reference", "cost_argmin": "raw"}),
-    (["algorithm=best_vfdt"], "algorithm", {"tree_weight": "one"}),
-    (["algorithm=online_bmr", "dataset=scene"], "algorithm", {"hinge_margin": 0.0}),
-    (["algorithm=ada_olmr", "dataset=scene"], "protocol", {"shuffle": False}),
-    (["dataset=balance"], "protocol", {"shuffle_seed": 357}),
-    (["dataset=car"], "dataset", {"encoding": "reference"}),
-    (["dataset=nursery"], "dataset", {"encoding": "reference"}),
-])
+@pytest.mark.parametrize(
+    "overrides,section,expected",
+    [
+        (["algorithm=adaboost_olm"], "algorithm", {"gradient": "reference", "first_weight": 5.0}),
+        (["algorithm=online_mbbm"], "algorithm", {"learners_left": "reference", "cost_argmin": "raw"}),
+        (["algorithm=best_vfdt"], "algorithm", {"tree_weight": "one"}),
+        (["algorithm=online_bmr", "dataset=scene"], "algorithm", {"hinge_margin": 0.0}),
+        (["algorithm=ada_olmr", "dataset=scene"], "protocol", {"shuffle": False}),
+        (["dataset=balance"], "protocol", {"shuffle_seed": 357}),
+        (["dataset=car"], "dataset", {"encoding": "reference"}),
+        (["dataset=nursery"], "dataset", {"encoding": "reference"}),
+    ],
+)
 def test_the_reference_preset_sets_the_authors_choices(overrides, section, expected):
     paper = compose_config(overrides)
     reference = compose_config([*overrides, "+preset=jung_reference"])
@@ -52,11 +55,14 @@ def test_a_preset_leaves_other_algorithms_and_data_sets_alone():
     assert preset.algorithm == plain.algorithm and preset.dataset == plain.dataset
 
 
-@pytest.mark.parametrize("override,message", [
-    ("algorithm.gradient=both", "algorithm.gradient must be one of paper, reference"),
-    ("algorithm.first_weight=-1", "algorithm.first_weight must be a number >= 0 or null"),
-    ("dataset.encoding=numeric", "dataset.encoding must be one of nominal, reference"),
-])
+@pytest.mark.parametrize(
+    "override,message",
+    [
+        ("algorithm.gradient=both", "algorithm.gradient must be one of paper, reference"),
+        ("algorithm.first_weight=-1", "algorithm.first_weight must be a number >= 0 or null"),
+        ("dataset.encoding=numeric", "dataset.encoding must be one of nominal, reference"),
+    ],
+)
 def test_bad_variant_values_are_named(override, message):
     with pytest.raises(ConfigError, match=message):
         validate(compose_config(["dataset=car", "algorithm=adaboost_olm", override]))
@@ -78,7 +84,7 @@ def test_car_reference_encoding_reads_doors_and_persons_as_numbers():
 
 def test_reference_encoding_needs_a_recode_mapping():
     cfg = compose_config(["dataset=balance", "+dataset.encoding=reference"])
-    with pytest.raises(ConfigError, match="needs dataset.recode"):
+    with pytest.raises(ConfigError, match=r"needs dataset.recode"):
         load_dataset(cfg.dataset)
 
 
@@ -148,8 +154,15 @@ def test_online_mbbm_variants_compiled_equals_reference(learners_left, cost_argm
     runs = []
     for compiled in (True, False):
         pool = ScriptedPool(np.random.default_rng(k).dirichlet(np.ones(k) * 0.3, size=10))
-        booster = OnlineMBBM(pool, k, np.random.default_rng(5), gamma=0.1, compiled=compiled,
-                             learners_left=learners_left, cost_argmin=cost_argmin)
+        booster = OnlineMBBM(
+            pool,
+            k,
+            np.random.default_rng(5),
+            gamma=0.1,
+            compiled=compiled,
+            learners_left=learners_left,
+            cost_argmin=cost_argmin,
+        )
         predictions = []
         for x, label in zip(X, y):
             predictions.append(booster.predict(x))
@@ -202,8 +215,16 @@ def test_confidence_interval_is_students_t():
 
 def test_held_out_gamma_is_chosen_on_one_half_and_scored_on_the_other():
     # in hindsight gamma 0.1 is best (mean .7 vs .55); chosen on one half and scored on the other:
-    rows = [(0.1, 0, 0.9), (0.1, 1, 0.9), (0.1, 2, 0.3), (0.1, 3, 0.3 + 0.4),
-            (0.01, 0, 0.2), (0.01, 1, 0.2), (0.01, 2, 0.9), (0.01, 3, 0.9)]
+    rows = [
+        (0.1, 0, 0.9),
+        (0.1, 1, 0.9),
+        (0.1, 2, 0.3),
+        (0.1, 3, 0.3 + 0.4),
+        (0.01, 0, 0.2),
+        (0.01, 1, 0.2),
+        (0.01, 2, 0.9),
+        (0.01, 3, 0.9),
+    ]
     frame = pd.DataFrame(rows, columns=["gamma", "seed", "final_accuracy"])
     # seeds 0,1 choose 0.1 -> scored on 2,3: 0.5; seeds 2,3 choose 0.01 -> scored on 0,1: 0.2
     assert tables.held_out_gamma_score(frame, "final_accuracy", True) == pytest.approx((0.5 + 0.2) / 2)
@@ -211,18 +232,33 @@ def test_held_out_gamma_is_chosen_on_one_half_and_scored_on_the_other():
 
 def _runs(accuracies, dataset="car", algorithm="adaboost_olm", preset="paper", settings=None):
     settings = settings or tables.expected_settings(dataset, algorithm, preset)
-    return pd.DataFrame({"settings": settings, "dataset": dataset, "algorithm": algorithm, "learner": "hoeffding_tree",
-                         "protocol": "prequential", "preset": preset, "n_learners": 100,
-                         "seed": range(len(accuracies)), "gamma": np.nan, "final_accuracy": accuracies,
-                         "runtime_s": 1.0, "peak_rss_bytes": 2**20})
+    return pd.DataFrame(
+        {
+            "settings": settings,
+            "dataset": dataset,
+            "algorithm": algorithm,
+            "learner": "hoeffding_tree",
+            "protocol": "prequential",
+            "preset": preset,
+            "n_learners": 100,
+            "seed": range(len(accuracies)),
+            "gamma": np.nan,
+            "final_accuracy": accuracies,
+            "runtime_s": 1.0,
+            "peak_rss_bytes": 2**20,
+        }
+    )
 
 
-@pytest.mark.parametrize("accuracies,flagged", [
-    ([0.93, 0.94, 0.92, 0.93], False),   # the paper's 0.930 inside
-    ([0.95, 0.951, 0.949, 0.95], False),  # outside the interval, within the tolerance 0.03
-    ([0.97, 0.971, 0.969, 0.97], True),   # outside and 0.04 off
-    ([0.80, 0.99, 0.85, 0.99], False),    # 0.0225 off; wide interval holds the paper
-])
+@pytest.mark.parametrize(
+    "accuracies,flagged",
+    [
+        ([0.93, 0.94, 0.92, 0.93], False),  # the paper's 0.930 inside
+        ([0.95, 0.951, 0.949, 0.95], False),  # outside the interval, within the tolerance 0.03
+        ([0.97, 0.971, 0.969, 0.97], True),  # outside and 0.04 off
+        ([0.80, 0.99, 0.85, 0.99], False),  # 0.0225 off; wide interval holds the paper
+    ],
+)
 def test_a_cell_is_flagged_only_outside_its_interval_and_the_tolerance(accuracies, flagged):
     frame = tables.rebuild("jung2017_table1", _runs(accuracies))
     cell = frame[(frame["dataset"] == "cars") & (frame["column"] == "adaboost_olm")].iloc[0]
@@ -259,6 +295,7 @@ def test_online_mbbm_monte_carlo_run_is_seeded():
             booster.predict(X0)
             booster.update(label)
         return pool.calls
+
     assert run(1) == run(1) and run(1) != run(2)
 
 
@@ -268,10 +305,15 @@ def test_runs_with_a_lever_switched_are_not_the_paper_cell(tmp_path):
     from boostbench.reporting.records import settings_key
 
     plain = OmegaConf.to_container(compose_config(["dataset=car", "algorithm=adaboost_olm", "seed=3"]), resolve=True)
-    lever = OmegaConf.to_container(compose_config(["dataset=car", "algorithm=adaboost_olm",
-                                                   "algorithm.gradient=reference"]), resolve=True)
-    faster = OmegaConf.to_container(compose_config(["dataset=car", "algorithm=adaboost_olm", "algorithm.compiled=false",
-                                                    "learner.backend=river", "seed=4"]), resolve=True)
+    lever = OmegaConf.to_container(
+        compose_config(["dataset=car", "algorithm=adaboost_olm", "algorithm.gradient=reference"]), resolve=True
+    )
+    faster = OmegaConf.to_container(
+        compose_config(
+            ["dataset=car", "algorithm=adaboost_olm", "algorithm.compiled=false", "learner.backend=river", "seed=4"]
+        ),
+        resolve=True,
+    )
     assert settings_key(plain) == settings_key(faster) == tables.expected_settings("car", "adaboost_olm", "paper")
     assert settings_key(lever) != settings_key(plain)
     runs = pd.concat([_runs([0.93, 0.93]), _runs([0.5, 0.5, 0.5], settings=settings_key(lever))], ignore_index=True)

@@ -97,7 +97,7 @@ def test_random_ties_draw_only_on_a_tie_and_uniformly():
     state = rng.bit_generator.state
     assert argmax_random_tie(np.array([0.1, 0.7, 0.2]), rng) == 1
     assert argmin_random_tie(np.array([0.1, 0.7, 0.2]), rng) == 0
-    assert rng.bit_generator.state == state                 # no tie: the generator is untouched
+    assert rng.bit_generator.state == state  # no tie: the generator is untouched
     picks = [argmax_random_tie(np.array([0.5, 0.2, 0.5, 0.5]), rng) for _ in range(3000)]
     counts = np.bincount(picks, minlength=4)
     assert counts[1] == 0 and all(900 < c < 1100 for c in counts[[0, 2, 3]])
@@ -172,7 +172,13 @@ def test_numpy_sum_is_numpys_pairwise_sum_to_the_bit(scale):
 
 def test_compiled_hedge_steps_are_the_numpy_ones():
     """The kernels' Hedge: the same log-weights to the bit, the same draws, probabilities to rounding."""
-    from boostbench.core.hedge import hedge_pick, hedge_probabilities, hedge_probabilities_into, hedge_update, hedge_update_01
+    from boostbench.core.hedge import (
+        hedge_pick,
+        hedge_probabilities,
+        hedge_probabilities_into,
+        hedge_update,
+        hedge_update_01,
+    )
 
     rng = np.random.default_rng(7)
     log_v = np.zeros(40)

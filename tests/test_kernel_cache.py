@@ -26,7 +26,7 @@ def test_configure_uses_a_keyed_directory_unless_the_user_chose_one(tmp_path, mo
     monkeypatch.setenv("BOOSTBENCH_CACHE", str(tmp_path))
     target = kernel_cache.configure()
     assert target is not None and target.parent == tmp_path / "numba" and target.is_dir()
-    assert numba.config.CACHE_DIR == str(target)
+    assert str(target) == numba.config.CACHE_DIR
 
 
 def test_a_kernel_compiles_once_whatever_literal_values_its_callers_pass():

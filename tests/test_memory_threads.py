@@ -13,19 +13,28 @@ import pytest
 
 import boostbench.runner.experiment as experiment
 from boostbench.runner.config import compose_config
-
 from boostbench.system.resources import MACHINE_DEPENDENT as TIMING
 
 
 def _numbers(record: dict) -> dict:
-    return {"metrics": {k: v for k, v in record["metrics"].items() if k not in TIMING}, "curve": record["curve"],
-            "config_hash": record["config_hash"]}
+    return {
+        "metrics": {k: v for k, v in record["metrics"].items() if k not in TIMING},
+        "curve": record["curve"],
+        "config_hash": record["config_hash"],
+    }
 
 
-@pytest.mark.parametrize("dataset,algorithm", [
-    ("balance", "online_mbbm"), ("mushroom", "online_boosting"),  # make test; all five in make test-slow
-    *(pytest.param(*case, marks=pytest.mark.slow) for case in [("car", "adaboost_olm"), ("mice", "best_vfdt"),
-                                                               ("emotions", "ada_olmr")])])
+@pytest.mark.parametrize(
+    "dataset,algorithm",
+    [
+        ("balance", "online_mbbm"),
+        ("mushroom", "online_boosting"),  # make test; all five in make test-slow
+        *(
+            pytest.param(*case, marks=pytest.mark.slow)
+            for case in [("car", "adaboost_olm"), ("mice", "best_vfdt"), ("emotions", "ada_olmr")]
+        ),
+    ],
+)
 def test_threads_give_the_same_numbers(dataset, algorithm):
     common = [f"dataset={dataset}", f"algorithm={algorithm}", "n_learners=12", "seed=3", "progress=false"]
     one = experiment.run_experiment(compose_config([*common, "n_threads=1"]))

@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from boostbench.runner.config import compose_config
 from boostbench.data.registry import load_dataset
-from boostbench.learners.vfdt import layout, merits, split
-from boostbench.learners.vfdt import merit_bounds as B
 from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 from boostbench.learners.pool import HoeffdingTreeParams
+from boostbench.learners.vfdt import layout, merits, split
+from boostbench.learners.vfdt import merit_bounds as B
+from boostbench.runner.config import compose_config
 
 
 def _learn(st, value, w):
@@ -51,8 +51,9 @@ def _exact(stats):
     pre, _ = merits.entropy_in_order(weights, order, k)
     points = np.zeros(layout.N_SPLIT_POINTS)
     n_points, lo, hi = merits.thresholds(stats, points)
-    merit, _, _ = merits.numeric_best(stats, points, n_points, order, k, pre, np.zeros(2), np.zeros(2),
-                                  np.zeros(k), np.zeros(k), 0.5)
+    merit, _, _ = merits.numeric_best(
+        stats, points, n_points, order, k, pre, np.zeros(2), np.zeros(2), np.zeros(k), np.zeros(k), 0.5
+    )
     return merit, pre, points, n_points, lo, hi
 
 
@@ -90,8 +91,9 @@ def test_merit_ceiling_bounds_every_binary_split(k):
         assert merit <= _ceiling(stats, pre, memo)
         assert _ceiling(stats, pre, memo) == _ceiling(stats, pre)
         leaf_pre = rng.uniform(0.0, np.log2(k) + 1.0)  # the leaf's entropy, from data before a reset
-        merit, _, _ = merits.numeric_best(stats, points, n_points, np.arange(k), k, leaf_pre, np.zeros(2),
-                                          np.zeros(2), np.zeros(k), np.zeros(k), 0.5)
+        merit, _, _ = merits.numeric_best(
+            stats, points, n_points, np.arange(k), k, leaf_pre, np.zeros(2), np.zeros(2), np.zeros(k), np.zeros(k), 0.5
+        )
         assert merit <= _ceiling(stats, leaf_pre)
     apart = np.zeros((2, layout.NUMERIC_COLUMNS))
     for c, center in enumerate((-5.0, 5.0)):
@@ -153,7 +155,7 @@ def test_cached_sums_follow_one_changed_class():
     _, pre, points, n_points, lo, hi = _exact(stats)
     cache = _cache()
     _bounds(stats, points, n_points, lo, hi, pre, cache)
-    for step in range(200):
+    for _ in range(200):
         c = int(rng.integers(k))
         cache[2][:] = stats[c]  # the class's estimator as the sums last saw it
         _learn(stats[c], float(rng.uniform(lo, hi)), rng.exponential(5.0))  # inside the range: same thresholds
@@ -170,15 +172,20 @@ def _twin_pools(n_trees, n_classes, n_categories, seed, max_size=None, threads=1
     """A screened pool (on ``threads`` threads) and the unscreened reference (on one)."""
     cfg = compose_config([])  # the paper's tree parameters: delta, tau, grace drawn per tree
     p = HoeffdingTreeParams.draw(n_trees, np.random.default_rng(seed), cfg.learner)
-    return [CompiledHoeffdingTreePool(p, n_classes, n_categories, max_size=max_size, screen_splits=screen,
-                                      n_threads=threads if screen else 1)
-            for screen in (True, False)]
+    return [
+        CompiledHoeffdingTreePool(
+            p, n_classes, n_categories, max_size=max_size, screen_splits=screen, n_threads=threads if screen else 1
+        )
+        for screen in (True, False)
+    ]
 
 
 def _assert_same_trees(screened, reference):
     assert screened.n_nodes == reference.n_nodes
     for name in ("node_nav", "node_value", "node_stats", "node_last"):
-        assert np.array_equal(getattr(screened, name)[:screened.n_nodes], getattr(reference, name)[:reference.n_nodes]), name
+        assert np.array_equal(
+            getattr(screened, name)[: screened.n_nodes], getattr(reference, name)[: reference.n_nodes]
+        ), name
 
 
 def _train_both(pools, X, y, rng, n_trees):
@@ -255,7 +262,7 @@ def test_screening_changes_no_tree_when_slots_are_reused():
     _assert_same_trees(*pools)
     assert pools[0].enforcements > 0 and pools[0].n_nodes > 8 * 3
     pool = pools[0]  # a released slot keeps no valid cache for its next leaf
-    node = int(np.flatnonzero(pool.node_slot[:pool.n_nodes] >= 0)[0])
+    node = int(np.flatnonzero(pool.node_slot[: pool.n_nodes] >= 0)[0])
     slot = pool.node_slot[node]
     pool.screen_grid[slot, :, B.VALID] = 1.0  # as a screen leaves it
     layout.release(layout.Forest(*pool.kernel_state()), node)

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from river import metrics as river_metrics
 
+from boostbench.metrics import classification_metrics, cohen_kappa, windowed_curves
 from boostbench.runner.config import compose_config
 from boostbench.runner.experiment import run_experiment
-from boostbench.metrics import classification_metrics, cohen_kappa, windowed_curves
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +38,10 @@ def test_windowed_curves_are_river_rolling_metrics_at_the_checkpoints(labels):
     truth, predicted = labels
     seen = np.array([1, 500, 1700, 3000])
     curves = windowed_curves(truth, predicted, 4, seen, window=1000)
-    accuracy, kappa = (Rolling(river_metrics.Accuracy, window_size=1000),
-                       Rolling(river_metrics.CohenKappa, window_size=1000))
+    accuracy, kappa = (
+        Rolling(river_metrics.Accuracy, window_size=1000),
+        Rolling(river_metrics.CohenKappa, window_size=1000),
+    )
     expected = []
     for t, (a, b) in enumerate(zip(truth, predicted), start=1):
         accuracy.update(int(a), int(b))
@@ -52,8 +54,9 @@ def test_windowed_curves_are_river_rolling_metrics_at_the_checkpoints(labels):
 
 
 def test_a_prequential_record_has_kappa_f1_and_windowed_curves():
-    record = run_experiment(compose_config(["dataset=car", "algorithm=adaboost_olm", "n_learners=5",
-                                            "protocol.window=200"]))
+    record = run_experiment(
+        compose_config(["dataset=car", "algorithm=adaboost_olm", "n_learners=5", "protocol.window=200"])
+    )
     m, curve = record["metrics"], record["curve"]
     assert -1 <= m["final_kappa"] <= 1 and 0 <= m["final_macro_f1"] <= 1
     assert len(curve["windowed_accuracy"]) == len(curve["examples_seen"]) == len(curve["windowed_kappa"])
@@ -75,16 +78,20 @@ def test_delayed_labels_change_the_learning_not_the_protocol_at_delay_zero():
     seen = late["curve"]["examples_seen"]
     before = max(i for i, x in enumerate(seen) if x <= 300)
     untrained = late["curve"]["windowed_accuracy"][before]
-    assert untrained < 0.6 < run_experiment(compose_config([*base, "protocol.window=300"]))["curve"]["windowed_accuracy"][-1]
+    assert (
+        untrained
+        < 0.6
+        < run_experiment(compose_config([*base, "protocol.window=300"]))["curve"]["windowed_accuracy"][-1]
+    )
 
 
 def test_delay_and_window_are_checked():
-    from boostbench.runner.config import validate
     from boostbench.errors import ConfigError
+    from boostbench.runner.config import validate
 
-    with pytest.raises(ConfigError, match="protocol.delay"):
+    with pytest.raises(ConfigError, match=r"protocol.delay"):
         validate(compose_config(["protocol.delay=-1"]))
-    with pytest.raises(ConfigError, match="protocol.window"):
+    with pytest.raises(ConfigError, match=r"protocol.window"):
         validate(compose_config(["protocol.window=0"]))
 
 
@@ -93,10 +100,11 @@ def test_cohen_kappa_from_confusion_counts_agrees_with_scikit_learn():
 
     rng = np.random.default_rng(3)
     for k, n in ((2, 7), (3, 50), (5, 400), (6, 1000)):
-        truth = rng.integers(k - 1, size=n)                           # the last class never true
+        truth = rng.integers(k - 1, size=n)  # the last class never true
         predicted = np.where(rng.random(n) < 0.6, truth, rng.integers(k, size=n))
         assert cohen_kappa(truth, predicted, k) == pytest.approx(
-            cohen_kappa_score(truth, predicted, labels=np.arange(k)), abs=1e-12)
-    assert cohen_kappa(np.array([2, 2, 2]), np.array([2, 2, 2]), 3) is None   # p_e = 1: undefined
+            cohen_kappa_score(truth, predicted, labels=np.arange(k)), abs=1e-12
+        )
+    assert cohen_kappa(np.array([2, 2, 2]), np.array([2, 2, 2]), 3) is None  # p_e = 1: undefined
     assert cohen_kappa(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 3) is None
     assert cohen_kappa(np.array([0, 1, 0, 1]), np.array([1, 0, 1, 0]), 2) == -1.0

@@ -2,19 +2,19 @@
 
 import numpy as np
 import pytest
+from conftest import ScriptedPool
 from sklearn.metrics import label_ranking_loss
 
 from boostbench.boosters import AdaOLMR, OnlineBMR
-from boostbench.runner.config import compose_config
 from boostbench.core.rank_losses import hinge_rank_loss, logistic_rank_gradient, logistic_rank_loss
 from boostbench.core.rank_potentials import PairPotential, baseline, difference_pmf
 from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
 from boostbench.errors import DataError
-from boostbench.runner.experiment import run_experiment
 from boostbench.learners.pool import draw_feature_subsets
 from boostbench.metrics import rank_loss
-from conftest import ScriptedPool
+from boostbench.runner.config import compose_config
+from boostbench.runner.experiment import run_experiment
 
 RNG = np.random.default_rng(11)
 
@@ -67,8 +67,10 @@ def test_cost_vector_is_the_gradient_sums_to_zero_negative_on_relevant(k):
         assert c.sum() == pytest.approx(0.0, abs=1e-12)
         assert np.all(c[relevant] < 0) and np.all(c[~relevant] > 0)
         h = 1e-6
-        numeric = [(logistic_rank_loss(s + h * e, relevant) - logistic_rank_loss(s - h * e, relevant)) / (2 * h)
-                   for e in np.eye(k)]
+        numeric = [
+            (logistic_rank_loss(s + h * e, relevant) - logistic_rank_loss(s - h * e, relevant)) / (2 * h)
+            for e in np.eye(k)
+        ]
         np.testing.assert_allclose(c, numeric, atol=1e-7)
         # eq. (9): ||c||_1 / 2 is the weight w^i[t]
         assert np.abs(c).sum() / 2 == pytest.approx(-c[relevant].sum())
@@ -81,10 +83,13 @@ def test_difference_pmf_is_a_distribution_with_the_right_mean():
     assert values @ pmf == pytest.approx(12 * (0.1 - 0.3))
 
 
-@pytest.mark.parametrize("loss,make_scores", [
-    ("hinge", lambda rng, k: rng.normal(size=k)),
-    ("rank", lambda rng, k: rng.integers(0, 4, size=k).astype(float)),
-])
+@pytest.mark.parametrize(
+    "loss,make_scores",
+    [
+        ("hinge", lambda rng, k: rng.normal(size=k)),
+        ("rank", lambda rng, k: rng.integers(0, 4, size=k).astype(float)),
+    ],
+)
 def test_potentials_exact_vs_monte_carlo_and_recursion(loss, make_scores):
     rng = np.random.default_rng(5)
     k = 6
@@ -126,10 +131,15 @@ def test_baseline_caps_the_edge_at_one_over_the_set_size():
     assert 3 * p_rel + 11 * p_irr == pytest.approx(1.0) and p_rel - p_irr == pytest.approx(0.2)
 
 
-@pytest.mark.parametrize("name,n,d,k,n_train,mean_size", [
-    ("emotions", 593, 72, 6, 391, 1.87), ("scene", 2407, 294, 6, 1211, 1.07),
-    ("yeast", 2417, 103, 14, 1500, 4.24), ("mediamill_reduced", 2000, 120, 101, 1500, 4.39),
-])
+@pytest.mark.parametrize(
+    "name,n,d,k,n_train,mean_size",
+    [
+        ("emotions", 593, 72, 6, 391, 1.87),
+        ("scene", 2407, 294, 6, 1211, 1.07),
+        ("yeast", 2417, 103, 14, 1500, 4.24),
+        ("mediamill_reduced", 2000, 120, 101, 1500, 4.39),
+    ],
+)
 def test_mulan_datasets_match_table_2(name, n, d, k, n_train, mean_size):
     data = load_dataset(registry_specs()[name])
     assert data.X.shape == (n, d) and data.Y.shape == (n, k) and data.n_train == n_train
@@ -239,14 +249,22 @@ def test_compiled_rank_kernels_agree_with_the_numpy_reference():
     from boostbench.core.rank_losses import label_indices, logistic_rank_gradients, rank_losses
 
     rng = np.random.default_rng(7)
-    for k, n_rel, spread in ((2, 1, 1.0), (5, 2, 3.0), (101, 4, 50.0), (30, 29, 1.0), (6, 0, 1.0), (6, 6, 1.0),
-                             (8, 3, 1000.0)):  # a range of 2000: the factored exponentials saturate
+    for k, n_rel, spread in (
+        (2, 1, 1.0),
+        (5, 2, 3.0),
+        (101, 4, 50.0),
+        (30, 29, 1.0),
+        (6, 0, 1.0),
+        (6, 6, 1.0),
+        (8, 3, 1000.0),
+    ):  # a range of 2000: the factored exponentials saturate
         relevant = np.zeros(k, bool)
         relevant[rng.choice(k, n_rel, replace=False)] = True
         S = rng.normal(0, spread, (40, k))
         S[::3, 1] = S[::3, 0]  # ties count 1/2 in the rank loss
         S[5] = 0.0
         rel, irr = label_indices(relevant)
-        np.testing.assert_allclose(logistic_rank_gradients(S, rel, irr), logistic_rank_gradient(S, relevant),
-                                   rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(
+            logistic_rank_gradients(S, rel, irr), logistic_rank_gradient(S, relevant), rtol=1e-12, atol=1e-15
+        )
         assert np.array_equal(rank_losses(S, rel, irr), rank_loss(S, relevant))

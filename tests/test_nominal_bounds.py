@@ -5,17 +5,17 @@ import math
 
 import numpy as np
 import pytest
-
-from boostbench.runner.config import compose_config
-from boostbench.data.registry import load_dataset
-from boostbench.learners.vfdt import layout, merits
-from boostbench.learners.vfdt import nominal_bounds as NB
 from test_merit_bounds import (  # the numeric screen's twin pools
     _assert_same_trees,
     _screened_grows_the_unscreened_trees,
     _train_both,
     _twin_pools,
 )
+
+from boostbench.data.registry import load_dataset
+from boostbench.learners.vfdt import layout, merits
+from boostbench.learners.vfdt import nominal_bounds as NB
+from boostbench.runner.config import compose_config
 
 
 def _table_and_ranks(rng, n_values, k):
@@ -46,7 +46,7 @@ def test_bounds_hold_rivers_best_merit(n_values, k):
         merit, kind, _ = merits.nominal_best(table, class_ranks, value_ranks, pre, work, iwork)
         low, high = NB.nominal_merit_bounds(table, pre, work)
         positive = table > 0
-        terms = work[layout.TERMS: layout.TERMS + n_values, :k]
+        terms = work[layout.TERMS : layout.TERMS + n_values, :k]
         assert terms[positive].tolist() == [w * math.log2(w) for w in table[positive]]  # river's log2
         if (table.sum(axis=1) > 0).sum() < 2:
             assert (low, high, merit, kind) == (-np.inf, -np.inf, -np.inf, layout.MULTIWAY)
@@ -70,8 +70,9 @@ def test_bound_is_tight_only_for_the_multiway_split():
     assert NB._slack(2, 2) < 1e-10
 
 
-@pytest.mark.parametrize("dataset,max_size,threads", [("car", None, 1), ("car", 0.05, 1), ("car", None, 2),
-                                                       ("balance", None, 1)])
+@pytest.mark.parametrize(
+    "dataset,max_size,threads", [("car", None, 1), ("car", 0.05, 1), ("car", None, 2), ("balance", None, 1)]
+)
 def test_screening_changes_no_tree_on_nominal_data(dataset, max_size, threads):
     cfg = compose_config([f"dataset={dataset}"])
     data = load_dataset(cfg.dataset)

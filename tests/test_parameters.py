@@ -11,14 +11,17 @@ import pytest
 
 import boostbench.estimators as estimators
 from boostbench.algorithms import ALGORITHMS, algorithm_spec
-from boostbench.runner.config import compose_config, resolved_dict
 from boostbench.constraints import InvalidParameterError
 from boostbench.errors import ConfigError
+from boostbench.runner.config import compose_config, resolved_dict
 
 
 def _defaults(cls) -> dict:
-    return {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
-            if p.default is not inspect.Parameter.empty}
+    return {
+        name: p.default
+        for name, p in inspect.signature(cls.__init__).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
 
 
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
@@ -67,16 +70,18 @@ def test_a_constructor_checks_its_constraints():
 def test_an_entry_keeps_its_fixed_arguments():
     from boostbench.runner.config import validate
 
-    with pytest.raises(ConfigError, match="algorithm.ensemble must be one of adaboost, got 'bole'"):
+    with pytest.raises(ConfigError, match=r"algorithm.ensemble must be one of adaboost, got 'bole'"):
         validate(compose_config(["algorithm=river_adaboost", "algorithm.ensemble=bole"]))
 
 
 def test_checking_a_config_loads_no_kernel():
-    code = ("import sys\nfrom boostbench.runner.config import compose_config, validate\n"
-            "for name in ('adaboost_olm', 'online_mbbm', 'online_boosting', 'best_vfdt', 'hedge'):\n"
-            "    validate(compose_config([f'algorithm={name}']))\n"
-            "try:\n    validate(compose_config(['algorithm=online_mbbm', 'algorithm.mc_draws=0']))\n"
-            "except Exception as exc:\n    print(exc)\n"
-            "print('numba' in sys.modules)\n")
+    code = (
+        "import sys\nfrom boostbench.runner.config import compose_config, validate\n"
+        "for name in ('adaboost_olm', 'online_mbbm', 'online_boosting', 'best_vfdt', 'hedge'):\n"
+        "    validate(compose_config([f'algorithm={name}']))\n"
+        "try:\n    validate(compose_config(['algorithm=online_mbbm', 'algorithm.mc_draws=0']))\n"
+        "except Exception as exc:\n    print(exc)\n"
+        "print('numba' in sys.modules)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["algorithm.mc_draws must be an integer >= 1, got 0", "False"]

@@ -3,30 +3,38 @@ at validation, and marked n/a in a sweep; VW's text encoding of an example."""
 
 import numpy as np
 import pytest
+from conftest import skip_without_peer
 from typer.testing import CliRunner
 
 from boostbench.boosters.peers.vw_boosting import vw_features
 from boostbench.cli import app
 from boostbench.runner.config import compose_config, incompatibility
 from boostbench.runner.sweep import run_sweep, summarize
-from conftest import skip_without_peer
 
 
 def test_a_binary_peer_is_refused_on_a_multiclass_data_set_in_one_line(tmp_path):
     assert incompatibility(compose_config(["algorithm=vw_boosting", "dataset=german"])) is None
-    assert incompatibility(compose_config(["algorithm=vw_boosting", "dataset=car"])) == \
-        "algorithm 'vw_boosting' is binary; dataset 'car' has 4 classes"
+    assert (
+        incompatibility(compose_config(["algorithm=vw_boosting", "dataset=car"]))
+        == "algorithm 'vw_boosting' is binary; dataset 'car' has 4 classes"
+    )
     result = CliRunner().invoke(app, ["run", "algorithm=vw_boosting", "dataset=car", f"results_dir={tmp_path}"])
     assert result.exit_code == 2
-    assert result.output.strip().splitlines() == ["error: algorithm 'vw_boosting' is binary; dataset 'car' has 4 classes"]
+    assert result.output.strip().splitlines() == [
+        "error: algorithm 'vw_boosting' is binary; dataset 'car' has 4 classes"
+    ]
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
 
 
 def test_a_sweep_marks_a_binary_peer_na_on_multiclass_data(tmp_path):
     """car declares its 4 classes (n/a before any work); led_drift's 10 are known once generated."""
     skip_without_peer("vw_boosting")
-    outcome = summarize(run_sweep(["algorithm=vw_boosting", "dataset=german,car,led_drift", "n_learners=2",
-                                   f"results_dir={tmp_path}"], n_jobs=1))
+    outcome = summarize(
+        run_sweep(
+            ["algorithm=vw_boosting", "dataset=german,car,led_drift", "n_learners=2", f"results_dir={tmp_path}"],
+            n_jobs=1,
+        )
+    )
     assert outcome == {"done": 1, "n/a": 2}
     assert not (tmp_path / "failed").exists() or not list((tmp_path / "failed").iterdir())
 
@@ -52,8 +60,10 @@ def test_a_moa_peer_that_cannot_start_says_why_in_one_line(monkeypatch, tmp_path
     message = str(caught.value)
     assert message.endswith("ModuleNotFoundError: No module named 'capymoa_absent'")
     assert "Traceback" not in message and "\n" not in message and sys.executable in message
-    assert moa_peers.last_error("Exception in thread main\n  java.lang.OutOfMemoryError\n") == \
-        "Exception in thread main java.lang.OutOfMemoryError"
+    assert (
+        moa_peers.last_error("Exception in thread main\n  java.lang.OutOfMemoryError\n")
+        == "Exception in thread main java.lang.OutOfMemoryError"
+    )
 
 
 def test_a_moa_peer_that_stops_mid_stream_names_the_root_cause(monkeypatch, tmp_path):
@@ -71,7 +81,8 @@ def test_a_moa_peer_that_stops_mid_stream_names_the_root_cause(monkeypatch, tmp_
         "def main():\n    inp, out = sys.stdin.buffer, sys.stdout.buffer\n    w._read(inp)\n"
         "    w._write(out, 'ready')\n    w._read(inp)\n    try:\n        raise KeyError('node 3 is null')\n"
         "    except KeyError as exc:\n        raise RuntimeError('Java Exception') from exc\n\n"
-        "w.main = main\nw.serve()\n")
+        "w.main = main\nw.serve()\n"
+    )
     monkeypatch.setattr(moa_peers, "moa_python", lambda: sys.executable)
     monkeypatch.setattr(moa_peers, "WORKER", worker)
     peer = moa_peers.MOAEnsemble(None, 2, np.random.default_rng(0), "sgbt", 3, [0, 0])

@@ -10,8 +10,12 @@ from boostbench.learners.river_pool import RiverHoeffdingTreePool
 
 
 def _params(n, rng):
-    return HoeffdingTreeParams(delta=rng.uniform(0.05, 0.5, n), tau=rng.uniform(0.05, 0.5, n),
-                               grace_period=rng.integers(2, 8, n), weight_scale=rng.uniform(0.5, 3.0, n))
+    return HoeffdingTreeParams(
+        delta=rng.uniform(0.05, 0.5, n),
+        tau=rng.uniform(0.05, 0.5, n),
+        grace_period=rng.integers(2, 8, n),
+        weight_scale=rng.uniform(0.5, 3.0, n),
+    )
 
 
 def _stream(rng, m):
@@ -20,8 +24,9 @@ def _stream(rng, m):
     for t in range(m):
         late = t >= m // 2
         y = int(rng.integers(3 if late else 2))
-        x = np.array([rng.normal(y, 1.0), rng.integers(3 if late else 2), rng.normal(-y, 1.0),
-                      rng.integers(4)], dtype=np.float64)
+        x = np.array(
+            [rng.normal(y, 1.0), rng.integers(3 if late else 2), rng.normal(-y, 1.0), rng.integers(4)], dtype=np.float64
+        )
         if not late:
             x[2:] = np.nan
         yield t, late, x, y, rng.uniform(0.0, 2.0, 5)
@@ -34,7 +39,7 @@ def test_a_grown_compiled_pool_equals_one_built_whole(threads):
     whole = CompiledHoeffdingTreePool(params, 3, [0, 3, 0, 4], capacity=8, max_size=1.0, n_threads=threads)
     grown = CompiledHoeffdingTreePool(params, 2, [0, 2], capacity=8, max_size=1.0, n_threads=threads)
     grown_yet = False
-    for t, late, x, y, weights in _stream(np.random.default_rng(4), 1200):
+    for _, late, x, y, weights in _stream(np.random.default_rng(4), 1200):
         if late and not grown_yet:
             grown.grow(n_classes=3, n_categories=[0, 3, 0, 4])
             grown_yet = True
@@ -42,12 +47,12 @@ def test_a_grown_compiled_pool_equals_one_built_whole(threads):
         expected = whole.predict_proba(whole.prepare(x))
         empty = (expected == 1.0 / 3).all(axis=1)  # a leaf without weight: uniform over its k
         expected[empty] = 1.0 / grown.n_classes
-        np.testing.assert_array_equal(grown.predict_proba(grown.prepare(xg)), expected[:, :grown.n_classes])
+        np.testing.assert_array_equal(grown.predict_proba(grown.prepare(xg)), expected[:, : grown.n_classes])
         whole.learn(whole.prepare(x), y, weights)
         grown.learn(grown.prepare(xg), y, weights)
     assert whole.n_nodes > 5 * 3  # the trees grew on both sides of the growth
     assert grown.n_nodes == whole.n_nodes and grown.enforcements == whole.enforcements > 0
-    np.testing.assert_array_equal(grown.node_stats[:grown.n_nodes], whole.node_stats[:whole.n_nodes])
+    np.testing.assert_array_equal(grown.node_stats[: grown.n_nodes], whole.node_stats[: whole.n_nodes])
 
 
 def test_a_pool_grows_only():

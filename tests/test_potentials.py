@@ -25,10 +25,16 @@ def zero_one_loss(s, r):
     return float(np.delete(s, r).max() >= s[r])
 
 
-@pytest.mark.parametrize("n,s,r,gamma", [
-    (5, [0, 0, 0], 0, 0.1), (10, [2, 1, 0, 0], 0, 0.05), (40, [3, 5, 1], 1, 0.2),
-    (30, [0, 4], 1, 0.01), (25, [1, 0, 2, 0, 1, 0, 0, 3], 7, 0.1),
-])
+@pytest.mark.parametrize(
+    "n,s,r,gamma",
+    [
+        (5, [0, 0, 0], 0, 0.1),
+        (10, [2, 1, 0, 0], 0, 0.05),
+        (40, [3, 5, 1], 1, 0.2),
+        (30, [0, 4], 1, 0.01),
+        (25, [1, 0, 2, 0, 1, 0, 0, 3], 7, 0.1),
+    ],
+)
 def test_exact_matches_monte_carlo(n, s, r, gamma):
     draws = 100_000
     estimate = potential_01_monte_carlo(n, np.array(s), r, gamma, draws, np.random.default_rng(1))
@@ -47,7 +53,7 @@ def by_enumeration(n, s, r, gamma):
         final = np.asarray(s) + counts
         if np.delete(final, r).max() >= final[r]:
             coef = math.factorial(n) / np.prod([math.factorial(c) for c in counts])
-            total += coef * np.prod(u ** counts)
+            total += coef * np.prod(u**counts)
     return total
 
 
@@ -69,8 +75,9 @@ def test_tables_match_scipy_and_enumeration(k, gamma):
     tables = potential_tables(k, gamma, 300)
     for r in (0, 1, 2, 7, 50, 299, 300):
         x = np.arange(r + 1)
-        np.testing.assert_allclose(tables.fits[TRUE_PMF, r, : r + 1], binom.pmf(x, r, (1 - gamma) / k + gamma),
-                                   rtol=1e-11, atol=1e-300)
+        np.testing.assert_allclose(
+            tables.fits[TRUE_PMF, r, : r + 1], binom.pmf(x, r, (1 - gamma) / k + gamma), rtol=1e-11, atol=1e-300
+        )
     # a group's fit: y votes uniform over c labels, none above b (filled on first use)
     exact(12, [0] * k, 0, gamma)
     small = potential_tables(k, gamma, 12)
@@ -188,7 +195,7 @@ def test_potentials_are_kept_on_disk(tmp_path, monkeypatch):
     monkeypatch.setattr(P, "_SHARED", {})
     monkeypatch.setattr(P, "_SAVED", {})
     first = Potential01(3, 0.1, max_n=12)
-    D, w = first.cost_matrix(7, np.array([2, 1, 1]))
+    D, _ = first.cost_matrix(7, np.array([2, 1, 1]))
     P.save_memos()
     saved = dict(first.memo)
     assert saved and list(tmp_path.rglob("*.npz"))
@@ -210,7 +217,7 @@ def test_potentials_are_kept_on_disk(tmp_path, monkeypatch):
 def test_wide_keys_hold_isolets_labels_and_tell_where_they_stop():
     from boostbench.core.wide_keys import digits_per_word, fits
 
-    assert digits_per_word(202) == 8 and 202 ** 8 < 2**62 <= 202 ** 9
+    assert digits_per_word(202) == 8 and 202**8 < 2**62 <= 202**9
     assert fits(26, 2 * 100 + 2) and fits(48, 202) and not fits(49, 202)
     assert Potential01(49, 0.1, max_n=100).memo is None  # past the keys: the Python builder
 
@@ -230,8 +237,9 @@ def test_the_cost_matrix_of_sorted_votes_permuted_is_the_cost_matrix(k):
         s[:2] = s[2]  # ties
         votes, position = _sort_votes_of(s)
         np.testing.assert_array_equal(votes, np.sort(s))
-        D, w = cost_matrix_compiled(n, votes, potential.memo, potential.memo_base, potential.memo_per_word,
-                                    potential.tables)
+        D, w = cost_matrix_compiled(
+            n, votes, potential.memo, potential.memo_base, potential.memo_per_word, potential.tables
+        )
         D_ref, w_ref = potential.cost_matrix_reference(n, s)
         np.testing.assert_allclose(D[np.ix_(position, position)], D_ref, rtol=0, atol=1e-13)
         np.testing.assert_allclose(w[position], w_ref, rtol=0, atol=1e-13)

@@ -5,9 +5,9 @@ import pytest
 from river.tree import HoeffdingTreeClassifier
 from river.tree.nodes.branch import DTBranch
 
-from boostbench.runner.config import compose_config, validate
 from boostbench.errors import ConfigError
 from boostbench.learners.reference_tree import ReferenceHoeffdingTree
+from boostbench.runner.config import compose_config, validate
 
 
 def _leaf(tree):
@@ -80,7 +80,7 @@ def test_a_split_attempt_waits_for_more_than_the_grace_period():
 
 
 def test_the_reference_rules_need_the_river_backend():
-    with pytest.raises(ConfigError, match="learner.backend=river"):
+    with pytest.raises(ConfigError, match=r"learner.backend=river"):
         validate(compose_config(["learner.rules=reference"]))
     validate(compose_config(["learner.rules=reference", "learner.backend=river"]))
 
@@ -88,6 +88,15 @@ def test_the_reference_rules_need_the_river_backend():
 def test_a_run_under_the_reference_rules_learns_balance():
     from boostbench.runner.experiment import run_experiment
 
-    record = run_experiment(compose_config(["dataset=balance", "algorithm=adaboost_olm", "n_learners=5",
-                                            "learner.backend=river", "learner.rules=reference"]))
+    record = run_experiment(
+        compose_config(
+            [
+                "dataset=balance",
+                "algorithm=adaboost_olm",
+                "n_learners=5",
+                "learner.backend=river",
+                "learner.rules=reference",
+            ]
+        )
+    )
     assert 0.5 < record["metrics"]["final_accuracy"] <= 1.0

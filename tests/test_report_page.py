@@ -10,11 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from boostbench.cli import _complete_override, _complete_report, app
-from boostbench.runner.config import compose_config
 from boostbench.data.loaders import read_csv_table, sniff_separator
 from boostbench.data.registry import locate
 from boostbench.errors import ConfigError
 from boostbench.reporting import figures, intervals, page_check, summary, tables
+from boostbench.runner.config import compose_config
 
 runner = CliRunner()
 
@@ -39,10 +39,23 @@ def test_below_three_seeds_there_is_no_interval_but_n_lt_3():
 
 
 def _runs(values, metric="final_accuracy", dataset="car", algorithm="adaboost_olm", n=100):
-    return pd.DataFrame({"dataset": dataset, "protocol": "prequential", "algorithm": algorithm,
-                         "learner": "hoeffding_tree", "n_learners": n, "gamma": np.nan, "preset": "paper",
-                         "settings": tables.expected_settings(dataset, algorithm, "paper"), "seed": range(len(values)),
-                         metric: values, "runtime_s": 1.0, "code": "abc", "peak_rss_bytes": 2**20})
+    return pd.DataFrame(
+        {
+            "dataset": dataset,
+            "protocol": "prequential",
+            "algorithm": algorithm,
+            "learner": "hoeffding_tree",
+            "n_learners": n,
+            "gamma": np.nan,
+            "preset": "paper",
+            "settings": tables.expected_settings(dataset, algorithm, "paper"),
+            "seed": range(len(values)),
+            metric: values,
+            "runtime_s": 1.0,
+            "code": "abc",
+            "peak_rss_bytes": 2**20,
+        }
+    )
 
 
 def test_the_summary_clips_and_marks_its_intervals():
@@ -78,7 +91,7 @@ def test_a_paper_table_at_another_n_says_so_and_flags_nothing():
 
 # -- figures -----------------------------------------------------------------------------------
 def test_the_y_axis_holds_the_start_of_the_mean_curve():
-    fig, ax = figures.new_figure((4, 3))
+    _, ax = figures.new_figure((4, 3))
     ax.plot(np.arange(100), np.r_[0.2, np.full(99, 0.9)])  # a low start, then settled
     figures.fit_y(ax)
     low, high = ax.get_ylim()
@@ -86,10 +99,21 @@ def test_the_y_axis_holds_the_start_of_the_mean_curve():
 
 
 def test_figure_titles_name_the_metric_and_a_window_longer_than_the_stream():
-    group = pd.DataFrame({"algorithm": "a", "gamma": np.nan, "preset": "paper", "variant": 1, "seed": [0, 1, 2],
-                          "window": 1000, "x": 625})
-    titles = {m: summary.figure_caption("balance", "prequential", 3, m, group)
-              for m in ("cumulative_accuracy", "windowed_accuracy", "windowed_kappa")}
+    group = pd.DataFrame(
+        {
+            "algorithm": "a",
+            "gamma": np.nan,
+            "preset": "paper",
+            "variant": 1,
+            "seed": [0, 1, 2],
+            "window": 1000,
+            "x": 625,
+        }
+    )
+    titles = {
+        m: summary.figure_caption("balance", "prequential", 3, m, group)
+        for m in ("cumulative_accuracy", "windowed_accuracy", "windowed_kappa")
+    }
     assert len(set(titles.values())) == 3 and "3 seeds" in titles["windowed_kappa"]
     assert "window 1000 (longer than the stream: cumulative)" in titles["windowed_kappa"]
 
@@ -98,14 +122,20 @@ def test_figure_titles_name_the_metric_and_a_window_longer_than_the_stream():
 def test_report_check_finds_broken_links_images_and_empty_tables(tmp_path):
     check = page_check
     (tmp_path / "t.csv").write_text("a\n1\n")
-    good = ("<h2 id='x'>x</h2><a href='t.csv'>t</a><a href='#x'>x</a><table><tr><td>1</td></tr></table>"
-            "<img src='data:image/png;base64,iVBORw0KGgo='>")
+    good = (
+        "<h2 id='x'>x</h2><a href='t.csv'>t</a><a href='#x'>x</a><table><tr><td>1</td></tr></table>"
+        "<img src='data:image/png;base64,iVBORw0KGgo='>"
+    )
     path = tmp_path / "page.html"
     assert check.problems(path, check.parse(good)) == []
     bad = "<a href='missing.csv'>m</a><a href='#nowhere'>n</a><img src='gone.png'><table><tr></tr></table>"
     found = " ".join(check.problems(path, check.parse(bad)))
-    for text in ("broken link: missing.csv", "missing anchor: #nowhere", "broken image: 'gone.png'",
-                 "table 1 has no cells"):
+    for text in (
+        "broken link: missing.csv",
+        "missing anchor: #nowhere",
+        "broken image: 'gone.png'",
+        "table 1 has no cells",
+    ):
         assert text in found
 
 
@@ -126,8 +156,14 @@ def test_a_relative_semicolon_file_runs_from_the_working_directory(tmp_path, mon
     monkeypatch.chdir(tmp_path)
     (tmp_path / "mine.csv").write_text("a;b;label\n" + "\n".join(ROWS) + "\n")
     assert locate("mine.csv", None) == tmp_path / "mine.csv"
-    args = ["run", "dataset=csv", "dataset.file=mine.csv", "dataset.class_column=label", "algorithm=vfdt",
-            "results_dir=results"]
+    args = [
+        "run",
+        "dataset=csv",
+        "dataset.file=mine.csv",
+        "dataset.class_column=label",
+        "algorithm=vfdt",
+        "results_dir=results",
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert len(list((tmp_path / "results" / "runs").rglob("*.json"))) == 1
@@ -138,8 +174,18 @@ def test_a_relative_semicolon_file_runs_from_the_working_directory(tmp_path, mon
 def test_a_wrong_separator_gets_a_hint(tmp_path):
     path = tmp_path / "data.csv"
     path.write_text("a;b;label\n" + "\n".join(ROWS) + "\n")
-    result = runner.invoke(app, ["run", "dataset=csv", f"dataset.file={path}", "dataset.class_column=label",
-                                 "dataset.sep=,", "algorithm=vfdt", f"results_dir={tmp_path / 'results'}"])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "dataset=csv",
+            f"dataset.file={path}",
+            "dataset.class_column=label",
+            "dataset.sep=,",
+            "algorithm=vfdt",
+            f"results_dir={tmp_path / 'results'}",
+        ],
+    )
     assert result.exit_code == 2 and "semicolon-separated: dataset.sep=';'" in " ".join(result.output.split())
 
 

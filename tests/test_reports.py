@@ -19,8 +19,12 @@ def store(tmp_path_factory):
     path = tmp_path_factory.mktemp("store")
     grid = ["dataset=german,balance", "algorithm=online_boosting", "n_learners=3", "seed=0,1,2", f"results_dir={path}"]
     assert summarize(run_sweep(grid, n_jobs=2)).get("done") == 6
-    assert summarize(run_sweep([*grid[:-1], "algorithm.vote=soft", "dataset=balance", f"results_dir={path}"],
-                               n_jobs=2)).get("done") == 3
+    assert (
+        summarize(
+            run_sweep([*grid[:-1], "algorithm.vote=soft", "dataset=balance", f"results_dir={path}"], n_jobs=2)
+        ).get("done")
+        == 3
+    )
     return path
 
 
@@ -53,8 +57,13 @@ def test_report_all_shows_a_non_paper_sweep_as_table_figures_and_page(store, tmp
     assert "groups of runs" in result.output and "online_boosting" in result.output  # the summary on screen
     page = (tmp_path / "summary.html").read_text()
     assert "figures/summary/german.prequential.N3.png" in page and "tables/jung2017_table1.md" in page
-    for part in ("<section id='german-prequential'>", "id='provenance'", "href='runs.parquet'",
-                 "code fingerprint (this report)", "seeds each"):
+    for part in (
+        "<section id='german-prequential'>",
+        "id='provenance'",
+        "href='runs.parquet'",
+        "code fingerprint (this report)",
+        "seeds each",
+    ):
         assert part in page
     assert page_check.problems(tmp_path / "summary.html", page_check.parse(page)) == []
     # nothing to rank (no cell filled at N = 100): no significance file
@@ -86,8 +95,10 @@ def test_critical_difference_matches_demsar():
 
 def test_the_cd_diagram_needs_a_significant_friedman_test(tmp_path):
     rng = np.random.default_rng(0)
-    clear = pd.DataFrame({"a": rng.uniform(0.8, 0.9, 8), "b": rng.uniform(0.6, 0.7, 8), "c": rng.uniform(0.3, 0.4, 8)},
-                         index=[f"d{i}" for i in range(8)])
+    clear = pd.DataFrame(
+        {"a": rng.uniform(0.8, 0.9, 8), "b": rng.uniform(0.6, 0.7, 8), "c": rng.uniform(0.3, 0.4, 8)},
+        index=[f"d{i}" for i in range(8)],
+    )
     result = significance.friedman(clear, higher_is_better=True)
     assert result["p_value"] < 0.05
     drawn = significance.cd_diagram(clear, True, tmp_path / "cd", "t", result["p_value"])

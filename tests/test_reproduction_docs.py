@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from boostbench.data.registry import GENERATED, available_datasets
-from boostbench.system.paths import REPO_ROOT, VENDORED_DATA_DIR
 from boostbench.reporting import reproduction_docs as docs
 from boostbench.reporting import sun_tables, tables
+from boostbench.system.paths import REPO_ROOT, VENDORED_DATA_DIR
 
 DOCS = REPO_ROOT / "docs" / "reproduction"
 #: Why a paper cell may have no number of ours
@@ -24,8 +24,12 @@ NUMBER = re.compile(r"^(\d+\.\d+)\b")
 
 def vendored() -> set[str]:
     """The data sets every checkout has (vendored files, or generated): their cells need our number."""
-    return {i.name for i in available_datasets() if i.location is not None
-            and (i.location == GENERATED or VENDORED_DATA_DIR.resolve() in Path(i.location).resolve().parents)}
+    return {
+        i.name
+        for i in available_datasets()
+        if i.location is not None
+        and (i.location == GENERATED or VENDORED_DATA_DIR.resolve() in Path(i.location).resolve().parents)
+    }
 
 
 def markdown_tables(text: str) -> dict[str, dict[str, dict[str, str]]]:
@@ -46,8 +50,9 @@ def markdown_tables(text: str) -> dict[str, dict[str, dict[str, str]]]:
     return found
 
 
-def check_cell(where: str, cell: str, paper: float, digits: int, dataset: str, here: set[str],
-               provisional: bool = False) -> None:
+def check_cell(
+    where: str, cell: str, paper: float, digits: int, dataset: str, here: set[str], provisional: bool = False
+) -> None:
     """A paper cell: our number beside the paper's, or a dash with an accepted reason (on a
     provisional page, whose sample run may have stopped short, also "not run")."""
     assert f"{paper:.{digits}f}" in cell, f"{where}: the paper's {paper} is not in {cell!r}"
@@ -74,7 +79,7 @@ def test_committed_jung_tables_carry_every_paper_cell(name, preset):
     paper = tables.paper_tables()[spec.key]
     stem = name if preset == "paper" else f"{name}.{preset}"
     parsed = markdown_tables((DOCS / "tables" / f"{stem}.md").read_text(encoding="utf-8"))
-    (heading, rows), = parsed.items()
+    ((heading, rows),) = parsed.items()
     assert f"preset {preset}" in heading
     here = vendored()
     digits = 3 if spec.higher_is_better else 4
@@ -82,8 +87,15 @@ def test_committed_jung_tables_carry_every_paper_cell(name, preset):
         for j, column in enumerate(spec.columns):
             value = paper["rows"][paper_name][spec.paper_value][j]
             if value is not None:
-                check_cell(f"{stem} {paper_name} {column}", rows[paper_name][column], value, digits, dataset, here,
-                           is_provisional(name))
+                check_cell(
+                    f"{stem} {paper_name} {column}",
+                    rows[paper_name][column],
+                    value,
+                    digits,
+                    dataset,
+                    here,
+                    is_provisional(name),
+                )
 
 
 def test_committed_sun_tables_carry_every_paper_cell():
@@ -93,8 +105,15 @@ def test_committed_sun_tables_carry_every_paper_cell():
     for table, heading in (("tan", "Table 2: TAN"), ("ban", "Table 3: BAN")):
         for paper_name, values in paper[table].items():
             for column, value in zip(sun_tables.COLUMNS, values):
-                check_cell(f"sun {table} {paper_name} {column}", parsed[heading][paper_name][column], value, 1,
-                           sun_tables.DATASETS[paper_name], here, is_provisional("sun_tables"))
+                check_cell(
+                    f"sun {table} {paper_name} {column}",
+                    parsed[heading][paper_name][column],
+                    value,
+                    1,
+                    sun_tables.DATASETS[paper_name],
+                    here,
+                    is_provisional("sun_tables"),
+                )
 
 
 def test_committed_pages_carry_provenance_and_their_figures():
@@ -103,8 +122,17 @@ def test_committed_pages_carry_provenance_and_their_figures():
         assert f"]({page.name}.md)" in index, f"the index does not link {page.name}"
         text = (DOCS / f"{page.name}.md").read_text(encoding="utf-8")
         fields = dict(re.findall(r"^\| ([^|]+?) \| (.*?) \|$", text, flags=re.M))
-        for field in ("command", "written", "git commit (checkout)", "code fingerprint", "seeds", "machine: CPU",
-                      "machine: cores", "machine: Python", "machine: packages"):
+        for field in (
+            "command",
+            "written",
+            "git commit (checkout)",
+            "code fingerprint",
+            "seeds",
+            "machine: CPU",
+            "machine: cores",
+            "machine: Python",
+            "machine: packages",
+        ):
             assert fields.get(field, "unknown") != "unknown", f"{page.name}: no {field} in its provenance"
         assert re.fullmatch(r"\d+ \(1 seed\)|[\d, -]+ \(\d+ seeds\)", fields["seeds"]), fields["seeds"]
         for link in re.findall(r"!\[[^]]*\]\(([^)]+)\)", text):
@@ -118,17 +146,53 @@ def test_committed_pages_carry_provenance_and_their_figures():
 
 
 def test_markdown_tables_parse_a_rebuilt_table():
-    frame = pd.DataFrame([{"dataset": "balance", "column": "adaboost_olm", "ours": 0.75, "std": 0.01, "n_seeds": 3,
-                           "ci_low": 0.74, "ci_high": 0.76, "paper": 0.754, "diff": -0.004, "clipped": False,
-                           "flagged": False, "gamma": float("nan"), "held_out": float("nan"), "runtime_s": 1.0,
-                           "cpu_s": 2.0, "peak_mib": 10.0, "paper_runtime_s": 20, "note": "", "n_learners": 100},
-                          {"dataset": "isolet", "column": "adaboost_olm", "ours": float("nan"), "std": 0.0,
-                           "n_seeds": 0, "ci_low": float("nan"), "ci_high": float("nan"), "paper": 0.521,
-                           "diff": float("nan"), "clipped": False, "flagged": False, "gamma": float("nan"),
-                           "held_out": float("nan"), "runtime_s": float("nan"), "cpu_s": float("nan"),
-                           "peak_mib": float("nan"), "paper_runtime_s": 2422, "note": "data set not available offline",
-                           "n_learners": 100}])
-    (_, rows), = markdown_tables(tables.to_markdown("jung2017_table1", frame)).items()
+    frame = pd.DataFrame(
+        [
+            {
+                "dataset": "balance",
+                "column": "adaboost_olm",
+                "ours": 0.75,
+                "std": 0.01,
+                "n_seeds": 3,
+                "ci_low": 0.74,
+                "ci_high": 0.76,
+                "paper": 0.754,
+                "diff": -0.004,
+                "clipped": False,
+                "flagged": False,
+                "gamma": float("nan"),
+                "held_out": float("nan"),
+                "runtime_s": 1.0,
+                "cpu_s": 2.0,
+                "peak_mib": 10.0,
+                "paper_runtime_s": 20,
+                "note": "",
+                "n_learners": 100,
+            },
+            {
+                "dataset": "isolet",
+                "column": "adaboost_olm",
+                "ours": float("nan"),
+                "std": 0.0,
+                "n_seeds": 0,
+                "ci_low": float("nan"),
+                "ci_high": float("nan"),
+                "paper": 0.521,
+                "diff": float("nan"),
+                "clipped": False,
+                "flagged": False,
+                "gamma": float("nan"),
+                "held_out": float("nan"),
+                "runtime_s": float("nan"),
+                "cpu_s": float("nan"),
+                "peak_mib": float("nan"),
+                "paper_runtime_s": 2422,
+                "note": "data set not available offline",
+                "n_learners": 100,
+            },
+        ]
+    )
+    ((_, rows),) = markdown_tables(tables.to_markdown("jung2017_table1", frame)).items()
     check_cell("balance", rows["balance"]["adaboost_olm"], 0.754, 3, "balance", {"balance"})
     check_cell("isolet", rows["isolet"]["adaboost_olm"], 0.521, 3, "isolet", {"balance"})
     with pytest.raises(AssertionError, match="is vendored"):
@@ -141,19 +205,53 @@ def test_markdown_tables_parse_a_rebuilt_table():
 
 
 def test_study_runs_follow_each_grid():
-    runs = pd.DataFrame([
-        # Table 1's grid, either preset
-        {"key": "a", "dataset": "car", "algorithm": "online_boosting", "learner": "hoeffding_tree",
-         "protocol": "prequential", "n_learners": 100, "preset": "jung_reference", "seed": 3},
-        # Sun's online boosting on car: same algorithm and data set, another learner and protocol
-        {"key": "b", "dataset": "car", "algorithm": "online_boosting", "learner": "tan", "protocol": "kfold",
-         "n_learners": 10, "preset": "paper", "seed": 0},
-        # Mukherjee & Schapire's AdaBoost.M1 (trees) beside Sun's (Naive Bayes)
-        {"key": "c", "dataset": "car", "algorithm": "adaboost_m1", "learner": "tree", "protocol": "kfold",
-         "n_learners": 100, "preset": "paper", "seed": 0},
-        {"key": "d", "dataset": "car", "algorithm": "adaboost_m1", "learner": "naive_bayes", "protocol": "kfold",
-         "n_learners": 10, "preset": "paper", "seed": 1},
-    ])
+    runs = pd.DataFrame(
+        [
+            # Table 1's grid, either preset
+            {
+                "key": "a",
+                "dataset": "car",
+                "algorithm": "online_boosting",
+                "learner": "hoeffding_tree",
+                "protocol": "prequential",
+                "n_learners": 100,
+                "preset": "jung_reference",
+                "seed": 3,
+            },
+            # Sun's online boosting on car: same algorithm and data set, another learner and protocol
+            {
+                "key": "b",
+                "dataset": "car",
+                "algorithm": "online_boosting",
+                "learner": "tan",
+                "protocol": "kfold",
+                "n_learners": 10,
+                "preset": "paper",
+                "seed": 0,
+            },
+            # Mukherjee & Schapire's AdaBoost.M1 (trees) beside Sun's (Naive Bayes)
+            {
+                "key": "c",
+                "dataset": "car",
+                "algorithm": "adaboost_m1",
+                "learner": "tree",
+                "protocol": "kfold",
+                "n_learners": 100,
+                "preset": "paper",
+                "seed": 0,
+            },
+            {
+                "key": "d",
+                "dataset": "car",
+                "algorithm": "adaboost_m1",
+                "learner": "naive_bayes",
+                "protocol": "kfold",
+                "n_learners": 10,
+                "preset": "paper",
+                "seed": 1,
+            },
+        ]
+    )
     found = {study: set(docs.study_runs(study, runs)["key"]) for study in docs.STUDIES}
     assert found["jung2017_table1"] == {"a"}
     assert found["sun_tables"] == {"b", "d"}
@@ -173,29 +271,91 @@ def test_time_study_records_wall_cpu_and_exit_code(tmp_path):
 
 
 def test_timing_table_sums_each_studys_runs():
-    runs = pd.DataFrame([
-        {"key": "a", "dataset": "heart", "algorithm": "adaboost_m1", "learner": "tree", "protocol": "holdout",
-         "n_learners": 100, "preset": "paper", "seed": 0, "cpu_s": 2.0, "runtime_s": 1.5},
-        {"key": "b", "dataset": "heart", "algorithm": "one_vs_all", "learner": "tree", "protocol": "holdout",
-         "n_learners": 100, "preset": "paper", "seed": 1, "cpu_s": float("nan"), "runtime_s": 3.0}])  # a batch run: no cpu_s
-    facts = pd.DataFrame([{"key": "a", "compile_s": 0.5, "cache_fill_s": 0.0}, {"key": "b", "compile_s": 0.0, "cache_fill_s": 1.0}])
-    table = docs.timing_table(runs, facts, {"combessie_heart": {"wall_s": 4.0, "process_cpu_s": 9.0}}).set_index("study")
+    runs = pd.DataFrame(
+        [
+            {
+                "key": "a",
+                "dataset": "heart",
+                "algorithm": "adaboost_m1",
+                "learner": "tree",
+                "protocol": "holdout",
+                "n_learners": 100,
+                "preset": "paper",
+                "seed": 0,
+                "cpu_s": 2.0,
+                "runtime_s": 1.5,
+            },
+            {
+                "key": "b",
+                "dataset": "heart",
+                "algorithm": "one_vs_all",
+                "learner": "tree",
+                "protocol": "holdout",
+                "n_learners": 100,
+                "preset": "paper",
+                "seed": 1,
+                "cpu_s": float("nan"),
+                "runtime_s": 3.0,
+            },
+        ]
+    )  # a batch run: no cpu_s
+    facts = pd.DataFrame(
+        [{"key": "a", "compile_s": 0.5, "cache_fill_s": 0.0}, {"key": "b", "compile_s": 0.0, "cache_fill_s": 1.0}]
+    )
+    table = docs.timing_table(runs, facts, {"combessie_heart": {"wall_s": 4.0, "process_cpu_s": 9.0}}).set_index(
+        "study"
+    )
     heart = table.loc["combessie_heart"]
     assert (heart["runs"], heart["seeds"], heart["runs_cpu_s"], heart["overhead_cpu_s"]) == (2, 2, 5.0, 4.0)
-    assert table.loc["sun_tables", "runs"] == 0 and table.loc["sun_tables", "sweep_wall_s"] != table.loc[
-        "sun_tables", "sweep_wall_s"]  # not timed: NaN
+    assert (
+        table.loc["sun_tables", "runs"] == 0
+        and table.loc["sun_tables", "sweep_wall_s"] != table.loc["sun_tables", "sweep_wall_s"]
+    )  # not timed: NaN
 
 
 def test_stream_benchmark_collection_keeps_its_own_runs():
-    runs = pd.DataFrame([
-        # the stream benchmark: N = 10 on a stream and on a vendored set
-        {"key": "s", "dataset": "sea_drift", "algorithm": "moa_sgbt", "learner": "hoeffding_tree",
-         "protocol": "prequential", "n_learners": 10, "preset": "paper", "seed": 0, "cpu_s": 4.0, "runtime_s": 5.0},
-        {"key": "c", "dataset": "car", "algorithm": "online_boosting", "learner": "hoeffding_tree",
-         "protocol": "prequential", "n_learners": 10, "preset": "paper", "seed": 1, "cpu_s": 1.0, "runtime_s": 1.0},
-        # Table 1's Oza on car (N = 100): not the bench's
-        {"key": "t", "dataset": "car", "algorithm": "online_boosting", "learner": "hoeffding_tree",
-         "protocol": "prequential", "n_learners": 100, "preset": "paper", "seed": 0, "cpu_s": 2.0, "runtime_s": 2.0}])
+    runs = pd.DataFrame(
+        [
+            # the stream benchmark: N = 10 on a stream and on a vendored set
+            {
+                "key": "s",
+                "dataset": "sea_drift",
+                "algorithm": "moa_sgbt",
+                "learner": "hoeffding_tree",
+                "protocol": "prequential",
+                "n_learners": 10,
+                "preset": "paper",
+                "seed": 0,
+                "cpu_s": 4.0,
+                "runtime_s": 5.0,
+            },
+            {
+                "key": "c",
+                "dataset": "car",
+                "algorithm": "online_boosting",
+                "learner": "hoeffding_tree",
+                "protocol": "prequential",
+                "n_learners": 10,
+                "preset": "paper",
+                "seed": 1,
+                "cpu_s": 1.0,
+                "runtime_s": 1.0,
+            },
+            # Table 1's Oza on car (N = 100): not the bench's
+            {
+                "key": "t",
+                "dataset": "car",
+                "algorithm": "online_boosting",
+                "learner": "hoeffding_tree",
+                "protocol": "prequential",
+                "n_learners": 100,
+                "preset": "paper",
+                "seed": 0,
+                "cpu_s": 2.0,
+                "runtime_s": 2.0,
+            },
+        ]
+    )
     title, pages = docs.COLLECTIONS["stream_benchmark"]
     studies = docs.studies_of(pages)
     assert set(docs.study_runs("stream_benchmark", runs)["key"]) == {"s", "c"}
@@ -203,5 +363,6 @@ def test_stream_benchmark_collection_keeps_its_own_runs():
     table = docs.timing_table(runs, facts, {}, studies).set_index("study")
     assert list(table.index) == ["stream_benchmark"] and table.loc["stream_benchmark", "runs_cpu_s"] == 5.0
     assert "stream_benchmark" not in docs.STUDIES  # the reproduction's index does not list it
-    assert docs.index([], table.reset_index(), "make stream-benchmark", "now", {"CPU": "x", "cores": "2", "Python": "3"},
-                      "abc", title).startswith("# The stream benchmark\n")
+    assert docs.index(
+        [], table.reset_index(), "make stream-benchmark", "now", {"CPU": "x", "cores": "2", "Python": "3"}, "abc", title
+    ).startswith("# The stream benchmark\n")

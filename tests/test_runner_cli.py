@@ -4,13 +4,13 @@ import json
 
 import numpy as np
 import pytest
+from conftest import skip_without_peer
 from typer.testing import CliRunner
 
 from boostbench.algorithms import ALGORITHMS
 from boostbench.cli import app
 from boostbench.runner.config import compose_config, config_hash
 from boostbench.runner.experiment import run_experiment
-from conftest import skip_without_peer
 
 runner = CliRunner()
 MULTICLASS = sorted(name for name, spec in ALGORITHMS.items() if spec.task == "multiclass" and spec.family == "online")
@@ -49,8 +49,9 @@ def test_config_hash_ignores_where_results_go():
 
 
 def test_cli_run_writes_one_record(tmp_path):
-    result = runner.invoke(app, ["run", "dataset=balance", "algorithm=online_boosting", "n_learners=2",
-                                 f"results_dir={tmp_path}"])
+    result = runner.invoke(
+        app, ["run", "dataset=balance", "algorithm=online_boosting", "n_learners=2", f"results_dir={tmp_path}"]
+    )
     assert result.exit_code == 0, result.output
     files = list((tmp_path / "runs").glob("*.json"))
     assert len(files) == 1 and "final accuracy" in result.output
@@ -90,7 +91,10 @@ BAD_INPUTS = [
     (["dataset=csv", "dataset.file=/no/such/file.csv", "dataset.class_column=label"], "file not found"),
     (["dataset=csv", "dataset.file={malformed}", "dataset.class_column=label"], "line 3: 1 fields, expected 2"),
     (["dataset=csv", "dataset.file={one_class}", "dataset.class_column=label"], "has 1 class"),
-    (["dataset=csv", "dataset.file={one_class}", "dataset.class_column=target"], "class column 'target' does not exist"),
+    (
+        ["dataset=csv", "dataset.file={one_class}", "dataset.class_column=target"],
+        "class column 'target' does not exist",
+    ),
     (["no_such_key=3"], "bad override"),
 ]
 
@@ -98,8 +102,15 @@ BAD_INPUTS = [
 @pytest.mark.parametrize("overrides,message", BAD_INPUTS)
 def test_bad_input_is_one_line_and_exit_2(overrides, message, tmp_path, malformed_csv, one_class_csv):
     overrides = [o.format(malformed=malformed_csv, one_class=one_class_csv) for o in overrides]
-    result = runner.invoke(app, ["run", *overrides, "n_learners=2" if "n_learners=0" not in overrides else "seed=0",
-                                 f"results_dir={tmp_path / 'results'}"])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            *overrides,
+            "n_learners=2" if "n_learners=0" not in overrides else "seed=0",
+            f"results_dir={tmp_path / 'results'}",
+        ],
+    )
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.output.split())
     assert "Traceback" not in result.output
@@ -128,7 +139,9 @@ def test_a_message_with_brackets_prints_whole(tmp_path):
 def test_hydra_flags_print_the_config_and_run_nothing(tmp_path):
     import yaml
 
-    job = runner.invoke(app, ["run", "--cfg", "job", "dataset=car", "+preset=jung_reference", f"results_dir={tmp_path}"])
+    job = runner.invoke(
+        app, ["run", "--cfg", "job", "dataset=car", "+preset=jung_reference", f"results_dir={tmp_path}"]
+    )
     assert job.exit_code == 0, job.output
     shown = yaml.safe_load(job.output)
     assert shown["dataset"]["encoding"] == "reference" and shown["preset"] == "jung_reference"  # after the preset
@@ -152,7 +165,9 @@ def test_hydra_flags_print_the_config_and_run_nothing(tmp_path):
 
 
 def test_run_multirun_is_a_sweep_and_help_lists_the_groups(tmp_path):
-    result = runner.invoke(app, ["run", "-m", "dataset=car,balance", "algorithm=vfdt", f"results_dir={tmp_path}", "-j", "1"])
+    result = runner.invoke(
+        app, ["run", "-m", "dataset=car,balance", "algorithm=vfdt", f"results_dir={tmp_path}", "-j", "1"]
+    )
     assert result.exit_code == 0, result.output
     assert len(list((tmp_path / "runs").glob("*.json"))) == 2
     help_text = runner.invoke(app, ["run", "--help"]).output

@@ -15,22 +15,24 @@ import pytest
 from typer.testing import CliRunner
 
 from boostbench.cli import app
-from boostbench.runner.config import compose_config, group_options, validate
-from boostbench.system.disk_cache import load_arrays, save_arrays
 from boostbench.errors import ConfigError, DataError, StoreError
 from boostbench.runner.checks import MAX_SEED, MIN_TREE_BYTES, check_overrides, name_problem, pool_memory_problem
-from boostbench.system.cache_safety import check_cache_dir, make_private_dirs
+from boostbench.runner.config import compose_config, group_options, validate
 from boostbench.runner.store import claim, claim_path, iter_records, record_path, write_record
+from boostbench.system.cache_safety import check_cache_dir, make_private_dirs
+from boostbench.system.disk_cache import load_arrays, save_arrays
 
 runner = CliRunner()
 
 
 def _dead_pid() -> int:
-    return int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                              text=True).stdout)
+    return int(
+        subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout
+    )
 
 
 # -- names that become paths ---------------------------------------------------------------------------
+
 
 def test_every_shipped_name_is_a_safe_file_name():
     for group in ("dataset", "algorithm", "learner", "protocol"):
@@ -40,8 +42,9 @@ def test_every_shipped_name_is_a_safe_file_name():
     assert name_problem("my data-v2.1") is None
 
 
-@pytest.mark.parametrize("name", ["/tmp/evil", "../../x", "..", ".hidden", "a/b", "a\\b", "", "a\nb", "x" * 129,
-                                  "ends.", "a..b", 7])
+@pytest.mark.parametrize(
+    "name", ["/tmp/evil", "../../x", "..", ".hidden", "a/b", "a\\b", "", "a\nb", "x" * 129, "ends.", "a..b", 7]
+)
 def test_a_name_that_would_leave_its_directory_is_refused(name):
     assert name_problem(name) is not None
 
@@ -58,9 +61,17 @@ def test_validation_refuses_a_name_that_is_a_path(override):
 
 
 def _crafted(tmp_path, dataset_name: str) -> None:
-    record = {"config": {"dataset": {"name": dataset_name}, "algorithm": {"name": "vfdt"},
-                         "learner": {"name": "hoeffding_tree"}, "protocol": {"name": "prequential"}, "n_learners": 1},
-              "metrics": {}, "config_hash": "0123abcd"}
+    record = {
+        "config": {
+            "dataset": {"name": dataset_name},
+            "algorithm": {"name": "vfdt"},
+            "learner": {"name": "hoeffding_tree"},
+            "protocol": {"name": "prequential"},
+            "n_learners": 1,
+        },
+        "metrics": {},
+        "config_hash": "0123abcd",
+    }
     write_record(record, record_path(tmp_path, "0123abcd"))
 
 
@@ -85,6 +96,7 @@ def test_a_record_whose_key_is_a_path_is_refused(tmp_path):
 
 
 # -- caches ------------------------------------------------------------------------------------------------
+
 
 def test_a_cache_file_round_trips_and_a_scrambled_one_is_recomputed(tmp_path, capfd):
     path = tmp_path / "D-k3.npz"
@@ -133,13 +145,16 @@ def test_a_cache_writable_by_others_is_refused(tmp_path):
 
 @pytest.mark.parametrize("other_members", [[], ["stranger"]])
 def test_a_cache_writable_by_the_owners_group_is_accepted_only_when_the_group_is_private(
-        tmp_path, monkeypatch, other_members):
+    tmp_path, monkeypatch, other_members
+):
     import grp
     import pwd
 
     owner = pwd.getpwuid(os.geteuid())
     # the group's members as the test needs them, whatever this machine's groups hold
-    monkeypatch.setattr(grp, "getgrgid", lambda gid: grp.struct_group(("private", "x", gid, [owner.pw_name, *other_members])))
+    monkeypatch.setattr(
+        grp, "getgrgid", lambda gid: grp.struct_group(("private", "x", gid, [owner.pw_name, *other_members]))
+    )
     make_private_dirs(tmp_path / "cache" / "numba")
     os.chown(tmp_path / "cache" / "numba", -1, owner.pw_gid)
     (tmp_path / "cache" / "numba").chmod(0o775)  # what numba makes under umask 002
@@ -171,10 +186,19 @@ def test_validation_refuses_a_shared_cache(tmp_path, monkeypatch):
 
 # -- overrides that run code -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("override", ["+hydra.callbacks.x._target_=builtins.print", "+algorithm._target_=os.system",
-                                      "+hydra.job.env_set.LD_PRELOAD=/tmp/x.so", "hydra.searchpath=[file:///tmp]",
-                                      "+hydra={callbacks: {}}", "+hydra/callbacks=log_job_return",
-                                      "+dataset={_target_: os.system}"])
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "+hydra.callbacks.x._target_=builtins.print",
+        "+algorithm._target_=os.system",
+        "+hydra.job.env_set.LD_PRELOAD=/tmp/x.so",
+        "hydra.searchpath=[file:///tmp]",
+        "+hydra={callbacks: {}}",
+        "+hydra/callbacks=log_job_return",
+        "+dataset={_target_: os.system}",
+    ],
+)
 def test_an_override_that_runs_code_needs_the_opt_in(override):
     with pytest.raises(ConfigError, match="--allow-code-overrides"):
         check_overrides([override])
@@ -182,20 +206,36 @@ def test_an_override_that_runs_code_needs_the_opt_in(override):
 
 
 def test_ordinary_overrides_pass():
-    check_overrides(["dataset=car", "hydra/launcher=submitit_local", "hydra.launcher.timeout_min=5", "-j", "2",
-                     "algorithm.vote=soft"])
+    check_overrides(
+        [
+            "dataset=car",
+            "hydra/launcher=submitit_local",
+            "hydra.launcher.timeout_min=5",
+            "-j",
+            "2",
+            "algorithm.vote=soft",
+        ]
+    )
 
 
 @pytest.mark.parametrize("command", ["run", "sweep"])
 def test_the_cli_refuses_a_callback_in_one_line(command, tmp_path):
     marker = tmp_path / "ran"
-    result = runner.invoke(app, [command, f"+hydra.callbacks.x._target_=pathlib.Path.touch",
-                                 f"+hydra.callbacks.x.self={marker}", f"results_dir={tmp_path}"])
+    result = runner.invoke(
+        app,
+        [
+            command,
+            "+hydra.callbacks.x._target_=pathlib.Path.touch",
+            f"+hydra.callbacks.x.self={marker}",
+            f"results_dir={tmp_path}",
+        ],
+    )
     assert result.exit_code == 2 and "--allow-code-overrides" in result.output
     assert len(result.output.strip().splitlines()) == 1 and not marker.exists()
 
 
 # -- keys, paths, seeds, memory ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("section", ["algorithm", "dataset", "learner", "protocol"])
 def test_an_undeclared_nested_key_is_refused(section):
@@ -208,12 +248,18 @@ def test_declared_extras_pass():
     validate(compose_config(["algorithm=adaboost_olm", "+preset=jung_reference", "dataset=car"]))
 
 
-@pytest.mark.parametrize("override, message", [
-    ("results_dir=''", "results_dir is empty"), ("results_dir='a\nb'", "control character"),
-    ("data_dir=/nonexistent", "does not exist"), ("data_dir=/etc/hostname", "is not a directory"),
-    (f"seed={MAX_SEED + 1}", "at most 2147483647"), ("seed=99999999999999999999", "at most"),
-    (f"protocol.shuffle_seed={2**32}", "protocol.shuffle_seed must be at most"),
-])
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("results_dir=''", "results_dir is empty"),
+        ("results_dir='a\nb'", "control character"),
+        ("data_dir=/nonexistent", "does not exist"),
+        ("data_dir=/etc/hostname", "is not a directory"),
+        (f"seed={MAX_SEED + 1}", "at most 2147483647"),
+        ("seed=99999999999999999999", "at most"),
+        (f"protocol.shuffle_seed={2**32}", "protocol.shuffle_seed must be at most"),
+    ],
+)
 def test_paths_and_seeds_are_checked(override, message):
     with pytest.raises(ConfigError, match=message):
         validate(compose_config([override]))
@@ -267,6 +313,7 @@ def test_a_memory_error_at_the_boundary_is_one_line(monkeypatch, tmp_path):
 
 # -- claims, busy jobs, progress files ---------------------------------------------------------------------
 
+
 def test_out_of_space_while_claiming_leaves_no_claim(tmp_path, monkeypatch):
     import errno
 
@@ -295,8 +342,11 @@ def test_dead_sweeps_progress_files_are_removed(tmp_path):
     from boostbench.runner.sweep import clean_progress_files
 
     host = socket.gethostname()
-    dead, live, elsewhere = (tmp_path / f".sweep-{host}-{_dead_pid()}.progress",
-                             tmp_path / f".sweep-{host}-{os.getpid()}.progress", tmp_path / ".sweep-node-7-1.progress")
+    dead, live, elsewhere = (
+        tmp_path / f".sweep-{host}-{_dead_pid()}.progress",
+        tmp_path / f".sweep-{host}-{os.getpid()}.progress",
+        tmp_path / ".sweep-node-7-1.progress",
+    )
     for path in (dead, live, elsewhere):
         path.write_text("")
     assert clean_progress_files(tmp_path) == 1
@@ -318,7 +368,7 @@ def test_a_sweep_in_a_quoted_directory_ends_busy_with_exit_1(tmp_path):
     from boostbench.runner.config import config_hash
     from boostbench.system.fingerprint import run_key
 
-    results = tmp_path / "my \"results\" it's"
+    results = tmp_path / 'my "results" it\'s'
     quoted = "results_dir='" + str(results).replace("'", "\\'") + "'"
     grid = ["algorithm=vfdt", "learner.backend=river", quoted]  # river's trees: no kernels to compile
     held = claim(results, run_key(config_hash(compose_config([*grid, "seed=1"]))))

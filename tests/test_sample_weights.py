@@ -10,20 +10,24 @@ from conftest import ScriptedPool
 import boostbench.estimators as E
 from boostbench.boosters import AdaboostOLM, OnlineBoosting, OnlineMBBM
 from boostbench.boosters.ada_olmr import AdaOLMR
-from boostbench.boosters.online_bmr import OnlineBMR
 from boostbench.boosters.hedge import HedgeExperts
 from boostbench.boosters.online_bagging import OnlineBagging
+from boostbench.boosters.online_bmr import OnlineBMR
 from boostbench.learners.compiled_pool import tiny_pool
 
 X0 = np.zeros(2)
 PROBA = [[0.7, 0.2, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]]
-BOOSTERS = {"adaboost_olm": lambda pool, rng: AdaboostOLM(pool, 3, rng),
-            "online_mbbm": lambda pool, rng: OnlineMBBM(pool, 3, rng, gamma=0.1),
-            "online_boosting": lambda pool, rng: OnlineBoosting(pool, 3, rng),
-            "online_bagging": lambda pool, rng: OnlineBagging(pool, 3, rng),
-            "hedge": lambda pool, rng: HedgeExperts(pool, 3, rng, beta=0.5)}
-RANKERS = {"ada_olmr": lambda pool, rng: AdaOLMR(pool, 3, rng),
-           "online_bmr": lambda pool, rng: OnlineBMR(pool, 3, rng, gamma=0.1)}
+BOOSTERS = {
+    "adaboost_olm": lambda pool, rng: AdaboostOLM(pool, 3, rng),
+    "online_mbbm": lambda pool, rng: OnlineMBBM(pool, 3, rng, gamma=0.1),
+    "online_boosting": lambda pool, rng: OnlineBoosting(pool, 3, rng),
+    "online_bagging": lambda pool, rng: OnlineBagging(pool, 3, rng),
+    "hedge": lambda pool, rng: HedgeExperts(pool, 3, rng, beta=0.5),
+}
+RANKERS = {
+    "ada_olmr": lambda pool, rng: AdaOLMR(pool, 3, rng),
+    "online_bmr": lambda pool, rng: OnlineBMR(pool, 3, rng, gamma=0.1),
+}
 RELEVANT = np.array([True, False, True])
 
 
@@ -105,6 +109,7 @@ def test_weight_zero_changes_nothing(name):
 
 def test_adaboost_olm_weight_over_the_compiled_pool():
     """The fused step (one kernel) with a weight computes what the Python step does."""
+
     def run(w, compiled):
         pool = tiny_pool(2)  # two trees over a numeric and a two-valued nominal attribute
         booster = AdaboostOLM(pool, 2, np.random.default_rng(1), compiled=compiled)
@@ -121,8 +126,16 @@ def test_adaboost_olm_weight_over_the_compiled_pool():
     assert not np.array_equal(fused[0], run(1.0, True)[0])  # the trees saw the weight
 
 
-@pytest.mark.parametrize("name", ["AdaboostOLMClassifier", "OnlineMBBMClassifier", "OnlineBoostingClassifier",
-                                  "OnlineBaggingClassifier", "HedgeClassifier"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "AdaboostOLMClassifier",
+        "OnlineMBBMClassifier",
+        "OnlineBoostingClassifier",
+        "OnlineBaggingClassifier",
+        "HedgeClassifier",
+    ],
+)
 def test_estimator_learn_one_with_weight_zero_is_no_example(name):
     """river's loop with an extra w = 0 example (of a new label, too) predicts as without it."""
     from river import datasets

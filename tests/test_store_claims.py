@@ -87,8 +87,7 @@ def test_racing_workers_one_wins(tmp_path):
     context = mp.get_context("fork")
     results, everyone_tried = context.Queue(), context.Barrier(8)
     start = time.time() + 0.5
-    workers = [context.Process(target=_race, args=(tmp_path, "abc", start, results, everyone_tried))
-               for _ in range(8)]
+    workers = [context.Process(target=_race, args=(tmp_path, "abc", start, results, everyone_tried)) for _ in range(8)]
     for worker in workers:
         worker.start()
     won = [results.get(timeout=60) for _ in workers]
@@ -112,8 +111,7 @@ def test_a_reused_pid_does_not_keep_a_claim_alive(tmp_path):
     path.parent.mkdir(parents=True)
     import socket
 
-    path.write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "process_start": -1,
-                                "token": "x"}))
+    path.write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "process_start": -1, "token": "x"}))
     taken = claim(tmp_path, "abc")
     assert taken is not None
     taken.release()
@@ -124,8 +122,9 @@ def test_a_killed_writers_temporary_file_is_cleaned(tmp_path):
 
     from boostbench.runner.store import clean_temporaries
 
-    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                              text=True).stdout)
+    dead = int(
+        subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout
+    )
     runs = tmp_path / "runs"
     runs.mkdir()
     host = socket.gethostname()
@@ -133,6 +132,9 @@ def test_a_killed_writers_temporary_file_is_cleaned(tmp_path):
     (runs / f".abd.{host}.{os.getpid()}.x1y2.tmp").write_text("{")  # a live writer's
     (runs / ".abe.other-node.7.x1y2.tmp").write_text("{")  # another machine's, fresh
     assert clean_temporaries(tmp_path) == 1
-    assert sorted(p.name for p in runs.iterdir()) == [f".abd.{host}.{os.getpid()}.x1y2.tmp", ".abe.other-node.7.x1y2.tmp"]
+    assert sorted(p.name for p in runs.iterdir()) == [
+        f".abd.{host}.{os.getpid()}.x1y2.tmp",
+        ".abe.other-node.7.x1y2.tmp",
+    ]
     write_record(_record("abf"), record_path(tmp_path, "abf"))
     assert (runs / "abf.json").exists() and len(list(runs.glob(".abf.*"))) == 0

@@ -20,10 +20,10 @@ import pytest
 from typer.testing import CliRunner
 
 from boostbench.cli import app
-from boostbench.runner.config import compose_config
 from boostbench.data import load_dataset
 from boostbench.metrics import classification_metrics, kappa_against, majority_predictions, no_change_predictions
 from boostbench.reporting import leaderboard
+from boostbench.runner.config import compose_config
 
 
 def test_river_bundled_sets_load_without_network(monkeypatch):
@@ -31,8 +31,12 @@ def test_river_bundled_sets_load_without_network(monkeypatch):
         raise OSError("no network in this test")
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
-    shapes = {"bananas": (5300, 2, 2), "phishing": (1250, 9, 2), "image_segments": (2310, 18, 7),
-              "shuttle": (49097, 9, 2)}
+    shapes = {
+        "bananas": (5300, 2, 2),
+        "phishing": (1250, 9, 2),
+        "image_segments": (2310, 18, 7),
+        "shuttle": (49097, 9, 2),
+    }
     for name, (n, d, k) in shapes.items():
         data = load_dataset(compose_config([f"dataset={name}"]).dataset)
         assert data.X.shape == (n, d) and data.n_classes == k and not np.isnan(data.X).any(), name
@@ -40,11 +44,23 @@ def test_river_bundled_sets_load_without_network(monkeypatch):
     assert set(segments.class_names) == {"brickface", "cement", "foliage", "grass", "path", "sky", "window"}
 
 
-@pytest.mark.parametrize("name", ["sea_drift", "sea_gradual", "agrawal_abrupt", "agrawal_drift", "rbf_drift",
-                                  "hyperplane", "led_drift", "random_tree"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "sea_drift",
+        "sea_gradual",
+        "agrawal_abrupt",
+        "agrawal_drift",
+        "rbf_drift",
+        "hyperplane",
+        "led_drift",
+        "random_tree",
+    ],
+)
 def test_a_generated_stream_is_never_shuffled_and_each_seed_draws_its_own(name):
-    cfg = compose_config([f"dataset={name}", "protocol.shuffle=true", "protocol.shuffle_seed=357",
-                          "dataset.n_examples=4000"])
+    cfg = compose_config(
+        [f"dataset={name}", "protocol.shuffle=true", "protocol.shuffle_seed=357", "dataset.n_examples=4000"]
+    )
     assert cfg.protocol.shuffle is False and cfg.protocol.shuffle_seed is None  # what the record says
     seed0, again, seed1 = (load_dataset(cfg.dataset, seed=s) for s in (0, 0, 1))
     assert np.array_equal(seed0.X, again.X) and not np.array_equal(seed0.X, seed1.X)
@@ -68,8 +84,12 @@ def test_a_generated_stream_is_drawn_once_then_read_from_the_cache(monkeypatch, 
         cached = load_dataset(spec, seed=4)
     assert np.array_equal(cached.X, drawn.X) and np.array_equal(cached.y, drawn.y)
     assert np.array_equal(cached.nominal, drawn.nominal) and cached.nominal.any()
-    assert (cached.name, cached.feature_names, cached.categories, cached.class_names) == \
-        (drawn.name, drawn.feature_names, drawn.categories, drawn.class_names)
+    assert (cached.name, cached.feature_names, cached.categories, cached.class_names) == (
+        drawn.name,
+        drawn.feature_names,
+        drawn.categories,
+        drawn.class_names,
+    )
     # another seed or length is another stream, in a file of its own
     load_dataset(spec, seed=5)
     load_dataset(compose_config(["dataset=led_drift", "dataset.n_examples=2000"]).dataset, seed=4)
@@ -98,8 +118,16 @@ def test_a_non_adaptive_learner_loses_accuracy_after_the_abrupt_drift():
     as the tree grows on the new concept (in a shuffled stream the two concepts would mix)."""
     from boostbench.runner.experiment import run_experiment
 
-    cfg = compose_config(["dataset=sea_drift", "dataset.n_examples=20000", "algorithm=vfdt", "learner.backend=river",
-                          "protocol.curve_points=21", "progress=false"])  # checkpoints every 1,000 examples
+    cfg = compose_config(
+        [
+            "dataset=sea_drift",
+            "dataset.n_examples=20000",
+            "algorithm=vfdt",
+            "learner.backend=river",
+            "protocol.curve_points=21",
+            "progress=false",
+        ]
+    )  # checkpoints every 1,000 examples
     curve = run_experiment(cfg)["curve"]
     windowed = dict(zip(curve["examples_seen"], curve["windowed_accuracy"]))
     before, after = windowed[10000], windowed[11000]
@@ -125,8 +153,10 @@ def test_kappa_m_and_kappa_t_by_hand():
 def test_the_majority_class_over_a_window_is_the_most_frequent_label_before_each_example(window):
     rng = np.random.default_rng(3)
     truth = rng.choice(4, size=3000, p=[0.4, 0.3, 0.2, 0.1])
-    expected = [np.bincount(truth[:t] if window is None else truth[max(0, t - window):t], minlength=4).argmax()
-                for t in range(len(truth))]
+    expected = [
+        np.bincount(truth[:t] if window is None else truth[max(0, t - window) : t], minlength=4).argmax()
+        for t in range(len(truth))
+    ]
     assert np.array_equal(majority_predictions(truth, 4, window), expected)
 
 
@@ -157,25 +187,44 @@ def test_leaderboard_ranks_means_and_pareto_front(tmp_path):
     rows = []
     for d, dataset in enumerate(["a", "b", "c", "d"]):
         for seed in (0, 1):
-            for algorithm, accuracy, cpu in (("adaboost_olm", 0.9, 2.0), ("online_boosting", 0.8, 1.0),
-                                             ("vfdt", 0.7, 0.1), ("river_adaboost", 0.6, 5.0)):
+            for algorithm, accuracy, cpu in (
+                ("adaboost_olm", 0.9, 2.0),
+                ("online_boosting", 0.8, 1.0),
+                ("vfdt", 0.7, 0.1),
+                ("river_adaboost", 0.6, 5.0),
+            ):
                 if (algorithm, dataset) == ("river_adaboost", "d"):
                     continue  # a gap, whose failed job says why
-                rows.append({"dataset": dataset, "algorithm": algorithm, "seed": seed,
-                             "final_accuracy": accuracy + 0.01 * d + 0.001 * seed, "final_kappa_m": accuracy - 0.5,
-                             "final_kappa_t": np.nan, "cpu_s": cpu, "ram_hours": cpu * 1e-6})
+                rows.append(
+                    {
+                        "dataset": dataset,
+                        "algorithm": algorithm,
+                        "seed": seed,
+                        "final_accuracy": accuracy + 0.01 * d + 0.001 * seed,
+                        "final_kappa_m": accuracy - 0.5,
+                        "final_kappa_t": np.nan,
+                        "cpu_s": cpu,
+                        "ram_hours": cpu * 1e-6,
+                    }
+                )
     (tmp_path / "failed").mkdir()
-    (tmp_path / "failed" / "x.json").write_text(json.dumps(
-        {"reason": "capymoa not installed", "config": {"algorithm": {"name": "moa_ozaboost"}}}))
-    (tmp_path / "failed" / "y.json").write_text(json.dumps(
-        {"reason": "the MOA process stopped: java.lang.OutOfMemoryError",
-         "config": {"algorithm": {"name": "river_adaboost"}, "dataset": {"name": "d"}}}))
+    (tmp_path / "failed" / "x.json").write_text(
+        json.dumps({"reason": "capymoa not installed", "config": {"algorithm": {"name": "moa_ozaboost"}}})
+    )
+    (tmp_path / "failed" / "y.json").write_text(
+        json.dumps(
+            {
+                "reason": "the MOA process stopped: java.lang.OutOfMemoryError",
+                "config": {"algorithm": {"name": "river_adaboost"}, "dataset": {"name": "d"}},
+            }
+        )
+    )
     board, written = leaderboard.write(tmp_path, tmp_path, _runs(rows))
     accuracy = board.tables["accuracy"]
     assert list(accuracy["algorithm"]) == ["adaboost_olm", "online_boosting", "vfdt", "river_adaboost"]
     assert list(accuracy["mean_rank"]) == [1.0, 2.0, 3.0, 4.0]
     assert accuracy["mean"].iloc[0] == pytest.approx(0.9 + 0.015 + 0.0005)
-    assert list(board.tables["CPU s"]["algorithm"])[0] == "vfdt"
+    assert board.tables["CPU s"]["algorithm"].iloc[0] == "vfdt"
     assert "kappa-T" not in board.tables  # no run has it (records before the measure)
     assert board.not_run["moa_ozaboost"] == "not run: capymoa not installed"
     assert board.not_run["online_mbbm"] == "not run: no run in this store"
@@ -185,7 +234,7 @@ def test_leaderboard_ranks_means_and_pareto_front(tmp_path):
     text = (tmp_path / "tables" / "leaderboard.md").read_text()
     assert "| adaboost_olm | 0.9155 ± 0.0" in text and "| moa_ozaboost | not run: capymoa not installed |" in text
     assert "| river_adaboost | d | not run: the MOA process stopped" in text
-    assert "`final_accuracy`: accuracy over the final part of each pass" in text   # what each table measures
+    assert "`final_accuracy`: accuracy over the final part of each pass" in text  # what each table measures
     # summary.html's section: each measure in its own format, the CD diagram, the reasons, the fronts
     section = leaderboard.html_section(tmp_path)
     assert "<td>2e-06 ± 0</td>" in section and "<td>0.9155 ± 0.0" in section  # RAM-hours not rounded to 0
@@ -201,8 +250,14 @@ def test_leaderboard_ranks_means_and_pareto_front(tmp_path):
 def test_report_leaderboard_on_a_store_with_a_failed_peer(tmp_path):
     from boostbench.runner.sweep import run_sweep, summarize
 
-    grid = ["dataset=balance,car", "algorithm=vfdt,online_boosting,river_adaboost", "n_learners=3", "seed=0,1",
-            "protocol.max_examples=300", f"results_dir={tmp_path}"]
+    grid = [
+        "dataset=balance,car",
+        "algorithm=vfdt,online_boosting,river_adaboost",
+        "n_learners=3",
+        "seed=0,1",
+        "protocol.max_examples=300",
+        f"results_dir={tmp_path}",
+    ]
     assert summarize(run_sweep(grid, n_jobs=2)).get("done") == 12
     # a peer whose library is absent leaves its reason in failed/ (where capymoa runs, it runs)
     try:
@@ -230,8 +285,15 @@ def test_the_stream_benchmark_resizes_its_streams_in_a_sweep(tmp_path):
     from boostbench.reporting.records import load_runs
     from boostbench.runner.sweep import run_sweep, summarize
 
-    grid = ["+experiment=stream_benchmark", "dataset=sea_drift,hyperplane", "dataset.n_examples=300",
-            "algorithm=vfdt", "learner.backend=river", "seed=0", f"results_dir={tmp_path}"]
+    grid = [
+        "+experiment=stream_benchmark",
+        "dataset=sea_drift,hyperplane",
+        "dataset.n_examples=300",
+        "algorithm=vfdt",
+        "learner.backend=river",
+        "seed=0",
+        f"results_dir={tmp_path}",
+    ]
     assert summarize(run_sweep(grid, n_jobs=1)) == {"done": 2}
     runs = load_runs(tmp_path)
     assert sorted(runs["dataset"]) == ["hyperplane", "sea_drift"] and set(runs["n_examples"]) == {300}

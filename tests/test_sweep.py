@@ -13,8 +13,7 @@ import pytest
 from boostbench.errors import ConfigError
 from boostbench.runner.sweep import run_sweep, summarize
 
-GRID = ["dataset=balance", "algorithm=vfdt,online_boosting,online_mbbm", "gamma=0.1,0.05", "seed=0,1",
-        "n_learners=2"]
+GRID = ["dataset=balance", "algorithm=vfdt,online_boosting,online_mbbm", "gamma=0.1,0.05", "seed=0,1", "n_learners=2"]
 
 
 def records(path: Path) -> list[dict]:
@@ -34,8 +33,9 @@ def test_sweep_runs_each_distinct_configuration_once_and_resumes(tmp_path):
 
 
 def test_sweep_skips_algorithms_of_another_task(tmp_path):
-    outcome = summarize(run_sweep(["dataset=balance", "algorithm=vfdt,ada_olmr", "n_learners=1",
-                                   f"results_dir={tmp_path}"], n_jobs=1))
+    outcome = summarize(
+        run_sweep(["dataset=balance", "algorithm=vfdt,ada_olmr", "n_learners=1", f"results_dir={tmp_path}"], n_jobs=1)
+    )
     assert outcome == {"done": 1, "n/a": 1}
 
 
@@ -63,8 +63,18 @@ def test_sigkilled_sweep_resumes_without_loss_or_duplicates(tmp_path):
 
 
 def test_launcher_jobs_come_from_the_overrides(tmp_path):
-    outcome = summarize(run_sweep(["dataset=balance", "algorithm=vfdt", "seed=0,1", "n_learners=1",
-                                   "hydra.launcher.n_jobs=1", f"results_dir={tmp_path}"]))
+    outcome = summarize(
+        run_sweep(
+            [
+                "dataset=balance",
+                "algorithm=vfdt",
+                "seed=0,1",
+                "n_learners=1",
+                "hydra.launcher.n_jobs=1",
+                f"results_dir={tmp_path}",
+            ]
+        )
+    )
     assert outcome == {"done": 2}
 
 
@@ -121,7 +131,7 @@ def test_a_results_dir_that_cannot_be_written_fails_before_any_work(tmp_path):
 
     blocker = tmp_path / "not_a_dir"
     blocker.write_text("")
-    with pytest.raises(StoreError, match="not_a_dir.* is not a directory"):
+    with pytest.raises(StoreError, match=r"not_a_dir.* is not a directory"):
         run_sweep(["dataset=balance", "algorithm=vfdt", f"results_dir={blocker}"])
 
 
@@ -129,8 +139,14 @@ def test_a_user_file_changed_in_place_runs_again(tmp_path):
     data = tmp_path / "mine.csv"
     rows = ["a,b,label"] + [f"{i % 7},{i % 3},{'x' if i % 2 else 'y'}" for i in range(60)]
     data.write_text("\n".join(rows) + "\n")
-    grid = ["dataset=csv", f"dataset.file={data}", "dataset.class_column=label", "algorithm=vfdt",
-            f"results_dir={tmp_path / 'results'}", "hydra.launcher.n_jobs=1"]
+    grid = [
+        "dataset=csv",
+        f"dataset.file={data}",
+        "dataset.class_column=label",
+        "algorithm=vfdt",
+        f"results_dir={tmp_path / 'results'}",
+        "hydra.launcher.n_jobs=1",
+    ]
     assert summarize(run_sweep(grid)) == {"done": 1}
     assert summarize(run_sweep(grid)) == {"skipped": 1}
     data.write_text("\n".join(rows[:40]) + "\n")  # the same name, other contents
@@ -145,8 +161,15 @@ def test_report_names_a_corrupt_record_and_goes_on(tmp_path):
 
     from boostbench.cli import app
 
-    run_sweep(["dataset=balance", "algorithm=vfdt,best_vfdt", "n_learners=2", f"results_dir={tmp_path}",
-               "hydra.launcher.n_jobs=1"])
+    run_sweep(
+        [
+            "dataset=balance",
+            "algorithm=vfdt,best_vfdt",
+            "n_learners=2",
+            f"results_dir={tmp_path}",
+            "hydra.launcher.n_jobs=1",
+        ]
+    )
     bad = sorted((tmp_path / "runs").glob("*.json"))[0]
     bad.write_text("{")
     result = CliRunner().invoke(app, ["report", "jung2017_table1", "--results-dir", str(tmp_path), "--n-learners", "2"])
@@ -210,15 +233,18 @@ def test_workers_die_with_the_sweep(tmp_path):
 def test_leftovers_of_dead_sweeps_are_cleaned(tmp_path):
     from boostbench.runner.sweep import clean_leftovers
 
-    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                              text=True).stdout)
+    dead = int(
+        subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout
+    )
     (tmp_path / f"joblib_memmapping_folder_{dead}_abc_def").mkdir()
     (tmp_path / f"sem.loky-{dead}-xyz").write_bytes(b"")
     (tmp_path / f"joblib_memmapping_folder_{os.getpid()}_abc_def").mkdir()  # a live sweep's
     (tmp_path / "someone_elses_file").write_bytes(b"")
     assert clean_leftovers(tmp_path) == 2
-    assert sorted(p.name for p in tmp_path.iterdir()) == [f"joblib_memmapping_folder_{os.getpid()}_abc_def",
-                                                          "someone_elses_file"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"joblib_memmapping_folder_{os.getpid()}_abc_def",
+        "someone_elses_file",
+    ]
 
 
 def test_the_code_fingerprint_follows_the_numeric_sources_only(tmp_path):
@@ -230,7 +256,10 @@ def test_the_code_fingerprint_follows_the_numeric_sources_only(tmp_path):
     copy = tmp_path / "boostbench"
     shutil.copytree(PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
     before = sources_digest(copy)
-    (copy / "reporting" / "tables.py").write_text("# how a table is drawn\n", encoding="utf-8", )
+    (copy / "reporting" / "tables.py").write_text(
+        "# how a table is drawn\n",
+        encoding="utf-8",
+    )
     assert sources_digest(copy) == before  # drawing tables computes no number
     with open(copy / "boosters" / "adaboost_olm.py", "a", encoding="utf-8") as handle:
         handle.write("\n# a change to a booster\n")

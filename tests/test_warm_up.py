@@ -6,19 +6,22 @@ import numpy as np
 import pytest
 
 from boostbench.algorithms import ALGORITHMS
-from boostbench.runner.config import compose_config
 from boostbench.data import load_dataset
-from boostbench.runner.experiment import _online_booster, warm_up_kernels
-from boostbench.system.kernel_cache import KernelDispatcher
 from boostbench.learners.vfdt import training
 from boostbench.protocols import prequential
+from boostbench.runner.config import compose_config
+from boostbench.runner.experiment import _online_booster, warm_up_kernels
 from boostbench.seeding import run_generators
+from boostbench.system.kernel_cache import KernelDispatcher
 
 
 def _signatures() -> dict:
     """``{kernel name: signatures it holds (compiled or loaded)}`` of every kernel declared so far."""
-    return {f"{d.py_func.__module__}.{d.__name__}": tuple(d.signatures)
-            for d in gc.get_objects() if type(d) is KernelDispatcher}  # (isinstance fails on dead weak proxies)
+    return {
+        f"{d.py_func.__module__}.{d.__name__}": tuple(d.signatures)
+        for d in gc.get_objects()
+        if type(d) is KernelDispatcher
+    }  # (isinstance fails on dead weak proxies)
 
 
 @pytest.mark.parametrize("algorithm", ["adaboost_olm", "online_mbbm", "online_boosting"])

@@ -1,5 +1,6 @@
 """Batch multiclass boosting (Mukherjee & Schapire; Combessie & Machraoui), one module per algorithm
-(built through the registry, :mod:`boostbench.algorithms`)."""
+(built through the registry, :mod:`boostbench.algorithms`).
+"""
 
 from boostbench.batch.adaboost import AdaBoost
 from boostbench.batch.adaboost_m1 import AdaBoostM1
@@ -12,5 +13,15 @@ from boostbench.batch.one_vs_all import OneVsAll
 from boostbench.batch.samme import SAMME
 from boostbench.learners.batch_trees import TreeParams
 
-__all__ = ["AdaBoost", "AdaBoostM1", "AdaBoostM2", "AdaBoostMH", "AdaBoostMM",
-           "BaseModel", "BatchBooster", "OneVsAll", "SAMME", "TreeParams"]
+__all__ = [
+    "SAMME",
+    "AdaBoost",
+    "AdaBoostM1",
+    "AdaBoostM2",
+    "AdaBoostMH",
+    "AdaBoostMM",
+    "BaseModel",
+    "BatchBooster",
+    "OneVsAll",
+    "TreeParams",
+]

@@ -30,8 +30,10 @@ class AdaBoost(BatchBooster):
 
     def __init__(self, n_classes, n_rounds, learner=None, rng=None):
         if n_classes != 2:
-            raise ValueError(f"adaboost is binary, the data set has {n_classes} classes "
-                             "(use adaboost_m1, samme, adaboost_mh, adaboost_mm or one_vs_all)")
+            raise ValueError(
+                f"adaboost is binary, the data set has {n_classes} classes "
+                "(use adaboost_m1, samme, adaboost_mh, adaboost_mm or one_vs_all)"
+            )
         super().__init__(n_classes, n_rounds, learner, rng)
 
     def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from boostbench.batch.adaboost import ERROR_FLOOR
 from boostbench.batch.base import BatchBooster, Round
+from boostbench.constraints import BOOLEAN, Constraint, check, positive_int
 from boostbench.learners.batch_trees import predict_labels
-from boostbench.constraints import BOOLEAN, check, positive_int
 
 
 def one_hot(labels: np.ndarray, k: int) -> np.ndarray:
@@ -36,7 +38,7 @@ class AdaBoostM1(BatchBooster):
     """
 
     name = "adaboost_m1"
-    _parameter_constraints = {"n_rounds": positive_int(), "resample": BOOLEAN}
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {"n_rounds": positive_int(), "resample": BOOLEAN}
 
     def __init__(self, n_classes: int, n_rounds: int, learner=None, rng=None, resample: bool = False):
         super().__init__(n_classes, n_rounds, learner, rng)

@@ -40,7 +40,7 @@ class AdaBoostM2(BatchBooster):
         rows = np.arange(len(y))
         W = w.sum(axis=1)
         D = W / W.sum()
-        gain = -w / W.sum()             # -D(i) q(i, y) off the true label
+        gain = -w / W.sum()  # -D(i) q(i, y) off the true label
         gain[rows, y] = D
         h = fit_gain_tree(X, gain, self.learner, self.rng, "positive")
         values = h.predict_values(X)
@@ -59,7 +59,8 @@ class AdaBoostM2(BatchBooster):
 
     def pseudo_loss(self, h, X: np.ndarray, y: np.ndarray, D: np.ndarray, q: np.ndarray) -> float:
         """The pseudo-loss of hypothesis ``h`` under ``D (n,)`` and label weights ``q (n, k)``
-        (``q[i, y_i] = 0``, rows summing to 1), from its definition."""
+        (``q[i, y_i] = 0``, rows summing to 1), from its definition.
+        """
         values = h.predict_values(X)
         rows = np.arange(len(y))
         return float(0.5 * np.sum(D * (1.0 - values[rows, y] + (q * values).sum(axis=1))))

@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from boostbench.learners.batch_trees import TreeParams, require_trees
 from boostbench.constraints import Constraint, check, positive_int
+from boostbench.learners.batch_trees import TreeParams, require_trees
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,9 @@ class BatchBooster(ABC):
     #: the hyper-parameters' constraints (scikit-learn's convention; the config check reads them)
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {"n_rounds": positive_int()}
 
-    def __init__(self, n_classes: int, n_rounds: int, learner: TreeParams | None = None,
-                 rng: np.random.Generator | None = None):
+    def __init__(
+        self, n_classes: int, n_rounds: int, learner: TreeParams | None = None, rng: np.random.Generator | None = None
+    ):
         if n_classes < 2:
             raise ValueError(f"a booster needs at least 2 classes, got {n_classes}")
         check(type(self).__name__, {"n_rounds": n_rounds}, self._parameter_constraints)
@@ -88,7 +89,7 @@ class BatchBooster(ABC):
             require_trees(self.learner, self.name)
         self.rng = rng if rng is not None else np.random.default_rng(0)
 
-    def fit(self, X: np.ndarray, y: np.ndarray) -> "BatchBooster":
+    def fit(self, X: np.ndarray, y: np.ndarray) -> BatchBooster:
         """Run the rounds on ``X (n, d)`` float64 and labels ``y (n,)`` int64 in ``0..k-1``.
 
         Raises:
@@ -108,7 +109,7 @@ class BatchBooster(ABC):
         self._run_rounds(X, y)
         self.alphas_ = np.asarray(self.alphas_, dtype=np.float64)
         self.round_stats_ = np.asarray(self.round_stats_, dtype=np.float64)
-        self.weight_history_ = (np.vstack(self._weights) if self._weights else np.zeros((0, len(y))))
+        self.weight_history_ = np.vstack(self._weights) if self._weights else np.zeros((0, len(y)))
         return self
 
     def _run_rounds(self, X: np.ndarray, y: np.ndarray) -> None:
@@ -130,7 +131,8 @@ class BatchBooster(ABC):
     @abstractmethod
     def _boost_round(self, X: np.ndarray, y: np.ndarray, state: Any) -> Round | None:
         """Fit one hypothesis under ``state``: the kept :class:`Round` (with the next state), or
-        None when it fails the weak-learning condition (discarded; the run stops)."""
+        None when it fails the weak-learning condition (discarded; the run stops).
+        """
 
     @abstractmethod
     def _votes(self, hypothesis: Any, X: np.ndarray) -> np.ndarray:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from boostbench.batch.adaboost_m1 import one_hot
 from boostbench.batch.base import BatchBooster, Round
+from boostbench.constraints import Constraint
 from boostbench.learners.batch_trees import predict_labels
 
 
@@ -16,7 +19,7 @@ class BaseModel(BatchBooster):
     """
 
     name = "base"
-    _parameter_constraints = {}  # n_rounds does not apply
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {}  # n_rounds does not apply
 
     def __init__(self, n_classes, n_rounds=1, learner=None, rng=None):
         super().__init__(n_classes, 1, learner, rng)
@@ -25,8 +28,9 @@ class BaseModel(BatchBooster):
         return np.full(len(y), 1.0 / len(y))
 
     def _boost_round(self, X: np.ndarray, y: np.ndarray, uniform: np.ndarray) -> Round:
-        return Round(self.learner.fit_label(X, y, uniform, self.n_classes, self.rng), 1.0, uniform, float("nan"),
-                     last=True)
+        return Round(
+            self.learner.fit_label(X, y, uniform, self.n_classes, self.rng), 1.0, uniform, float("nan"), last=True
+        )
 
     def _votes(self, model, X: np.ndarray) -> np.ndarray:
         return one_hot(predict_labels(model, X), self.n_classes)

@@ -27,8 +27,10 @@ class OneVsAll(BatchBooster):
     name = "one_vs_all"
 
     def _run_rounds(self, X: np.ndarray, y: np.ndarray) -> None:  # k binary runs, each with its loop
-        self.binary_ = [AdaBoost(2, self.n_rounds, self.learner, self.rng).fit(X, (y == j).astype(np.int64))
-                        for j in range(self.n_classes)]
+        self.binary_ = [
+            AdaBoost(2, self.n_rounds, self.learner, self.rng).fit(X, (y == j).astype(np.int64))
+            for j in range(self.n_classes)
+        ]
         T = max(b.n_rounds_fitted for b in self.binary_)
         if T:
             mean_weights = np.mean([_pad(b.weight_history_, T) for b in self.binary_], axis=0)
@@ -49,4 +51,8 @@ class OneVsAll(BatchBooster):
     def staged_scores(self, X: np.ndarray) -> np.ndarray:
         """``(T_fit, n, k)`` float64: stage t's margins ``f^(j)_t(x)`` of the k runs."""
         T = self.n_rounds_fitted
-        return np.stack([_pad(b.margins(X), T) for b in self.binary_], axis=2) if T else np.zeros((0, len(X), self.n_classes))
+        return (
+            np.stack([_pad(b.margins(X), T) for b in self.binary_], axis=2)
+            if T
+            else np.zeros((0, len(X), self.n_classes))
+        )

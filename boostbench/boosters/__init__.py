@@ -1,5 +1,6 @@
 """Online boosters, one module per algorithm (the registry that builds them:
-:mod:`boostbench.algorithms`)."""
+:mod:`boostbench.algorithms`).
+"""
 
 from __future__ import annotations
 
@@ -13,5 +14,16 @@ from boostbench.boosters.online_boosting import OnlineBoosting
 from boostbench.boosters.online_mbbm import OnlineMBBM
 from boostbench.boosters.vfdt import VFDT, BestVFDT
 
-__all__ = ["AdaOLMR", "AdaboostOLM", "BestVFDT", "HedgeExperts", "OnlineBMR", "OnlineBagging", "OnlineBooster",
-           "OnlineBoosting", "OnlineMBBM", "OnlineRanker", "VFDT"]
+__all__ = [
+    "VFDT",
+    "AdaOLMR",
+    "AdaboostOLM",
+    "BestVFDT",
+    "HedgeExperts",
+    "OnlineBMR",
+    "OnlineBagging",
+    "OnlineBooster",
+    "OnlineBoosting",
+    "OnlineMBBM",
+    "OnlineRanker",
+]

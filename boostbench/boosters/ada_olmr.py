@@ -44,8 +44,15 @@ class AdaOLMR(OnlineRanker):
 
     _parameter_constraints = hyperparameters.ADA_OLMR
 
-    def __init__(self, pool, n_classes, rng,
-                 alpha_bound: float = 2.0, hedge_eta: float = 1.0, weak_prediction: str = "distribution"):
+    def __init__(
+        self,
+        pool,
+        n_classes,
+        rng,
+        alpha_bound: float = 2.0,
+        hedge_eta: float = 1.0,
+        weak_prediction: str = "distribution",
+    ):
         super().__init__(pool, n_classes, rng)
         self._validate_params(alpha_bound=alpha_bound, hedge_eta=hedge_eta, weak_prediction=weak_prediction)
         self.alpha_bound = float(alpha_bound)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from boostbench import hyperparameters
 from boostbench.boosters import adaboost_olm_kernels
 from boostbench.boosters.adaboost_olm_kernels import FIRST_WEIGHT, PAPER_VARIANT, REFERENCE_GRADIENT, variant_array
-from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
 from boostbench.core.cost_matrix import cost_matrix_logistic, cost_row_logistic
 from boostbench.core.hedge import Hedge
@@ -38,8 +38,15 @@ def forward_reference(P: np.ndarray, alpha: np.ndarray, u: np.ndarray):
     return s_before, labels, experts
 
 
-def backward_reference(s_before: np.ndarray, labels: np.ndarray, alpha: np.ndarray, y: int,
-                       eta: float, bound: float, variant: np.ndarray = PAPER_VARIANT):
+def backward_reference(
+    s_before: np.ndarray,
+    labels: np.ndarray,
+    alpha: np.ndarray,
+    y: int,
+    eta: float,
+    bound: float,
+    variant: np.ndarray = PAPER_VARIANT,
+):
     """Algorithm 2, lines 13-14: OGD on each alpha (gradient eq. 10) and the training weights.
 
     Args:
@@ -101,11 +108,25 @@ class AdaboostOLM(OnlineBooster):
 
     _parameter_constraints = hyperparameters.ADABOOST_OLM
 
-    def __init__(self, pool, n_classes, rng, alpha_bound: float = 2.0, hedge_eta: float = 1.0,
-                 compiled: bool = True, gradient: str = "paper", first_weight: float | None = None):
+    def __init__(
+        self,
+        pool,
+        n_classes,
+        rng,
+        alpha_bound: float = 2.0,
+        hedge_eta: float = 1.0,
+        compiled: bool = True,
+        gradient: str = "paper",
+        first_weight: float | None = None,
+    ):
         super().__init__(pool, n_classes, rng)
-        self._validate_params(alpha_bound=alpha_bound, hedge_eta=hedge_eta, compiled=compiled, gradient=gradient,
-                              first_weight=first_weight)
+        self._validate_params(
+            alpha_bound=alpha_bound,
+            hedge_eta=hedge_eta,
+            compiled=compiled,
+            gradient=gradient,
+            first_weight=first_weight,
+        )
         self.alpha_bound = float(alpha_bound)
         self.hedge_eta = float(hedge_eta)
         self.compiled = bool(compiled)
@@ -121,15 +142,19 @@ class AdaboostOLM(OnlineBooster):
     def _steps(self):
         """(forward, backward): the numba kernels, or their Python references when not compiled.
         Looked up per call, never kept on the instance: a dispatcher holds numba's JIT engine,
-        which river's memory walk would count (and trip on its dead weak proxies)."""
+        which river's memory walk would count (and trip on its dead weak proxies).
+        """
         if self.compiled:
             return adaboost_olm_kernels.forward, adaboost_olm_kernels.backward
         return forward_reference, backward_reference
 
     def _on_growth(self) -> None:
         # the pool multiplies learner 1's weight by its c_1: the constant is given divided by it
-        first = None if self.first_weight is None else float(
-            self.pool.unscaled(np.full(self.pool.n_learners, float(self.first_weight)))[0])
+        first = (
+            None
+            if self.first_weight is None
+            else float(self.pool.unscaled(np.full(self.pool.n_learners, float(self.first_weight)))[0])
+        )
         self._variant = variant_array(self.gradient == "reference", first)
         # over the compiled pool, each step is one kernel call (same arithmetic, no Python loop)
         self._fused = adaboost_olm_kernels.FusedStep(self.pool) if self.compiled and self.pool.compiled else None
@@ -162,15 +187,26 @@ class AdaboostOLM(OnlineBooster):
 
     def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """See :meth:`OnlineBooster.test_then_train`; over the compiled pool, one kernel call
-        (:func:`~boostbench.boosters.adaboost_olm_kernels.run_steps`) with the same draws."""
+        (:func:`~boostbench.boosters.adaboost_olm_kernels.run_steps`) with the same draws.
+        """
         if self._fused is None:
             return super().test_then_train(X, y)
         m = len(X)
         X = np.ascontiguousarray(X, dtype=np.float64)
         U = self.rng.random((m, 2 * self.pool.n_learners + 1))  # predict's draws, example by example
         predicted = np.empty(m, dtype=np.int64)
-        self._fused.run(X, np.ascontiguousarray(y, dtype=np.int64), U, self.t, self.alpha_bound, self._variant,
-                        self.hedge.eta, self.alpha, self.hedge.log_v, predicted)
+        self._fused.run(
+            X,
+            np.ascontiguousarray(y, dtype=np.int64),
+            U,
+            self.t,
+            self.alpha_bound,
+            self._variant,
+            self.hedge.eta,
+            self.alpha,
+            self.hedge.log_v,
+            predicted,
+        )
         self.t += m
         self._state = None
         return predicted
@@ -183,11 +219,13 @@ class AdaboostOLM(OnlineBooster):
         self.t += 1
         eta = olm_step_size(self.t, self.n_classes)
         if self._fused is not None:
-            self._fused.update(xp, int(y), eta, self.alpha_bound, self._variant, self.hedge.eta, self.alpha,
-                               self.hedge.log_v, w)
+            self._fused.update(
+                xp, int(y), eta, self.alpha_bound, self._variant, self.hedge.eta, self.alpha, self.hedge.log_v, w
+            )
         else:
-            self.alpha, weights = self._steps()[1](s_before, labels, self.alpha, int(y), eta, self.alpha_bound,
-                                                   self._variant)
+            self.alpha, weights = self._steps()[1](
+                s_before, labels, self.alpha, int(y), eta, self.alpha_bound, self._variant
+            )
             self.hedge.update((experts != y).astype(np.float64))
             self.pool.learn(xp, y, weights * w if w != 1.0 else weights)
         self._state = None

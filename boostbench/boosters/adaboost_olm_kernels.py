@@ -14,10 +14,10 @@ import numpy as np
 from boostbench.core.hedge import hedge_pick, hedge_probabilities_into, hedge_update_01
 from boostbench.core.ogd import olm_step_size
 from boostbench.core.ties import pick_tie_u as _pick
-from boostbench.system.kernel_cache import inlined_kernel, kernel, njit
 from boostbench.learners.vfdt.layout import Forest, copy_into
 from boostbench.learners.vfdt.routing import forget_routes_unless, predict_all
 from boostbench.learners.vfdt.training import learn_trees
+from boostbench.system.kernel_cache import inlined_kernel, kernel, njit
 
 
 @kernel
@@ -29,7 +29,8 @@ def _sigmoid_gap(a, b):  # pragma: no cover - compiled
 @kernel
 def _forward_into(P, alpha, u, s, s_before, labels, experts, C, expected):  # pragma: no cover - compiled
     """:func:`forward` into given arrays (``s`` ``(k,)``, ``C`` ``(k, k)`` and ``expected``
-    ``(k,)`` are scratch); ``u`` may be longer than ``2N``."""
+    ``(k,)`` are scratch); ``u`` may be longer than ``2N``.
+    """
     n, k = P.shape
     s[:] = 0.0
     for r in range(k):
@@ -88,7 +89,8 @@ REFERENCE_GRADIENT, FIRST_WEIGHT = 0, 1
 
 def variant_array(reference_gradient: bool, first_weight: float | None) -> np.ndarray:
     """:func:`backward`'s ``variant`` for these choices (``first_weight``: the first learner's
-    weight before the pool's ``c_1``, None for line 14's)."""
+    weight before the pool's ``c_1``, None for line 14's).
+    """
     variant = np.empty(2)
     variant[REFERENCE_GRADIENT] = float(reference_gradient)
     variant[FIRST_WEIGHT] = -1.0 if first_weight is None else float(first_weight)
@@ -98,7 +100,8 @@ def variant_array(reference_gradient: bool, first_weight: float | None) -> np.nd
 @kernel
 def _backward_into(s_before, labels, alpha, y, eta, bound, variant, new_alpha, weights):  # pragma: no cover - compiled
     """:func:`backward` into given arrays (``new_alpha`` may be ``alpha`` itself; ``variant`` see
-    :func:`backward`)."""
+    :func:`backward`).
+    """
     n, k = s_before.shape
     reference_gradient = variant[REFERENCE_GRADIENT] != 0.0
     for i in range(n):
@@ -155,7 +158,8 @@ class StepArrays(NamedTuple):
     and ``experts`` int64 ``(N,)``, ``p`` ``(N,)`` Hedge's distribution, ``weights`` ``(N,)`` the
     training weights; ``s`` ``(k,)``, ``C`` ``(k, k)``, ``expected`` ``(k,)`` scratch. The kernels
     take it as a plain tuple ``step`` (as they take the pool's trees, see
-    :class:`~boostbench.learners.vfdt.layout.Forest`)."""
+    :class:`~boostbench.learners.vfdt.layout.Forest`).
+    """
 
     P: np.ndarray
     s_before: np.ndarray
@@ -168,9 +172,18 @@ class StepArrays(NamedTuple):
     expected: np.ndarray
 
     @classmethod
-    def empty(cls, n: int, k: int) -> "StepArrays":
-        return cls(np.empty((n, k)), np.empty((n, k)), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
-                   np.empty(n), np.empty(n), np.empty(k), np.empty((k, k)), np.empty(k))
+    def empty(cls, n: int, k: int) -> StepArrays:
+        return cls(
+            np.empty((n, k)),
+            np.empty((n, k)),
+            np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.int64),
+            np.empty(n),
+            np.empty(n),
+            np.empty(k),
+            np.empty((k, k)),
+            np.empty(k),
+        )
 
 
 # inlined into run_steps (else compiled twice over with their callees); called from Python too
@@ -180,7 +193,8 @@ def predict_step(x, alpha, log_v, u, step, trees):  # pragma: no cover - compile
     :meth:`~boostbench.learners.compiled_pool.CompiledHoeffdingTreePool.kernel_state`) into
     ``S.P``, :func:`forward` into ``S.s_before``/``S.labels``/``S.experts``, Hedge's distribution
     into ``S.p`` (``S = StepArrays(*step)``). With ``u`` of length ``2N + 1``, returns the label of
-    the expert drawn with ``u[2N]`` (:meth:`boostbench.core.hedge.Hedge.draw`'s search), else -1."""
+    the expert drawn with ``u[2N]`` (:meth:`boostbench.core.hedge.Hedge.draw`'s search), else -1.
+    """
     S = StepArrays(*step)
     predict_all(x, S.P, trees)
     _forward_into(S.P, alpha, u, S.s, S.s_before, S.labels, S.experts, S.C, S.expected)
@@ -196,7 +210,8 @@ def predict_step(x, alpha, log_v, u, step, trees):  # pragma: no cover - compile
 def update_step(x, y, eta, bound, variant, hedge_eta, alpha, log_v, step, trees):  # pragma: no cover - compiled
     """Algorithm 2 lines 12-15 once ``y`` is revealed: the OGD step on ``alpha`` (in place),
     the training weights into ``S.weights``, Hedge's step on ``log_v`` (in place; 0-1 losses) and
-    the trees' training (the pool must have room: ``CompiledHoeffdingTreePool.reserve``)."""
+    the trees' training (the pool must have room: ``CompiledHoeffdingTreePool.reserve``).
+    """
     weights_step(y, eta, bound, variant, hedge_eta, alpha, log_v, step)
     forget_routes_unless(x, trees)
     learn_trees(0, alpha.shape[0], x, y, StepArrays(*step).weights, trees)
@@ -205,14 +220,17 @@ def update_step(x, y, eta, bound, variant, hedge_eta, alpha, log_v, step, trees)
 @kernel
 def weights_step(y, eta, bound, variant, hedge_eta, alpha, log_v, step):  # pragma: no cover - compiled
     """:func:`update_step` but the trees' training: the OGD step on ``alpha``, the training
-    weights into ``S.weights`` and Hedge's step on ``log_v``."""
+    weights into ``S.weights`` and Hedge's step on ``log_v``.
+    """
     S = StepArrays(*step)
     _backward_into(S.s_before, S.labels, alpha, y, eta, bound, variant, alpha, S.weights)
     hedge_update_01(log_v, S.experts, y, hedge_eta)
 
 
 @kernel
-def run_steps(X, Y, U, t, k, bound, variant, hedge_eta, room, predicted, alpha, log_v, step, trees):  # pragma: no cover - compiled
+def run_steps(
+    X, Y, U, t, k, bound, variant, hedge_eta, room, predicted, alpha, log_v, step, trees
+):  # pragma: no cover - compiled
     """Test-then-train on the rows of ``X`` (``(m, d)``) in order: :func:`predict_step` with
     ``U[i]`` (``(2N + 1,)``) into ``predicted[i]``, then :func:`update_step` at round
     ``t + i + 1``. Stops early, before an example the pool may have no room for (fewer than
@@ -236,7 +254,8 @@ def run_steps(X, Y, U, t, k, bound, variant, hedge_eta, room, predicted, alpha, 
 class FusedStep:
     """Adaboost.OLM's two calls per example over a compiled pool (:func:`predict_step`,
     :func:`update_step`), with the arrays they share (``arrays``, :class:`StepArrays`, filled
-    by :meth:`predict`)."""
+    by :meth:`predict`).
+    """
 
     def __init__(self, pool):
         self.pool = pool
@@ -245,29 +264,47 @@ class FusedStep:
 
     def predict(self, xp, alpha, log_v, u) -> int:
         """Lines 4-11; ``u`` ``(2N + 1,)`` (ties, then the draw) returns the drawn expert's label,
-        ``(2N,)`` returns -1."""
+        ``(2N,)`` returns -1.
+        """
         return predict_step(xp, alpha, log_v, u, self._step, self.pool.kernel_state())
 
     def run(self, X, Y, U, t, bound, variant, hedge_eta, alpha, log_v, predicted) -> None:
         """Test-then-train on the rows of ``X`` (float64 ``(m, d)``, labels ``Y`` int64 ``(m,)``),
         the first at round ``t + 1``, with ``U`` ``(m, 2N + 1)`` as :meth:`predict` takes them;
-        ``predicted`` ``(m,)`` int64 receives each prediction."""
+        ``predicted`` ``(m,)`` int64 receives each prediction.
+        """
         pool = self.pool
         if pool.n_threads > 1:  # the threaded training is called from Python (see learn_trees_threaded)
             for i in range(len(X)):
                 predicted[i] = self.predict(X[i], alpha, log_v, U[i])
-                self.update(X[i], int(Y[i]), olm_step_size(t + i + 1, pool.n_classes), bound, variant, hedge_eta,
-                            alpha, log_v)
+                self.update(
+                    X[i], int(Y[i]), olm_step_size(t + i + 1, pool.n_classes), bound, variant, hedge_eta, alpha, log_v
+                )
             return
         done = 0
         while done < len(X):
             forest = pool.reserve()
-            done += run_steps(X[done:], Y[done:], U[done:], t + done, pool.n_classes, bound, variant, hedge_eta,
-                              pool.room_per_example, predicted[done:], alpha, log_v, self._step, forest)
+            done += run_steps(
+                X[done:],
+                Y[done:],
+                U[done:],
+                t + done,
+                pool.n_classes,
+                bound,
+                variant,
+                hedge_eta,
+                pool.room_per_example,
+                predicted[done:],
+                alpha,
+                log_v,
+                self._step,
+                forest,
+            )
 
     def update(self, xp, y, eta, bound, variant, hedge_eta, alpha, log_v, w: float = 1.0) -> None:
         """Lines 12-15 (``alpha`` and ``log_v`` in place; ``variant`` see :func:`backward`); the
-        trees' training weights scaled by the example's weight ``w``."""
+        trees' training weights scaled by the example's weight ``w``.
+        """
         if self.pool.n_threads > 1 or w != 1.0:
             weights_step(y, eta, bound, variant, hedge_eta, alpha, log_v, self._step)
             weights = self.arrays.weights

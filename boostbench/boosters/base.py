@@ -20,7 +20,7 @@ from boostbench.core.ties import argmax_random_tie
 from boostbench.learners.pool import WeakLearnerPool
 
 
-class _BoosterCore(ABC):
+class _BoosterCore(ABC):  # noqa: B024 - the abstract calls differ by task (OnlineBooster, OnlineRanker)
     """What every booster holds: a pool, k and a generator.
 
     ``cache_fill_s`` (float, seconds): time spent building values that outlive the run and that a
@@ -82,7 +82,7 @@ class _BoosterCore(ABC):
             self.n_classes = int(n_classes)
         self._on_growth()
 
-    def _on_growth(self) -> None:
+    def _on_growth(self) -> None:  # noqa: B027 - most boosters keep nothing that depends on k
         """Rebuild what depends on k or on the pool's arrays (after :meth:`grow`)."""
 
 
@@ -112,7 +112,8 @@ class OnlineBooster(_BoosterCore):
     def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """:meth:`predict` then :meth:`update` on each row of ``X`` (``(m, d)`` float64, labels
         ``y`` ``(m,)`` int) in order; returns the ``(m,)`` int64 predictions.
-        Boosters with a compiled step override it with one kernel call (the same numbers)."""
+        Boosters with a compiled step override it with one kernel call (the same numbers).
+        """
         predicted = np.empty(len(X), dtype=np.int64)
         for i, (x, label) in enumerate(zip(X, y)):
             predicted[i] = self.predict(x)
@@ -134,4 +135,5 @@ class OnlineRanker(_BoosterCore):
     @abstractmethod
     def update(self, relevant: np.ndarray, w: float = 1.0) -> None:
         """Reveal the label set (``(k,)`` bool) of the last scored example; ``w`` its weight (as
-        :meth:`OnlineBooster.update`'s)."""
+        :meth:`OnlineBooster.update`'s).
+        """

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench.boosters.ada_olmr import train_on_relevant_labels
 from boostbench import hyperparameters
+from boostbench.boosters.ada_olmr import train_on_relevant_labels
 from boostbench.boosters.base import OnlineRanker
 from boostbench.core.rank_potentials import PairPotential
 
@@ -30,11 +30,20 @@ class OnlineBMR(OnlineRanker):
 
     _parameter_constraints = hyperparameters.ONLINE_BMR
 
-    def __init__(self, pool, n_classes, rng, gamma: float = 0.1, weak_prediction: str = "distribution",
-                 potential_loss: str | None = None, hinge_margin: float = 1.0):
+    def __init__(
+        self,
+        pool,
+        n_classes,
+        rng,
+        gamma: float = 0.1,
+        weak_prediction: str = "distribution",
+        potential_loss: str | None = None,
+        hinge_margin: float = 1.0,
+    ):
         super().__init__(pool, n_classes, rng)
-        self._validate_params(gamma=gamma, weak_prediction=weak_prediction, potential_loss=potential_loss,
-                              hinge_margin=hinge_margin)
+        self._validate_params(
+            gamma=gamma, weak_prediction=weak_prediction, potential_loss=potential_loss, hinge_margin=hinge_margin
+        )
         self.gamma = float(gamma)
         self.weak_prediction = weak_prediction
         self.potential_loss = potential_loss or ("hinge" if weak_prediction == "distribution" else "rank")
@@ -56,7 +65,8 @@ class OnlineBMR(OnlineRanker):
 
     def update(self, relevant: np.ndarray, w: float = 1.0) -> None:
         """Reveal the label set; the learners' weights are scaled by the example's weight ``w``
-        (``w = 0`` changes nothing)."""
+        (``w = 0`` changes nothing).
+        """
         xp, S = self._state
         n = self.pool.n_learners
         if w != 0.0 and 0 < relevant.sum() < self.n_classes:  # otherwise every cost is 0: nothing to learn

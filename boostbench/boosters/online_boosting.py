@@ -50,12 +50,21 @@ class OnlineBoosting(OnlineBooster):
 
     _parameter_constraints = hyperparameters.ONLINE_BOOSTING
 
-    def __init__(self, pool, n_classes, rng, eps_floor: float = 1e-6,
-                 compiled: bool = True, vote: str = "hard", tree_weight: str = "c_i",
-                 presentations: str = "poisson"):
+    def __init__(
+        self,
+        pool,
+        n_classes,
+        rng,
+        eps_floor: float = 1e-6,
+        compiled: bool = True,
+        vote: str = "hard",
+        tree_weight: str = "c_i",
+        presentations: str = "poisson",
+    ):
         super().__init__(pool, n_classes, rng)
-        self._validate_params(eps_floor=eps_floor, compiled=compiled, vote=vote, tree_weight=tree_weight,
-                              presentations=presentations)
+        self._validate_params(
+            eps_floor=eps_floor, compiled=compiled, vote=vote, tree_weight=tree_weight, presentations=presentations
+        )
         self.eps_floor = float(eps_floor)
         self.compiled = bool(compiled)
         self.vote = vote
@@ -76,7 +85,8 @@ class OnlineBoosting(OnlineBooster):
     def vote_weights(self) -> np.ndarray:
         """``(N,)``: ``log((1 - eps_m) / eps_m)`` for members with ``0 <= eps_m < 1/2`` (``eps_m``
         at least ``eps_floor``), else 0; for ``vote="moa"``, up to the first member with
-        ``eps_m`` not in ``(0, 1/2)`` and 0 from there on."""
+        ``eps_m`` not in ``(0, 1/2)`` and 0 from there on.
+        """
         if self.vote == "moa":
             seen = self.lambda_sc + self.lambda_sw
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -84,7 +94,7 @@ class OnlineBoosting(OnlineBooster):
                 weights = np.where((eps > 0) & (eps < 0.5), np.log((1.0 - eps) / eps), 0.0)
             stops = np.flatnonzero(weights <= 0)
             if len(stops):
-                weights[stops[0]:] = 0.0
+                weights[stops[0] :] = 0.0
             return weights
         weights = np.empty(self.pool.n_learners)
         vote_weights_into(self.lambda_sc, self.lambda_sw, self.eps_floor, weights)  # libm's log, as the compiled pass
@@ -106,12 +116,21 @@ class OnlineBoosting(OnlineBooster):
     def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """See :meth:`OnlineBooster.test_then_train`; with the hard vote over the compiled pool,
         one kernel call (:func:`~boostbench.boosters.online_boosting_kernels.run_steps`) with the
-        same draws."""
+        same draws.
+        """
         if self._compiled_update is None or self.vote != "hard":
             return super().test_then_train(X, y)
         predicted = np.empty(len(X), dtype=np.int64)
-        self._compiled_update.run(np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(y, dtype=np.int64),
-                                  self.rng, self.eps_floor, self.lambda_sc, self.lambda_sw, self._unit, predicted)
+        self._compiled_update.run(
+            np.ascontiguousarray(X, dtype=np.float64),
+            np.ascontiguousarray(y, dtype=np.int64),
+            self.rng,
+            self.eps_floor,
+            self.lambda_sc,
+            self.lambda_sw,
+            self._unit,
+            predicted,
+        )
         self._state = None
         return predicted
 
@@ -129,7 +148,8 @@ class OnlineBoosting(OnlineBooster):
     def update_reference(self, seed: int, xp, y: int, P: np.ndarray, w: float = 1.0) -> None:
         """The update in Python, over any pool: member m trains ``K ~ Poisson(lambda)`` times
         (``K = lambda`` with ``presentations="expected"``), then (Oza) its label for ``x`` after
-        training updates its error and ``lambda`` (``lambda = w`` for the first member)."""
+        training updates its error and ``lambda`` (``lambda = w`` for the first member).
+        """
         stream = np.random.RandomState(seed)
         lam = w
         for m in range(self.pool.n_learners):

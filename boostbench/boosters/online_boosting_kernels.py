@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.core.ties import argmax_draw, argmax_rows_draw, pick_tie_u
-from boostbench.system.kernel_cache import kernel, njit
 from boostbench.learners.vfdt.layout import Forest, copy_into
 from boostbench.learners.vfdt.routing import forget_routes_unless, predict_all, predict_tree, write_distribution
 from boostbench.learners.vfdt.training import learn_trees
+from boostbench.system.kernel_cache import kernel, njit
 
 
 @kernel
@@ -22,7 +22,8 @@ def update(seed, x, y, w, P, lambda_sc, lambda_sw, unit, proba, counts, trees): 
     """Oza's pass over the N members for one example of weight ``w`` (see the reference for the
     steps), over the pool's ``trees`` (its ``kernel_state()`` after ``reserve()``: room for every
     tree to split). Member m trains with weight ``K unit[m]`` (before its ``c_m``); ``proba``
-    ``(k,)`` and ``counts`` ``(N,)`` are scratch."""
+    ``(k,)`` and ``counts`` ``(N,)`` are scratch.
+    """
     np.random.seed(seed)
     forget_routes_unless(x, trees)
     lam = w
@@ -49,7 +50,8 @@ def vote_weights_into(lambda_sc, lambda_sw, eps_floor, out):  # pragma: no cover
     """The hard and soft votes' weights into ``out`` ``(N,)``: ``log((1 - eps_m) / eps_m)`` with
     ``eps_m`` clipped to ``[eps_floor, 1/2]`` for members with ``eps_m < 1/2``, 0 for the others
     and the unseen. The log is libm's, here and in the compiled pass alike (numpy's own SIMD log,
-    picked by the CPU, is not libm's to the last bit)."""
+    picked by the CPU, is not libm's to the last bit).
+    """
     for m in range(lambda_sc.shape[0]):
         out[m] = 0.0
         seen = lambda_sc[m] + lambda_sw[m]
@@ -63,7 +65,8 @@ def vote_weights_into(lambda_sc, lambda_sw, eps_floor, out):  # pragma: no cover
 @njit(cache=True, _nrt=False)
 def numpy_sum(values):  # pragma: no cover - compiled
     """``values.sum()`` of a contiguous float64 ``(n,)`` to the bit: numpy's pairwise summation
-    (eight running sums over blocks of at most 128, halves above that)."""
+    (eight running sums over blocks of at most 128, halves above that).
+    """
     n = values.shape[0]
     if n < 8:
         total = 0.0
@@ -95,8 +98,9 @@ def numpy_sum(values):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def run_steps(X, Y, rng, room, eps_floor, P, lambda_sc, lambda_sw, unit, weights, votes, proba, counts, predicted,
-              trees):  # pragma: no cover - compiled
+def run_steps(
+    X, Y, rng, room, eps_floor, P, lambda_sc, lambda_sw, unit, weights, votes, proba, counts, predicted, trees
+):  # pragma: no cover - compiled
     """Test-then-train with the hard vote on the rows of ``X`` (``(m, d)``, labels ``Y``) in
     order, as :meth:`~boostbench.boosters.online_boosting.OnlineBoosting.predict` then
     ``update`` do, with the same draws from ``rng`` (the booster's NumPy ``Generator``): the
@@ -144,20 +148,54 @@ class CompiledUpdate:
         self._proba = np.empty(pool.n_classes)
         self._counts = np.zeros(pool.n_learners)
 
-    def __call__(self, seed: int, xp: np.ndarray, y: int, P: np.ndarray, lambda_sc: np.ndarray,
-                 lambda_sw: np.ndarray, unit: np.ndarray, w: float = 1.0) -> None:
+    def __call__(
+        self,
+        seed: int,
+        xp: np.ndarray,
+        y: int,
+        P: np.ndarray,
+        lambda_sc: np.ndarray,
+        lambda_sw: np.ndarray,
+        unit: np.ndarray,
+        w: float = 1.0,
+    ) -> None:
         update(seed, xp, y, float(w), P, lambda_sc, lambda_sw, unit, self._proba, self._counts, self.pool.reserve())
 
-    def run(self, X: np.ndarray, Y: np.ndarray, rng: np.random.Generator, eps_floor: float, lambda_sc: np.ndarray,
-            lambda_sw: np.ndarray, unit: np.ndarray, predicted: np.ndarray) -> None:
+    def run(
+        self,
+        X: np.ndarray,
+        Y: np.ndarray,
+        rng: np.random.Generator,
+        eps_floor: float,
+        lambda_sc: np.ndarray,
+        lambda_sw: np.ndarray,
+        unit: np.ndarray,
+        predicted: np.ndarray,
+    ) -> None:
         """Test-then-train with the hard vote on the rows of ``X`` (float64 ``(m, d)``, labels
         ``Y`` int64 ``(m,)`` in ``0..k-1``) with the booster's generator ``rng``; ``predicted``
-        ``(m,)`` int64 receives each prediction."""
+        ``(m,)`` int64 receives each prediction.
+        """
         pool = self.pool
         P = np.empty((pool.n_learners, pool.n_classes))
         weights, votes = np.empty(pool.n_learners), np.empty(pool.n_classes)
         done = 0
         while done < len(X):
             forest = pool.reserve()
-            done += run_steps(X[done:], Y[done:], rng, pool.room_per_example, eps_floor, P, lambda_sc, lambda_sw,
-                              unit, weights, votes, self._proba, self._counts, predicted[done:], forest)
+            done += run_steps(
+                X[done:],
+                Y[done:],
+                rng,
+                pool.room_per_example,
+                eps_floor,
+                P,
+                lambda_sc,
+                lambda_sw,
+                unit,
+                weights,
+                votes,
+                self._proba,
+                self._counts,
+                predicted[done:],
+                forest,
+            )

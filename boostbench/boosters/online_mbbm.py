@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 
-from boostbench.boosters import online_mbbm_kernels
 from boostbench import hyperparameters
+from boostbench.boosters import online_mbbm_kernels
 from boostbench.boosters.base import OnlineBooster
 from boostbench.core.monte_carlo_potentials import MonteCarloPotential01
 from boostbench.core.potentials import Potential01, cost_matrix_compiled
@@ -49,7 +48,8 @@ class OnlineMBBM(OnlineBooster):
 
     For learner i (1-based) with ``n = N - i`` learners after it: the normalised cost matrix
     ``D^i`` of eq. (5) from ``phi^r_n(s^{i-1} + e_l)`` (eq. 4); the learner's label is the argmin
-    of its expected cost ``p_i^T D^i`` (ties broken by a uniform drawn per learner); simple majority ``s^i = s^{i-1} + e_{l_i}``. The final
+    of its expected cost ``p_i^T D^i`` (ties broken by a uniform drawn per learner); simple majority
+    ``s^i = s^{i-1} + e_{l_i}``. The final
     label is ``argmax s^N`` (the last expert). After ``y``: learner i trains with weight
     ``weight_factor * w_i[t] / (k-1)``, ``w_i[t] = sum_l phi^y_n(s^{i-1}+e_l) - phi^y_n(s^{i-1}+e_y)``,
     times the example's weight ``w`` (:meth:`update`; ``w = 0`` changes nothing).
@@ -78,12 +78,29 @@ class OnlineMBBM(OnlineBooster):
 
     _parameter_constraints = hyperparameters.ONLINE_MBBM
 
-    def __init__(self, pool, n_classes, rng, gamma: float = 0.1, weight_factor: float = 0.1,
-                 compiled: bool = True, learners_left: str = "paper", cost_argmin: str = "normalized",
-                 potentials: str = "exact", mc_draws: int = 100):
+    def __init__(
+        self,
+        pool,
+        n_classes,
+        rng,
+        gamma: float = 0.1,
+        weight_factor: float = 0.1,
+        compiled: bool = True,
+        learners_left: str = "paper",
+        cost_argmin: str = "normalized",
+        potentials: str = "exact",
+        mc_draws: int = 100,
+    ):
         super().__init__(pool, n_classes, rng)
-        self._validate_params(gamma=gamma, weight_factor=weight_factor, compiled=compiled, learners_left=learners_left,
-                              cost_argmin=cost_argmin, potentials=potentials, mc_draws=mc_draws)
+        self._validate_params(
+            gamma=gamma,
+            weight_factor=weight_factor,
+            compiled=compiled,
+            learners_left=learners_left,
+            cost_argmin=cost_argmin,
+            potentials=potentials,
+            mc_draws=mc_draws,
+        )
         self.potentials, self.mc_draws = potentials, int(mc_draws)
         # the estimates' own stream (drawn once here: the exact runs' draws are unchanged)
         self._mc_rng = np.random.default_rng(rng.integers(2**63)) if potentials == "monte_carlo" else None
@@ -115,8 +132,11 @@ class OnlineMBBM(OnlineBooster):
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.table = (online_mbbm_kernels.shared_table(self.n_classes, self.gamma, self.pool.n_learners, self._extra)
-                      if state["table"] else None)
+        self.table = (
+            online_mbbm_kernels.shared_table(self.n_classes, self.gamma, self.pool.n_learners, self._extra)
+            if state["table"]
+            else None
+        )
 
     def _pass_reference(self, P: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         n, k = P.shape
@@ -140,14 +160,34 @@ class OnlineMBBM(OnlineBooster):
         potential = self.potential
         i = 0
         while True:
-            i = online_mbbm_kernels.forward(P, u, s, i, table.index, table.D, table.w, table.base, table.per_word,
-                                            self.cost_argmin == "raw", row_weights)
+            i = online_mbbm_kernels.forward(
+                P,
+                u,
+                s,
+                i,
+                table.index,
+                table.D,
+                table.w,
+                table.base,
+                table.per_word,
+                self.cost_argmin == "raw",
+                row_weights,
+            )
             if i == n:
                 return s, row_weights
             began = self._clock()  # a matrix no run has built yet: the caches' fill
             votes = np.sort(s)  # the table holds sorted votes (see online_mbbm_kernels.forward)
-            table.add(votes, *cost_matrix_compiled(n - 1 - i + self._extra, votes, potential.memo, potential.memo_base,
-                                                   potential.memo_per_word, potential.tables))
+            table.add(
+                votes,
+                *cost_matrix_compiled(
+                    n - 1 - i + self._extra,
+                    votes,
+                    potential.memo,
+                    potential.memo_base,
+                    potential.memo_per_word,
+                    potential.tables,
+                ),
+            )
             self._add_cache_fill(began)
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:

@@ -15,10 +15,10 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from boostbench.system.disk_cache import load_arrays, save_arrays
-from boostbench.core.wide_keys import KEY_TYPE, KEY_WORDS, digits_per_word, fits, pack, row_key
 from boostbench.core.potentials import _sort_small, cost_matrix_compiled, potential_tables
 from boostbench.core.ties import pick_tie_u
+from boostbench.core.wide_keys import KEY_TYPE, KEY_WORDS, digits_per_word, fits, pack, row_key
+from boostbench.system.disk_cache import load_arrays, save_arrays
 from boostbench.system.kernel_cache import njit
 from boostbench.system.paths import cache_dir
 
@@ -26,7 +26,8 @@ from boostbench.system.paths import cache_dir
 @njit(cache=True)
 def vote_key(s, base, per_word):  # pragma: no cover - compiled
     """The key of the vote vector ``s`` (``(k,)`` int64, entries < ``base``):
-    :func:`boostbench.core.wide_keys.pack`."""
+    :func:`boostbench.core.wide_keys.pack`.
+    """
     return pack(s, base, per_word, np.empty(KEY_WORDS, dtype=np.int64))
 
 
@@ -151,7 +152,8 @@ class CostMatrixTable:
 
     def add(self, s: np.ndarray, D: np.ndarray, w: np.ndarray) -> None:
         """Keep the cost matrix ``D`` ``(k, k)`` and weights ``w`` ``(k,)`` of the votes ``s``
-        (sorted ascending: :func:`forward` looks sorted votes up)."""
+        (sorted ascending: :func:`forward` looks sorted votes up).
+        """
         row = len(self.index)
         if row == len(self.D):
             self.grow()
@@ -166,10 +168,15 @@ class CostMatrixTable:
 
     def load(self, path: Path) -> None:
         """Take the matrices of a file :meth:`save` wrote (none if it is missing, unreadable or
-        for another k)."""
+        for another k).
+        """
         stored = load_arrays(path)
-        if (stored is None or not {"keys", "D", "w"} <= set(stored) or stored["D"].shape[1:] != self.D.shape[1:]
-                or stored["keys"].shape[1:] != (KEY_WORDS,)):
+        if (
+            stored is None
+            or not {"keys", "D", "w"} <= set(stored)
+            or stored["D"].shape[1:] != self.D.shape[1:]
+            or stored["keys"].shape[1:] != (KEY_WORDS,)
+        ):
             return
         n = len(stored["keys"])
         if n > len(self.D):
@@ -212,7 +219,8 @@ def shared_table(k: int, gamma: float, n_learners: int, extra: int = 0) -> CostM
 
 def load_table(k: int, gamma: float, n_learners: int, extra: int = 0) -> None:
     """Fill the shared table of ``(k, gamma, N, extra)`` from the disk cache if a previous run
-    left one (once per process; nothing for a k the kernel cannot key)."""
+    left one (once per process; nothing for a k the kernel cannot key).
+    """
     try:
         table = shared_table(k, gamma, n_learners, extra)
     except ValueError:
@@ -233,5 +241,16 @@ def warm_up() -> None:
     memo = Dict.empty(key_type=KEY_TYPE, value_type=types.float64)  # private: nothing to keep
     s = np.zeros(2, dtype=np.int64)
     table.add(s, *cost_matrix_compiled(1, s, memo, 6, digits_per_word(6), potential_tables(2, 0.1, 2)))
-    forward(np.full((2, 2), 0.5), np.zeros(2), s, 0, table.index, table.D, table.w, table.base, table.per_word,
-            False, np.zeros((2, 2)))
+    forward(
+        np.full((2, 2), 0.5),
+        np.zeros(2),
+        s,
+        0,
+        table.index,
+        table.D,
+        table.w,
+        table.base,
+        table.per_word,
+        False,
+        np.zeros((2, 2)),
+    )

@@ -40,6 +40,7 @@ def hedge_probabilities(log_v: np.ndarray) -> np.ndarray:
 # arithmetic in the same order (libm's exp where numpy may use its SIMD exp: a probability can
 # differ in the last bit, which moves a draw only if the uniform lies that close to a boundary).
 
+
 @njit(cache=True, _nrt=False)
 def hedge_probabilities_into(log_v, p):  # pragma: no cover - compiled
     """:func:`hedge_probabilities` of ``log_v`` (``(N,)``) into ``p`` (``(N,)``)."""
@@ -118,7 +119,7 @@ class Hedge:
         self.log_v = np.zeros(int(n_experts))
 
     @classmethod
-    def from_beta(cls, n_experts: int, beta: float) -> "Hedge":
+    def from_beta(cls, n_experts: int, beta: float) -> Hedge:
         """Hedge(beta) in Freund & Schapire's parametrisation, ``beta`` in (0, 1).
 
         Raises:

@@ -56,7 +56,8 @@ class MonteCarloPotential01:
 
     def cost_matrix(self, n: int, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(D (k, k), w (k,))`` as :meth:`boostbench.core.potentials.Potential01.cost_matrix`,
-        from the estimates ``C[r, l] = phi^r_n(s + e_l)``."""
+        from the estimates ``C[r, l] = phi^r_n(s + e_l)``.
+        """
         key = (int(n), s.astype(np.int64).tobytes())
         entry = self._matrices.get(key)
         self.last_was_built = entry is None

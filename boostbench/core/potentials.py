@@ -40,12 +40,11 @@ from numba import types
 from numba.typed import Dict
 
 from boostbench.core.cost_matrix import normalized_cost_matrix
-from boostbench.system.disk_cache import load_arrays, save_arrays
 from boostbench.core.wide_keys import KEY_TYPE, KEY_WORDS, digits_per_word, pack, row_key
 from boostbench.core.wide_keys import fits as keys_fit
+from boostbench.system.disk_cache import load_arrays, save_arrays
 from boostbench.system.kernel_cache import njit
 from boostbench.system.paths import cache_dir
-
 
 TRUE_PMF = 0  # fits[TRUE_PMF, r, x] = P(Binomial(r, (1-gamma)/k + gamma) = x): the true label
 BINOMIAL_ROWS = 257  # binomial pmf rows tabulated per split (beyond: computed when needed)
@@ -56,7 +55,9 @@ DEFICIT, SIZE, CAP, ORDER, DIGITS, WORDS = range(6)  # rows of a value's int scr
 
 class PotentialTables(NamedTuple):
     """What :func:`potential_01_exact` reads and fills for one (k, gamma, max_n); see
-    :func:`potential_tables`."""
+    :func:`potential_tables`.
+    """
+
     fits: np.ndarray
     binomials: np.ndarray
     chain_keys: np.ndarray
@@ -68,7 +69,8 @@ class PotentialTables(NamedTuple):
 @njit(cache=True)
 def _binomial_pmf_into(out, n, p):  # pragma: no cover - compiled
     """``Binomial(n, p)`` pmf into ``out[:n+1]``: the mode's term from log-gamma, the others by the
-    ratio of neighbouring terms (one multiplication each; far tails underflow to 0)."""
+    ratio of neighbouring terms (one multiplication each; far tails underflow to 0).
+    """
     out[: n + 1] = 0.0
     if p >= 1.0:
         out[n] = 1.0
@@ -78,8 +80,13 @@ def _binomial_pmf_into(out, n, p):  # pragma: no cover - compiled
         return
     q = 1.0 - p
     mode = min(int((n + 1) * p), n)
-    out[mode] = math.exp(math.lgamma(n + 1) - math.lgamma(mode + 1) - math.lgamma(n - mode + 1)
-                         + mode * math.log(p) + (n - mode) * math.log1p(-p))
+    out[mode] = math.exp(
+        math.lgamma(n + 1)
+        - math.lgamma(mode + 1)
+        - math.lgamma(n - mode + 1)
+        + mode * math.log(p)
+        + (n - mode) * math.log1p(-p)
+    )
     for j in range(mode, n):
         out[j + 1] = out[j] * (n - j) / (j + 1) * p / q
     for j in range(mode, 0, -1):
@@ -136,7 +143,8 @@ def potential_tables(k: int, gamma: float, max_n: int) -> PotentialTables:
 @njit(cache=True)
 def _fill_group_fit(fits, c, b, row):  # pragma: no cover - compiled
     """Fill ``fits[c, b]`` (see :func:`potential_tables`) and the rows of fewer labels it needs:
-    with c labels, the first takes ``x ~ Binomial(y, 1/c)`` (at most b), the other c - 1 the rest."""
+    with c labels, the first takes ``x ~ Binomial(y, 1/c)`` (at most b), the other c - 1 the rest.
+    """
     filled = fits[fits.shape[0] - 1]
     start = 1
     while start < c and filled[start, b] != 0.0:
@@ -178,7 +186,8 @@ def _fit_chain(m, G, K, ints, mass_by_rest, fits, binomials):  # pragma: no cove
     ``Binomial(rest, c / L)`` of the ``rest`` votes and fits with ``fits[c, cap]``. ``ints[ORDER]``
     and ``mass_by_rest`` (float64 ``(3, >= m + 1)``: the mass by the votes not yet
     placed before and after a group, and a row for pmfs) are scratch; ``fits`` and ``binomials``
-    as :func:`potential_tables`."""
+    as :func:`potential_tables`.
+    """
     last = fits.shape[0] - 1  # fits[last, c, b] != 0: fits[c, b] is filled
     rows = binomials.shape[2]
     # the last group costs O(m), the others O(m^2): the costliest goes last, unless a group has
@@ -241,7 +250,8 @@ def _fit_chain(m, G, K, ints, mass_by_rest, fits, binomials):  # pragma: no cove
 def potential_scratch(k, size):  # pragma: no cover - compiled
     """Scratch of :func:`potential_01_into` for ``k`` labels and tables of row length ``size``
     (``fits.shape[2]``): int64 ``(6, max(k, KEY_WORDS))`` and float64 ``(3, size)``. A cost
-    matrix's values share one (allocating them per value cost a few percent of a cold cache's fill)."""
+    matrix's values share one (allocating them per value cost a few percent of a cold cache's fill).
+    """
     return np.empty((6, max(k, KEY_WORDS)), dtype=np.int64), np.empty((3, size))
 
 
@@ -323,8 +333,9 @@ def potential_01_into(n, deficits, tables, ints, floats):  # pragma: no cover - 
     return min(1.0, max(0.0, 1.0 - correct))
 
 
-def potential_01_monte_carlo(n: int, s: np.ndarray, r: int, gamma: float, n_draws: int,
-                             rng: np.random.Generator) -> float:
+def potential_01_monte_carlo(
+    n: int, s: np.ndarray, r: int, gamma: float, n_draws: int, rng: np.random.Generator
+) -> float:
     """Monte Carlo estimate of ``phi^r_n(s)`` (the reference code's method); for tests only.
 
     Args:
@@ -342,7 +353,8 @@ def potential_01_monte_carlo(n: int, s: np.ndarray, r: int, gamma: float, n_draw
 @njit(cache=True, inline="always")
 def _sort_small(a):  # pragma: no cover - compiled
     """Sort ``a`` (``(k,)`` int64) in place by insertion: a general sort's call costs more (deficits
-    here, vote vectors in OnlineMBBM's forward kernel)."""
+    here, vote vectors in OnlineMBBM's forward kernel).
+    """
     for i in range(1, a.shape[0]):
         v = a[i]
         j = i - 1
@@ -356,7 +368,8 @@ def _sort_small(a):  # pragma: no cover - compiled
 def _deficit_key(n, deficits, base, per_word, digits, words):  # pragma: no cover - compiled
     """The memo key of ``(n, clipped sorted deficits)``: digits ``n, deficits + n`` (each below
     ``base = 2 N + 2``) packed by :func:`boostbench.core.wide_keys.pack`; ``digits`` (``(k,)``)
-    and ``words`` are int64 scratch."""
+    and ``words`` are int64 scratch.
+    """
     digits[0] = n
     for i in range(deficits.shape[0]):
         digits[i + 1] = deficits[i] + n
@@ -447,13 +460,15 @@ def _memo_from_arrays(memo, keys, values):  # pragma: no cover - compiled
 @functools.lru_cache(maxsize=8)
 def shared_tables(k: int, gamma: float, max_n: int) -> PotentialTables:
     """:func:`potential_tables`, one per process for each ``(k, gamma, max_n)`` (the potentials fill
-    it further as they need it)."""
+    it further as they need it).
+    """
     return potential_tables(int(k), float(gamma), int(max_n))
 
 
 def shared_memo(k: int, gamma: float, max_n: int) -> Dict:
     """The process-wide potential memo for ``(k, gamma, max_n)`` (in memory only: the runner
-    fills it from disk with :func:`load_memo` and writes it back with :func:`save_memos`)."""
+    fills it from disk with :func:`load_memo` and writes it back with :func:`save_memos`).
+    """
     key = (int(k), float(gamma), int(max_n))
     memo = _SHARED.get(key)
     if memo is None:
@@ -464,7 +479,8 @@ def shared_memo(k: int, gamma: float, max_n: int) -> Dict:
 
 def load_memo(k: int, gamma: float, max_n: int) -> None:
     """Fill the shared memo of ``(k, gamma, max_n)`` from the disk cache
-    (:mod:`boostbench.system.disk_cache`) if a previous run left one (once per process)."""
+    (:mod:`boostbench.system.disk_cache`) if a previous run left one (once per process).
+    """
     key = (int(k), float(gamma), int(max_n))
     memo = shared_memo(*key)
     if _SAVED[key] == 0 and len(memo) == 0:
@@ -563,8 +579,9 @@ class Potential01:
         self.last_was_built = entry is None  # the booster times what it had to build
         if entry is None:
             if self.memo is not None:
-                entry = cost_matrix_compiled(int(n), s.astype(np.int64), self.memo, self.memo_base,
-                                             self.memo_per_word, self.tables)
+                entry = cost_matrix_compiled(
+                    int(n), s.astype(np.int64), self.memo, self.memo_base, self.memo_per_word, self.tables
+                )
             else:
                 entry = self.cost_matrix_reference(n, s)
             self._matrices[key] = entry
@@ -573,8 +590,8 @@ class Potential01:
     def cost_matrix_reference(self, n: int, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`cost_matrix` in numpy, not memoised (the reference of the compiled builder)."""
         k = self.k
-        moved = s[None, :] + np.eye(k, dtype=np.int64)          # row l: s + e_l
-        gaps = moved[:, :, None] - moved[:, None, :]             # [l, r, m] = moved_l[r] - moved_l[m]
+        moved = s[None, :] + np.eye(k, dtype=np.int64)  # row l: s + e_l
+        gaps = moved[:, :, None] - moved[:, None, :]  # [l, r, m] = moved_l[r] - moved_l[m]
         deficits = gaps[:, ~np.eye(k, dtype=bool)].reshape(k, k, k - 1)
         deficits = np.sort(np.clip(deficits, -n, n + 1), axis=2)
         raw = np.empty((k, k))

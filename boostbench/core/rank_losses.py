@@ -61,6 +61,7 @@ def logistic_rank_gradient(scores: np.ndarray, relevant: np.ndarray) -> np.ndarr
 
 # -- compiled twins for every expert's scores at once (Ada.OLMR's update), tested against the above
 
+
 def label_indices(relevant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The relevant and irrelevant labels of a ``(k,)`` bool label set, int64 index arrays."""
     relevant = np.asarray(relevant, dtype=bool)
@@ -114,7 +115,8 @@ def logistic_rank_gradients(S, rel, irr):  # pragma: no cover - compiled
 @njit(cache=True)
 def rank_losses(S, rel, irr):  # pragma: no cover - compiled
     """:func:`boostbench.metrics.rank_loss` of every row of ``S`` (``(N, k)`` float64): ``(N,)``
-    float64 in [0, 1], the same to the bit (counts of integer pairs, one division)."""
+    float64 in [0, 1], the same to the bit (counts of integer pairs, one division).
+    """
     N = S.shape[0]
     out = np.zeros(N)
     if rel.shape[0] == 0 or irr.shape[0] == 0:

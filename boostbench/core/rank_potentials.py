@@ -25,7 +25,7 @@ def baseline(k: int, n_relevant: int, gamma: float) -> tuple[float, float]:
 
 
 def difference_pmfs(n_max: int, p_rel: float, p_irr: float) -> np.ndarray:
-    """pmfs of ``D_n = X_r - X_l`` for ``(X_l, X_r, rest) ~ Multinomial(n; p_rel, p_irr, 1 - p_rel - p_irr)``
+    """Pmfs of ``D_n = X_r - X_l`` for ``(X_l, X_r, rest) ~ Multinomial(n; p_rel, p_irr, 1 - p_rel - p_irr)``
     for every ``n`` up to ``n_max`` (the recursion passes through them all).
 
     Returns:
@@ -41,7 +41,7 @@ def difference_pmfs(n_max: int, p_rel: float, p_irr: float) -> np.ndarray:
 
 
 def difference_pmf(n: int, p_rel: float, p_irr: float) -> np.ndarray:
-    """pmf of ``D_n`` (:func:`difference_pmfs`): ``(2n + 1,)`` float64, entry ``v + n`` is ``P(D_n = v)``."""
+    """Pmf of ``D_n`` (:func:`difference_pmfs`): ``(2n + 1,)`` float64, entry ``v + n`` is ``P(D_n = v)``."""
     return difference_pmfs(n, p_rel, p_irr)[n]
 
 
@@ -72,7 +72,8 @@ class PairPotential:
     def _table(self, n: int, n_relevant: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
         """``(n_max, pmfs, tail_p, tail_v)`` for every ``n' <= n_max`` (at least ``n``): rows
         ``n'``, column ``j`` for the value ``j - n_max``; tail sums from column j on,
-        ``P(D >= v_j)`` and ``E[D; D >= v_j]``, with a zero sentinel column."""
+        ``P(D >= v_j)`` and ``E[D; D >= v_j]``, with a zero sentinel column.
+        """
         table = self._tables.get(n_relevant)
         if table is None or table[0] < n:
             pmfs = difference_pmfs(n, *baseline(self.k, n_relevant, self.gamma))
@@ -86,7 +87,8 @@ class PairPotential:
 
     def pair_terms(self, n, n_relevant: int, d: np.ndarray) -> np.ndarray:
         """``g_n(d) = E f(d + D_n)`` elementwise for margins ``d = s[r] - s[l]`` (any shape);
-        ``n`` an int or an int array that broadcasts against ``d`` (one n per row, say)."""
+        ``n`` an int or an int array that broadcasts against ``d`` (one n per row, say).
+        """
         n = np.asarray(n, dtype=np.int64)
         top, pmfs, tail_p, tail_v = self._table(int(n.max()), n_relevant)
         last = 2 * top + 1

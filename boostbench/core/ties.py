@@ -24,7 +24,8 @@ def argmax_random_tie(values: np.ndarray, rng: np.random.Generator) -> int:
 @njit(cache=True)
 def argmax_draw(values, rng):  # pragma: no cover - compiled
     """:func:`argmax_random_tie` compiled, with the same draw from ``rng`` (a NumPy ``Generator``,
-    whose stream numba's methods share): ``rng.integers(n_ties)`` only on a tie."""
+    whose stream numba's methods share): ``rng.integers(n_ties)`` only on a tie.
+    """
     i = np.argmax(values)
     ties = 0
     for j in range(values.shape[0]):
@@ -68,7 +69,8 @@ def _rows_argmax(values):  # pragma: no cover - compiled
 def _rows_argmax_u(values, labels, u):  # pragma: no cover - compiled
     """Row-wise first argmax of ``u * (values == row max)``: the tied entry with the largest
     uniform (numpy's ``(u * is_max).argmax(axis=1)``, to the bit: u times 1 or 0 is exact).
-    ``labels`` (``(N,)``, an argmax per row from :func:`_rows_argmax`) is overwritten."""
+    ``labels`` (``(N,)``, an argmax per row from :func:`_rows_argmax`) is overwritten.
+    """
     n, k = values.shape
     for i in range(n):
         top = values[i, labels[i]]
@@ -84,7 +86,8 @@ def _rows_argmax_u(values, labels, u):  # pragma: no cover - compiled
 def argmax_rows_random_tie(values: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Row-wise argmax of ``values`` (``(N, k)``), ties drawn uniformly; returns ``(N,)`` int64.
 
-    The generator is used only when some row has a tie (then one uniform per entry)."""
+    The generator is used only when some row has a tie (then one uniform per entry).
+    """
     values = np.ascontiguousarray(values, dtype=np.float64)
     labels, tied = _rows_argmax(values)
     if not tied:

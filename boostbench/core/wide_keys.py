@@ -39,7 +39,8 @@ def fits(n_digits: int, base: int) -> bool:
 @njit(cache=True, inline="always")
 def pack(digits, base, per_word, words):  # pragma: no cover - compiled
     """The key of ``digits`` (int64, each in ``[0, base)``; at most ``KEY_WORDS * per_word``),
-    ``per_word`` from :func:`digits_per_word`; ``words`` is int64 scratch ``(KEY_WORDS,)``."""
+    ``per_word`` from :func:`digits_per_word`; ``words`` is int64 scratch ``(KEY_WORDS,)``.
+    """
     words[:] = 0
     word, filled = 0, 0  # digit i goes to word i // per_word (counted: a division costs more)
     for i in range(digits.shape[0]):

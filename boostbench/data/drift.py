@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 from omegaconf import OmegaConf
 
-from boostbench.system.disk_cache import load_arrays, save_arrays
 from boostbench.data.dataset import Dataset
 from boostbench.errors import ConfigError
+from boostbench.system.disk_cache import load_arrays, save_arrays
 from boostbench.system.paths import cache_dir
 
 BUNDLED = ("Bananas", "Phishing", "ImageSegments", "Shuttle")  # river's real sets with their file in the wheel
@@ -45,8 +45,10 @@ def _generator(entry: Any, seed: int):
     name = str(entry.get("name"))
     cls = getattr(synth, name, None)
     if cls is None or not isinstance(cls, type):
-        raise ConfigError(f"unknown river generator {name!r} (river.datasets.synth: e.g. SEA, Agrawal, LEDDrift, "
-                          "Hyperplane, RandomRBFDrift, RandomTree, STAGGER)")
+        raise ConfigError(
+            f"unknown river generator {name!r} (river.datasets.synth: e.g. SEA, Agrawal, LEDDrift, "
+            "Hyperplane, RandomRBFDrift, RandomTree, STAGGER)"
+        )
     params = dict(entry.get("params") or {})
     # RandomRBFDrift and RandomTree take seed_model / seed_tree and seed_sample instead of seed
     seeds = {p: seed for p in inspect.signature(cls).parameters if p.startswith("seed") and p not in params}
@@ -59,7 +61,7 @@ def _generator(entry: Any, seed: int):
 def _examples(spec: Any, key: str, default: float, n: int) -> int:
     """``dataset.<key>`` in examples: a count, or a share of ``n`` when it lies in (0, 1)."""
     value = float(spec.get(key, default))
-    return int(round(value * n)) if 0 < value < 1 else int(value)
+    return round(value * n) if 0 < value < 1 else int(value)
 
 
 def stream_seed(spec: Any, run_seed: int) -> int:
@@ -94,10 +96,22 @@ def drift_dataset(spec: Any, run_seed: int = 0) -> Dataset:
         # river's switch is 1 / (1 + exp(-4 (t - position) / width)): math.exp overflows past 709
         narrowest = int(np.ceil(4 * max(drift[0], n - drift[0]) / 700))
         if not 0 < drift[0] < n or drift[1] < narrowest:
-            raise ConfigError(f"dataset.position must be in (0, {n}) and dataset.width at least {narrowest} "
-                              f"(river's drift switch overflows below), got {drift[0]} and {drift[1]}")
-    key = json.dumps([_plain(spec.stream), _plain(spec.get("drift_to")), drift, seed, n, _plain(spec.get("nominal")),
-                      version("river")], sort_keys=True)
+            raise ConfigError(
+                f"dataset.position must be in (0, {n}) and dataset.width at least {narrowest} "
+                f"(river's drift switch overflows below), got {drift[0]} and {drift[1]}"
+            )
+    key = json.dumps(
+        [
+            _plain(spec.stream),
+            _plain(spec.get("drift_to")),
+            drift,
+            seed,
+            n,
+            _plain(spec.get("nominal")),
+            version("river"),
+        ],
+        sort_keys=True,
+    )
     path = cache_dir("streams") / f"{spec.name}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.npz"
     examples = _draw(spec, seed, n, drift)  # lazy: checks the generators' names and parameters
     with _generating(path):  # a sweep's jobs wait for the one drawing the stream, then read it
@@ -116,20 +130,23 @@ def _plain(value: Any) -> Any:
 
 def _draw(spec: Any, seed: int, n: int, drift: tuple[int, int] | None) -> Iterable[tuple[dict, Any]]:
     """River's ``n`` first examples of the stream (drifting at ``drift``: position, width), an
-    iterator that draws them as it is read."""
+    iterator that draws them as it is read.
+    """
     from river.datasets import synth
 
     stream = _generator(spec.stream, seed)
     if drift is not None:
-        stream = synth.ConceptDriftStream(stream, _generator(spec.drift_to, seed + 1), position=drift[0],
-                                          width=drift[1], seed=seed)
+        stream = synth.ConceptDriftStream(
+            stream, _generator(spec.drift_to, seed + 1), position=drift[0], width=drift[1], seed=seed
+        )
     return stream.take(n)
 
 
 @contextlib.contextmanager
 def _generating(path: Path) -> Iterator[None]:
     """Hold an exclusive lock beside ``path`` (best effort: none where the cache is read-only or
-    the filesystem refuses locks; the atomic write keeps the file whole either way)."""
+    the filesystem refuses locks; the atomic write keeps the file whole either way).
+    """
     from boostbench.system.cache_safety import make_private_dirs
 
     try:
@@ -148,17 +165,28 @@ def _generating(path: Path) -> Iterator[None]:
 
 def _to_arrays(dataset: Dataset) -> dict[str, np.ndarray]:
     """A drawn stream as the cache's arrays (no pickles: names as unicode, categories as JSON)."""
-    return {"X": dataset.X, "y": dataset.y, "nominal": dataset.nominal,
-            "feature_names": np.array(dataset.feature_names, dtype=np.str_),
-            "class_names": np.array(dataset.class_names, dtype=np.str_),
-            "categories": np.str_(json.dumps(dataset.categories))}
+    return {
+        "X": dataset.X,
+        "y": dataset.y,
+        "nominal": dataset.nominal,
+        "feature_names": np.array(dataset.feature_names, dtype=np.str_),
+        "class_names": np.array(dataset.class_names, dtype=np.str_),
+        "categories": np.str_(json.dumps(dataset.categories)),
+    }
 
 
 def _from_arrays(name: str, arrays: dict[str, np.ndarray]) -> Dataset:
     categories = tuple(None if c is None else tuple(c) for c in json.loads(str(arrays["categories"])))
-    return Dataset(name=name, X=arrays["X"], y=arrays["y"], feature_names=tuple(map(str, arrays["feature_names"])),
-                   nominal=arrays["nominal"], categories=categories,
-                   class_names=tuple(map(str, arrays["class_names"])), n_train=None)
+    return Dataset(
+        name=name,
+        X=arrays["X"],
+        y=arrays["y"],
+        feature_names=tuple(map(str, arrays["feature_names"])),
+        nominal=arrays["nominal"],
+        categories=categories,
+        class_names=tuple(map(str, arrays["class_names"])),
+        n_train=None,
+    )
 
 
 def bundled_dataset(spec: Any) -> Dataset:
@@ -176,8 +204,9 @@ def bundled_dataset(spec: Any) -> Dataset:
 
     name = str(spec.river_dataset)
     if name not in BUNDLED:
-        raise ConfigError(f"dataset.river_dataset must be one of river's bundled sets ({', '.join(BUNDLED)}), "
-                          f"not {name!r}")
+        raise ConfigError(
+            f"dataset.river_dataset must be one of river's bundled sets ({', '.join(BUNDLED)}), not {name!r}"
+        )
     return _to_dataset(str(spec.name), getattr(datasets, name)(), spec.get("nominal"))
 
 
@@ -192,7 +221,8 @@ def bundled_path(name: str):
 
 def _to_dataset(name: str, pairs: Iterable[tuple[dict, Any]], nominal_features: Any) -> Dataset:
     """River's ``(x, y)`` pairs as a :class:`Dataset`, the features in ``nominal_features`` coded
-    as categories (their values in sorted order)."""
+    as categories (their values in sorted order).
+    """
     rows = list(pairs)
     names = list(rows[0][0])
     X = np.array([[x[f] for f in names] for x, _ in rows], dtype=np.float64)
@@ -202,8 +232,9 @@ def _to_dataset(name: str, pairs: Iterable[tuple[dict, Any]], nominal_features: 
     nominal_names = [str(f) for f in nominal_features or []]
     unknown = sorted(set(nominal_names) - {str(f) for f in names})
     if unknown:
-        raise ConfigError(f"dataset.nominal: {unknown[0]!r} is not a feature of the stream (features: "
-                          f"{', '.join(map(str, names))})")
+        raise ConfigError(
+            f"dataset.nominal: {unknown[0]!r} is not a feature of the stream (features: {', '.join(map(str, names))})"
+        )
     nominal = np.array([str(f) in nominal_names for f in names])
     categories: list[tuple[str, ...] | None] = []  # a tuple in the Dataset
     for j, is_nominal in enumerate(nominal):
@@ -213,6 +244,13 @@ def _to_dataset(name: str, pairs: Iterable[tuple[dict, Any]], nominal_features: 
         values, codes = np.unique(X[:, j], return_inverse=True)
         X[:, j] = codes
         categories.append(tuple(f"{v:g}" for v in values))
-    return Dataset(name=name, X=X, y=np.array([index[v] for v in labels], dtype=np.int64),
-                   feature_names=tuple(str(f) for f in names), nominal=nominal, categories=tuple(categories),
-                   class_names=tuple(str(c) for c in classes), n_train=None)
+    return Dataset(
+        name=name,
+        X=X,
+        y=np.array([index[v] for v in labels], dtype=np.int64),
+        feature_names=tuple(str(f) for f in names),
+        nominal=nominal,
+        categories=tuple(categories),
+        class_names=tuple(str(c) for c in classes),
+        n_train=None,
+    )

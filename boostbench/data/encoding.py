@@ -20,17 +20,21 @@ def _where(raw: RawTable, row: int) -> str:
 
 def _resolve_column(raw: RawTable, column: str | int, role: str) -> str:
     names = list(raw.frame.columns)
-    if isinstance(column, int) or (isinstance(column, str) and column.lstrip("-").isdigit()
-                                   and column not in names):
+    if isinstance(column, int) or (isinstance(column, str) and column.lstrip("-").isdigit() and column not in names):
         index = int(column)
         if -len(names) <= index < len(names):
             return names[index]
     elif column in names:
         return column
     # one column whose name holds a separator: the file was split on the wrong one
-    hint = next((f"; the file looks {name}-separated: dataset.sep='{sep}'" for sep, name in
-                 ((";", "semicolon"), ("\t", "tab"), ("|", "pipe"), (",", "comma"))
-                 if len(names) == 1 and sep in str(names[0])), "")
+    hint = next(
+        (
+            f"; the file looks {name}-separated: dataset.sep='{sep}'"
+            for sep, name in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe"), (",", "comma"))
+            if len(names) == 1 and sep in str(names[0])
+        ),
+        "",
+    )
     raise DataError(
         f"{raw.source}: {role} {column!r} does not exist (columns: {', '.join(map(str, names[:12]))}"
         f"{', ...' if len(names) > 12 else ''}){hint}"
@@ -51,7 +55,7 @@ def _recoded(raw: RawTable, recode: Mapping[str, Mapping[str, float]]) -> RawTab
     for column, words in recode.items():
         name = _resolve_column(raw, column, "recoded column")
         table = {str(word): str(number) for word, number in words.items()}
-        frame[name] = frame[name].map(lambda cell: table.get(str(cell).strip(), cell))
+        frame[name] = frame[name].map(lambda cell, table=table: table.get(str(cell).strip(), cell))
     return dataclasses.replace(raw, frame=frame)
 
 
@@ -116,13 +120,14 @@ def encode(
     if unknown:
         row = int(unknown[0])
         raise DataError(
-            f"{_where(raw, row)}, column {target!r}: class value {labels[row]!r} is not one of "
-            f"{class_names}"
+            f"{_where(raw, row)}, column {target!r}: class value {labels[row]!r} is not one of {class_names}"
         )
     if len(class_names) > max_classes:
-        raise DataError(f"{raw.source}, column {target!r}: {len(class_names)} distinct class values, more than "
-                        f"dataset.max_classes = {max_classes}; is {target!r} the class column? (raise "
-                        "dataset.max_classes to accept)")
+        raise DataError(
+            f"{raw.source}, column {target!r}: {len(class_names)} distinct class values, more than "
+            f"dataset.max_classes = {max_classes}; is {target!r} the class column? (raise "
+            "dataset.max_classes to accept)"
+        )
     rows = np.flatnonzero(keep)
     y = np.fromiter((code_of[labels[i]] for i in rows), dtype=np.int64, count=len(rows))
     present = np.unique(y)
@@ -148,9 +153,13 @@ def encode(
     )
 
 
-def encode_features(raw: RawTable, features: Sequence[str], rows: np.ndarray,
-                    nominal: str | Sequence[str] = "auto", missing: Sequence[str] = ("?", ""),
-                    ) -> tuple[np.ndarray, np.ndarray, tuple[tuple[str, ...] | None, ...]]:
+def encode_features(
+    raw: RawTable,
+    features: Sequence[str],
+    rows: np.ndarray,
+    nominal: str | Sequence[str] = "auto",
+    missing: Sequence[str] = ("?", ""),
+) -> tuple[np.ndarray, np.ndarray, tuple[tuple[str, ...] | None, ...]]:
     """Encode the ``features`` columns of ``raw`` at ``rows``.
 
     Returns:
@@ -184,7 +193,8 @@ def encode_features(raw: RawTable, features: Sequence[str], rows: np.ndarray,
                 raise DataError(
                     f"{_where(raw, row)}, column {column!r}: value {frame[column].iloc[row]!r} is not a "
                     f"number, though {numbers} other values of the column are (declare the column nominal "
-                    f"with dataset.nominal=[...], or the value missing with dataset.missing=[...])")
+                    f"with dataset.nominal=[...], or the value missing with dataset.missing=[...])"
+                )
             treat_nominal = column in raw.categories or bool(bad.any())
         else:
             treat_nominal = column in nominal_set
@@ -200,14 +210,14 @@ def encode_features(raw: RawTable, features: Sequence[str], rows: np.ndarray,
             if bad.any():
                 row = int(rows[np.flatnonzero(bad)[0]])
                 raise DataError(
-                    f"{_where(raw, row)}, column {column!r}: value "
-                    f"{frame[column].iloc[row]!r} is not a number"
+                    f"{_where(raw, row)}, column {column!r}: value {frame[column].iloc[row]!r} is not a number"
                 )
             infinite = np.isinf(numeric)
             if infinite.any():  # inf, -inf, 1e999: no learner can use it, and some would crash
                 row = int(rows[np.flatnonzero(infinite)[0]])
-                raise DataError(f"{_where(raw, row)}, column {column!r}: value {frame[column].iloc[row]!r} "
-                                "is not a finite number")
+                raise DataError(
+                    f"{_where(raw, row)}, column {column!r}: value {frame[column].iloc[row]!r} is not a finite number"
+                )
             X[:, j] = numeric
             categories.append(None)
     return X, is_nominal, tuple(categories)

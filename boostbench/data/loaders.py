@@ -93,7 +93,7 @@ def _check_utf8(path: Path) -> None:
 
 
 def _check_unique_names(path: Path, sep: str, skip_rows: int, comment: str | None) -> None:
-    """pandas renames a repeated column name ``a`` to ``a.1``: refuse it instead.
+    """Pandas renames a repeated column name ``a`` to ``a.1``: refuse it instead.
 
     Raises:
         DataError: a name appears twice (the line and both positions are named).
@@ -108,8 +108,10 @@ def _check_unique_names(path: Path, sep: str, skip_rows: int, comment: str | Non
             seen: dict[str, int] = {}
             for position, name in enumerate((n.strip() for n in names), start=1):
                 if name in seen:
-                    raise DataError(f"{path}: line {number}: column name {name!r} appears twice "
-                                    f"(columns {seen[name]} and {position})")
+                    raise DataError(
+                        f"{path}: line {number}: column name {name!r} appears twice "
+                        f"(columns {seen[name]} and {position})"
+                    )
                 seen[name] = position
             return
 
@@ -120,10 +122,14 @@ SNIFFED = ",;\t|"
 
 def sniff_separator(path: Path, skip_rows: int = 0, comment: str | None = None) -> str:
     """The field separator of a delimited text file, read off its first 50 data lines by
-    :class:`csv.Sniffer` among ``, ; tab |``; a comma when the sniffer cannot tell (one column)."""
+    :class:`csv.Sniffer` among ``, ; tab |``; a comma when the sniffer cannot tell (one column).
+    """
     with open(path, encoding="utf-8", errors="replace", newline="") as handle:
-        lines = [line for line in handle.read().splitlines()[skip_rows:]
-                 if line.strip() and not (comment and line.lstrip().startswith(comment))][:50]
+        lines = [
+            line
+            for line in handle.read().splitlines()[skip_rows:]
+            if line.strip() and not (comment and line.lstrip().startswith(comment))
+        ][:50]
     try:
         return csv.Sniffer().sniff("\n".join(lines), delimiters=SNIFFED).delimiter
     except csv.Error:
@@ -211,12 +217,15 @@ def expand_characters(raw: RawTable, column: str, prefix: str) -> RawTable:
     length = len(text[0])
     for row, value in enumerate(text):
         if len(value) != length:
-            raise DataError(f"{raw.source}: line {raw.lines[row]}, column {column!r}: sequence of "
-                            f"{len(value)} characters, expected {length}")
-    chars = pd.DataFrame([list(v) for v in text], columns=[f"{prefix}{j + 1}" for j in range(length)],
-                         index=raw.frame.index)
+            raise DataError(
+                f"{raw.source}: line {raw.lines[row]}, column {column!r}: sequence of "
+                f"{len(value)} characters, expected {length}"
+            )
+    chars = pd.DataFrame(
+        [list(v) for v in text], columns=[f"{prefix}{j + 1}" for j in range(length)], index=raw.frame.index
+    )
     position = list(raw.frame.columns).index(column)
-    frame = pd.concat([raw.frame.iloc[:, :position], chars, raw.frame.iloc[:, position + 1:]], axis=1)
+    frame = pd.concat([raw.frame.iloc[:, :position], chars, raw.frame.iloc[:, position + 1 :]], axis=1)
     return RawTable(frame=frame, lines=raw.lines, source=raw.source, categories=raw.categories)
 
 
@@ -271,14 +280,16 @@ def openml_cached(openml_id: int) -> bool:
 
 def _reachable(url: str, timeout_s: float = 3.0) -> str | None:
     """None if the host of ``url`` accepts a connection within ``timeout_s`` seconds, else why not
-    (so that an offline machine fails in seconds, not after openml's retries)."""
+    (so that an offline machine fails in seconds, not after openml's retries).
+    """
     import socket
     from urllib.parse import urlparse
 
     parsed = urlparse(url)
     try:
-        socket.create_connection((parsed.hostname, parsed.port or (443 if parsed.scheme == "https" else 80)),
-                                 timeout=timeout_s).close()
+        socket.create_connection(
+            (parsed.hostname, parsed.port or (443 if parsed.scheme == "https" else 80)), timeout=timeout_s
+        ).close()
     except OSError as exc:
         return f"{parsed.hostname} unreachable: {exc.strerror or exc}"
     return None
@@ -302,8 +313,9 @@ def fetch_openml_table(openml_id: int) -> RawTable:
     if not openml_cached(openml_id):
         why = _reachable(openml.config.server)
         if why is not None:
-            raise DataError(f"OpenML data set {openml_id} is not in openml's cache ({cache}) and cannot be "
-                            f"downloaded: {why}")
+            raise DataError(
+                f"OpenML data set {openml_id} is not in openml's cache ({cache}) and cannot be downloaded: {why}"
+            )
     try:
         dataset = openml.datasets.get_dataset(
             int(openml_id),
@@ -325,5 +337,10 @@ def fetch_openml_table(openml_id: int) -> RawTable:
             frame[name] = frame[name].astype(object)
     lines = np.zeros(len(frame), dtype=np.int64)
     target = dataset.default_target_attribute
-    return RawTable(frame=frame, lines=lines, source=f"openml:{openml_id}", categories=categories,
-                    default_target=target.split(",")[0] if target else None)
+    return RawTable(
+        frame=frame,
+        lines=lines,
+        source=f"openml:{openml_id}",
+        categories=categories,
+        default_target=target.split(",")[0] if target else None,
+    )

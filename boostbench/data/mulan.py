@@ -41,14 +41,18 @@ def read_label_names(path: Path) -> list[str]:
 def _label_matrix(raw: RawTable, labels: list[str]) -> np.ndarray:
     missing = [name for name in labels if name not in raw.frame.columns]
     if missing:
-        raise DataError(f"{raw.source}: label attribute(s) {missing[:5]} named in the XML file are not in the ARFF file")
+        raise DataError(
+            f"{raw.source}: label attribute(s) {missing[:5]} named in the XML file are not in the ARFF file"
+        )
     Y = np.zeros((len(raw.frame), len(labels)), dtype=bool)
     for j, name in enumerate(labels):
         values = raw.frame[name].astype(str).str.strip()
         bad = ~values.isin(["0", "1"])
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise DataError(f"{raw.source}: row {row + 1}, label {name!r}: value {raw.frame[name].iloc[row]!r} is not 0 or 1")
+            raise DataError(
+                f"{raw.source}: row {row + 1}, label {name!r}: value {raw.frame[name].iloc[row]!r} is not 0 or 1"
+            )
         Y[:, j] = (values == "1").to_numpy()
     return Y
 
@@ -66,9 +70,21 @@ def load_mulan(name: str, train: Path, test: Path, xml: Path) -> MultilabelDatas
         raise DataError(f"{train} and {test} do not have the same attributes")
     features = [c for c in parts[0].frame.columns if c not in set(labels)]
     frame = pd.concat([p.frame for p in parts], ignore_index=True)
-    raw = RawTable(frame=frame, lines=np.zeros(len(frame), dtype=np.int64),
-                   source=f"{train} + {test}", categories=parts[0].categories)
+    raw = RawTable(
+        frame=frame,
+        lines=np.zeros(len(frame), dtype=np.int64),
+        source=f"{train} + {test}",
+        categories=parts[0].categories,
+    )
     Y = np.vstack([_label_matrix(part, labels) for part in parts])
     X, nominal, categories = encode_features(raw, features, np.arange(len(frame)), "auto", ["?"])
-    return MultilabelDataset(name=name, X=X, Y=Y, feature_names=tuple(features), nominal=nominal,
-                             categories=categories, label_names=tuple(labels), n_train=len(parts[0].frame))
+    return MultilabelDataset(
+        name=name,
+        X=X,
+        Y=Y,
+        feature_names=tuple(features),
+        nominal=nominal,
+        categories=categories,
+        label_names=tuple(labels),
+        n_train=len(parts[0].frame),
+    )

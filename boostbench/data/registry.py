@@ -43,7 +43,8 @@ GENERATED = Path("(generated)")  # the "location" of a data set made by a genera
 def data_dirs(data_dir: str | os.PathLike | None) -> list[Path]:
     """Directories searched for relative data files, most specific first: ``data_dir``,
     ``$BOOSTBENCH_DATA_DIR``, the working directory (a user's ``dataset.file=mine.csv``), then
-    the vendored data inside the package."""
+    the vendored data inside the package.
+    """
     dirs = []
     for candidate in (data_dir, os.environ.get("BOOSTBENCH_DATA_DIR")):
         if candidate:
@@ -118,7 +119,8 @@ def available_datasets(data_dir: str | None = None) -> list[DatasetInfo]:
 
 def is_stream(spec: DictConfig | dict) -> bool:
     """Whether a data set is a stream whose order is the data (``ordered: true`` in its registry
-    entry: the generated and drifting streams): a protocol never shuffles it."""
+    entry: the generated and drifting streams): a protocol never shuffles it.
+    """
     return bool(spec.get("ordered", False))
 
 
@@ -202,8 +204,10 @@ def load_multilabel(spec: DictConfig, data_dir: str | None = None) -> Multilabel
         path = locate(file, data_dir)
         if path is None:
             looked = ", ".join(str(d) for d in data_dirs(data_dir))
-            raise DataError(f"data set {spec.get('name')!r} is not available here: {role} file {file!r} "
-                            f"not found under {looked} (put MULAN's files there, or set data_dir=)")
+            raise DataError(
+                f"data set {spec.get('name')!r} is not available here: {role} file {file!r} "
+                f"not found under {looked} (put MULAN's files there, or set data_dir=)"
+            )
         _check_sha256(path, (spec.get("sha256") or {}).get(role))
         paths[role] = path
     from boostbench.data.mulan import load_mulan
@@ -248,8 +252,9 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None, seed: int = 0) -
     if spec.get("generator") == "random_bn":
         from boostbench.data.synthetic import synthetic_dataset
 
-        return synthetic_dataset(str(spec.name), int(spec.level), int(spec.n_train), int(spec.n_test),
-                                 int(spec.generator_seed))
+        return synthetic_dataset(
+            str(spec.name), int(spec.level), int(spec.n_train), int(spec.n_test), int(spec.generator_seed)
+        )
     if spec.get("generator") == "river":
         from boostbench.data.drift import drift_dataset
 
@@ -277,7 +282,8 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None, seed: int = 0) -
         raw,
         name=str(spec.get("name")),
         class_column=class_column,
-        nominal=spec.get("nominal", "auto") if isinstance(spec.get("nominal", "auto"), str)
+        nominal=spec.get("nominal", "auto")
+        if isinstance(spec.get("nominal", "auto"), str)
         else list(spec.get("nominal")),
         drop_columns=list(spec.get("drop_columns") or []),
         missing=list(spec.get("missing") or ["?", ""]),

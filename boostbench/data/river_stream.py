@@ -1,5 +1,6 @@
 """The registered data sets as river streams: ``(x, y)`` pairs of dicts, for river's own loops
-(``evaluate.progressive_val_score``) and the river estimators (:mod:`boostbench.estimators`)."""
+(``evaluate.progressive_val_score``) and the river estimators (:mod:`boostbench.estimators`).
+"""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import numpy as np
 from boostbench.data.dataset import Dataset, MultilabelDataset
 
 
-def iter_dataset(dataset: str | Dataset | MultilabelDataset, order: np.ndarray | None = None,
-                 data_dir: str | None = None) -> Iterator[tuple[dict, Any]]:
+def iter_dataset(
+    dataset: str | Dataset | MultilabelDataset, order: np.ndarray | None = None, data_dir: str | None = None
+) -> Iterator[tuple[dict, Any]]:
     """Stream a data set the river way.
 
     Args:

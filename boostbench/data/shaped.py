@@ -27,10 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from boostbench.system.disk_cache import load_arrays, save_arrays
-
 from boostbench.data.dataset import Dataset, MultilabelDataset
 from boostbench.errors import ConfigError
+from boostbench.system.disk_cache import load_arrays, save_arrays
 from boostbench.system.paths import cache_dir
 
 GENERATORS = ("make_classification", "make_multilabel_classification")
@@ -46,16 +45,17 @@ def _params(spec: Any) -> dict[str, Any]:
 
 def _features(X: np.ndarray, n_binary: int) -> tuple[np.ndarray, np.ndarray, tuple]:
     """``X`` as float64 with its last ``n_binary`` columns made 0/1 codes; the nominal mask and
-    the categories."""
+    the categories.
+    """
     d = X.shape[1]
     if not 0 <= n_binary <= d:
         raise ConfigError(f"dataset.binary_features must be between 0 and {d}, got {n_binary}")
     X = np.asarray(X, dtype=np.float64)
     nominal = np.zeros(d, dtype=bool)
     if n_binary:
-        tail = X[:, d - n_binary:]
-        X[:, d - n_binary:] = (tail > np.median(tail, axis=0)).astype(np.float64)
-        nominal[d - n_binary:] = True
+        tail = X[:, d - n_binary :]
+        X[:, d - n_binary :] = (tail > np.median(tail, axis=0)).astype(np.float64)
+        nominal[d - n_binary :] = True
     categories = tuple(("0", "1") if flag else None for flag in nominal)
     return X, nominal, categories
 
@@ -103,10 +103,24 @@ def shaped_dataset(spec: Any) -> Dataset | MultilabelDataset:
         if n_train is None:
             raise ConfigError(f"multi-label dataset {spec.get('name')!r} needs dataset.n_train (its train/test split)")
         Y = np.asarray(target, dtype=bool)
-        return MultilabelDataset(name=str(spec.name), X=X, Y=Y, feature_names=names, nominal=nominal,
-                                 categories=categories, label_names=tuple(f"l{c + 1}" for c in range(Y.shape[1])),
-                                 n_train=int(n_train))
+        return MultilabelDataset(
+            name=str(spec.name),
+            X=X,
+            Y=Y,
+            feature_names=names,
+            nominal=nominal,
+            categories=categories,
+            label_names=tuple(f"l{c + 1}" for c in range(Y.shape[1])),
+            n_train=int(n_train),
+        )
     y = np.asarray(target, dtype=np.int64)
-    return Dataset(name=str(spec.name), X=X, y=y, feature_names=names, nominal=nominal, categories=categories,
-                   class_names=tuple(str(c) for c in range(int(y.max()) + 1)),
-                   n_train=None if n_train is None else int(n_train))
+    return Dataset(
+        name=str(spec.name),
+        X=X,
+        y=y,
+        feature_names=names,
+        nominal=nominal,
+        categories=categories,
+        class_names=tuple(str(c) for c in range(int(y.max()) + 1)),
+        n_train=None if n_train is None else int(n_train),
+    )

@@ -1,5 +1,6 @@
 """The order in which a protocol presents examples: a seeded shuffle, the file order, or one fixed
-shuffle for every run (the authors' scripts)."""
+shuffle for every run (the authors' scripts).
+"""
 
 from __future__ import annotations
 
@@ -27,8 +28,13 @@ def source_rows(n_examples: int, moved_rows: Sequence[Sequence[int]] = ()) -> np
     return np.asarray(rows, dtype=np.int64)
 
 
-def stream_order(n_examples: int, rng: np.random.Generator, shuffle: bool = True,
-                 shuffle_seed: int | None = None, rows: np.ndarray | None = None) -> np.ndarray:
+def stream_order(
+    n_examples: int,
+    rng: np.random.Generator,
+    shuffle: bool = True,
+    shuffle_seed: int | None = None,
+    rows: np.ndarray | None = None,
+) -> np.ndarray:
     """Return the example indices of one pass, ``(n_examples,)`` int64.
 
     Args:
@@ -68,8 +74,11 @@ def keep_stream_order(cfg):
     from boostbench.data.registry import is_stream
 
     protocol = cfg.get("protocol")
-    if protocol is None or not is_stream(cfg.dataset) or (not protocol.get("shuffle", False)
-                                                          and protocol.get("shuffle_seed") is None):
+    if (
+        protocol is None
+        or not is_stream(cfg.dataset)
+        or (not protocol.get("shuffle", False) and protocol.get("shuffle_seed") is None)
+    ):
         return cfg
     cfg = cfg.copy()
     with open_dict(cfg):

@@ -64,7 +64,7 @@ def sample(network: RandomNetwork, n: int, rng: np.random.Generator) -> tuple[np
     y = rng.integers(0, 2, size=n)
     X = np.zeros((n, len(network.parents)), dtype=np.int64)
     for i, (pa, table) in enumerate(zip(network.parents, network.tables)):
-        probs = table[y, _parent_index(X, pa, network.n_values)]                 # (n, n_values)
+        probs = table[y, _parent_index(X, pa, network.n_values)]  # (n, n_values)
         X[:, i] = (rng.random((n, 1)) > np.cumsum(probs, axis=1)).sum(axis=1).clip(max=network.n_values - 1)
     return X, y
 
@@ -78,8 +78,9 @@ def bayes_accuracy(network: RandomNetwork, X: np.ndarray, y: np.ndarray) -> floa
     return float(np.mean(log.argmax(axis=1) == y))
 
 
-def synthetic_dataset(name: str, level: int, n_train: int, n_test: int, seed: int,
-                      n_attributes: int = 20, n_values: int = 3) -> Dataset:
+def synthetic_dataset(
+    name: str, level: int, n_train: int, n_test: int, seed: int, n_attributes: int = 20, n_values: int = 3
+) -> Dataset:
     """The synthetic data set ``name`` at difficulty ``level`` (1, 2, 3): train rows first.
 
     Raises:
@@ -93,7 +94,13 @@ def synthetic_dataset(name: str, level: int, n_train: int, n_test: int, seed: in
     network = random_network(n_attributes, n_values, SIGNAL[level], rng)
     X, y = sample(network, n_train + n_test, rng)
     values = tuple(str(v) for v in range(n_values))
-    return Dataset(name=name, X=X.astype(np.float64), y=y.astype(np.int64),
-                   feature_names=tuple(f"x{i + 1}" for i in range(n_attributes)),
-                   nominal=np.ones(n_attributes, dtype=bool), categories=(values,) * n_attributes,
-                   class_names=("0", "1"), n_train=n_train)
+    return Dataset(
+        name=name,
+        X=X.astype(np.float64),
+        y=y.astype(np.int64),
+        feature_names=tuple(f"x{i + 1}" for i in range(n_attributes)),
+        nominal=np.ones(n_attributes, dtype=bool),
+        categories=(values,) * n_attributes,
+        class_names=("0", "1"),
+        n_train=n_train,
+    )

@@ -17,5 +17,12 @@ from boostbench.estimators.classifiers import (
 )
 from boostbench.estimators.rankers import AdaOLMRClassifier, OnlineBMRClassifier
 
-__all__ = ["AdaboostOLMClassifier", "OnlineMBBMClassifier", "OnlineBoostingClassifier", "OnlineBaggingClassifier",
-           "HedgeClassifier", "AdaOLMRClassifier", "OnlineBMRClassifier"]
+__all__ = [
+    "AdaOLMRClassifier",
+    "AdaboostOLMClassifier",
+    "HedgeClassifier",
+    "OnlineBMRClassifier",
+    "OnlineBaggingClassifier",
+    "OnlineBoostingClassifier",
+    "OnlineMBBMClassifier",
+]

@@ -1,5 +1,6 @@
 """What every river estimator of :mod:`boostbench.estimators` shares: hyper-parameters in, a
-booster over a weak-learner pool built at the first example, grown as classes and features come."""
+booster over a weak-learner pool built at the first example, grown as classes and features come.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from boostbench.learners.pool import REFERENCE_RANGES
 from boostbench.seeding import run_generators
 
 
-def _skip(estimator: "BoosterFace", w: float) -> bool:
+def _skip(estimator: BoosterFace, w: float) -> bool:
     """Whether ``learn_one`` with river's per-sample weight ``w`` learns nothing (``w = 0``).
 
     Raises:
@@ -65,10 +66,22 @@ class BoosterFace:
 
         generators = run_generators(self.seed if self.seed is not None else np.random.SeedSequence().entropy)
         encoder = self._encoder
-        learner = {"name": "hoeffding_tree", "backend": "compiled", **REFERENCE_RANGES[self._task],
-                   "feature_subset_size": getattr(self, "feature_subset_size", None), "max_size": self.max_size}
-        pool = make_pool(learner, int(self.n_models), self._k(), encoder.n_categories, generators.learners,
-                         model=self.model, columns=(encoder.names, encoder.categories))
+        learner = {
+            "name": "hoeffding_tree",
+            "backend": "compiled",
+            **REFERENCE_RANGES[self._task],
+            "feature_subset_size": getattr(self, "feature_subset_size", None),
+            "max_size": self.max_size,
+        }
+        pool = make_pool(
+            learner,
+            int(self.n_models),
+            self._k(),
+            encoder.n_categories,
+            generators.learners,
+            model=self.model,
+            columns=(encoder.names, encoder.categories),
+        )
         kwargs = {name: getattr(self, name) for name in self._booster_params}
         self._booster = algorithm_spec(self._algorithm).cls(pool, self._k(), generators.booster, **kwargs)
 
@@ -82,8 +95,9 @@ class BoosterFace:
             self._build()
             return
         if new_labels or new_features:
-            self._booster.grow(self._k() if self._k() != k_before else None,
-                               encoder.n_categories if new_features else None)
+            self._booster.grow(
+                self._k() if self._k() != k_before else None, encoder.n_categories if new_features else None
+            )
             self._growths += 1
 
     def _predicted(self, x: dict) -> bool:
@@ -118,7 +132,7 @@ class BoostedClassifier(BoosterFace, base.Classifier):
 
     def _distribution(self, proba: np.ndarray) -> dict[Any, float]:
         labels = self._encoder.labels
-        proba = proba[:len(labels)]
+        proba = proba[: len(labels)]
         total = proba.sum()  # the stand-in second class (one label seen) takes no mass
         if total <= 0:
             return {label: 1.0 / len(labels) for label in labels}
@@ -158,7 +172,8 @@ class BoostedRanker(BoosterFace, base.MultiLabelClassifier):
     :class:`BoosterFace`). ``learn_one(x, {label: bool})`` (labels are learnt from the keys,
     relevant or not); ``rank_one(x)``: the known labels, best first; ``predict_one(x)``:
     ``{label: bool}`` with the top m labels relevant, m the mean label-set size seen in training
-    (rounded, at least 1; empty before any training)."""
+    (rounded, at least 1; empty before any training).
+    """
 
     _task = "multilabel"
 
@@ -170,7 +185,7 @@ class BoostedRanker(BoosterFace, base.MultiLabelClassifier):
     def rank_one(self, x: dict) -> list[Any]:
         if self._booster is None:
             return []
-        scores = self._booster.predict_scores(self._encoder.encode(x))[:len(self._encoder.labels)]
+        scores = self._booster.predict_scores(self._encoder.encode(x))[: len(self._encoder.labels)]
         self._remember(x)
         return [self._encoder.labels[j] for j in np.argsort(-scores, kind="stable")]
 

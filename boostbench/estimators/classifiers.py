@@ -1,5 +1,6 @@
 """The multiclass online boosters as river classifiers (hyper-parameters in, classes and
-features learned as they come; see :class:`~boostbench.estimators.base.BoosterFace`)."""
+features learned as they come; see :class:`~boostbench.estimators.base.BoosterFace`).
+"""
 
 from __future__ import annotations
 
@@ -53,8 +54,16 @@ class AdaboostOLMClassifier(BoostedClassifier):
     _algorithm = "adaboost_olm"
     _booster_params = ("alpha_bound", "hedge_eta")
 
-    def __init__(self, model=None, n_models: int = 100, alpha_bound: float = 2.0, hedge_eta: float = 1.0,
-                 classes: tuple | None = None, max_size: float | None = 640.0, seed: int | None = None):
+    def __init__(
+        self,
+        model=None,
+        n_models: int = 100,
+        alpha_bound: float = 2.0,
+        hedge_eta: float = 1.0,
+        classes: tuple | None = None,
+        max_size: float | None = 640.0,
+        seed: int | None = None,
+    ):
         self.model, self.n_models, self.alpha_bound, self.hedge_eta = model, n_models, alpha_bound, hedge_eta
         self.classes, self.max_size, self.seed = classes, max_size, seed
         self._reset()
@@ -89,8 +98,16 @@ class OnlineMBBMClassifier(BoostedClassifier):
     _algorithm = "online_mbbm"
     _booster_params = ("gamma", "weight_factor")
 
-    def __init__(self, model=None, n_models: int = 100, gamma: float = 0.1, weight_factor: float = 0.1,
-                 classes: tuple | None = None, max_size: float | None = 640.0, seed: int | None = None):
+    def __init__(
+        self,
+        model=None,
+        n_models: int = 100,
+        gamma: float = 0.1,
+        weight_factor: float = 0.1,
+        classes: tuple | None = None,
+        max_size: float | None = 640.0,
+        seed: int | None = None,
+    ):
         self.model, self.n_models, self.gamma, self.weight_factor = model, n_models, gamma, weight_factor
         self.classes, self.max_size, self.seed = classes, max_size, seed
         self._reset()
@@ -130,8 +147,16 @@ class OnlineBoostingClassifier(BoostedClassifier):
     _algorithm = "online_boosting"
     _booster_params = ("eps_floor", "vote")
 
-    def __init__(self, model=None, n_models: int = 100, eps_floor: float = 1e-6, vote: str = "hard",
-                 classes: tuple | None = None, max_size: float | None = 640.0, seed: int | None = None):
+    def __init__(
+        self,
+        model=None,
+        n_models: int = 100,
+        eps_floor: float = 1e-6,
+        vote: str = "hard",
+        classes: tuple | None = None,
+        max_size: float | None = 640.0,
+        seed: int | None = None,
+    ):
         self.model, self.n_models, self.eps_floor, self.vote = model, n_models, eps_floor, vote
         self.classes, self.max_size, self.seed = classes, max_size, seed
         self._reset()
@@ -161,8 +186,14 @@ class OnlineBaggingClassifier(BoostedClassifier):
 
     _algorithm = "online_bagging"
 
-    def __init__(self, model=None, n_models: int = 100, classes: tuple | None = None,
-                 max_size: float | None = 640.0, seed: int | None = None):
+    def __init__(
+        self,
+        model=None,
+        n_models: int = 100,
+        classes: tuple | None = None,
+        max_size: float | None = 640.0,
+        seed: int | None = None,
+    ):
         self.model, self.n_models = model, n_models
         self.classes, self.max_size, self.seed = classes, max_size, seed
         self._reset()
@@ -196,8 +227,15 @@ class HedgeClassifier(BoostedClassifier):
     _algorithm = "hedge"
     _booster_params = ("beta",)
 
-    def __init__(self, model=None, n_models: int = 100, beta: float = 0.5, classes: tuple | None = None,
-                 max_size: float | None = 640.0, seed: int | None = None):
+    def __init__(
+        self,
+        model=None,
+        n_models: int = 100,
+        beta: float = 0.5,
+        classes: tuple | None = None,
+        max_size: float | None = 640.0,
+        seed: int | None = None,
+    ):
         self.model, self.n_models, self.beta = model, n_models, beta
         self.classes, self.max_size, self.seed = classes, max_size, seed
         self._reset()

@@ -1,5 +1,6 @@
 """The multi-label ranking boosters as river multi-label classifiers (Jung & Tewari 2018; see
-:class:`~boostbench.estimators.base.BoostedRanker`)."""
+:class:`~boostbench.estimators.base.BoostedRanker`).
+"""
 
 from __future__ import annotations
 
@@ -49,9 +50,18 @@ class AdaOLMRClassifier(BoostedRanker):
     _algorithm = "ada_olmr"
     _booster_params = ("alpha_bound", "hedge_eta", "weak_prediction")
 
-    def __init__(self, model=None, n_models: int = 100, feature_subset_size: int | None = 20,
-                 alpha_bound: float = 2.0, hedge_eta: float = 1.0, weak_prediction: str = "distribution",
-                 classes: tuple | None = None, max_size: float | None = 640.0, seed: int | None = None):
+    def __init__(
+        self,
+        model=None,
+        n_models: int = 100,
+        feature_subset_size: int | None = 20,
+        alpha_bound: float = 2.0,
+        hedge_eta: float = 1.0,
+        weak_prediction: str = "distribution",
+        classes: tuple | None = None,
+        max_size: float | None = 640.0,
+        seed: int | None = None,
+    ):
         self.model, self.n_models, self.feature_subset_size = model, n_models, feature_subset_size
         self.alpha_bound, self.hedge_eta, self.weak_prediction = alpha_bound, hedge_eta, weak_prediction
         self.classes, self.max_size, self.seed = classes, max_size, seed
@@ -93,9 +103,18 @@ class OnlineBMRClassifier(BoostedRanker):
     _algorithm = "online_bmr"
     _booster_params = ("gamma", "weak_prediction", "potential_loss")
 
-    def __init__(self, model=None, n_models: int = 100, feature_subset_size: int | None = 20, gamma: float = 0.1,
-                 weak_prediction: str = "distribution", potential_loss: str | None = None,
-                 classes: tuple | None = None, max_size: float | None = 640.0, seed: int | None = None):
+    def __init__(
+        self,
+        model=None,
+        n_models: int = 100,
+        feature_subset_size: int | None = 20,
+        gamma: float = 0.1,
+        weak_prediction: str = "distribution",
+        potential_loss: str | None = None,
+        classes: tuple | None = None,
+        max_size: float | None = 640.0,
+        seed: int | None = None,
+    ):
         self.model, self.n_models, self.feature_subset_size, self.gamma = model, n_models, feature_subset_size, gamma
         self.weak_prediction, self.potential_loss = weak_prediction, potential_loss
         self.classes, self.max_size, self.seed = classes, max_size, seed

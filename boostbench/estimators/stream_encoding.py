@@ -67,12 +67,15 @@ class StreamEncoder:
             codes = self._code[j]
             if codes is None:
                 if not isinstance(value, numbers.Real):
-                    raise ValueError(f"feature {key!r} had numbers and now has {value!r}: a feature is "
-                                     f"either numeric or nominal")
+                    raise ValueError(
+                        f"feature {key!r} had numbers and now has {value!r}: a feature is either numeric or nominal"
+                    )
             elif value not in codes:
                 if isinstance(value, numbers.Real) and not isinstance(value, bool):
-                    raise ValueError(f"feature {key!r} had nominal values and now has the number "
-                                     f"{value!r}: a feature is either numeric or nominal")
+                    raise ValueError(
+                        f"feature {key!r} had nominal values and now has the number "
+                        f"{value!r}: a feature is either numeric or nominal"
+                    )
                 codes[value] = len(codes)
                 self.categories[j].append(value)
                 changed = True
@@ -80,7 +83,8 @@ class StreamEncoder:
 
     def encode(self, x: dict) -> np.ndarray:
         """``(d,)`` float64 over the known columns: numbers as they are, nominal values as
-        their codes; missing, unknown features and unseen nominal values as NaN."""
+        their codes; missing, unknown features and unseen nominal values as NaN.
+        """
         out = np.full(len(self.names), np.nan)
         for key, value in x.items():
             j = self._column.get(key)

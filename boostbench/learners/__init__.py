@@ -3,4 +3,4 @@
 from boostbench.learners.pool import HoeffdingTreeParams, WeakLearnerPool
 from boostbench.learners.registry import LEARNERS, make_batch_learner, make_pool
 
-__all__ = ["HoeffdingTreeParams", "LEARNERS", "WeakLearnerPool", "make_batch_learner", "make_pool"]
+__all__ = ["LEARNERS", "HoeffdingTreeParams", "WeakLearnerPool", "make_batch_learner", "make_pool"]

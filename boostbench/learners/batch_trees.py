@@ -39,20 +39,25 @@ class TreeParams:
     max_leaf_nodes: int | None = None
     min_samples_leaf: int = 1
 
-
-    def fit_label(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_classes: int,
-                  rng: np.random.Generator) -> DecisionTreeClassifier:
+    def fit_label(
+        self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_classes: int, rng: np.random.Generator
+    ) -> DecisionTreeClassifier:
         """A label-valued weak hypothesis (see :func:`fit_label_tree`); ``.predict(X) -> (n,)``."""
         return fit_label_tree(X, y, sample_weight, self, rng)
 
     def sklearn_args(self, rng: np.random.Generator) -> dict[str, Any]:
         """Keyword arguments of a scikit-learn tree; its ``random_state`` is drawn from ``rng``."""
-        return {"max_depth": self.max_depth, "max_leaf_nodes": self.max_leaf_nodes,
-                "min_samples_leaf": self.min_samples_leaf, "random_state": int(rng.integers(2**31 - 1))}
+        return {
+            "max_depth": self.max_depth,
+            "max_leaf_nodes": self.max_leaf_nodes,
+            "min_samples_leaf": self.min_samples_leaf,
+            "random_state": int(rng.integers(2**31 - 1)),
+        }
 
 
-def fit_label_tree(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, params: TreeParams,
-                   rng: np.random.Generator) -> DecisionTreeClassifier:
+def fit_label_tree(
+    X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, params: TreeParams, rng: np.random.Generator
+) -> DecisionTreeClassifier:
     """A label-valued weak hypothesis: a classification tree fitted to ``(X, y)`` under a distribution.
 
     Args:
@@ -112,8 +117,7 @@ def leaf_values(sums: np.ndarray, rule: str) -> np.ndarray:
     raise ValueError(f"unknown leaf rule {rule!r} (one of {LEAF_RULES})")
 
 
-def fit_gain_tree(X: np.ndarray, gain: np.ndarray, params: TreeParams, rng: np.random.Generator,
-                  rule: str) -> GainTree:
+def fit_gain_tree(X: np.ndarray, gain: np.ndarray, params: TreeParams, rng: np.random.Generator, rule: str) -> GainTree:
     """Fit a weak hypothesis that (approximately, see module doc) maximises ``sum G(i, l) h(x_i, l)``.
 
     Args:

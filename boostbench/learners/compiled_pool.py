@@ -14,8 +14,8 @@ import sys
 import numba
 import numpy as np
 
-from boostbench.learners.vfdt import budget, layout, routing, training
 from boostbench.learners.pool import HoeffdingTreeParams, WeakLearnerPool
+from boostbench.learners.vfdt import budget, layout, routing, training
 
 
 class CompiledHoeffdingTreePool(WeakLearnerPool):
@@ -40,16 +40,23 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             statistics' 5 per class), which makes an attempt after one new example cheap.
     """
 
-    def __init__(self, params: HoeffdingTreeParams, n_classes: int, n_categories,
-                 feature_subsets: np.ndarray | None = None, capacity: int = 1024, max_size: float | None = None,
-                 n_threads: int = 1, screen_splits: bool = True):
+    def __init__(
+        self,
+        params: HoeffdingTreeParams,
+        n_classes: int,
+        n_categories,
+        feature_subsets: np.ndarray | None = None,
+        capacity: int = 1024,
+        max_size: float | None = None,
+        n_threads: int = 1,
+        screen_splits: bool = True,
+    ):
         n = len(params.delta)
         self.screen_splits = bool(screen_splits)
         n_categories = np.asarray(n_categories, dtype=np.int64)
         self.n_learners = n
         self._subsets = feature_subsets is not None
-        self.feat_map = (None if feature_subsets is None
-                         else np.ascontiguousarray(feature_subsets, dtype=np.int64))
+        self.feat_map = None if feature_subsets is None else np.ascontiguousarray(feature_subsets, dtype=np.int64)
         # (N, 3) columns GRACE, DELTA, TAU (vfdt.layout): one argument for the kernels, not three
         self.split_params = np.column_stack([params.grace_period, params.delta, params.tau]).astype(np.float64)
         self.weight_scale = params.weight_scale.astype(np.float64)
@@ -74,7 +81,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     def _set_shapes(self, k: int, n_categories: np.ndarray) -> None:
         """Everything whose shape follows k and the attributes: the shapes of the statistics
-        arrays, the trees' attribute maps, the scratch."""
+        arrays, the trees' attribute maps, the scratch.
+        """
         n = self.n_learners
         self.n_classes, self.n_categories = k, n_categories
         if not self._subsets:
@@ -139,10 +147,18 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             raise ValueError("an attribute cannot change kind (numeric / nominal) or lose values")
         if k2 == self.n_classes and np.array_equal(cats, self.n_categories):
             return
-        k, width, had_nominal, had_numeric = self.n_classes, self.width, self.feat_nominal.any(), (~self.feat_nominal).any()
+        k, width, had_nominal, had_numeric = (
+            self.n_classes,
+            self.width,
+            self.feat_nominal.any(),
+            (~self.feat_nominal).any(),
+        )
         used_nodes, used_slots = max(int(self.counters[0]), 1), max(int(self.counters[1]), 1)
-        old = {name: getattr(self, name)[:used] for names, used in
-               ((self._node_arrays(), used_nodes), (self._slot_arrays(), used_slots)) for name in names}
+        old = {
+            name: getattr(self, name)[:used]
+            for names, used in ((self._node_arrays(), used_nodes), (self._slot_arrays(), used_slots))
+            for name in names
+        }
         self._set_shapes(k2, cats)
         self._set_limits()
         for name in (*self._node_arrays(), *self._slot_arrays()):
@@ -150,8 +166,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._allocate_nodes(max(2 * used_nodes, self._budget_rows(layout.NODE_BYTES)))
         self._allocate_slots(max(2 * used_slots, self._budget_rows(layout.SLOT_BYTES)))
         n, s = used_nodes, used_slots
-        self.node_nav[:n, :1 + width] = old["node_nav"]
-        self.node_nav[:n, 1 + width:] = -1  # no children for the new values yet
+        self.node_nav[:n, : 1 + width] = old["node_nav"]
+        self.node_nav[:n, 1 + width :] = -1  # no children for the new values yet
         for name in ("node_value", "_node_i", "sort_keys", "sort_ids"):
             getattr(self, name)[:n] = old[name]
         # per-class rows end with a count (node_classes) or the two floats after the weights (_node_f)
@@ -166,7 +182,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         # lack its earlier examples): the early KEEP and the emptying by class block rely on it.
         flags = old["screen_state"][:, 1] & layout.MISSING
         self.screen_state[:s, 1] = flags if self.feat_map.shape[1] == dl else layout.MISSING
-        self.screen_state[self.free_slots[:int(self.counters[2])], 1] = 0
+        self.screen_state[self.free_slots[: int(self.counters[2])], 1] = 0
         if had_numeric:
             self.numeric_stats[:s, :k, :dl] = old["numeric_stats"]
         if had_nominal:
@@ -191,19 +207,25 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             "node_classes": (np.int32, (k + 1,)),  # classes by first sight, count
             "_node_f": (np.float64, (k + 2,)),  # class weights, weight at last attempt, subtree sum
             "_node_i": (np.int64, (4,)),  # parent, slot, active, depth
-            "sort_keys": (np.float64, ()), "sort_ids": (np.int64, ()),  # ranking the leaves (budget)
+            "sort_keys": (np.float64, ()),
+            "sort_ids": (np.int64, ()),  # ranking the leaves (budget)
         }
 
     def _slot_arrays(self) -> dict:
-        return {"nominal_counts": (np.float64, self._nominal_shape), "numeric_stats": (np.float64, self._numeric_shape),
-                "ranks": (self._rank_dtype, self._ranks_shape), "attr_ranks": (self._rank_dtype, (self.feat_map.shape[1] + 1,)),
-                "value_ranks": (self._rank_dtype, self._value_ranks_shape), "free_slots": (np.int64, ()),
-                # the split screen's cache (merit_bounds): sums per threshold, their range and
-                # totals, the one changed class's estimators before its change, the cache's state
-                "screen_sums": (np.float64, (self._screen_shape, 2, layout.N_SPLIT_POINTS)),
-                "screen_grid": (np.float64, (self._screen_shape, 5)),
-                "screen_base": (np.float64, (self._screen_shape, layout.NUMERIC_COLUMNS)),
-                "screen_state": (np.int64, (2,))}
+        return {
+            "nominal_counts": (np.float64, self._nominal_shape),
+            "numeric_stats": (np.float64, self._numeric_shape),
+            "ranks": (self._rank_dtype, self._ranks_shape),
+            "attr_ranks": (self._rank_dtype, (self.feat_map.shape[1] + 1,)),
+            "value_ranks": (self._rank_dtype, self._value_ranks_shape),
+            "free_slots": (np.int64, ()),
+            # the split screen's cache (merit_bounds): sums per threshold, their range and
+            # totals, the one changed class's estimators before its change, the cache's state
+            "screen_sums": (np.float64, (self._screen_shape, 2, layout.N_SPLIT_POINTS)),
+            "screen_grid": (np.float64, (self._screen_shape, 5)),
+            "screen_base": (np.float64, (self._screen_shape, layout.NUMERIC_COLUMNS)),
+            "screen_state": (np.int64, (2,)),
+        }
 
     @staticmethod
     def _row_bytes(arrays: dict) -> int:
@@ -213,7 +235,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     @property
     def size_bytes(self) -> int:
         """The pool's size as its budget counts it, in bytes: nodes times a node row (every node
-        array) plus active leaves times a statistics slot (every slot array)."""
+        array) plus active leaves times a statistics slot (every slot array).
+        """
         return int(budget.size_bytes(self.counters, self.limits))
 
     @property
@@ -234,18 +257,27 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         """With a budget, the rows (nodes or slots) it can ever hold, with room for a training
         call's splits past it: allocated at once, so the arrays never grow by copying (which
         would need the old and the new array at once). The operating system backs a page only
-        when it is first written, so the rows cost memory only as they are used. 0 without one."""
+        when it is first written, so the rows cost memory only as they are used. 0 without one.
+        """
         if self.max_size is None:
             return 0
         return int(self.limits[layout.MAX_BYTES] // self.limits[entry]) + 2 * self.room_per_example
 
     def __getstate__(self):
-        views = ("node_stats", "node_last", "node_sub", "node_parent", "node_slot", "node_active", "node_depth",
-                 "_forest")
+        views = (
+            "node_stats",
+            "node_last",
+            "node_sub",
+            "node_parent",
+            "node_slot",
+            "node_active",
+            "node_depth",
+            "_forest",
+        )
         state = {name: value for name, value in self.__dict__.items() if name not in views}
         for names, used in ((self._node_arrays(), self.counters[0]), (self._slot_arrays(), self.counters[1])):
             for name in names:  # the rows in use only: a budget's preallocated rows are empty
-                state[name] = state[name][:max(int(used), 1)].copy()
+                state[name] = state[name][: max(int(used), 1)].copy()
         return state
 
     def __setstate__(self, state):
@@ -258,7 +290,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     def kernel_state(self) -> tuple:
         """The arrays as the kernels take them: a plain tuple in the field order of
         :class:`~boostbench.learners.vfdt.layout.Forest`, valid until the pool grows (training
-        calls :meth:`reserve` first, which returns it anew)."""
+        calls :meth:`reserve` first, which returns it anew).
+        """
         if self._forest is None:
             self._forest = tuple(getattr(self, name) for name in layout.Forest._fields)
         return self._forest
@@ -268,7 +301,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     def _grow(self, fields: dict, size: int) -> None:
         """Give each ``name: (dtype, row shape)`` a zeroed ``(size, *row shape)`` array that starts
-        with the current one's rows (if any)."""
+        with the current one's rows (if any).
+        """
         for name, (dtype, tail) in fields.items():
             fresh = fresh_zeros((size, *tail), dtype)
             small_pages(fresh)
@@ -292,7 +326,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         """Move the active leaves' statistics to the lowest slots and give the rest back to the
         operating system. Deactivated leaves free slots in the middle of the arrays, whose pages
         stay resident; without this a pool at its budget would keep up to twice the budget in
-        memory (its nodes, plus every slot it ever used). Slot ids change; nothing else does."""
+        memory (its nodes, plus every slot it ever used). Slot ids change; nothing else does.
+        """
         used, high = int(self.counters[0]), int(self.counters[1])
         nodes = np.flatnonzero(self.node_slot[:used] >= 0)
         nodes = nodes[np.argsort(self.node_slot[nodes], kind="stable")]
@@ -304,8 +339,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             array = getattr(self, name)
             rows = max(1, (16 << 20) // max(1, array.strides[0]))  # 16 MiB at a time: the copy's temporary
             for start in range(0, active, rows):  # ascending: a row is read before it is overwritten
-                chunk = old[start:start + rows]
-                array[start:start + len(chunk)] = array[chunk]
+                chunk = old[start : start + rows]
+                array[start : start + len(chunk)] = array[chunk]
             release_rows(array, active, high)
         self.node_slot[nodes] = np.arange(active)
         self.counters[1], self.counters[2] = active, 0
@@ -338,18 +373,21 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     @property
     def room_per_example(self) -> int:
         """Free nodes (and as many free slots) an example may need: every tree splits once.
-        Kernels that train on many examples stop before one without that room."""
+        Kernels that train on many examples stop before one without that room.
+        """
         return self.n_learners * (self.width + 1)
 
     def reserve(self) -> tuple:
         """Room for every tree to split once in the next training call; returns
-        :meth:`kernel_state` (the arrays may have grown)."""
+        :meth:`kernel_state` (the arrays may have grown).
+        """
         self._ensure(self.n_learners)
         return self.kernel_state()
 
     def _label(self, y: int) -> int:
         """``y`` as the kernels take it. Raises ValueError outside ``0..k-1``: the kernels check
-        no bounds, so an unknown class would write past its statistics (:meth:`grow` first)."""
+        no bounds, so an unknown class would write past its statistics (:meth:`grow` first).
+        """
         label = int(y)
         if not 0 <= label < self.n_classes:
             raise ValueError(f"class {label} is outside this pool's 0..{self.n_classes - 1}: grow() it first")
@@ -380,7 +418,8 @@ def release_rows(array: np.ndarray, start: int, stop: int) -> None:
     """Zero rows ``start:stop`` of a C-contiguous ``array``, giving their whole pages back to the
     operating system (Linux ``madvise(MADV_DONTNEED)``: private anonymous pages read as zeros
     afterwards and are not resident until written); elsewhere, or for the partial pages at the
-    ends, by writing zeros."""
+    ends, by writing zeros.
+    """
     if stop <= start:
         return
     row = array.strides[0]
@@ -391,8 +430,8 @@ def release_rows(array: np.ndarray, start: int, stop: int) -> None:
     if _MADVISE is None or last - first < page:
         array[start:stop] = 0
         return
-    array[start:-(-(first - base) // row)] = 0  # rows reaching into the partial first page
-    array[(last - base) // row:stop] = 0  # and the last
+    array[start : -(-(first - base) // row)] = 0  # rows reaching into the partial first page
+    array[(last - base) // row : stop] = 0  # and the last
     if _MADVISE(ctypes.c_void_p(first), ctypes.c_size_t(last - first), 4) != 0:  # 4: MADV_DONTNEED
         array[start:stop] = 0
 
@@ -406,7 +445,8 @@ def fresh_zeros(shape: tuple[int, ...], dtype) -> np.ndarray:
     ``np.zeros`` (``calloc``) serves a block from the heap when the heap has room, and then
     writes zeros over all of it: in a sweep's worker whose earlier jobs grew the heap, a pool's
     preallocated rows would all be resident at once (balance, one VFDT, after 400 MB freed: a
-    184 MiB peak read 594), where a fresh process's are not."""
+    184 MiB peak read 594), where a fresh process's are not.
+    """
     dtype = np.dtype(dtype)
     nbytes = int(np.prod(shape)) * dtype.itemsize
     if nbytes < HUGE_PAGE:
@@ -422,7 +462,8 @@ def small_pages(array: np.ndarray) -> None:
     nothing). The pool's arrays fill row by row, fifteen of them at once, so the first write to a
     huge page would zero (and on a virtual machine, have the host back) 2 MiB long before the
     rows use it: on car, Adaboost.OLM's pass took 93-117 us per example with huge pages and
-    63-70 without (8 runs each, benchmarks in the README)."""
+    63-70 without (8 runs each, benchmarks in the README).
+    """
     if _MADVISE is None or array.nbytes < HUGE_PAGE:
         return
     base = array.ctypes.data
@@ -448,7 +489,9 @@ _MADVISE = _libc_madvise()
 
 def tiny_pool(n_classes: int, n_threads: int = 1) -> CompiledHoeffdingTreePool:
     """Two trees over a numeric and a nominal attribute: a throwaway pool that compiles the
-    kernels with the types of a real run (for tests)."""
-    params = HoeffdingTreeParams(delta=np.full(2, 0.5), tau=np.full(2, 0.5),
-                                 grace_period=np.full(2, 1), weight_scale=np.ones(2))
+    kernels with the types of a real run (for tests).
+    """
+    params = HoeffdingTreeParams(
+        delta=np.full(2, 0.5), tau=np.full(2, 0.5), grace_period=np.full(2, 1), weight_scale=np.ones(2)
+    )
     return CompiledHoeffdingTreePool(params, n_classes, [0, 2], capacity=8, n_threads=n_threads)

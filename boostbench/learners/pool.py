@@ -37,7 +37,7 @@ class HoeffdingTreeParams:
     weight_scale: np.ndarray
 
     @classmethod
-    def draw(cls, n: int, rng: np.random.Generator, ranges: Any) -> "HoeffdingTreeParams":
+    def draw(cls, n: int, rng: np.random.Generator, ranges: Any) -> HoeffdingTreeParams:
         """Draw N parameter sets: delta, tau log-uniform; grace period, c_i uniform.
 
         Args:
@@ -48,14 +48,14 @@ class HoeffdingTreeParams:
 
         The ranges are checked with the config (:mod:`boostbench.learners.registry`).
         """
-        bounds = {key: (float(ranges[key][0]), float(ranges[key][1]))
-                  for key in ("delta", "tau", "grace_period", "weight_scale")}
+        bounds = {
+            key: (float(ranges[key][0]), float(ranges[key][1]))
+            for key in ("delta", "tau", "grace_period", "weight_scale")
+        }
         return cls(
             delta=_log_uniform(rng, *bounds["delta"], n),
             tau=_log_uniform(rng, *bounds["tau"], n),
-            grace_period=rng.integers(
-                int(bounds["grace_period"][0]), int(bounds["grace_period"][1]) + 1, size=n
-            ),
+            grace_period=rng.integers(int(bounds["grace_period"][0]), int(bounds["grace_period"][1]) + 1, size=n),
             weight_scale=rng.uniform(*bounds["weight_scale"], size=n),
         )
 
@@ -110,7 +110,8 @@ class WeakLearnerPool(ABC):
 
     def unscaled(self, weights: np.ndarray) -> np.ndarray:
         """The weights ``(N,)`` to pass so that learner i trains with ``weights[i]`` itself, not
-        ``c_i`` times it (the authors' lone trees, trained with weight 1)."""
+        ``c_i`` times it (the authors' lone trees, trained with weight 1).
+        """
         return weights if self.weight_scale is None else weights / self.weight_scale
 
     def grow(self, n_classes: int | None = None, n_categories: Any = None) -> None:
@@ -124,8 +125,9 @@ class WeakLearnerPool(ABC):
         raise NotImplementedError(f"{type(self).__name__} cannot gain classes or attributes")
 
 
-def draw_feature_subsets(n_learners: int, n_features: int, size: int | None,
-                         rng: np.random.Generator) -> np.ndarray | None:
+def draw_feature_subsets(
+    n_learners: int, n_features: int, size: int | None, rng: np.random.Generator
+) -> np.ndarray | None:
     """Each learner's own random subset of ``size`` attributes, fixed for the run.
 
     Returns:

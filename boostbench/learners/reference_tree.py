@@ -46,10 +46,24 @@ class ReferenceHoeffdingTree(HoeffdingTreeClassifier):
         grace_period, delta, tau, nominal_attributes, max_size: river's.
     """
 
-    def __init__(self, n_classes: int = 2, grace_period: int = 200, delta: float = 1e-7, tau: float = 0.05,
-                 nominal_attributes: list | None = None, max_size: float = 100.0):
-        super().__init__(grace_period=grace_period, delta=delta, tau=tau, leaf_prediction="mc",
-                         nominal_attributes=nominal_attributes, max_size=max_size, max_share_to_split=1.0)
+    def __init__(
+        self,
+        n_classes: int = 2,
+        grace_period: int = 200,
+        delta: float = 1e-7,
+        tau: float = 0.05,
+        nominal_attributes: list | None = None,
+        max_size: float = 100.0,
+    ):
+        super().__init__(
+            grace_period=grace_period,
+            delta=delta,
+            tau=tau,
+            leaf_prediction="mc",
+            nominal_attributes=nominal_attributes,
+            max_size=max_size,
+            max_share_to_split=1.0,
+        )
         self.n_classes = n_classes
 
     def _new_leaf(self, initial_stats=None, parent=None):
@@ -58,7 +72,8 @@ class ReferenceHoeffdingTree(HoeffdingTreeClassifier):
 
     def _stop(self, x):
         """The node where ``x`` stops: a leaf, or a split node whose attribute ``x`` lacks or
-        whose branch for ``x``'s nominal value does not exist yet."""
+        whose branch for ``x``'s nominal value does not exist yet.
+        """
         node = self._root
         while isinstance(node, DTBranch):
             try:

@@ -29,7 +29,8 @@ from boostbench.learners.bayes.network import SMOOTHINGS
 @dataclass(frozen=True)
 class LearnerSpec:
     """One kind of weak learner: ``online`` (a pool of N learners) and/or ``batch`` (a label
-    learner fitted on weighted rows), and its config keys' constraints."""
+    learner fitted on weighted rows), and its config keys' constraints.
+    """
 
     online: bool
     batch: bool
@@ -37,27 +38,54 @@ class LearnerSpec:
     backends: tuple[str, ...] = ()
 
 
-_BAYES = {"alpha": POSITIVE, "n_bins": positive_int(2), "relearn_first": positive_int(),
-          "relearn_factor": Interval(1.0), "max_parents": positive_int(0),
-          "structure": OneOf(("ci", "bic", "bdeu", "k2")), "epsilon": Interval(0.0, closed_low=True, nullable=True),
-          "ci_alpha": Interval(0.0, 1.0),
-          "ess": POSITIVE, "online_structure": OneOf(("lossless", "frozen", "window")),
-          "window": positive_int(), "binning": OneOf(("frequency", "width")),
-          "missing": OneOf(("value", "skip")), "bin_rows": positive_int(2),
-          "smoothing": OneOf(SMOOTHINGS), "smoothing_n0": POSITIVE}
+_BAYES = {
+    "alpha": POSITIVE,
+    "n_bins": positive_int(2),
+    "relearn_first": positive_int(),
+    "relearn_factor": Interval(1.0),
+    "max_parents": positive_int(0),
+    "structure": OneOf(("ci", "bic", "bdeu", "k2")),
+    "epsilon": Interval(0.0, closed_low=True, nullable=True),
+    "ci_alpha": Interval(0.0, 1.0),
+    "ess": POSITIVE,
+    "online_structure": OneOf(("lossless", "frozen", "window")),
+    "window": positive_int(),
+    "binning": OneOf(("frequency", "width")),
+    "missing": OneOf(("value", "skip")),
+    "bin_rows": positive_int(2),
+    "smoothing": OneOf(SMOOTHINGS),
+    "smoothing_n0": POSITIVE,
+}
 
 LEARNERS: dict[str, LearnerSpec] = {
-    "hoeffding_tree": LearnerSpec(online=True, batch=False, backends=("compiled", "river"), params={
-        "backend": OneOf(("compiled", "river")), "leaf_prediction": OneOf(("mc", "nb", "nba")),
-        "delta": RangePair(POSITIVE), "tau": RangePair(POSITIVE), "grace_period": RangePair(POSITIVE),
-        "weight_scale": RangePair(POSITIVE), "feature_subset_size": positive_int(nullable=True),
-        "max_size": Interval(0.0, nullable=True), "rules": OneOf(("river", "reference"))}),
+    "hoeffding_tree": LearnerSpec(
+        online=True,
+        batch=False,
+        backends=("compiled", "river"),
+        params={
+            "backend": OneOf(("compiled", "river")),
+            "leaf_prediction": OneOf(("mc", "nb", "nba")),
+            "delta": RangePair(POSITIVE),
+            "tau": RangePair(POSITIVE),
+            "grace_period": RangePair(POSITIVE),
+            "weight_scale": RangePair(POSITIVE),
+            "feature_subset_size": positive_int(nullable=True),
+            "max_size": Interval(0.0, nullable=True),
+            "rules": OneOf(("river", "reference")),
+        },
+    ),
     "naive_bayes": LearnerSpec(online=True, batch=True, params=_BAYES),
     "tan": LearnerSpec(online=True, batch=True, params=_BAYES),
     "ban": LearnerSpec(online=True, batch=True, params=_BAYES),
-    "tree": LearnerSpec(online=False, batch=True, params={
-        "max_depth": positive_int(nullable=True), "max_leaf_nodes": positive_int(2, nullable=True),
-        "min_samples_leaf": positive_int()}),
+    "tree": LearnerSpec(
+        online=False,
+        batch=True,
+        params={
+            "max_depth": positive_int(nullable=True),
+            "max_leaf_nodes": positive_int(2, nullable=True),
+            "min_samples_leaf": positive_int(),
+        },
+    ),
 }
 BAYES_KINDS = ("naive_bayes", "tan", "ban")
 
@@ -90,16 +118,28 @@ def check_learner(cfg: Mapping[str, Any]) -> None:
     check("learner", cfg, spec.params)
     if cfg["name"] == "hoeffding_tree" and cfg.get("backend") == "compiled":
         if cfg.get("rules", "river") != "river":
-            raise ConfigError("the compiled pool grows river's trees only; learner.rules=reference (the "
-                              "authors' tree rules) needs learner.backend=river")
+            raise ConfigError(
+                "the compiled pool grows river's trees only; learner.rules=reference (the "
+                "authors' tree rules) needs learner.backend=river"
+            )
         if cfg.get("leaf_prediction", "mc") != "mc":
-            raise ConfigError("the compiled pool has majority-class leaves only (learner.leaf_prediction=mc); "
-                              "naive-Bayes leaves need learner.backend=river")
+            raise ConfigError(
+                "the compiled pool has majority-class leaves only (learner.leaf_prediction=mc); "
+                "naive-Bayes leaves need learner.backend=river"
+            )
 
 
-def make_pool(cfg: Mapping[str, Any], n_learners: int, n_classes: int, n_categories: list[int],
-              rng: np.random.Generator, X_train: np.ndarray | None = None, n_threads: int = 1,
-              model: Any = None, columns: tuple[list, list] | None = None):
+def make_pool(
+    cfg: Mapping[str, Any],
+    n_learners: int,
+    n_classes: int,
+    n_categories: list[int],
+    rng: np.random.Generator,
+    X_train: np.ndarray | None = None,
+    n_threads: int = 1,
+    model: Any = None,
+    columns: tuple[list, list] | None = None,
+):
     """Build the pool of N online weak learners the ``learner`` config names (checked by
     :func:`check_learner`): the one pool factory, of the runner and of the river estimators.
 
@@ -124,8 +164,9 @@ def make_pool(cfg: Mapping[str, Any], n_learners: int, n_classes: int, n_categor
 
     name = str(cfg["name"])
     if not learner_spec(name).online:
-        raise ConfigError(f"learner {name!r} is for batch algorithms; online ones use "
-                          f"learner={', '.join(names('online'))}")
+        raise ConfigError(
+            f"learner {name!r} is for batch algorithms; online ones use learner={', '.join(names('online'))}"
+        )
     if name in BAYES_KINDS:
         from boostbench.learners.bayes.pool import BayesParams, BayesPool
 
@@ -141,13 +182,20 @@ def make_pool(cfg: Mapping[str, Any], n_learners: int, n_classes: int, n_categor
 
         nominal = [j for j, m in enumerate(n_categories) if m > 0]
         max_size = cfg.get("max_size")  # the pool's MiB; river's max_size is per tree
-        return RiverHoeffdingTreePool(params, n_classes, nominal, str(cfg["leaf_prediction"]), subsets,
-                                      max_size=None if max_size is None else max_size / n_learners,
-                                      rules=str(cfg.get("rules", "river")))
+        return RiverHoeffdingTreePool(
+            params,
+            n_classes,
+            nominal,
+            str(cfg["leaf_prediction"]),
+            subsets,
+            max_size=None if max_size is None else max_size / n_learners,
+            rules=str(cfg.get("rules", "river")),
+        )
     from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 
-    return CompiledHoeffdingTreePool(params, n_classes, n_categories, subsets, max_size=cfg.get("max_size"),
-                                     n_threads=n_threads)
+    return CompiledHoeffdingTreePool(
+        params, n_classes, n_categories, subsets, max_size=cfg.get("max_size"), n_threads=n_threads
+    )
 
 
 def make_batch_learner(cfg: Any, X_train: np.ndarray, n_categories: np.ndarray, rng: np.random.Generator) -> Any:
@@ -159,13 +207,17 @@ def make_batch_learner(cfg: Any, X_train: np.ndarray, n_categories: np.ndarray, 
             TAN/BAN without training rows.
     """
     if not learner_spec(str(cfg.name)).batch:
-        raise ConfigError(f"learner {cfg.name!r} is online-only; batch algorithms use "
-                          f"learner={', '.join(names('batch'))}")
+        raise ConfigError(
+            f"learner {cfg.name!r} is online-only; batch algorithms use learner={', '.join(names('batch'))}"
+        )
     if cfg.name == "tree":
         from boostbench.learners.batch_trees import TreeParams
 
-        return TreeParams(max_depth=cfg.get("max_depth", 1), max_leaf_nodes=cfg.get("max_leaf_nodes"),
-                          min_samples_leaf=cfg.get("min_samples_leaf", 1))
+        return TreeParams(
+            max_depth=cfg.get("max_depth", 1),
+            max_leaf_nodes=cfg.get("max_leaf_nodes"),
+            min_samples_leaf=cfg.get("min_samples_leaf", 1),
+        )
     from boostbench.learners.bayes.pool import BayesParams
 
     return BayesParams.from_config(cfg, X_train, n_categories, rng)

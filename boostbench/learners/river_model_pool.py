@@ -1,5 +1,6 @@
 """A pool of N copies of any river classifier: the weak learners of the river estimators
-(:mod:`boostbench.estimators`) when the user gives a ``model`` of their own."""
+(:mod:`boostbench.estimators`) when the user gives a ``model`` of their own.
+"""
 
 from __future__ import annotations
 
@@ -30,8 +31,16 @@ class RiverModelPool(WeakLearnerPool):
             (extended by the caller likewise).
     """
 
-    def __init__(self, model: Any, n_learners: int, n_classes: int, weight_scale: np.ndarray,
-                 rng: np.random.Generator, names: list, categories: list):
+    def __init__(
+        self,
+        model: Any,
+        n_learners: int,
+        n_classes: int,
+        weight_scale: np.ndarray,
+        rng: np.random.Generator,
+        names: list,
+        categories: list,
+    ):
         self.models = [model.clone() for _ in range(n_learners)]
         self.n_learners, self.n_classes = int(n_learners), int(n_classes)
         self.weight_scale = np.asarray(weight_scale, dtype=np.float64)
@@ -64,6 +73,6 @@ class RiverModelPool(WeakLearnerPool):
             self.models[i].learn_one(xp, int(y))
 
     def grow(self, n_classes: int | None = None, n_categories: Any = None) -> None:
-        """river models learn classes and attributes as they come: only k changes here."""
+        """River models learn classes and attributes as they come: only k changes here."""
         if n_classes is not None:
             self.n_classes = int(n_classes)

@@ -11,8 +11,7 @@ from boostbench.learners.pool import HoeffdingTreeParams, WeakLearnerPool
 
 # river's Gaussian estimator divides by a zero deviation when every value of a numeric
 # attribute seen at a leaf is equal; the resulting +-inf gives the correct 0/1 CDF.
-warnings.filterwarnings("ignore", message="divide by zero", category=RuntimeWarning,
-                        module=r"river\.proba\.gaussian")
+warnings.filterwarnings("ignore", message="divide by zero", category=RuntimeWarning, module=r"river\.proba\.gaussian")
 
 
 class RiverHoeffdingTreePool(WeakLearnerPool):
@@ -35,9 +34,16 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
             :class:`~boostbench.learners.reference_tree.ReferenceHoeffdingTree`, ``'mc'`` leaves).
     """
 
-    def __init__(self, params: HoeffdingTreeParams, n_classes: int, nominal: list[int],
-                 leaf_prediction: str = "mc", feature_subsets: np.ndarray | None = None,
-                 max_size: float | None = None, rules: str = "river"):
+    def __init__(
+        self,
+        params: HoeffdingTreeParams,
+        n_classes: int,
+        nominal: list[int],
+        leaf_prediction: str = "mc",
+        feature_subsets: np.ndarray | None = None,
+        max_size: float | None = None,
+        rules: str = "river",
+    ):
         self.params = params
         self.n_learners = len(params.delta)
         self.n_classes = int(n_classes)
@@ -89,7 +95,8 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
     def grow(self, n_classes: int | None = None, n_categories=None) -> None:
         """See :meth:`WeakLearnerPool.grow`: river's trees learn classes as they come; a new
         nominal attribute joins each tree's ``nominal_attributes`` (trees with feature subsets
-        keep theirs: they never see a new attribute)."""
+        keep theirs: they never see a new attribute).
+        """
         if n_classes is not None:
             self.n_classes = int(n_classes)
             self._uniform = np.full(self.n_classes, 1.0 / self.n_classes)

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-
-from typing import TYPE_CHECKING
 
 from boostbench.system.resources import SAMPLE_EVERY, ResourceMeter, release_free_memory
 
@@ -50,15 +49,15 @@ class FoldResult:
 
 def _meter() -> ResourceMeter:
     """A started meter, as the prequential pass starts one; what an earlier fold freed is given
-    back first, so that this fold's model is not read as smaller for reusing that memory."""
+    back first, so that this fold's model is not read as smaller for reusing that memory.
+    """
     release_free_memory()
     meter = ResourceMeter()
     meter.start()
     return meter
 
 
-def fit_batch(booster: BatchBooster, X: np.ndarray, y: np.ndarray, train: np.ndarray,
-              test: np.ndarray) -> FoldResult:
+def fit_batch(booster: BatchBooster, X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray) -> FoldResult:
     """Fit ``booster`` on ``X[train]`` and score every stage on both parts.
 
     Args:
@@ -72,16 +71,25 @@ def fit_batch(booster: BatchBooster, X: np.ndarray, y: np.ndarray, train: np.nda
     meter.stop()  # one call: the RAM-hours are the fitted model's size x the fit's CPU hours
     train_error = (booster.staged_predict(X_train) != y_train).mean(axis=1)
     test_error = (booster.staged_predict(X[test]) != y[test]).mean(axis=1)
-    return FoldResult(train_error, test_error, booster.n_rounds_fitted, runtime, booster.weight_history_,
-                      meter.cpu_s, meter.ram_hours, meter.model_bytes)
+    return FoldResult(
+        train_error,
+        test_error,
+        booster.n_rounds_fitted,
+        runtime,
+        booster.weight_history_,
+        meter.cpu_s,
+        meter.ram_hours,
+        meter.model_bytes,
+    )
 
 
 def _error(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, rows: np.ndarray) -> float:
     return float(np.mean([booster.predict(X[i]) != y[i] for i in rows])) if len(rows) else float("nan")
 
 
-def fit_online(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, train_order: np.ndarray,
-               test: np.ndarray) -> FoldResult:
+def fit_online(
+    booster: OnlineBooster, X: np.ndarray, y: np.ndarray, train_order: np.ndarray, test: np.ndarray
+) -> FoldResult:
     """One online pass over ``train_order`` (the seeded order), then score the frozen model."""
     meter = _meter()
     began = time.perf_counter()
@@ -94,5 +102,13 @@ def fit_online(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, train_order
     meter.stop()
     train_error = _error(booster, X, y, np.sort(train_order))
     test_error = _error(booster, X, y, test)
-    return FoldResult(np.array([train_error]), np.array([test_error]), 1, runtime, None, meter.cpu_s,
-                      meter.ram_hours, meter.model_bytes)
+    return FoldResult(
+        np.array([train_error]),
+        np.array([test_error]),
+        1,
+        runtime,
+        None,
+        meter.cpu_s,
+        meter.ram_hours,
+        meter.model_bytes,
+    )

@@ -51,9 +51,15 @@ class TrainTestResult:
         return seen, np.cumsum(self.test_loss)[seen - 1] / seen
 
 
-def train_then_test(ranker: OnlineRanker, X: np.ndarray, Y: np.ndarray, train_order: np.ndarray,
-                    test_order: np.ndarray, on_progress: ProgressCallback | None = None,
-                    progress_every: int = 25) -> TrainTestResult:
+def train_then_test(
+    ranker: OnlineRanker,
+    X: np.ndarray,
+    Y: np.ndarray,
+    train_order: np.ndarray,
+    test_order: np.ndarray,
+    on_progress: ProgressCallback | None = None,
+    progress_every: int = 25,
+) -> TrainTestResult:
     """Stream ``train_order`` then ``test_order`` through ``ranker``, scoring every prediction.
 
     Args:
@@ -82,5 +88,4 @@ def train_then_test(ranker: OnlineRanker, X: np.ndarray, Y: np.ndarray, train_or
     if on_progress is not None:
         on_progress(len(order), float(losses.mean()) if len(order) else 0.0)
     n_train = len(train_order)
-    return TrainTestResult(losses[:n_train], losses[n_train:], runtime, meter.cpu_s, meter.ram_hours,
-                           meter.model_bytes)
+    return TrainTestResult(losses[:n_train], losses[n_train:], runtime, meter.cpu_s, meter.ram_hours, meter.model_bytes)

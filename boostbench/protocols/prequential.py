@@ -1,6 +1,7 @@
 """Prequential (test-then-train) evaluation over one pass of a stream (Jung et al. 2017, Sec. 5),
 optionally with delayed labels (the label of example t arrives after example t + delay is
-predicted)."""
+predicted).
+"""
 
 from __future__ import annotations
 
@@ -49,12 +50,12 @@ class PrequentialResult:
 
     @property
     def n_examples(self) -> int:
-        return int(len(self.correct))
+        return len(self.correct)
 
     @property
     def final_accuracy(self) -> float:
         """Accuracy over the final window (Table 1's measure)."""
-        return float(self.correct[self.final_start:].mean())
+        return float(self.correct[self.final_start :].mean())
 
     @property
     def cumulative_accuracy(self) -> float:
@@ -71,15 +72,22 @@ class PrequentialResult:
         return seen, np.cumsum(self.correct)[seen - 1] / seen
 
 
-
 def final_window_start(n: int, final_fraction: float) -> int:
     """First index of the final ``final_fraction`` of ``n`` examples (at least one example)."""
-    return min(n - 1, n - int(math.ceil(final_fraction * n)))
+    return min(n - 1, n - math.ceil(final_fraction * n))
 
 
-def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.ndarray,
-                final_fraction: float = 0.2, on_progress: ProgressCallback | None = None,
-                progress_every: int = 25, track_members: bool = False, delay: int = 0) -> PrequentialResult:
+def prequential(
+    booster: OnlineBooster,
+    X: np.ndarray,
+    y: np.ndarray,
+    order: np.ndarray,
+    final_fraction: float = 0.2,
+    on_progress: ProgressCallback | None = None,
+    progress_every: int = 25,
+    track_members: bool = False,
+    delay: int = 0,
+) -> PrequentialResult:
     """Run one test-then-train pass: predict ``x_t``, score it, then reveal ``y_t`` (with
     ``delay`` > 0: reveal ``y_{t - delay}`` instead, after predicting ``x_t``).
 
@@ -129,9 +137,9 @@ def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.
         chunk = progress_every if on_progress is not None else 1024
         sampled = 0
         for t in range(0, n, chunk):
-            rows = order[t:t + chunk]
-            predicted[t:t + len(rows)] = booster.test_then_train(X[rows], y[rows])
-            hits += int((predicted[t:t + len(rows)] == truth[t:t + len(rows)]).sum())
+            rows = order[t : t + chunk]
+            predicted[t : t + len(rows)] = booster.test_then_train(X[rows], y[rows])
+            hits += int((predicted[t : t + len(rows)] == truth[t : t + len(rows)]).sum())
             if on_progress is not None and t + len(rows) < n:
                 on_progress(t + len(rows), hits / (t + len(rows)))
             if t + len(rows) - sampled >= SAMPLE_EVERY:
@@ -141,5 +149,6 @@ def prequential(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, order: np.
     meter.stop()
     if on_progress is not None:
         on_progress(n, hits / max(n, 1))
-    return PrequentialResult(predicted, truth, start, member_correct, runtime, meter.cpu_s, meter.ram_hours,
-                             meter.model_bytes)
+    return PrequentialResult(
+        predicted, truth, start, member_correct, runtime, meter.cpu_s, meter.ram_hours, meter.model_bytes
+    )

@@ -32,8 +32,9 @@ def kfold_splits(y: np.ndarray, n_splits: int, rng: np.random.Generator) -> list
     counts = np.bincount(y)
     smallest = int(counts[counts > 0].min())
     if n_splits < 2 or n_splits > smallest:
-        raise ConfigError(f"protocol.n_splits must be in 2..{smallest} (the smallest class has {smallest} "
-                          f"examples), got {n_splits}")
+        raise ConfigError(
+            f"protocol.n_splits must be in 2..{smallest} (the smallest class has {smallest} examples), got {n_splits}"
+        )
     from sklearn.model_selection import StratifiedKFold  # here: an online run need not load scikit-learn
 
     folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=_seed(rng))
@@ -53,8 +54,9 @@ def holdout_split(y: np.ndarray, test_fraction: float, rng: np.random.Generator)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            train, test = train_test_split(np.arange(len(y)), test_size=test_fraction, stratify=y,
-                                           random_state=_seed(rng))
+            train, test = train_test_split(
+                np.arange(len(y)), test_size=test_fraction, stratify=y, random_state=_seed(rng)
+            )
     except (ValueError, UserWarning) as exc:
         raise ConfigError(f"protocol.test_fraction={test_fraction}: {exc}") from None
     return [(np.sort(train).astype(np.int64), np.sort(test).astype(np.int64))]

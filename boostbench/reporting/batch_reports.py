@@ -1,6 +1,7 @@
 """Reports for the batch family: Combessie & Machraoui's Heart Disease curves and the Mukherjee &
 Schapire comparison table (neither paper gives numbers to put beside ours: the slides show curves
-and name the compared algorithms only)."""
+and name the compared algorithms only).
+"""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ import numpy as np
 import pandas as pd
 
 from boostbench.reporting.figures import figure_bytes, new_figure
-from boostbench.system.files import atomic_write_bytes, atomic_write_text
 from boostbench.runner.store import read_record
+from boostbench.system.files import atomic_write_bytes, atomic_write_text
 
 HEART_ALGORITHMS = ("adaboost_m1", "adaboost_m2", "one_vs_all")
 MS_ALGORITHMS = ("adaboost_mm", "adaboost_m1", "adaboost_mh", "samme")
 
 
-def combessie_heart(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | Path) -> tuple[pd.DataFrame, list[Path]]:
+def combessie_heart(
+    results_dir: str | Path, runs: pd.DataFrame, out_dir: str | Path
+) -> tuple[pd.DataFrame, list[Path]]:
     """Train and test error against rounds on Heart Disease (holdout), and the weight evolution.
 
     Uses the ``holdout`` runs of :data:`HEART_ALGORITHMS` on ``heart`` (every seed for the table
@@ -30,8 +33,9 @@ def combessie_heart(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
         The summary table (one row per algorithm and tree depth) and the paths written.
     """
     out = Path(out_dir)
-    mine = runs[(runs["dataset"] == "heart") & (runs["protocol"] == "holdout")
-                & runs["algorithm"].isin(HEART_ALGORITHMS)]
+    mine = runs[
+        (runs["dataset"] == "heart") & (runs["protocol"] == "holdout") & runs["algorithm"].isin(HEART_ALGORITHMS)
+    ]
     rows, written = [], []
     fig, ax = new_figure((7.5, 4.5))
     for (algorithm, depth), group in mine.groupby(["algorithm", "max_depth"]):
@@ -39,18 +43,33 @@ def combessie_heart(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
         train = np.mean([r["curve"]["train_error"] for r in records], axis=0)
         test = np.mean([r["curve"]["test_error"] for r in records], axis=0)
         rounds = records[0]["curve"]["rounds"]
-        line, = ax.plot(rounds, test, label=f"{algorithm} (depth {depth:g}) test")
+        (line,) = ax.plot(rounds, test, label=f"{algorithm} (depth {depth:g}) test")
         ax.plot(rounds, train, linestyle="--", color=line.get_color(), label=f"{algorithm} (depth {depth:g}) train")
         kept = [k for r in records for k in r["metrics"]["n_rounds_fitted"]]
-        rows.append({"algorithm": algorithm, "max_depth": depth, "n_seeds": len(records),
-                     "train_error": float(train[-1]), "test_error": float(test[-1]),
-                     "test_error_std": float(np.std([r["metrics"]["test_error"] for r in records], ddof=1))
-                     if len(records) > 1 else 0.0,
-                     "best_test_error": float(test.min()), "best_round": int(rounds[int(test.argmin())]),
-                     "rounds_kept_min": int(min(kept)), "rounds_kept_max": int(max(kept))})
+        rows.append(
+            {
+                "algorithm": algorithm,
+                "max_depth": depth,
+                "n_seeds": len(records),
+                "train_error": float(train[-1]),
+                "test_error": float(test[-1]),
+                "test_error_std": float(np.std([r["metrics"]["test_error"] for r in records], ddof=1))
+                if len(records) > 1
+                else 0.0,
+                "best_test_error": float(test.min()),
+                "best_round": int(rounds[int(test.argmin())]),
+                "rounds_kept_min": int(min(kept)),
+                "rounds_kept_max": int(max(kept)),
+            }
+        )
         if "weights" in records[0]:
-            written.append(_weights_figure(records[0], f"{algorithm} (depth {depth:g}, seed {group['seed'].min()})",
-                                           out / "figures" / "combessie_heart" / f"weights_{algorithm}_depth{depth:g}.png"))
+            written.append(
+                _weights_figure(
+                    records[0],
+                    f"{algorithm} (depth {depth:g}, seed {group['seed'].min()})",
+                    out / "figures" / "combessie_heart" / f"weights_{algorithm}_depth{depth:g}.png",
+                )
+            )
     table = pd.DataFrame(rows)
     if table.empty:
         return table, written
@@ -61,14 +80,23 @@ def combessie_heart(results_dir: str | Path, runs: pd.DataFrame, out_dir: str | 
     ax.legend(fontsize=9, ncol=2)
     fig.tight_layout()
     written.append(atomic_write_bytes(out / "figures" / "combessie_heart" / "errors.png", figure_bytes(fig)))
-    lines = ["| algorithm | tree depth | train error | test error | best test error (round) | rounds kept | seeds |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| algorithm | tree depth | train error | test error | best test error (round) | rounds kept | seeds |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        kept = f"{r['rounds_kept_min']}" + (f"-{r['rounds_kept_max']}" if r["rounds_kept_max"] != r["rounds_kept_min"] else "")
-        lines.append(f"| {r['algorithm']} | {r['max_depth']:g} | {r['train_error']:.3f} | {r['test_error']:.3f} ± "
-                     f"{r['test_error_std']:.3f} | {r['best_test_error']:.3f} ({r['best_round']}) | {kept} | {r['n_seeds']} |")
-    lines += ["", "Errors after the last round T (an algorithm that stopped early keeps its last ensemble), mean "
-              "± std over seeds; the slides give curves only, no numbers."]
+        kept = f"{r['rounds_kept_min']}" + (
+            f"-{r['rounds_kept_max']}" if r["rounds_kept_max"] != r["rounds_kept_min"] else ""
+        )
+        lines.append(
+            f"| {r['algorithm']} | {r['max_depth']:g} | {r['train_error']:.3f} | {r['test_error']:.3f} ± "
+            f"{r['test_error_std']:.3f} | {r['best_test_error']:.3f} ({r['best_round']}) | {kept} | {r['n_seeds']} |"
+        )
+    lines += [
+        "",
+        "Errors after the last round T (an algorithm that stopped early keeps its last ensemble), mean "
+        "± std over seeds; the slides give curves only, no numbers.",
+    ]
     written.append(atomic_write_text(out / "tables" / "combessie_heart.md", "\n".join(lines) + "\n"))
     written.append(atomic_write_text(out / "tables" / "combessie_heart.csv", table.to_csv(index=False)))
     return table, written
@@ -80,8 +108,14 @@ def _weights_figure(record: dict, title: str, path: Path) -> Path:
     W = np.asarray(record["weights"]["values"])
     order = np.argsort(W[-1])
     fig, ax = new_figure((7, 4))
-    image = ax.imshow(W[:, order], aspect="auto", origin="lower", interpolation="nearest",
-                      norm=LogNorm(vmin=max(W[W > 0].min(), 1e-8), vmax=W.max()), cmap="viridis")
+    image = ax.imshow(
+        W[:, order],
+        aspect="auto",
+        origin="lower",
+        interpolation="nearest",
+        norm=LogNorm(vmin=max(W[W > 0].min(), 1e-8), vmax=W.max()),
+        cmap="viridis",
+    )
     fig.colorbar(image, ax=ax, label="weight D_t(i)")
     ax.set_xlabel("training example (sorted by the last round's weight)")
     ax.set_ylabel("round t")
@@ -101,17 +135,30 @@ def mukherjee_schapire(runs: pd.DataFrame, out_dir: str | Path) -> tuple[pd.Data
     rows = []
     for (depth, dataset, algorithm, n_rounds), group in mine.groupby(["max_depth", "dataset", "algorithm", "n_rounds"]):
         folds = np.concatenate([np.asarray(v, dtype=float) for v in group["fold_test_error"]])
-        rows.append({"max_depth": depth, "n_rounds": n_rounds, "dataset": dataset, "algorithm": algorithm,
-                     "test_error": float(folds.mean()), "std": float(folds.std(ddof=1)) if len(folds) > 1 else 0.0,
-                     "n_folds": len(folds), "runtime_s": float(group["runtime_s"].mean())})
+        rows.append(
+            {
+                "max_depth": depth,
+                "n_rounds": n_rounds,
+                "dataset": dataset,
+                "algorithm": algorithm,
+                "test_error": float(folds.mean()),
+                "std": float(folds.std(ddof=1)) if len(folds) > 1 else 0.0,
+                "n_folds": len(folds),
+                "runtime_s": float(group["runtime_s"].mean()),
+            }
+        )
     table = pd.DataFrame(rows)
     if table.empty:
         return table, []
     lines = []
     for (depth, n_rounds), block in table.groupby(["max_depth", "n_rounds"]):
         algorithms = [a for a in MS_ALGORITHMS if a in set(block["algorithm"])]
-        lines += [f"### Trees of depth <= {depth:g}, T = {n_rounds:g} rounds", "",
-                  "| data set | " + " | ".join(algorithms) + " |", "|---|" + "---|" * len(algorithms)]
+        lines += [
+            f"### Trees of depth <= {depth:g}, T = {n_rounds:g} rounds",
+            "",
+            "| data set | " + " | ".join(algorithms) + " |",
+            "|---|" + "---|" * len(algorithms),
+        ]
         for dataset, sub in block.groupby("dataset"):
             cells = {r["algorithm"]: r for _, r in sub.iterrows()}
             best = min(r["test_error"] for r in cells.values())
@@ -125,10 +172,14 @@ def mukherjee_schapire(runs: pd.DataFrame, out_dir: str | Path) -> tuple[pd.Data
                 text.append(f"**{value}**" if r["test_error"] == best else value)
             lines.append(f"| {dataset} | " + " | ".join(text) + " |")
         lines.append("")
-    lines.append("Cells: test error after the last round, mean ± std over the folds of every seed (stratified "
-                 "k-fold CV); the best of a row in bold. Mukherjee & Schapire's slides name the comparison "
-                 "but print no numbers.")
+    lines.append(
+        "Cells: test error after the last round, mean ± std over the folds of every seed (stratified "
+        "k-fold CV); the best of a row in bold. Mukherjee & Schapire's slides name the comparison "
+        "but print no numbers."
+    )
     out = Path(out_dir)
-    written = [atomic_write_text(out / "tables" / "mukherjee_schapire.md", "\n".join(lines) + "\n"),
-               atomic_write_text(out / "tables" / "mukherjee_schapire.csv", table.to_csv(index=False))]
+    written = [
+        atomic_write_text(out / "tables" / "mukherjee_schapire.md", "\n".join(lines) + "\n"),
+        atomic_write_text(out / "tables" / "mukherjee_schapire.csv", table.to_csv(index=False)),
+    ]
     return table, written

@@ -19,8 +19,7 @@ MIN_SEEDS = 3
 #: Where each metric lies; a metric not listed is in [0, 1] unless it is a count, time or size
 #: (:data:`UNBOUNDED_ABOVE`)
 RANGES = {name: (-1.0, 1.0) for name in ("final_kappa", "cumulative_kappa", "windowed_kappa")}
-UNBOUNDED_ABOVE = ("runtime_s", "us_per_example", "peak_rss_bytes", "n_examples", "n_test", "n_rounds",
-                   "max_depth")
+UNBOUNDED_ABOVE = ("runtime_s", "us_per_example", "peak_rss_bytes", "n_examples", "n_test", "n_rounds", "max_depth")
 
 
 def metric_range(metric: str) -> tuple[float, float]:
@@ -30,11 +29,13 @@ def metric_range(metric: str) -> tuple[float, float]:
     return RANGES.get(metric, (0.0, 1.0))
 
 
-def confidence_interval(values: np.ndarray, level: float = 0.95,
-                        bounds: tuple[float, float] | None = None) -> tuple[float, float]:
+def confidence_interval(
+    values: np.ndarray, level: float = 0.95, bounds: tuple[float, float] | None = None
+) -> tuple[float, float]:
     """Student's t interval of the mean of ``values`` (one per seed), clipped to ``bounds`` (None:
     not clipped); ``(nan, nan)`` below :data:`MIN_SEEDS` values, the mean twice when they are all
-    equal."""
+    equal.
+    """
     n = len(values)
     if n < MIN_SEEDS:
         return float("nan"), float("nan")
@@ -61,7 +62,7 @@ def interval_text(low: float, high: float, n: int, digits: int = 4) -> str:
 
 def caption(bounds_note: bool = True) -> str:
     """How the reports' intervals are made, for a table's caption."""
-    text = (f"Interval: 95% over seeds, Student's t; none below {MIN_SEEDS} seeds (\"n < {MIN_SEEDS}\")")
+    text = f'Interval: 95% over seeds, Student\'s t; none below {MIN_SEEDS} seeds ("n < {MIN_SEEDS}")'
     if bounds_note:
         text += ", clipped to the metric's range (accuracy [0, 1], kappa [-1, 1]; * marks a clipped one)"
     return text + "."
@@ -69,6 +70,7 @@ def caption(bounds_note: bool = True) -> str:
 
 def interval_cell(row) -> str:
     """A summary row's interval as text: ``[low, high]`` (``*``: clipped to the metric's range),
-    ``n < 3``, or empty."""
+    ``n < 3``, or empty.
+    """
     text = interval_text(row.ci_low, row.ci_high, row.n_seeds)
     return text + ("*" if row.clipped and text.startswith("[") else "")

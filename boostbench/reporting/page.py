@@ -25,8 +25,18 @@ from boostbench.reporting.intervals import interval_cell
 from boostbench.reporting.records import varying
 
 #: The packages whose versions the provenance lists
-PACKAGES = ("boostbench", "numpy", "scipy", "pandas", "scikit-learn", "river", "numba", "hydra-core", "matplotlib",
-            "scikit-posthocs")
+PACKAGES = (
+    "boostbench",
+    "numpy",
+    "scipy",
+    "pandas",
+    "scikit-learn",
+    "river",
+    "numba",
+    "hydra-core",
+    "matplotlib",
+    "scikit-posthocs",
+)
 #: Exports linked from the page, by suffix (figures are shown, their PDFs linked)
 EXPORTS = (".csv", ".parquet", ".tex", ".md", ".pdf")
 
@@ -45,22 +55,32 @@ figcaption{font-size:12px;color:#444}nav a{margin-right:1em}code{background:#f5f
 
 def summary_sections(frame: pd.DataFrame, images: list[tuple[Path, str]], out: Path) -> list[str]:
     """A section per data set and protocol: its groups of runs and its figures."""
-
     parts = []
     for (dataset, protocol), group in frame.groupby(["dataset", "protocol"], sort=True):
-        shown = pd.DataFrame({
-            "algorithm": group["algorithm"], "learner": group["learner"], "N": group["n_learners"],
-            **{name: group[name] for name in varying(group)}, "metric": group["metric"], "mean": group["mean"],
-            "95% interval": [interval_cell(row) for row in group.itertuples()],
-            "seeds": group["n_seeds"], "runtime (s)": group["runtime_s"]})
+        shown = pd.DataFrame(
+            {
+                "algorithm": group["algorithm"],
+                "learner": group["learner"],
+                "N": group["n_learners"],
+                **{name: group[name] for name in varying(group)},
+                "metric": group["metric"],
+                "mean": group["mean"],
+                "95% interval": [interval_cell(row) for row in group.itertuples()],
+                "seeds": group["n_seeds"],
+                "runtime (s)": group["runtime_s"],
+            }
+        )
         seeds = sorted(set(group["n_seeds"]))
-        caption = (f"{len(group)} groups of runs under the {protocol} protocol, N = "
-                   f"{', '.join(map(str, sorted(set(group['n_learners']))))}, "
-                   f"{'-'.join(map(str, (seeds[0], seeds[-1])) if len(seeds) > 1 else str(seeds[0]))} seeds each.")
-        mine = [figure(path, out, text) for path, text in images
-                if path.name.startswith(f"{dataset}.{protocol}.")]
-        parts.append(f"<section id='{esc(dataset)}-{esc(protocol)}'><h2>{esc(dataset)} ({esc(protocol)})</h2>"
-                     f"<p class='caption'>{esc(caption)}</p>{html_table(shown)}{''.join(mine)}</section>")
+        caption = (
+            f"{len(group)} groups of runs under the {protocol} protocol, N = "
+            f"{', '.join(map(str, sorted(set(group['n_learners']))))}, "
+            f"{'-'.join(map(str, (seeds[0], seeds[-1])) if len(seeds) > 1 else str(seeds[0]))} seeds each."
+        )
+        mine = [figure(path, out, text) for path, text in images if path.name.startswith(f"{dataset}.{protocol}.")]
+        parts.append(
+            f"<section id='{esc(dataset)}-{esc(protocol)}'><h2>{esc(dataset)} ({esc(protocol)})</h2>"
+            f"<p class='caption'>{esc(caption)}</p>{html_table(shown)}{''.join(mine)}</section>"
+        )
     return parts
 
 
@@ -75,20 +95,26 @@ def paper_table_html(name: str, frame: pd.DataFrame, preset: str) -> str:
         if row["n_seeds"] == 0:
             return f"<td class='note'>— / paper {paper}<br>{esc(row['note'])}</td>"
         diff = "" if row["diff"] != row["diff"] else f" ({row['diff']:+.{digits}f})"
-        note = f"<br><span class='note'>{esc(row['note'])}</span>" if isinstance(row["note"], str) and row["note"] else ""
-        return (f"<td class='num{' flag' if row['flagged'] else ''}'><b>{row['ours']:.{digits}f}</b> "
-                f"{esc(tables.cell_interval(row, digits))} n={row['n_seeds']}{' ⚑' if row['flagged'] else ''}"
-                f"<br>paper {paper}{diff}{note}</td>")
+        note = (
+            f"<br><span class='note'>{esc(row['note'])}</span>" if isinstance(row["note"], str) and row["note"] else ""
+        )
+        return (
+            f"<td class='num{' flag' if row['flagged'] else ''}'><b>{row['ours']:.{digits}f}</b> "
+            f"{esc(tables.cell_interval(row, digits))} n={row['n_seeds']}{' ⚑' if row['flagged'] else ''}"
+            f"<br>paper {paper}{diff}{note}</td>"
+        )
 
     head = "<th>data set</th>" + "".join(f"<th class='num'>{esc(c)}</th>" for c in columns)
     body = ""
     for dataset, group in frame.groupby("dataset", sort=False):
         by_column = {row["column"]: row for _, row in group.iterrows()}
         body += f"<tr><td>{esc(dataset)}</td>" + "".join(cell(by_column[c]) for c in columns) + "</tr>"
-    return (f"<h3>{esc(tables.caption(name, frame, preset))}</h3><table><thead><tr>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table><p class='caption'>Cells: our mean of <code>{esc(spec.metric)}</code> "
-            f"over seeds, its interval, the seeds; the paper's value (ours − paper). ⚑: the paper's value is "
-            f"outside the interval and more than {spec.tolerance:g} away. {esc(intervals.caption())}</p>")
+    return (
+        f"<h3>{esc(tables.caption(name, frame, preset))}</h3><table><thead><tr>{head}</tr></thead>"
+        f"<tbody>{body}</tbody></table><p class='caption'>Cells: our mean of <code>{esc(spec.metric)}</code> "
+        f"over seeds, its interval, the seeds; the paper's value (ours − paper). ⚑: the paper's value is "
+        f"outside the interval and more than {spec.tolerance:g} away. {esc(intervals.caption())}</p>"
+    )
 
 
 def significance_html(name: str, frame: pd.DataFrame) -> str:
@@ -98,35 +124,49 @@ def significance_html(name: str, frame: pd.DataFrame) -> str:
         return ""
     result = significance.friedman(scores, tables.TABLES[name].higher_is_better)
     ranks = pd.DataFrame({"algorithm": result["ranks"].index, "average rank": result["ranks"].to_numpy()})
-    test = ("Friedman test: too few algorithms or data sets." if result["statistic"] != result["statistic"] else
-            f"Friedman chi-square = {result['statistic']:.3f}, p = {result['p_value']:.4f}.")
-    return (f"<p class='caption'>Average ranks over {result['n_datasets']} data sets (1 = best). {esc(test)}</p>"
-            + html_table(ranks, 2))
+    test = (
+        "Friedman test: too few algorithms or data sets."
+        if result["statistic"] != result["statistic"]
+        else f"Friedman chi-square = {result['statistic']:.3f}, p = {result['p_value']:.4f}."
+    )
+    return (
+        f"<p class='caption'>Average ranks over {result['n_datasets']} data sets (1 = best). {esc(test)}</p>"
+        + html_table(ranks, 2)
+    )
 
 
 def paper_sections(out: Path) -> list[str]:
     """Each paper table written under ``out/tables`` (one per preset), with its significance and
-    its figures."""
+    its figures.
+    """
     parts = []
     for name in tables.TABLES:
         for path in sorted((out / "tables").glob(f"{name}*.csv")):
-            preset = path.stem[len(name) + 1:] if path.stem != name else "paper"
+            preset = path.stem[len(name) + 1 :] if path.stem != name else "paper"
             if path.stem != name and not path.stem.startswith(f"{name}."):
                 continue
             frame = pd.read_csv(path, keep_default_na=True)
             frame["note"] = frame["note"].fillna("")
-            pictures = [figure(p, out, f"{path.stem}: {p.stem.replace('_', ' ')}")
-                        for p in sorted((out / "figures" / path.stem).glob("*.png"))]
-            exports = ", ".join(link(p, out, p.suffix[1:]) for p in sorted(path.parent.glob(f"{path.stem}.*"))
-                                if p.suffix in (".md", ".tex", ".csv"))
-            parts.append(f"<section id='{esc(path.stem)}'>{paper_table_html(name, frame, preset)}"
-                         f"<p>Exports: {exports}</p>{significance_html(name, frame)}{''.join(pictures)}</section>")
+            pictures = [
+                figure(p, out, f"{path.stem}: {p.stem.replace('_', ' ')}")
+                for p in sorted((out / "figures" / path.stem).glob("*.png"))
+            ]
+            exports = ", ".join(
+                link(p, out, p.suffix[1:])
+                for p in sorted(path.parent.glob(f"{path.stem}.*"))
+                if p.suffix in (".md", ".tex", ".csv")
+            )
+            parts.append(
+                f"<section id='{esc(path.stem)}'>{paper_table_html(name, frame, preset)}"
+                f"<p>Exports: {exports}</p>{significance_html(name, frame)}{''.join(pictures)}</section>"
+            )
     return parts
 
 
 def other_sections(out: Path, known: set[str]) -> list[str]:
     """Any other table the report directory has (``tables/<name>.csv``: the studies, a
-    leaderboard), with the figures under ``figures/<name>/``."""
+    leaderboard), with the figures under ``figures/<name>/``.
+    """
     parts = []
     for path in sorted((out / "tables").glob("*.csv")):
         if path.stem in known or any(path.stem == n or path.stem.startswith(f"{n}.") for n in tables.TABLES):
@@ -139,18 +179,28 @@ def other_sections(out: Path, known: set[str]) -> list[str]:
         ran = frame if count is None else frame[frame[count] > 0]
         if ran.empty:
             continue
-        left = (f"<p class='caption'>{len(frame) - len(ran)} rows without runs left out "
-                f"({link(path, out, path.name)} has them).</p>" if len(ran) < len(frame) else "")
-        pictures = [figure(p, out, f"{path.stem}: {p.stem.replace('_', ' ')}")
-                    for p in sorted((out / "figures" / path.stem).glob("*.png"))]
-        parts.append(f"<section id='{esc(path.stem)}'><h3>{esc(path.stem)}</h3>{html_table(ran)}{left}"
-                     f"{''.join(pictures)}</section>")
+        left = (
+            f"<p class='caption'>{len(frame) - len(ran)} rows without runs left out "
+            f"({link(path, out, path.name)} has them).</p>"
+            if len(ran) < len(frame)
+            else ""
+        )
+        pictures = [
+            figure(p, out, f"{path.stem}: {p.stem.replace('_', ' ')}")
+            for p in sorted((out / "figures" / path.stem).glob("*.png"))
+        ]
+        parts.append(
+            f"<section id='{esc(path.stem)}'><h3>{esc(path.stem)}</h3>{html_table(ran)}{left}"
+            f"{''.join(pictures)}</section>"
+        )
     return parts
 
 
 def exports(out: Path) -> str:
     """Links to every exported file under ``out`` (tables, parquet, PDFs)."""
-    files = sorted(p for p in out.rglob("*") if p.is_file() and p.suffix in EXPORTS and "runs" not in p.relative_to(out).parts[:1])
+    files = sorted(
+        p for p in out.rglob("*") if p.is_file() and p.suffix in EXPORTS and "runs" not in p.relative_to(out).parts[:1]
+    )
     return "<ul>" + "".join(f"<li>{link(p, out)}</li>" for p in files) + "</ul>"
 
 
@@ -164,37 +214,55 @@ def provenance(frame: pd.DataFrame) -> str:
         except metadata.PackageNotFoundError:
             return "not installed"
 
-    rows = [("date (UTC)", datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")),
-            ("code fingerprint (this report)", code_fingerprint()),
-            ("code fingerprints (the runs)", ", ".join(sorted(set(np.concatenate(
-                [c.split(", ") for c in frame["code"]]))))),
-            ("machine", f"{platform.node()}: {platform.platform()}, {os.cpu_count()} CPUs"),
-            ("Python", platform.python_version()),
-            *((name, version(name)) for name in PACKAGES)]
+    rows = [
+        ("date (UTC)", datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")),
+        ("code fingerprint (this report)", code_fingerprint()),
+        (
+            "code fingerprints (the runs)",
+            ", ".join(sorted(set(np.concatenate([c.split(", ") for c in frame["code"]])))),
+        ),
+        ("machine", f"{platform.node()}: {platform.platform()}, {os.cpu_count()} CPUs"),
+        ("Python", platform.python_version()),
+        *((name, version(name)) for name in PACKAGES),
+    ]
     return html_table(pd.DataFrame(rows, columns=["what", "value"]))
 
 
 def render(frame: pd.DataFrame, store: str, images: list[tuple[Path, str]], out: Path) -> str:
     """The page. ``frame``: the summary (:func:`boostbench.reporting.summary.summarize`);
     ``images``: the summary's PNGs with their captions; ``out``: the report directory (links
-    are relative to it)."""
+    are relative to it).
+    """
     sections = summary_sections(frame, images, out)
     from boostbench.reporting import leaderboard
 
     papers = paper_sections(out)
     board = leaderboard.html_section(out)  # its own section: its tables in their measures' formats
     others = ([board] if board else []) + other_sections(out, {"summary", *leaderboard.FILES})
-    nav = "".join(f"<a href='#{anchor}'>{text}</a>" for anchor, text, present in (
-        ("runs", "runs", True), ("paper-tables", "paper tables", papers), ("other", "other tables", others),
-        ("exports", "exports", True), ("provenance", "provenance", True)) if present)
-    body = [f"<h1>boostbench report: {esc(store)}</h1>",
-            f"<p class='caption'>{len(frame)} groups of runs that differ only by seed, "
-            f"{int(frame['n_seeds'].sum())} runs. {esc(intervals.caption())}</p><nav>{nav}</nav>",
-            "<h2 id='runs'>Runs by data set</h2>", *sections]
+    nav = "".join(
+        f"<a href='#{anchor}'>{text}</a>"
+        for anchor, text, present in (
+            ("runs", "runs", True),
+            ("paper-tables", "paper tables", papers),
+            ("other", "other tables", others),
+            ("exports", "exports", True),
+            ("provenance", "provenance", True),
+        )
+        if present
+    )
+    body = [
+        f"<h1>boostbench report: {esc(store)}</h1>",
+        f"<p class='caption'>{len(frame)} groups of runs that differ only by seed, "
+        f"{int(frame['n_seeds'].sum())} runs. {esc(intervals.caption())}</p><nav>{nav}</nav>",
+        "<h2 id='runs'>Runs by data set</h2>",
+        *sections,
+    ]
     if papers:
         body += ["<h2 id='paper-tables'>Paper tables</h2>", *papers]
     if others:
         body += ["<h2 id='other'>Other tables</h2>", *others]
     body += ["<h2 id='exports'>Exports</h2>", exports(out), "<h2 id='provenance'>Provenance</h2>", provenance(frame)]
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>boostbench: {esc(store)}</title>"
-            f"<style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n")
+    return (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>boostbench: {esc(store)}</title>"
+        f"<style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n"
+    )

@@ -20,9 +20,17 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--hide-scrollbars"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+]
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -91,8 +99,12 @@ def chromium(html_path: Path, *arguments: str, timeout_s: float = 180.0) -> str:
     """Run headless Chromium on the page with a fresh profile; its stdout."""
     binary = shutil.which("chromium") or "/usr/bin/chromium"
     with tempfile.TemporaryDirectory(prefix="report-check-") as profile:
-        done = subprocess.run([binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *arguments,
-                               html_path.resolve().as_uri()], capture_output=True, text=True, timeout=timeout_s)
+        done = subprocess.run(
+            [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *arguments, html_path.resolve().as_uri()],
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
     if done.returncode:
         raise RuntimeError(f"chromium exited with {done.returncode}: {done.stderr.strip()[-500:]}")
     return done.stdout
@@ -109,8 +121,10 @@ def main() -> int:
     found = problems(args.page, source)
     rendered = parse(chromium(args.page, "--dump-dom"))
     if len(rendered.tables) != len(source.tables) or any(cells == 0 for cells in rendered.tables):
-        found.append(f"the browser's page has {len(rendered.tables)} tables "
-                     f"({sum(c > 0 for c in rendered.tables)} with cells); the file has {len(source.tables)}")
+        found.append(
+            f"the browser's page has {len(rendered.tables)} tables "
+            f"({sum(c > 0 for c in rendered.tables)} with cells); the file has {len(source.tables)}"
+        )
     args.screenshot.parent.mkdir(parents=True, exist_ok=True)
     chromium(args.page, f"--screenshot={args.screenshot.resolve()}", f"--window-size={args.width},{args.height}")
     if not args.screenshot.is_file() or not args.screenshot.read_bytes().startswith(PNG):
@@ -118,8 +132,10 @@ def main() -> int:
     for problem in found:
         print(f"report-check: {problem}", file=sys.stderr)
     if not found:
-        print(f"report-check: {args.page}: {len(source.tables)} tables, {len(source.images)} images, "
-              f"{len(source.links)} links, all whole in Chromium; screenshot {args.screenshot}")
+        print(
+            f"report-check: {args.page}: {len(source.tables)} tables, {len(source.images)} images, "
+            f"{len(source.links)} links, all whole in Chromium; screenshot {args.screenshot}"
+        )
     return 1 if found else 0
 
 

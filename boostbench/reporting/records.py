@@ -12,14 +12,50 @@ import pandas as pd
 from boostbench.errors import BoostbenchError, DataError
 from boostbench.runner.store import iter_records
 
-COLUMNS = ["key", "config_hash", "code", "settings", "dataset", "algorithm", "learner", "backend", "protocol", "delay", "window", "preset", "seed",
-           "n_learners", "gamma",
-           "max_depth", "n_rounds", "final_accuracy", "final_accuracy_member_mean", "cumulative_accuracy",
-           "final_kappa", "final_macro_f1", "cumulative_kappa", "cumulative_macro_f1",
-           "final_kappa_m", "final_kappa_t", "cumulative_kappa_m", "cumulative_kappa_t",
-           "test_rank_loss", "test_error", "test_error_std", "test_accuracy", "train_error", "fold_test_error",
-           "n_test", "runtime_s", "cpu_s", "ram_hours", "us_per_example", "peak_rss_bytes", "n_examples"]
-METRICS = COLUMNS[COLUMNS.index("final_accuracy"):]
+COLUMNS = [
+    "key",
+    "config_hash",
+    "code",
+    "settings",
+    "dataset",
+    "algorithm",
+    "learner",
+    "backend",
+    "protocol",
+    "delay",
+    "window",
+    "preset",
+    "seed",
+    "n_learners",
+    "gamma",
+    "max_depth",
+    "n_rounds",
+    "final_accuracy",
+    "final_accuracy_member_mean",
+    "cumulative_accuracy",
+    "final_kappa",
+    "final_macro_f1",
+    "cumulative_kappa",
+    "cumulative_macro_f1",
+    "final_kappa_m",
+    "final_kappa_t",
+    "cumulative_kappa_m",
+    "cumulative_kappa_t",
+    "test_rank_loss",
+    "test_error",
+    "test_error_std",
+    "test_accuracy",
+    "train_error",
+    "fold_test_error",
+    "n_test",
+    "runtime_s",
+    "cpu_s",
+    "ram_hours",
+    "us_per_example",
+    "peak_rss_bytes",
+    "n_examples",
+]
+METRICS = COLUMNS[COLUMNS.index("final_accuracy") :]
 
 
 def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | None = None) -> pd.DataFrame:
@@ -29,7 +65,8 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
     batch boosters' trees, and each metric only for the protocol that has it (NaN otherwise;
     ``fold_test_error`` is a list per run under the split protocols). Records that compute the
     same numbers (:func:`run_identity`, e.g. written before an algorithm declared a knob unused
-    or before a display key existed) count once: the one made by today's code (:func:`boostbench.system.fingerprint.code_fingerprint`)
+    or before a display key existed) count once: the one made by today's code
+    (:func:`boostbench.system.fingerprint.code_fingerprint`)
     if there is one, else the latest. ``key`` is the record's store key, ``code`` the fingerprint of
     the code that made it (empty for records older than fingerprints).
 
@@ -69,7 +106,8 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
             "window": config["protocol"].get("window", float("nan")),
             "preset": config.get("preset") or "paper",  # no preset: the papers' defaults
             "gamma": algorithm.get("gamma", float("nan")),
-            "max_depth": config["learner"].get("max_depth", float("nan")) if config["learner"]["name"] == "tree"
+            "max_depth": config["learner"].get("max_depth", float("nan"))
+            if config["learner"]["name"] == "tree"
             else float("nan"),
             "n_rounds": algorithm.get("n_rounds", float("nan")),
             **{name: float("nan") if metrics.get(name) is None else metrics[name] for name in METRICS},
@@ -83,13 +121,19 @@ _SHOWN = {"algorithm": ("compiled",), "protocol": ("curve_points", "window")}
 # What a table compares runs across, so not part of their settings: the seed, the edge (a
 # best-gamma column chooses it), N (a table filter), the preset's name (its values are in the
 # config), and the pool's backend (the same numbers)
-_ACROSS = {"": ("seed", "gamma", "n_learners", "preset"), "algorithm": ("gamma", "compiled"),
-           "learner": ("backend",), "protocol": ("curve_points", "window")}
+_ACROSS = {
+    "": ("seed", "gamma", "n_learners", "preset"),
+    "algorithm": ("gamma", "compiled"),
+    "learner": ("backend",),
+    "protocol": ("curve_points", "window"),
+}
 # Keys added after records were written, at the value that computes what the records computed
 # without them: left out at that value, so old and new records of one setting compare equal
-_NEUTRAL = {"protocol": {"delay": 0, "shuffle_seed": None},
-            "learner": {"rules": "river", "binning": "frequency", "missing": "value", "bin_rows": 10_000},
-            "algorithm": {"presentations": "poisson"}}
+_NEUTRAL = {
+    "protocol": {"delay": 0, "shuffle_seed": None},
+    "learner": {"rules": "river", "binning": "frequency", "missing": "value", "bin_rows": 10_000},
+    "algorithm": {"presentations": "poisson"},
+}
 
 
 def settings_key(config: dict) -> str:
@@ -97,13 +141,15 @@ def settings_key(config: dict) -> str:
     of one paper-table cell count together only when their settings are equal (a run with one
     of the authors' choices switched on, or any other changed key, is another cell). Records
     written before a key existed have other settings than today's, unless that key is at its
-    neutral value (:data:`_NEUTRAL`)."""
+    neutral value (:data:`_NEUTRAL`).
+    """
     return _digest(config, _ACROSS)
 
 
 def run_identity(config: dict) -> str:
     """A digest of what decides a run's numbers, seed included: two records with one identity are
-    one run done twice (by other code, or before a display key existed)."""
+    one run done twice (by other code, or before a display key existed).
+    """
     return _digest(config, _SHOWN)
 
 
@@ -127,7 +173,8 @@ def _digest(config: dict, dropped: dict[str, tuple[str, ...]]) -> str:
 
 def _identity(record: dict) -> str:
     """The record's :func:`run_identity` as computed today (its config hash for an algorithm no
-    longer known)."""
+    longer known).
+    """
     try:
         return run_identity(record["config"])
     except BoostbenchError:
@@ -137,7 +184,11 @@ def _identity(record: dict) -> str:
 def varying(group: pd.DataFrame) -> list[str]:
     """The columns among gamma, preset and variant worth showing for ``group`` (a slice of the
     summary): gamma where some algorithm has one, preset and variant where one is not the
-    default (``paper``, 1)."""
-    shown = {"gamma": group["gamma"].notna().any(), "preset": (group["preset"] != "paper").any(),
-             "variant": (group["variant"] > 1).any()}
+    default (``paper``, 1).
+    """
+    shown = {
+        "gamma": group["gamma"].notna().any(),
+        "preset": (group["preset"] != "paper").any(),
+        "variant": (group["variant"] > 1).any(),
+    }
     return [name for name, show in shown.items() if show]

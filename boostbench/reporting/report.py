@@ -29,14 +29,16 @@ def export_tidy(results_dir: str | Path, runs: pd.DataFrame, out_dir: Path) -> l
     return written
 
 
-def write_report(name: str, results_dir: str | Path, out_dir: str | Path, runs: pd.DataFrame | None = None,
-                 n_learners: int = 100) -> tuple[pd.DataFrame, list[Path]]:
+def write_report(
+    name: str, results_dir: str | Path, out_dir: str | Path, runs: pd.DataFrame | None = None, n_learners: int = 100
+) -> tuple[pd.DataFrame, list[Path]]:
     """Rebuild table ``name`` once per preset the store has runs of (``paper`` always) and write
     the files under ``out_dir``.
 
     For preset ``paper`` writes ``tables/<name>.{md,tex,csv}``, ``figures/<name>/<dataset>.png``
     (learning curves), ``tables/<name>_significance.md`` (when two data sets or more have two
-    columns or more filled) and ``figures/<name>/critical_difference.png``; another preset's files have ``<name>.<preset>``
+    columns or more filled) and ``figures/<name>/critical_difference.png``; another preset's files have
+    ``<name>.<preset>``
     in their names.
 
     Returns:
@@ -52,8 +54,9 @@ def write_report(name: str, results_dir: str | Path, out_dir: str | Path, runs: 
     return pd.concat(frames, ignore_index=True), written
 
 
-def _write_preset(name: str, preset: str, frame: pd.DataFrame, results_dir: str | Path, out: Path,
-                  runs: pd.DataFrame, n_learners: int) -> list[Path]:
+def _write_preset(
+    name: str, preset: str, frame: pd.DataFrame, results_dir: str | Path, out: Path, runs: pd.DataFrame, n_learners: int
+) -> list[Path]:
     spec = tables.TABLES[name]
     stem = name if preset == "paper" else f"{name}.{preset}"
     written = [
@@ -62,19 +65,30 @@ def _write_preset(name: str, preset: str, frame: pd.DataFrame, results_dir: str 
         atomic_write_text(out / "tables" / f"{stem}.csv", frame.to_csv(index=False)),
     ]
     mine = tables.table_runs(name, runs)
-    mine = mine[(mine["n_learners"] == n_learners) & mine["learner"].str.startswith("hoeffding_tree")
-                & (mine["preset"] == preset)]
+    mine = mine[
+        (mine["n_learners"] == n_learners)
+        & mine["learner"].str.startswith("hoeffding_tree")
+        & (mine["preset"] == preset)
+    ]
     if not mine.empty:
-        written += figures.learning_curves(results_dir, mine, out / "figures" / stem,
-                                           {"cumulative_accuracy": True, "test_rank_loss": False})
+        written += figures.learning_curves(
+            results_dir, mine, out / "figures" / stem, {"cumulative_accuracy": True, "test_rank_loss": False}
+        )
     scores = significance.score_matrix(frame)
     if scores.shape[0] < 2 or scores.shape[1] < 2:  # nothing to rank: no file (nor an earlier one's)
         (out / "tables" / f"{stem}_significance.md").unlink(missing_ok=True)
         return written
     result = significance.friedman(scores, spec.higher_is_better)
-    written.append(atomic_write_text(out / "tables" / f"{stem}_significance.md", significance.to_markdown(stem, result)))
-    written += significance.cd_diagram(scores, spec.higher_is_better, out / "figures" / stem / "critical_difference",
-                                       f"{stem}: average ranks", result["p_value"])
+    written.append(
+        atomic_write_text(out / "tables" / f"{stem}_significance.md", significance.to_markdown(stem, result))
+    )
+    written += significance.cd_diagram(
+        scores,
+        spec.higher_is_better,
+        out / "figures" / stem / "critical_difference",
+        f"{stem}: average ranks",
+        result["p_value"],
+    )
     return written
 
 
@@ -82,7 +96,8 @@ def _write_preset(name: str, preset: str, frame: pd.DataFrame, results_dir: str 
 class Report:
     """One report of the registry: ``write(results_dir, out_dir, runs, n_learners)`` writes its
     files and returns ``(summary frame, paths)`` (an empty frame: no runs for it); a paper table
-    is shown on screen cell by cell next to the paper's values, a study as its Markdown."""
+    is shown on screen cell by cell next to the paper's values, a study as its Markdown.
+    """
 
     title: str
     write: Callable[[str | Path, Path, pd.DataFrame, int], tuple[pd.DataFrame, list[Path]]]
@@ -100,20 +115,36 @@ def _leaderboard(results_dir: str | Path, out_dir: Path, runs: pd.DataFrame) -> 
 
 
 REPORTS: dict[str, Report] = {
-    "jung2017_table1": Report("Jung, Goetz & Tewari 2017, Table 1 (accuracy on the last 20%, runtime)",
-                              _paper_table("jung2017_table1"), paper_table=True),
-    "jung_tewari2018_table3": Report("Jung & Tewari 2018, Table 3 (test rank loss, runtime)",
-                                     _paper_table("jung_tewari2018_table3"), paper_table=True),
-    "combessie_heart": Report("Combessie & Machraoui, Heart Disease curves",
-                              lambda results_dir, out_dir, runs, _: batch_reports.combessie_heart(results_dir, runs, out_dir)),
-    "mukherjee_schapire": Report("Mukherjee & Schapire, AdaBoost.MM vs M1 vs MH (k-fold CV)",
-                                 lambda results_dir, out_dir, runs, _: batch_reports.mukherjee_schapire(runs, out_dir)),
-    "sun_tables": Report("Sun, Tables 2-3: online vs batch boosting with TAN / BAN / Naive Bayes",
-                         lambda results_dir, out_dir, runs, _: sun_tables.write(runs, out_dir)),
-    "leaderboard": Report("every online algorithm ranked over the store's streams: accuracy, kappa-M, kappa-T, CPU s, "
-                          "RAM-hours; Friedman + Nemenyi, accuracy against CPU s",
-                          lambda results_dir, out_dir, runs, _: _leaderboard(results_dir, out_dir, runs)),
+    "jung2017_table1": Report(
+        "Jung, Goetz & Tewari 2017, Table 1 (accuracy on the last 20%, runtime)",
+        _paper_table("jung2017_table1"),
+        paper_table=True,
+    ),
+    "jung_tewari2018_table3": Report(
+        "Jung & Tewari 2018, Table 3 (test rank loss, runtime)",
+        _paper_table("jung_tewari2018_table3"),
+        paper_table=True,
+    ),
+    "combessie_heart": Report(
+        "Combessie & Machraoui, Heart Disease curves",
+        lambda results_dir, out_dir, runs, _: batch_reports.combessie_heart(results_dir, runs, out_dir),
+    ),
+    "mukherjee_schapire": Report(
+        "Mukherjee & Schapire, AdaBoost.MM vs M1 vs MH (k-fold CV)",
+        lambda results_dir, out_dir, runs, _: batch_reports.mukherjee_schapire(runs, out_dir),
+    ),
+    "sun_tables": Report(
+        "Sun, Tables 2-3: online vs batch boosting with TAN / BAN / Naive Bayes",
+        lambda results_dir, out_dir, runs, _: sun_tables.write(runs, out_dir),
+    ),
+    "leaderboard": Report(
+        "every online algorithm ranked over the store's streams: accuracy, kappa-M, kappa-T, CPU s, "
+        "RAM-hours; Friedman + Nemenyi, accuracy against CPU s",
+        lambda results_dir, out_dir, runs, _: _leaderboard(results_dir, out_dir, runs),
+    ),
     # last: its HTML page links the tables written before it
-    "summary": Report("every run of the store: mean and 95% CI per group, curves with seed bands, summary.html",
-                      lambda results_dir, out_dir, runs, _: summary.write(results_dir, out_dir, runs)),
+    "summary": Report(
+        "every run of the store: mean and 95% CI per group, curves with seed bands, summary.html",
+        lambda results_dir, out_dir, runs, _: summary.write(results_dir, out_dir, runs),
+    ),
 }

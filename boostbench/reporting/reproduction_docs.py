@@ -38,20 +38,26 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import OmegaConf
 
-from boostbench.system.paths import CONFIG_DIR
 from boostbench.system.files import atomic_write_text
+from boostbench.system.paths import CONFIG_DIR
 
 #: Libraries named in a page's provenance: those the fingerprint covers, and those drawing the tables
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "river", "numba", "pandas", "matplotlib", "hydra-core")
 #: The run columns a study's grid is matched on (a grid key, or its composed default)
-GRID_COLUMNS = {"dataset": "dataset.name", "algorithm": "algorithm.name", "learner": "learner.name",
-                "protocol": "protocol.name", "n_learners": "n_learners"}
+GRID_COLUMNS = {
+    "dataset": "dataset.name",
+    "algorithm": "algorithm.name",
+    "learner": "learner.name",
+    "protocol": "protocol.name",
+    "n_learners": "n_learners",
+}
 
 
 @dataclass(frozen=True)
 class Page:
     """One page of ``docs/reproduction/``: the studies (``configs/experiment/<name>.yaml``) whose
-    runs it shows, and the report (:data:`~boostbench.reporting.report.REPORTS`) that draws them."""
+    runs it shows, and the report (:data:`~boostbench.reporting.report.REPORTS`) that draws them.
+    """
 
     name: str
     title: str
@@ -60,16 +66,28 @@ class Page:
 
 
 PAGES = (
-    Page("jung2017_table1", "Jung, Goetz & Tewari 2017, Table 1 (both presets)", ("jung2017_table1",),
-         "jung2017_table1"),
-    Page("jung_tewari2018_table3", "Jung & Tewari 2018, Table 3 (both presets, small and large k)",
-         ("jung_tewari2018_table3", "jung_tewari2018_table3_large_k"), "jung_tewari2018_table3"),
-    Page("sun_tables", "Sun, Tables 2-3 (TAN, BAN, Naive Bayes)", ("sun_tables", "sun_tables_fixed_split"),
-         "sun_tables"),
+    Page(
+        "jung2017_table1", "Jung, Goetz & Tewari 2017, Table 1 (both presets)", ("jung2017_table1",), "jung2017_table1"
+    ),
+    Page(
+        "jung_tewari2018_table3",
+        "Jung & Tewari 2018, Table 3 (both presets, small and large k)",
+        ("jung_tewari2018_table3", "jung_tewari2018_table3_large_k"),
+        "jung_tewari2018_table3",
+    ),
+    Page(
+        "sun_tables", "Sun, Tables 2-3 (TAN, BAN, Naive Bayes)", ("sun_tables", "sun_tables_fixed_split"), "sun_tables"
+    ),
     Page("combessie_heart", "Combessie & Machraoui, Heart Disease", ("combessie_heart",), "combessie_heart"),
-    Page("mukherjee_schapire", "Mukherjee & Schapire, AdaBoost.MM vs M1 vs MH", ("mukherjee_schapire",),
-         "mukherjee_schapire"),
+    Page(
+        "mukherjee_schapire",
+        "Mukherjee & Schapire, AdaBoost.MM vs M1 vs MH",
+        ("mukherjee_schapire",),
+        "mukherjee_schapire",
+    ),
 )
+
+
 def studies_of(pages: tuple[Page, ...]) -> tuple[str, ...]:
     """The studies (``configs/experiment/<name>.yaml``) whose runs ``pages`` show, in page order."""
     return tuple(study for page in pages for study in page.studies)
@@ -77,8 +95,12 @@ def studies_of(pages: tuple[Page, ...]) -> tuple[str, ...]:
 
 #: The stream benchmark's page (``make stream-benchmark STREAM_DOCS=docs/stream-benchmark``)
 BENCH_PAGES = (
-    Page("stream_benchmark", "The stream benchmark: every online booster, ours and the peers, ranked",
-         ("stream_benchmark",), "leaderboard"),
+    Page(
+        "stream_benchmark",
+        "The stream benchmark: every online booster, ours and the peers, ranked",
+        ("stream_benchmark",),
+        "leaderboard",
+    ),
 )
 #: What ``write`` can publish: the index's title and its pages
 COLLECTIONS = {"reproduction": ("The reproduction", PAGES), "stream_benchmark": ("The stream benchmark", BENCH_PAGES)}
@@ -96,13 +118,19 @@ def _grid_values(key: str, text) -> list:
 
 def study_grid(study: str) -> dict[str, list]:
     """The values a study's grid takes per run column (:data:`GRID_COLUMNS`, ``preset`` and
-    ``seed``): the experiment's sweeper values, else the value its config composes to."""
+    ``seed``): the experiment's sweeper values, else the value its config composes to.
+    """
     from boostbench.runner.config import compose_config
 
-    params = {key.lstrip("+"): _grid_values(key, value) for key, value in
-              (OmegaConf.load(CONFIG_DIR / "experiment" / f"{study}.yaml").hydra.sweeper.params or {}).items()}
-    first = [f"{key}={values[0]}" for key, values in params.items() if key in ("dataset", "algorithm", "learner",
-                                                                               "protocol")]
+    params = {
+        key.lstrip("+"): _grid_values(key, value)
+        for key, value in (
+            OmegaConf.load(CONFIG_DIR / "experiment" / f"{study}.yaml").hydra.sweeper.params or {}
+        ).items()
+    }
+    first = [
+        f"{key}={values[0]}" for key, values in params.items() if key in ("dataset", "algorithm", "learner", "protocol")
+    ]
     composed = compose_config([f"+experiment={study}", *first])
     grid = {column: params.get(column, [OmegaConf.select(composed, path)]) for column, path in GRID_COLUMNS.items()}
     grid["preset"] = params.get("preset", ["paper"])
@@ -121,19 +149,24 @@ def study_runs(study: str, runs: pd.DataFrame) -> pd.DataFrame:
 
 # --- timing ---------------------------------------------------------------------------------------
 
+
 def time_study(study: str, results_dir: Path, command: list[str]) -> int:
     """Run ``command`` (one study's sweep), then record its wall and all-process CPU seconds under
-    ``study`` in ``<results_dir>/timings.json``. Returns the command's exit code."""
+    ``study`` in ``<results_dir>/timings.json``. Returns the command's exit code.
+    """
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     code = subprocess.call(command)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     timings = read_timings(results_dir)
-    timings[study] = {"wall_s": round(wall, 1),
-                      "process_cpu_s": round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 1),
-                      "exit_code": code, "load_avg_1m": round(os.getloadavg()[0], 2),
-                      "finished_utc": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")}
+    timings[study] = {
+        "wall_s": round(wall, 1),
+        "process_cpu_s": round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 1),
+        "exit_code": code,
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "finished_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
     atomic_write_text(results_dir / TIMINGS, json.dumps(timings, indent=1, sort_keys=True) + "\n")
     return code
 
@@ -144,25 +177,35 @@ def read_timings(results_dir: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
-def timing_table(runs: pd.DataFrame, facts: pd.DataFrame, timings: dict, studies: tuple[str, ...] = STUDIES
-                 ) -> pd.DataFrame:
+def timing_table(
+    runs: pd.DataFrame, facts: pd.DataFrame, timings: dict, studies: tuple[str, ...] = STUDIES
+) -> pd.DataFrame:
     """One row per study of ``studies``: its runs in the store, their summed ``cpu_s`` (``runtime_s`` for a run
     without it) and the kernel compilation and cache fills their records timed apart
-    (``compile_s``, ``cache_fill_s``; ``facts``: see :func:`record_facts`), the sweep's wall and all-process CPU seconds (NaN: not timed by this
+    (``compile_s``, ``cache_fill_s``; ``facts``: see :func:`record_facts`), the sweep's wall and all-process CPU
+    seconds (NaN: not timed by this
     store's sweeps), and what is left (process CPU − the runs' CPU): compilation, cache fills, worker
-    start-up, imports, composing every grid point, the skipped ones included."""
+    start-up, imports, composing every grid point, the skipped ones included.
+    """
     rows = []
     for study in studies:
         mine = study_runs(study, runs)
         extra = facts[facts["key"].isin(mine["key"])]
         timed = timings.get(study, {})
-        rows.append({"study": study, "runs": len(mine), "seeds": len(set(mine["seed"])),
-                     # a split-protocol batch run measures no CPU: its wall seconds stand in
-                     "runs_cpu_s": float(mine["cpu_s"].fillna(mine["runtime_s"]).sum()),
-                     "runs_wall_s": float(mine["runtime_s"].sum()),
-                     "compile_s": float(extra["compile_s"].sum()), "cache_fill_s": float(extra["cache_fill_s"].sum()),
-                     "sweep_wall_s": timed.get("wall_s", float("nan")),
-                     "process_cpu_s": timed.get("process_cpu_s", float("nan"))})
+        rows.append(
+            {
+                "study": study,
+                "runs": len(mine),
+                "seeds": len(set(mine["seed"])),
+                # a split-protocol batch run measures no CPU: its wall seconds stand in
+                "runs_cpu_s": float(mine["cpu_s"].fillna(mine["runtime_s"]).sum()),
+                "runs_wall_s": float(mine["runtime_s"].sum()),
+                "compile_s": float(extra["compile_s"].sum()),
+                "cache_fill_s": float(extra["cache_fill_s"].sum()),
+                "sweep_wall_s": timed.get("wall_s", float("nan")),
+                "process_cpu_s": timed.get("process_cpu_s", float("nan")),
+            }
+        )
     table = pd.DataFrame(rows)
     # compile_s and cache_fill_s are wall seconds (inflated on a loaded machine): shown, not subtracted
     table["overhead_cpu_s"] = table["process_cpu_s"] - table["runs_cpu_s"]
@@ -172,22 +215,32 @@ def timing_table(runs: pd.DataFrame, facts: pd.DataFrame, timings: dict, studies
 def record_facts(results_dir: Path, runs: pd.DataFrame) -> pd.DataFrame:
     """What only the runs' records hold, one row per run (``key``): ``git_commit``, ``host``,
     ``cores`` and ``finished_utc`` of their provenance, ``compile_s`` and ``cache_fill_s`` (seconds; 0
-    when absent) of their metrics."""
+    when absent) of their metrics.
+    """
     from boostbench.runner.store import read_record
 
     rows = []
     for key in runs["key"]:
         record = read_record(results_dir, key)
         made, metrics = record.get("provenance", {}), record.get("metrics", {})
-        rows.append({"key": key, "git_commit": str(made.get("git_commit")), "host": str(made.get("host")),
-                     "cores": made.get("cores"), "finished_utc": made.get("finished_utc") or "",
-                     "compile_s": float(metrics.get("compile_s") or 0.0),
-                     "cache_fill_s": float(metrics.get("cache_fill_s") or 0.0)})
-    return pd.DataFrame(rows, columns=["key", "git_commit", "host", "cores", "finished_utc", "compile_s",
-                                       "cache_fill_s"])
+        rows.append(
+            {
+                "key": key,
+                "git_commit": str(made.get("git_commit")),
+                "host": str(made.get("host")),
+                "cores": made.get("cores"),
+                "finished_utc": made.get("finished_utc") or "",
+                "compile_s": float(metrics.get("compile_s") or 0.0),
+                "cache_fill_s": float(metrics.get("cache_fill_s") or 0.0),
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["key", "git_commit", "host", "cores", "finished_utc", "compile_s", "cache_fill_s"]
+    )
 
 
 # --- provenance -----------------------------------------------------------------------------------
+
 
 def machine() -> dict[str, str]:
     """This machine: CPU model, cores (usable / online), OS, Python and :data:`LIBRARIES` versions."""
@@ -206,8 +259,13 @@ def machine() -> dict[str, str]:
             versions.append(f"{name} {metadata.version(name)}")
         except metadata.PackageNotFoundError:
             versions.append(f"{name} absent")
-    return {"CPU": model, "cores": f"{usable} usable of {os.cpu_count()}", "OS": platform.platform(),
-            "Python": platform.python_version(), "packages": ", ".join(versions)}
+    return {
+        "CPU": model,
+        "cores": f"{usable} usable of {os.cpu_count()}",
+        "OS": platform.platform(),
+        "Python": platform.python_version(),
+        "packages": ", ".join(versions),
+    }
 
 
 def git_commit() -> str:
@@ -221,10 +279,12 @@ def _runs_provenance(runs: pd.DataFrame, facts: pd.DataFrame) -> dict[str, str]:
     """What the runs' records say made them: code fingerprints, commits, hosts, first and last finish."""
     mine = facts[facts["key"].isin(runs["key"])]
     finished = sorted(f for f in mine["finished_utc"] if f)
-    return {"code fingerprint": ", ".join(sorted(set(runs["code"]) - {""})) or "unknown",
-            "git commit of the runs": ", ".join(sorted(set(mine["git_commit"]))),
-            "hosts": ", ".join(sorted({f"{h} ({c} cores)" for h, c in zip(mine["host"], mine["cores"])})),
-            "runs finished": f"{finished[0]} to {finished[-1]}" if finished else "unknown"}
+    return {
+        "code fingerprint": ", ".join(sorted(set(runs["code"]) - {""})) or "unknown",
+        "git commit of the runs": ", ".join(sorted(set(mine["git_commit"]))),
+        "hosts": ", ".join(sorted({f"{h} ({c} cores)" for h, c in zip(mine["host"], mine["cores"])})),
+        "runs finished": f"{finished[0]} to {finished[-1]}" if finished else "unknown",
+    }
 
 
 def _seeds_text(seeds: list[int]) -> str:
@@ -246,32 +306,59 @@ def provisional(page: Page, runs: pd.DataFrame) -> str | None:
     return "; ".join(short) or None
 
 
-def provenance_block(page: Page, runs: pd.DataFrame, facts: pd.DataFrame, command: str, written_utc: str,
-                     host: dict[str, str], commit: str) -> list[str]:
+def provenance_block(
+    page: Page,
+    runs: pd.DataFrame,
+    facts: pd.DataFrame,
+    command: str,
+    written_utc: str,
+    host: dict[str, str],
+    commit: str,
+) -> list[str]:
     """The page's provenance as Markdown lines (a table of field and value)."""
-    fields = {"command": f"`{command}`", "written": written_utc, "git commit (checkout)": commit,
-              **_runs_provenance(runs, facts), "runs": str(len(runs)),
-              "seeds": _seeds_text(sorted(int(s) for s in set(runs["seed"]))),
-              **{f"machine: {k}": v for k, v in host.items()}}
+    fields = {
+        "command": f"`{command}`",
+        "written": written_utc,
+        "git commit (checkout)": commit,
+        **_runs_provenance(runs, facts),
+        "runs": str(len(runs)),
+        "seeds": _seeds_text(sorted(int(s) for s in set(runs["seed"]))),
+        **{f"machine: {k}": v for k, v in host.items()},
+    }
     lines = ["| provenance | |", "|---|---|", *(f"| {k} | {v} |" for k, v in fields.items())]
     why = provisional(page, runs)
     if why:
-        lines = [f"> **Provisional**: fewer seeds than the study's grid ({why}); the same command without "
-                 "`SEEDS` writes the final page.", "", *lines]
+        lines = [
+            f"> **Provisional**: fewer seeds than the study's grid ({why}); the same command without "
+            "`SEEDS` writes the final page.",
+            "",
+            *lines,
+        ]
     return lines
 
 
 # --- pages ----------------------------------------------------------------------------------------
 
+
 def _page_runs(page: Page, runs: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([study_runs(study, runs) for study in page.studies]).drop_duplicates("key")
 
 
-def write_page(page: Page, results_dir: Path, out: Path, runs: pd.DataFrame, facts: pd.DataFrame, command: str,
-               written_utc: str, host: dict[str, str], commit: str) -> Path | None:
+def write_page(
+    page: Page,
+    results_dir: Path,
+    out: Path,
+    runs: pd.DataFrame,
+    facts: pd.DataFrame,
+    command: str,
+    written_utc: str,
+    host: dict[str, str],
+    commit: str,
+) -> Path | None:
     """Write ``page``'s tables and figures (its report's own files) under ``out``, then
     ``<out>/<page>.md``: the provenance, the report's Markdown tables in order, its figures.
-    Returns the page's path, or None when the store has no runs for it."""
+    Returns the page's path, or None when the store has no runs for it.
+    """
     from boostbench.reporting.report import REPORTS
 
     mine = _page_runs(page, runs)
@@ -292,14 +379,30 @@ def write_page(page: Page, results_dir: Path, out: Path, runs: pd.DataFrame, fac
     return atomic_write_text(out / f"{page.name}.md", "\n".join(lines).rstrip() + "\n")
 
 
-def index(pages: list[Path], timings: pd.DataFrame, command: str, written_utc: str, host: dict[str, str],
-          commit: str, title: str = "The reproduction") -> str:
+def index(
+    pages: list[Path],
+    timings: pd.DataFrame,
+    command: str,
+    written_utc: str,
+    host: dict[str, str],
+    commit: str,
+    title: str = "The reproduction",
+) -> str:
     """The index page (``README.md``): the pages, and each study's time."""
-    lines = [f"# {title}", "", f"Written {written_utc} by `{command}` from commit {commit}, on "
-             f"{host['CPU']} ({host['cores']} cores), Python {host['Python']}.", "",
-             *(f"- [{p.stem}]({p.name})" for p in pages), "", "## Time per study", "",
-             "| study | runs | seeds | sweep wall s | all processes' CPU s | runs' CPU s | compiling, cache fills, "
-             "wall s | not in the runs' CPU s |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# {title}",
+        "",
+        f"Written {written_utc} by `{command}` from commit {commit}, on "
+        f"{host['CPU']} ({host['cores']} cores), Python {host['Python']}.",
+        "",
+        *(f"- [{p.stem}]({p.name})" for p in pages),
+        "",
+        "## Time per study",
+        "",
+        "| study | runs | seeds | sweep wall s | all processes' CPU s | runs' CPU s | compiling, cache fills, "
+        "wall s | not in the runs' CPU s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
 
     def fmt(value: float) -> str:
         return "—" if value != value else f"{value:,.0f}"
@@ -307,18 +410,23 @@ def index(pages: list[Path], timings: pd.DataFrame, command: str, written_utc: s
     timings = timings.assign(prepared_s=timings["compile_s"] + timings["cache_fill_s"])
     columns = ["sweep_wall_s", "process_cpu_s", "runs_cpu_s", "prepared_s", "overhead_cpu_s"]
     for row in timings.itertuples():
-        lines.append(f"| {row.study} | {row.runs} | {row.seeds} | " + " | ".join(fmt(getattr(row, c)) for c in columns)
-                     + " |")
+        lines.append(
+            f"| {row.study} | {row.runs} | {row.seeds} | " + " | ".join(fmt(getattr(row, c)) for c in columns) + " |"
+        )
     total = timings[columns].sum(min_count=1)
-    lines += [f"| total | {timings['runs'].sum()} | | " + " | ".join(fmt(total[c]) for c in columns) + " |", "",
-              "Sweep wall: this store's last timed sweep of the study (a resumed sweep counts "
-              "only what it ran; —: not timed). All processes' CPU: user + system seconds of the sweep and its "
-              "workers. Runs' CPU: the sum of the study's records' `cpu_s` (every run of its grid in the store, "
-              "whenever made; `runtime_s` for the batch runs, which measure no CPU), which leaves out the kernel compilation and the cache fills the records time "
-              "apart (`compile_s`, `cache_fill_s`: wall seconds, so inflated on a loaded machine). The last "
-              "column is all processes' CPU less the runs': compilation, cache fills, worker start-up, imports, "
-              "composing every grid point (those skipped as another's duplicate too). "
-              "The machine's load during the sweeps is in `timings.json` of the store."]
+    lines += [
+        f"| total | {timings['runs'].sum()} | | " + " | ".join(fmt(total[c]) for c in columns) + " |",
+        "",
+        "Sweep wall: this store's last timed sweep of the study (a resumed sweep counts "
+        "only what it ran; —: not timed). All processes' CPU: user + system seconds of the sweep and its "
+        "workers. Runs' CPU: the sum of the study's records' `cpu_s` (every run of its grid in the store, "
+        "whenever made; `runtime_s` for the batch runs, which measure no CPU), which leaves out the kernel "
+        "compilation and the cache fills the records time "
+        "apart (`compile_s`, `cache_fill_s`: wall seconds, so inflated on a loaded machine). The last "
+        "column is all processes' CPU less the runs': compilation, cache fills, worker start-up, imports, "
+        "composing every grid point (those skipped as another's duplicate too). "
+        "The machine's load during the sweeps is in `timings.json` of the store.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -335,15 +443,18 @@ def write(results_dir: str | Path, docs: str | Path, command: str, collection: s
     title, chosen = COLLECTIONS[collection]
     results_dir, docs = Path(results_dir), Path(docs)
     runs = load_runs(results_dir)
-    written_utc = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    written_utc = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     host, commit = machine(), git_commit()
     docs.parent.mkdir(parents=True, exist_ok=True)
     build = docs.with_name(f".{docs.name}.{os.getpid()}.new")
     shutil.rmtree(build, ignore_errors=True)
     try:
         facts = record_facts(results_dir, runs)
-        pages = [p for page in chosen if (p := write_page(page, results_dir, build, runs, facts, command, written_utc,
-                                                           host, commit))]
+        pages = [
+            p
+            for page in chosen
+            if (p := write_page(page, results_dir, build, runs, facts, command, written_utc, host, commit))
+        ]
         timings = timing_table(runs, facts, read_timings(results_dir), studies_of(chosen))
         atomic_write_text(build / "README.md", index(pages, timings, command, written_utc, host, commit, title))
         atomic_write_text(build / "timings.csv", timings.to_csv(index=False))
@@ -358,7 +469,9 @@ def write(results_dir: str | Path, docs: str | Path, command: str, collection: s
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m boostbench.reporting.reproduction_docs", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m boostbench.reporting.reproduction_docs", description=__doc__.split("\n")[0]
+    )
     sub = parser.add_subparsers(dest="what", required=True)
     timed = sub.add_parser("time", help="run one study's sweep and record its times")
     timed.add_argument("study", choices=[s for _, pages in COLLECTIONS.values() for s in studies_of(pages)])

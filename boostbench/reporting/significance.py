@@ -43,16 +43,17 @@ ALPHA = 0.05
 def critical_difference(k: int, n: int, alpha: float = ALPHA) -> float:
     """Nemenyi's critical difference of average ranks for ``k`` algorithms on ``n`` data sets
     (Demšar 2006, eq. 5): q_alpha sqrt(k (k + 1) / (6 n)), q_alpha the studentized range quantile
-    over sqrt 2 (2.343 for k = 3, 2.569 for k = 4 at alpha = 0.05)."""
+    over sqrt 2 (2.343 for k = 3, 2.569 for k = 4 at alpha = 0.05).
+    """
     q = studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
     return float(q * np.sqrt(k * (k + 1) / (6 * n)))
 
 
-def cd_diagram(scores: pd.DataFrame, higher_is_better: bool, stem: Path, title: str,
-               p_value: float) -> list[Path]:
+def cd_diagram(scores: pd.DataFrame, higher_is_better: bool, stem: Path, title: str, p_value: float) -> list[Path]:
     """Critical-difference diagram (Nemenyi) as PNG and PDF, its CD in the title; drawn only when
     the Friedman test rejects equal ranks (``p_value`` < :data:`ALPHA`), since without that the
-    post-hoc differences mean nothing. Returns the paths (none: not drawn)."""
+    post-hoc differences mean nothing. Returns the paths (none: not drawn).
+    """
     if scores.shape[1] < 3 or scores.shape[0] < 3 or not p_value < ALPHA:
         return []
     oriented = scores if higher_is_better else -scores
@@ -69,15 +70,25 @@ def cd_diagram(scores: pd.DataFrame, higher_is_better: bool, stem: Path, title: 
 
 def to_markdown(name: str, result: dict) -> str:
     """The ranks and the test as Markdown."""
-    lines = [f"### {name}: average ranks over {result['n_datasets']} data sets (1 = best)", "",
-             "| algorithm | average rank |", "|---|---|"]
+    lines = [
+        f"### {name}: average ranks over {result['n_datasets']} data sets (1 = best)",
+        "",
+        "| algorithm | average rank |",
+        "|---|---|",
+    ]
     lines += [f"| {algorithm} | {rank:.2f} |" for algorithm, rank in result["ranks"].items()]
     if result["statistic"] != result["statistic"]:
         lines += ["", "Friedman test: too few algorithms or data sets."]
         return "\n".join(lines) + "\n"
     k, n = len(result["ranks"]), result["n_datasets"]
-    lines += ["", f"Friedman chi-square = {result['statistic']:.3f}, p = {result['p_value']:.4f}; "
-              + (f"Nemenyi critical difference {critical_difference(k, n):.2f} (alpha = {ALPHA:g}): ranks "
-                 "farther apart than that differ" if result["p_value"] < ALPHA else
-                 f"equal ranks are not rejected at alpha = {ALPHA:g}, so no post-hoc test or diagram")]
+    lines += [
+        "",
+        f"Friedman chi-square = {result['statistic']:.3f}, p = {result['p_value']:.4f}; "
+        + (
+            f"Nemenyi critical difference {critical_difference(k, n):.2f} (alpha = {ALPHA:g}): ranks "
+            "farther apart than that differ"
+            if result["p_value"] < ALPHA
+            else f"equal ranks are not rejected at alpha = {ALPHA:g}, so no post-hoc test or diagram"
+        ),
+    ]
     return "\n".join(lines) + "\n"

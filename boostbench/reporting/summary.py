@@ -17,8 +17,12 @@ from boostbench.reporting.intervals import caption, clipped, confidence_interval
 from boostbench.system.files import atomic_write_text
 
 #: A protocol's headline metric and whether higher is better
-PRIMARY = {"prequential": ("final_accuracy", True), "train_test": ("test_rank_loss", False),
-           "kfold": ("test_error", False), "holdout": ("test_error", False)}
+PRIMARY = {
+    "prequential": ("final_accuracy", True),
+    "train_test": ("test_rank_loss", False),
+    "kfold": ("test_error", False),
+    "holdout": ("test_error", False),
+}
 #: The curve of a protocol's main figure; the others get a figure each, named after them
 PRIMARY_CURVES = ("cumulative_accuracy", "test_rank_loss")
 #: What a group of runs shares: everything but the seed (``settings`` holds every other key)
@@ -45,45 +49,66 @@ def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
         values = values[~np.isnan(values)]
         bounds = metric_range(name)
         low, high = confidence_interval(values, bounds=bounds)
-        rows.append({**dict(zip(GROUP, key)), "metric": name, "mean": float(values.mean()) if len(values) else np.nan,
-                     "ci_low": low, "ci_high": high, "clipped": clipped(values, bounds),
-                     "n_seeds": int(group["seed"].nunique()),
-                     "runtime_s": float(group["runtime_s"].mean()),
-                     "code": ", ".join(sorted(c or "(before fingerprints)" for c in group["code"].unique()))})
+        rows.append(
+            {
+                **dict(zip(GROUP, key)),
+                "metric": name,
+                "mean": float(values.mean()) if len(values) else np.nan,
+                "ci_low": low,
+                "ci_high": high,
+                "clipped": clipped(values, bounds),
+                "n_seeds": int(group["seed"].nunique()),
+                "runtime_s": float(group["runtime_s"].mean()),
+                "code": ", ".join(sorted(c or "(before fingerprints)" for c in group["code"].unique())),
+            }
+        )
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
     # settings digests are unreadable: number the variants of one data set x algorithm instead
     frame["variant"] = frame.groupby(["dataset", "protocol", "algorithm"])["settings"].transform(
-        lambda s: pd.factorize(s)[0] + 1)
+        lambda s: pd.factorize(s)[0] + 1
+    )
     return frame
 
 
 def to_markdown(frame: pd.DataFrame, store: str) -> str:
     """The summary as Markdown: one line per group, ``mean [95% CI] (n seeds)``."""
-    lines = [f"# Runs in {store}", "", "| " + " | ".join([*SHOWN, "variant", "metric", "mean [95% CI]", "seeds",
-                                                          "runtime (s)", "code"]) + " |",
-             "|" + "---|" * (len(SHOWN) + 6)]
+    lines = [
+        f"# Runs in {store}",
+        "",
+        "| " + " | ".join([*SHOWN, "variant", "metric", "mean [95% CI]", "seeds", "runtime (s)", "code"]) + " |",
+        "|" + "---|" * (len(SHOWN) + 6),
+    ]
     for row in frame.itertuples():
         gamma = "" if row.gamma != row.gamma else f"{row.gamma:g}"
         interval = interval_cell(row)
         interval = f" {interval}" if interval else ""
-        lines.append(f"| {row.dataset} | {row.protocol} | {row.algorithm} | {row.learner} | {row.n_learners} | {gamma} "
-                     f"| {row.preset} | {row.variant} | {row.metric} | {row.mean:.4f}{interval} | {row.n_seeds} "
-                     f"| {row.runtime_s:.2f} | {row.code} |")
-    lines += ["", "One line per group of runs that differ only by seed; variant numbers the settings of one data "
-              "set and algorithm (any key besides seed, gamma, N and preset). " + caption() +
-              " code: the fingerprint of the code that computed the runs."]
+        lines.append(
+            f"| {row.dataset} | {row.protocol} | {row.algorithm} | {row.learner} | {row.n_learners} | {gamma} "
+            f"| {row.preset} | {row.variant} | {row.metric} | {row.mean:.4f}{interval} | {row.n_seeds} "
+            f"| {row.runtime_s:.2f} | {row.code} |"
+        )
+    lines += [
+        "",
+        "One line per group of runs that differ only by seed; variant numbers the settings of one data "
+        "set and algorithm (any key besides seed, gamma, N and preset). "
+        + caption()
+        + " code: the fingerprint of the code that computed the runs.",
+    ]
     return "\n".join(lines) + "\n"
 
 
-def curve_figures(results_dir: str | Path, runs: pd.DataFrame, out_dir: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+def curve_figures(
+    results_dir: str | Path, runs: pd.DataFrame, out_dir: Path
+) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Learning curves of every online group (PNG and PDF), one figure per data set, protocol,
     N and curve: a line per algorithm, gamma, preset and variant with its 95% band over seeds (no
     windowed-accuracy figure where the window spans the stream: it is the cumulative one).
 
     Returns:
-        The paths written, and each PNG with its caption (:func:`figure_caption`)."""
+        The paths written, and each PNG with its caption (:func:`figure_caption`).
+    """
     online = runs[runs["protocol"].isin(["prequential", "train_test"])]
     if online.empty:
         return [], []
@@ -97,11 +122,17 @@ def curve_figures(results_dir: str | Path, runs: pd.DataFrame, out_dir: Path) ->
         if whole and metric == "windowed_accuracy":
             continue  # it is the cumulative accuracy: that figure is drawn already
         fig, ax = figures.new_figure((7.5, 4.5))
-        for (algorithm, gamma, preset, variant), sub in group.groupby(["algorithm", "gamma", "preset", "variant"],
-                                                                       dropna=False):
+        for (algorithm, gamma, preset, variant), sub in group.groupby(
+            ["algorithm", "gamma", "preset", "variant"], dropna=False
+        ):
             label = algorithm + (f" ({figures.CURVE_NOTES[algorithm]})" if algorithm in figures.CURVE_NOTES else "")
-            label += "".join([f", gamma={gamma:g}" if gamma == gamma else "", f", {preset}" if preset != "paper" else "",
-                              f", variant {variant}" if variant > 1 else ""])
+            label += "".join(
+                [
+                    f", gamma={gamma:g}" if gamma == gamma else "",
+                    f", {preset}" if preset != "paper" else "",
+                    f", variant {variant}" if variant > 1 else "",
+                ]
+            )
             figures.plot_band(ax, sub, label)
         xlabel, ylabel = figures.LABELS[metric]
         caption = figure_caption(dataset, protocol, n, metric, group)
@@ -125,13 +156,13 @@ def figure_caption(dataset: str, protocol: str, n: int, metric: str, group: pd.D
     window = ""
     if metric in figures.WINDOWED:
         w = int(group["window"].max())
-        window = (f", window {w}" if w < group["x"].max() else
-                  f", window {w} (longer than the stream: cumulative)")
+        window = f", window {w}" if w < group["x"].max() else f", window {w} (longer than the stream: cumulative)"
     return f"{dataset}: {what}\nN = {n}, {protocol}, {seeds_text} seeds{window}"
 
 
-def write(results_dir: str | Path, out_dir: Path, runs: pd.DataFrame, metric: str | None = None
-          ) -> tuple[pd.DataFrame, list[Path]]:
+def write(
+    results_dir: str | Path, out_dir: Path, runs: pd.DataFrame, metric: str | None = None
+) -> tuple[pd.DataFrame, list[Path]]:
     """Write ``tables/summary.{md,csv}``, ``figures/summary/<dataset>.<protocol>.N<n>.{png,pdf}`` and
     ``summary.html`` (:mod:`boostbench.reporting.page`: it shows the paper tables and other
     tables already under ``out_dir`` too).
@@ -143,8 +174,10 @@ def write(results_dir: str | Path, out_dir: Path, runs: pd.DataFrame, metric: st
     if frame.empty:
         return frame, []
     out_dir = Path(out_dir)
-    written = [atomic_write_text(out_dir / "tables" / "summary.md", to_markdown(frame, str(results_dir))),
-               atomic_write_text(out_dir / "tables" / "summary.csv", frame.to_csv(index=False))]
+    written = [
+        atomic_write_text(out_dir / "tables" / "summary.md", to_markdown(frame, str(results_dir))),
+        atomic_write_text(out_dir / "tables" / "summary.csv", frame.to_csv(index=False)),
+    ]
     images, shown = curve_figures(results_dir, runs, out_dir / "figures" / "summary")
     written += images
     written.append(atomic_write_text(out_dir / "summary.html", page.render(frame, str(results_dir), shown, out_dir)))

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from omegaconf import OmegaConf
+
 from boostbench.data.registry import available_datasets
 from boostbench.reporting.intervals import clipped, confidence_interval, interval_text, metric_range
 
@@ -55,25 +56,52 @@ class TableSpec:
     paper_n_learners: int = 100
 
 
-PEERS = {name: name for name in ("river_adaboost", "river_adwin_boosting", "river_bole", "moa_ozaboost",
-                                 "moa_online_smooth_boost")}
+PEERS = {
+    name: name
+    for name in ("river_adaboost", "river_adwin_boosting", "river_bole", "moa_ozaboost", "moa_online_smooth_boost")
+}
 
 TABLES = {
     "jung2017_table1": TableSpec(
         key="jung2017_table1",
-        datasets={"balance": "balance", "mice": "mice", "cars": "car", "mushroom": "mushroom",
-                  "nursery": "nursery", "isolet": "isolet", "movement": "movement"},
-        columns={"best_decision_tree": "best_vfdt", "online_boosting": "online_boosting",
-                 "adaboost_olm": "adaboost_olm", "best_mbbm": "online_mbbm"},
-        metric="final_accuracy", paper_value="accuracy", higher_is_better=True,
-        protocol="prequential", peers=PEERS, tolerance=0.03),
+        datasets={
+            "balance": "balance",
+            "mice": "mice",
+            "cars": "car",
+            "mushroom": "mushroom",
+            "nursery": "nursery",
+            "isolet": "isolet",
+            "movement": "movement",
+        },
+        columns={
+            "best_decision_tree": "best_vfdt",
+            "online_boosting": "online_boosting",
+            "adaboost_olm": "adaboost_olm",
+            "best_mbbm": "online_mbbm",
+        },
+        metric="final_accuracy",
+        paper_value="accuracy",
+        higher_is_better=True,
+        protocol="prequential",
+        peers=PEERS,
+        tolerance=0.03,
+    ),
     "jung_tewari2018_table3": TableSpec(
         key="jung_tewari2018_table3",
-        datasets={"emotions": "emotions", "scene": "scene", "yeast": "yeast", "mediamill": "mediamill",
-                  "m_reduced": "mediamill_reduced"},
+        datasets={
+            "emotions": "emotions",
+            "scene": "scene",
+            "yeast": "yeast",
+            "mediamill": "mediamill",
+            "m_reduced": "mediamill_reduced",
+        },
         columns={"batch": None, "ada_olmr": "ada_olmr", "best_bmr": "online_bmr"},
-        metric="test_rank_loss", paper_value="rank_loss", higher_is_better=False,
-        protocol="train_test", tolerance=0.015),
+        metric="test_rank_loss",
+        paper_value="rank_loss",
+        higher_is_better=False,
+        protocol="train_test",
+        tolerance=0.015,
+    ),
 }
 
 
@@ -84,9 +112,11 @@ def table_columns(frame: pd.DataFrame) -> list[str]:
 
 def cell_rows(frame: pd.DataFrame, cell) -> list[tuple[str, list[str]]]:
     """A rebuilt table's rows for display: ``(data set, [cell(row) for each of its columns])``, in
-    the frame's order (a rebuilt table has one row per data set and column)."""
-    return [(dataset, [cell(row) for row in group.itertuples()])
-            for dataset, group in frame.groupby("dataset", sort=False)]
+    the frame's order (a rebuilt table has one row per data set and column).
+    """
+    return [
+        (dataset, [cell(row) for row in group.itertuples()]) for dataset, group in frame.groupby("dataset", sort=False)
+    ]
 
 
 def paper_tables() -> dict:
@@ -97,11 +127,12 @@ def paper_tables() -> dict:
 def held_out_gamma_score(subset: pd.DataFrame, metric: str, higher_is_better: bool) -> float:
     """The best-gamma score without hindsight: split the seeds in two halves (sorted seeds, first
     half and second half), choose gamma by its mean on one half, score it on the other, both ways,
-    and average the two scores. NaN with fewer than 2 seeds."""
+    and average the two scores. NaN with fewer than 2 seeds.
+    """
     seeds = np.sort(subset["seed"].unique())
     if len(seeds) < 2:
         return float("nan")
-    halves = (seeds[: len(seeds) // 2], seeds[len(seeds) // 2:])
+    halves = (seeds[: len(seeds) // 2], seeds[len(seeds) // 2 :])
     scores = []
     for choose, score in (halves, halves[::-1]):
         means = subset[subset["seed"].isin(choose)].groupby("gamma")[metric].mean()
@@ -111,12 +142,13 @@ def held_out_gamma_score(subset: pd.DataFrame, metric: str, higher_is_better: bo
     return float(np.mean(scores))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def expected_settings(dataset: str, algorithm: str, preset: str) -> str:
     """The settings (:func:`~boostbench.reporting.records.settings_key`) of a paper cell's runs:
-    the defaults of ``dataset`` and ``algorithm`` under ``preset``."""
-    from boostbench.runner.config import compose_config
+    the defaults of ``dataset`` and ``algorithm`` under ``preset``.
+    """
     from boostbench.reporting.records import settings_key
+    from boostbench.runner.config import compose_config
 
     overrides = [f"dataset={dataset}", f"algorithm={algorithm}", *([f"+preset={preset}"] if preset != "paper" else [])]
     return settings_key(OmegaConf.to_container(compose_config(overrides), resolve=True))
@@ -124,11 +156,15 @@ def expected_settings(dataset: str, algorithm: str, preset: str) -> str:
 
 def table_runs(name: str, runs: pd.DataFrame) -> pd.DataFrame:
     """The runs of table ``name``'s data sets and algorithms (its columns and peers) under its
-    protocol, at any N and preset."""
+    protocol, at any N and preset.
+    """
     spec = TABLES[name]
     algorithms = [a for a in {**spec.columns, **spec.peers}.values() if a]
-    return runs[runs["dataset"].isin(spec.datasets.values()) & runs["algorithm"].isin(algorithms)
-                & (runs["protocol"] == spec.protocol)]
+    return runs[
+        runs["dataset"].isin(spec.datasets.values())
+        & runs["algorithm"].isin(algorithms)
+        & (runs["protocol"] == spec.protocol)
+    ]
 
 
 def presets(runs: pd.DataFrame) -> list[str]:
@@ -142,7 +178,8 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
     Only runs with ``n_learners`` Hoeffding trees under the table's protocol and ``preset`` count;
     at an N other than the paper's no cell is flagged (its note says so). Returns one row per
     (data set, column): ours (mean, std with ddof 1, the 95% interval ``ci_low``/``ci_high``
-    clipped to the metric's range and whether it was ``clipped``, NaN below 3 seeds, n seeds, mean runtime in seconds, largest peak RSS in MiB), the paper's
+    clipped to the metric's range and whether it was ``clipped``, NaN below 3 seeds, n seeds, mean runtime in
+    seconds, largest peak RSS in MiB), the paper's
     value and runtime, the difference ours − paper, ``flagged`` (the paper outside the interval
     and farther than the tolerance), for a gamma-tuned column the chosen ``gamma`` and the
     ``held_out`` score (:func:`held_out_gamma_score`), and a note (the chosen gamma, or why a
@@ -155,11 +192,16 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
     paper = paper_tables()[spec.key]
     here = {info.name: info.location is not None for info in available_datasets()}
     every = runs
-    runs = runs[(runs["n_learners"] == n_learners) & (runs["protocol"] == spec.protocol)
-                & runs["learner"].str.startswith("hoeffding_tree")  # the papers' VFDT weak learners
-                & (runs["preset"] == preset)]
-    columns = {**spec.columns, **{column: algorithm for column, algorithm in spec.peers.items()
-                                  if (runs["algorithm"] == algorithm).any()}}
+    runs = runs[
+        (runs["n_learners"] == n_learners)
+        & (runs["protocol"] == spec.protocol)
+        & runs["learner"].str.startswith("hoeffding_tree")  # the papers' VFDT weak learners
+        & (runs["preset"] == preset)
+    ]
+    columns = {
+        **spec.columns,
+        **{column: algorithm for column, algorithm in spec.peers.items() if (runs["algorithm"] == algorithm).any()},
+    }
     bounds = metric_range(spec.metric)
     # at another N the paper's value is another experiment's: shown beside ours, never flagged
     compared = n_learners == spec.paper_n_learners
@@ -178,8 +220,11 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
             if algorithm is None:
                 note = "paper only (not an online algorithm)"
             elif subset.empty:
-                note = ((note or elsewhere(every, dataset, algorithm, n_learners, spec.protocol, preset))
-                        if here.get(dataset, False) else "data set not available offline")
+                note = (
+                    (note or elsewhere(every, dataset, algorithm, n_learners, spec.protocol, preset))
+                    if here.get(dataset, False)
+                    else "data set not available offline"
+                )
             elif subset["gamma"].notna().any():
                 by_gamma = subset.groupby("gamma")[spec.metric].mean()
                 gamma = float(by_gamma.idxmax() if spec.higher_is_better else by_gamma.idxmin())
@@ -193,43 +238,67 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
             low, high = confidence_interval(values, bounds=bounds)
             diff = mean - paper_value if n and paper_value is not None else float("nan")
             if n and paper_value is not None and not compared:
-                note = "; ".join(filter(None, [note, f"N = {n_learners} (paper {spec.paper_n_learners}): "
-                                                      "not compared"]))
-            rows.append({
-                "dataset": paper_name, "column": column, "ours": mean,
-                "std": float(values.std(ddof=1)) if n > 1 else 0.0, "n_seeds": n,
-                "ci_low": low, "ci_high": high,
-                "paper": float("nan") if paper_value is None else float(paper_value),
-                "diff": diff,
-                "clipped": n > 0 and clipped(values, bounds),
-                "flagged": bool(compared and paper_value is not None and n > 0 and abs(diff) > spec.tolerance
-                                and not low <= paper_value <= high),  # no interval (n < 3): outside
-                "gamma": gamma, "held_out": held_out,
-                "runtime_s": float(subset["runtime_s"].mean()) if n else float("nan"),
-                "cpu_s": float(subset["cpu_s"].mean()) if n and "cpu_s" in subset else float("nan"),
-                "peak_mib": float(subset["peak_rss_bytes"].max()) / 2**20 if n else float("nan"),
-                "paper_runtime_s": paper_row["runtime_s"][j] if in_paper else None,
-                "note": note, "n_learners": n_learners,
-            })
+                note = "; ".join(
+                    filter(None, [note, f"N = {n_learners} (paper {spec.paper_n_learners}): not compared"])
+                )
+            rows.append(
+                {
+                    "dataset": paper_name,
+                    "column": column,
+                    "ours": mean,
+                    "std": float(values.std(ddof=1)) if n > 1 else 0.0,
+                    "n_seeds": n,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "paper": float("nan") if paper_value is None else float(paper_value),
+                    "diff": diff,
+                    "clipped": n > 0 and clipped(values, bounds),
+                    "flagged": bool(
+                        compared
+                        and paper_value is not None
+                        and n > 0
+                        and abs(diff) > spec.tolerance
+                        and not low <= paper_value <= high
+                    ),  # no interval (n < 3): outside
+                    "gamma": gamma,
+                    "held_out": held_out,
+                    "runtime_s": float(subset["runtime_s"].mean()) if n else float("nan"),
+                    "cpu_s": float(subset["cpu_s"].mean()) if n and "cpu_s" in subset else float("nan"),
+                    "peak_mib": float(subset["peak_rss_bytes"].max()) / 2**20 if n else float("nan"),
+                    "paper_runtime_s": paper_row["runtime_s"][j] if in_paper else None,
+                    "note": note,
+                    "n_learners": n_learners,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def caption(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
     """What a rebuilt table's cells are: the table, preset, N (and the paper's), protocol and
-    the seeds per cell, in one line (the title of every rendering)."""
+    the seeds per cell, in one line (the title of every rendering).
+    """
     spec = TABLES[name]
     n = int(table["n_learners"].iloc[0]) if len(table) else spec.paper_n_learners
     seeds = sorted({int(v) for v in table["n_seeds"] if v > 0})
-    seeds_text = ("no runs" if not seeds else f"{seeds[0]} seeds per cell" if len(seeds) == 1 else
-                  f"{seeds[0]}-{seeds[-1]} seeds per cell")
-    n_text = (f"N = {n} weak learners" if n == spec.paper_n_learners else
-              f"N = {n} weak learners (the paper's: {spec.paper_n_learners}; cells not compared)")
+    seeds_text = (
+        "no runs"
+        if not seeds
+        else f"{seeds[0]} seeds per cell"
+        if len(seeds) == 1
+        else f"{seeds[0]}-{seeds[-1]} seeds per cell"
+    )
+    n_text = (
+        f"N = {n} weak learners"
+        if n == spec.paper_n_learners
+        else f"N = {n} weak learners (the paper's: {spec.paper_n_learners}; cells not compared)"
+    )
     return f"{name}, preset {preset}: {n_text}, {spec.protocol} protocol, {seeds_text}"
 
 
 def elsewhere(runs: pd.DataFrame, dataset: str, algorithm: str, n_learners: int, protocol: str, preset: str) -> str:
     """Why a paper cell is empty: "not run", or where the store has runs of its data set and
-    algorithm instead (another N, protocol, preset or weak learner) and how to see them."""
+    algorithm instead (another N, protocol, preset or weak learner) and how to see them.
+    """
     other = runs[(runs["dataset"] == dataset) & (runs["algorithm"] == algorithm)]
     if other.empty:
         return "not run"
@@ -261,10 +330,15 @@ def to_markdown(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
     spec = TABLES[name]
     digits = 3 if spec.higher_is_better else 4
     columns = table_columns(table)
-    lines = [f"### {caption(name, table, preset)}", "",
-             f"Preset `{preset}`" + (" (the papers' text: every config's defaults)" if preset == "paper" else
-                                     f" (configs/preset/{preset}.yaml)"), "",
-             "| data set | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
+    lines = [
+        f"### {caption(name, table, preset)}",
+        "",
+        f"Preset `{preset}`"
+        + (" (the papers' text: every config's defaults)" if preset == "paper" else f" (configs/preset/{preset}.yaml)"),
+        "",
+        "| data set | " + " | ".join(columns) + " |",
+        "|---|" + "---|" * len(columns),
+    ]
     for dataset, group in table.groupby("dataset", sort=False):
         cells = []
         for column in columns:
@@ -279,37 +353,48 @@ def to_markdown(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
             diff = "" if row["diff"] != row["diff"] else f" [{row['diff']:+.{digits}f}]"
             flag = " ⚑" if row["flagged"] else ""
             paper_time = "—" if pd.isna(row["paper_runtime_s"]) else f"{row['paper_runtime_s']}"
-            cells.append(f"{_fmt(row['ours'], digits)} {cell_interval(row, digits)} "
-                         f"(n={row['n_seeds']}{extra}) / {paper}{diff}{flag}; {runtime_text(row)}, "
-                         f"{_fmt(row['peak_mib'], 0)} MiB / {paper_time} s")
+            cells.append(
+                f"{_fmt(row['ours'], digits)} {cell_interval(row, digits)} "
+                f"(n={row['n_seeds']}{extra}) / {paper}{diff}{flag}; {runtime_text(row)}, "
+                f"{_fmt(row['peak_mib'], 0)} MiB / {paper_time} s"
+            )
         lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
-    lines += ["", f"Cells: ours, mean over seeds of `{spec.metric}` [95% confidence interval, Student's t, "
-              f"clipped to the metric's range (*: clipped); \"n < 3\": too few seeds for one] "
-              "(n seeds; for a gamma-tuned column the gamma of best mean, and the held-out score: gamma "
-              "chosen on half the seeds, scored on the other half) / the paper's value [ours − paper]; "
-              f"⚑: the paper's value is outside the interval and more than {spec.tolerance:g} from our mean "
-              "(README, \"Deviations\", explains each). Then our mean runtime (wall seconds, and CPU seconds of "
-              "every thread where the runs measured them) and largest peak memory (RSS of the run's pass) / "
-              "the paper's runtime, in seconds (different machines)."]
+    lines += [
+        "",
+        f"Cells: ours, mean over seeds of `{spec.metric}` [95% confidence interval, Student's t, "
+        f'clipped to the metric\'s range (*: clipped); "n < 3": too few seeds for one] '
+        "(n seeds; for a gamma-tuned column the gamma of best mean, and the held-out score: gamma "
+        "chosen on half the seeds, scored on the other half) / the paper's value [ours − paper]; "
+        f"⚑: the paper's value is outside the interval and more than {spec.tolerance:g} from our mean "
+        '(README, "Deviations", explains each). Then our mean runtime (wall seconds, and CPU seconds of '
+        "every thread where the runs measured them) and largest peak memory (RSS of the run's pass) / "
+        "the paper's runtime, in seconds (different machines).",
+    ]
     return "\n".join(lines) + "\n"
 
 
 def runtime_text(row) -> str:
     """A cell's mean wall seconds, with its CPU seconds beside when the runs measured them (records
-    from before cpu_s have none)."""
+    from before cpu_s have none).
+    """
     wall = f"{row['runtime_s']:.1f} s"
     return wall if pd.isna(row.get("cpu_s", float("nan"))) else f"{wall} wall, {row['cpu_s']:.1f} s CPU"
 
 
 def to_latex(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
     """The rebuilt table as a LaTeX ``tabular``: ours ± std (paper) per cell, its caption
-    (:func:`caption`) in a comment above."""
+    (:func:`caption`) in a comment above.
+    """
     spec = TABLES[name]
     digits = 3 if spec.higher_is_better else 4
     columns = table_columns(table)
-    lines = [f"% {caption(name, table, preset)}",
-             r"\begin{tabular}{l" + "c" * len(columns) + "}", r"\hline",
-             "data set & " + " & ".join(c.replace("_", r"\_") for c in columns) + r" \\", r"\hline"]
+    lines = [
+        f"% {caption(name, table, preset)}",
+        r"\begin{tabular}{l" + "c" * len(columns) + "}",
+        r"\hline",
+        "data set & " + " & ".join(c.replace("_", r"\_") for c in columns) + r" \\",
+        r"\hline",
+    ]
     for dataset, group in table.groupby("dataset", sort=False):
         cells = []
         for column in columns:

@@ -19,15 +19,12 @@ Every check raises :class:`~boostbench.errors.ConfigError` (or returns a reason)
 from __future__ import annotations
 
 import functools
-import os
 import re
-import stat
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from boostbench.errors import ConfigError
-from boostbench.system.paths import cache_dir
 
 # -- names that become file names -------------------------------------------------------------------
 #: A word character first (no hidden file, no leading space or dash), then word characters and
@@ -43,14 +40,17 @@ def name_problem(value: Any) -> str | None:
     if not isinstance(value, str):
         return f"{value!r} is not a string"
     if not _NAME.fullmatch(value) or ".." in value or value != value.rstrip(". "):
-        return (f"{value!r} cannot name a file: use letters, digits, spaces and . _ - + = @ (no path separator, "
-                f"no '..', at most 128 characters)")
+        return (
+            f"{value!r} cannot name a file: use letters, digits, spaces and . _ - + = @ (no path separator, "
+            f"no '..', at most 128 characters)"
+        )
     return None
 
 
 def config_name_problem(config: Mapping[str, Any]) -> str | None:
     """Why a run config's names cannot become file names (None: they can): each section's
-    ``name`` (:data:`NAMED_SECTIONS`) and the preset's."""
+    ``name`` (:data:`NAMED_SECTIONS`) and the preset's.
+    """
     for section in NAMED_SECTIONS:
         part = config.get(section)
         if not isinstance(part, Mapping):
@@ -68,7 +68,8 @@ def config_name_problem(config: Mapping[str, Any]) -> str | None:
 
 def record_problem(record: Mapping[str, Any]) -> str | None:
     """Why a record read from a store must not be used (None: it can): its names would become
-    paths (:func:`config_name_problem`), or its key is not a key."""
+    paths (:func:`config_name_problem`), or its key is not a key.
+    """
     if not isinstance(record.get("config"), Mapping):
         return "its config is not a mapping"
     for field in ("config_hash", "code"):  # they make the path of the record's curves
@@ -85,8 +86,15 @@ ALLOW_CODE_FLAG = "--allow-code-overrides"
 #: Override keys (and their sub-keys) that make Hydra run code or start processes of the user's
 #: choice: callbacks, a job's environment (LD_PRELOAD, PYTHONPATH), where configs are searched,
 #: the SLURM launcher's shell setup lines
-CODE_KEYS = ("hydra", "hydra.callbacks", "hydra/callbacks", "hydra.job.env_set", "hydra.job.env_copy",
-             "hydra.searchpath", "hydra.launcher.setup")
+CODE_KEYS = (
+    "hydra",
+    "hydra.callbacks",
+    "hydra/callbacks",
+    "hydra.job.env_set",
+    "hydra.job.env_copy",
+    "hydra.searchpath",
+    "hydra.launcher.setup",
+)
 
 
 def check_overrides(overrides: Sequence[str], allow_code: bool = False) -> None:
@@ -100,24 +108,50 @@ def check_overrides(overrides: Sequence[str], allow_code: bool = False) -> None:
         return
     for item in overrides:
         key = item.partition("=")[0].lstrip("+~")
-        code = "_target_" in item or any(key == k if k == "hydra" else key == k or key.startswith(k + ".")
-                                         for k in CODE_KEYS)
+        code = "_target_" in item or any(
+            key == k if k == "hydra" else key == k or key.startswith(k + ".") for k in CODE_KEYS
+        )
         if code:
-            raise ConfigError(f"override {item!r} runs code of the command line's choice; if you mean it, add "
-                              f"{ALLOW_CODE_FLAG} (experiment configs are code too: see README)")
+            raise ConfigError(
+                f"override {item!r} runs code of the command line's choice; if you mean it, add "
+                f"{ALLOW_CODE_FLAG} (experiment configs are code too: see README)"
+            )
 
 
 # -- the keys a configuration may have ----------------------------------------------------------------
 #: Optional keys the data layer reads that no shipped config sets (declared extras)
-DATASET_EXTRAS = ("max_classes", "sha256", "moved_rows", "drop_classes", "drop_columns", "class_names", "comment",
-                  "missing", "nominal", "recode", "skip_rows", "header", "sep", "columns", "expand_characters",
-                  "position", "width", "drift_to", "files", "format", "openml_target", "description", "encoding")
+DATASET_EXTRAS = (
+    "max_classes",
+    "sha256",
+    "moved_rows",
+    "drop_classes",
+    "drop_columns",
+    "class_names",
+    "comment",
+    "missing",
+    "nominal",
+    "recode",
+    "skip_rows",
+    "header",
+    "sep",
+    "columns",
+    "expand_characters",
+    "position",
+    "width",
+    "drift_to",
+    "files",
+    "format",
+    "openml_target",
+    "description",
+    "encoding",
+)
 
 
 @functools.cache
 def _declared_keys(config_dir: str) -> dict[str, frozenset[str]]:
     """The keys each section is given anywhere in the configs under ``config_dir``: its group's
-    files, the presets' entries, the experiments' sections and sweep axes (``section.key``)."""
+    files, the presets' entries, the experiments' sections and sweep axes (``section.key``).
+    """
     from omegaconf import OmegaConf
 
     root = Path(config_dir)
@@ -127,7 +161,7 @@ def _declared_keys(config_dir: str) -> dict[str, frozenset[str]]:
             keys[section] |= set(OmegaConf.to_container(OmegaConf.load(path)) or {}) - {"defaults"}
     for path in [*(root / "preset").glob("*.yaml"), *(root / "experiment").glob("*.yaml")]:
         data = OmegaConf.to_container(OmegaConf.load(path)) or {}
-        for section, entries in ((((data.get("preset") or {}).get("overrides")) or {}).items()):
+        for section, entries in (((data.get("preset") or {}).get("overrides")) or {}).items():
             for entry in (entries or {}).values():
                 keys.get(section, set()).update(entry or {})
         for section in NAMED_SECTIONS:
@@ -167,7 +201,8 @@ SEED_KEYS = (("seed",), ("protocol", "shuffle_seed"), ("dataset", "generator_see
 
 def path_problem(key: str, value: Any) -> str | None:
     """Why ``value`` cannot be the path ``key`` (None: it can): empty, or a control character
-    (a newline makes a second line of every log and a directory no shell names)."""
+    (a newline makes a second line of every log and a directory no shell names).
+    """
     if value is None:
         return None
     text = str(value)
@@ -193,8 +228,10 @@ def check_config(config: Mapping[str, Any], declared: Mapping[str, Iterable[str]
         raise ConfigError(problem)
     key = unknown_key(config, declared)
     if key is not None:
-        raise ConfigError(f"unknown configuration key {key!r} (a typo? the keys a section takes are its config's "
-                          f"and its algorithm's or learner's parameters)")
+        raise ConfigError(
+            f"unknown configuration key {key!r} (a typo? the keys a section takes are its config's "
+            f"and its algorithm's or learner's parameters)"
+        )
     for name in ("results_dir", "data_dir"):
         problem = path_problem(name, config.get(name))
         if problem is not None:
@@ -206,8 +243,10 @@ def check_config(config: Mapping[str, Any], declared: Mapping[str, Iterable[str]
     for path in SEED_KEYS:
         value = functools.reduce(lambda part, k: part.get(k) if isinstance(part, Mapping) else None, path, config)
         if isinstance(value, int) and value > MAX_SEED:
-            raise ConfigError(f"{'.'.join(path)} must be at most {MAX_SEED} (2**31 - 1, the largest seed every "
-                              f"generator takes), got {value}")
+            raise ConfigError(
+                f"{'.'.join(path)} must be at most {MAX_SEED} (2**31 - 1, the largest seed every "
+                f"generator takes), got {value}"
+            )
     problem = pool_memory_problem(config)
     if problem is not None:
         raise ConfigError(problem)
@@ -223,7 +262,8 @@ MIN_TREE_BYTES = 512
 def available_memory_bytes() -> int | None:
     """The memory this process can still take, in bytes: the least of the kernel's
     ``MemAvailable``, the cgroup's limit less its use, and the address-space limit; None if none
-    can be read."""
+    can be read.
+    """
     import resource
 
     found = []
@@ -247,17 +287,23 @@ def available_memory_bytes() -> int | None:
 
 def pool_memory_problem(config: Mapping[str, Any], available: int | None = None) -> str | None:
     """Why the run's pool of Hoeffding trees cannot fit in memory (None: it may): its trees times
-    :data:`MIN_TREE_BYTES` exceed :func:`available_memory_bytes` (or ``available``)."""
+    :data:`MIN_TREE_BYTES` exceed :func:`available_memory_bytes` (or ``available``).
+    """
     from boostbench.algorithms import algorithm_spec
 
     spec = algorithm_spec(str(config["algorithm"]["name"]))
-    if spec.family != "online" or spec.peer or config["learner"].get("name") not in ("hoeffding_tree",
-                                                                                    "hoeffding_tree_mlr"):
+    if (
+        spec.family != "online"
+        or spec.peer
+        or config["learner"].get("name") not in ("hoeffding_tree", "hoeffding_tree_mlr")
+    ):
         return None
     trees = spec.pool_size(int(config["n_learners"]))
     needed = trees * MIN_TREE_BYTES
     available = available_memory_bytes() if available is None else available
     if available is None or needed <= available:
         return None
-    return (f"n_learners={config['n_learners']}: {trees:,} trees need at least {needed / 2**30:,.1f} GiB "
-            f"({MIN_TREE_BYTES} bytes each), more than the {available / 2**30:,.1f} GiB available")
+    return (
+        f"n_learners={config['n_learners']}: {trees:,} trees need at least {needed / 2**30:,.1f} GiB "
+        f"({MIN_TREE_BYTES} bytes each), more than the {available / 2**30:,.1f} GiB available"
+    )

@@ -25,8 +25,18 @@ if TYPE_CHECKING:
 # the progress bar, and the threads of a run (any number gives the same trees, bit for bit)
 PRESENTATION_KEYS = ("data_dir", "results_dir", "progress", "n_threads")
 # The keys a run configuration has (configs/config.yaml, and its groups)
-TOP_LEVEL_KEYS = {"dataset", "learner", "protocol", "algorithm", "n_learners", "seed", "gamma", "n_rounds",
-                  "preset", *PRESENTATION_KEYS}
+TOP_LEVEL_KEYS = {
+    "dataset",
+    "learner",
+    "protocol",
+    "algorithm",
+    "n_learners",
+    "seed",
+    "gamma",
+    "n_rounds",
+    "preset",
+    *PRESENTATION_KEYS,
+}
 SPLIT_PROTOCOLS = ("kfold", "holdout")
 
 
@@ -60,14 +70,17 @@ def check_group_overrides(overrides: Sequence[str]) -> None:
             continue
         for choice in value.split(","):
             if choice.strip() not in group_options(key):
-                raise ConfigError(f"unknown {key} {choice.strip()!r}{did_you_mean(choice.strip(), group_options(key))} "
-                                  f"(available: {', '.join(group_options(key))})")
+                raise ConfigError(
+                    f"unknown {key} {choice.strip()!r}{did_you_mean(choice.strip(), group_options(key))} "
+                    f"(available: {', '.join(group_options(key))})"
+                )
 
 
 @dataclass(frozen=True)
 class HydraFlags:
     """The flags of a Hydra app that ``boostbench run`` honours: ``--cfg job|hydra|all`` (print the
-    config), ``--info`` and ``-m``/``--multirun`` (a sweep, with ``-j N`` parallel jobs)."""
+    config), ``--info`` and ``-m``/``--multirun`` (a sweep, with ``-j N`` parallel jobs).
+    """
 
     cfg: str | None = None
     info: bool = False
@@ -103,8 +116,10 @@ def hydra_flags(arguments: Sequence[str]) -> tuple[HydraFlags, list[str]]:
                 raise ConfigError(f"-j takes a number of jobs (1 or more), not {value!r}")
             flags["jobs"] = int(value)
         elif item.startswith("-") and "=" not in item:
-            raise ConfigError(f"unknown flag {item!r} for run (Hydra's flags here: --cfg job|hydra|all, --info, -m; "
-                              f"see boostbench run --help)")
+            raise ConfigError(
+                f"unknown flag {item!r} for run (Hydra's flags here: --cfg job|hydra|all, --info, -m; "
+                f"see boostbench run --help)"
+            )
         else:
             rest.append(item)
     if flags.get("jobs") and not flags.get("multirun"):
@@ -114,7 +129,8 @@ def hydra_flags(arguments: Sequence[str]) -> tuple[HydraFlags, list[str]]:
 
 def hydra_config(overrides: Sequence[str]) -> dict[str, Any]:
     """Hydra's own config for a run with ``overrides`` (what ``--cfg hydra`` prints), resolved where
-    it can be outside a running app."""
+    it can be outside a running app.
+    """
     from hydra import compose, initialize_config_dir
 
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
@@ -150,7 +166,8 @@ def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
 def complete(cfg: DictConfig) -> DictConfig:
     """What a composed config needs before it is validated and hashed: the preset applied
     (:func:`apply_preset`), a user's data file pinned (:func:`pin_user_file`) and a stream kept in
-    its order (:func:`boostbench.data.stream.keep_stream_order`)."""
+    its order (:func:`boostbench.data.stream.keep_stream_order`).
+    """
     from boostbench.data.stream import keep_stream_order
 
     return keep_stream_order(pin_user_file(apply_preset(cfg)))
@@ -173,8 +190,9 @@ def apply_preset(cfg: DictConfig) -> DictConfig:
     overrides = preset.get("overrides") or {}
     unknown = sorted(set(overrides) - set(PRESET_SECTIONS))
     if unknown:
-        raise ConfigError(f"preset {preset.get('name')!r}: unknown section {unknown[0]!r} "
-                          f"(sections: {', '.join(PRESET_SECTIONS)})")
+        raise ConfigError(
+            f"preset {preset.get('name')!r}: unknown section {unknown[0]!r} (sections: {', '.join(PRESET_SECTIONS)})"
+        )
     cfg = cfg.copy()
     with open_dict(cfg):
         for section in PRESET_SECTIONS:
@@ -190,16 +208,21 @@ def apply_preset(cfg: DictConfig) -> DictConfig:
 
 def _override_message(overrides: Sequence[str], message: str) -> str:
     """Hydra's parse errors in our terms: ``run`` has no ``--multirun`` (``sweep`` is ours), and a
-    character of Hydra's grammar (``;``, ``|``, ...) must be quoted."""
+    character of Hydra's grammar (``;``, ``|``, ...) must be quoted.
+    """
     if "--multirun" in message:
         item = next((o for o in overrides if "," in o), "")
-        return (f"bad override {item!r}: several values are a sweep: `boostbench sweep {item}` (or quote the "
-                f"value for a string: key='a,b')")
+        return (
+            f"bad override {item!r}: several values are a sweep: `boostbench sweep {item}` (or quote the "
+            f"value for a string: key='a,b')"
+        )
     if "LexerNoViableAltException" in message:
         item = message.partition("LexerNoViableAltException: ")[2].partition(" ^")[0]
         key, _, value = item.partition("=")
-        return (f"bad override {item!r}: Hydra's grammar reserves a character in {value!r}; quote it, "
-                f"e.g. {key}=\"'{value}'\"")
+        return (
+            f"bad override {item!r}: Hydra's grammar reserves a character in {value!r}; quote it, "
+            f"e.g. {key}=\"'{value}'\""
+        )
     return f"bad override: {message}"
 
 
@@ -208,7 +231,8 @@ def pin_user_file(cfg: DictConfig) -> DictConfig:
     ``dataset.sha256`` (so the hash, and a sweep's "done", follow the file, not its name: a file
     changed in place runs again) and, for the template's name ``custom``, the file's stem as the
     data set's name. Registry entries carry their sha256 already; a missing file is left for the
-    loader to report."""
+    loader to report.
+    """
     from omegaconf import open_dict
 
     from boostbench.data.loaders import sha256_of
@@ -262,11 +286,18 @@ def validate(cfg: DictConfig | dict) -> AlgorithmSpec:
     resolved = _resolved(cfg)
     unknown = sorted(set(resolved) - TOP_LEVEL_KEYS)
     if unknown:  # e.g. +foo=1: it would change the config hash and nothing else
-        raise ConfigError(f"unknown configuration key {unknown[0]!r} (top-level keys: {', '.join(sorted(TOP_LEVEL_KEYS))})")
+        raise ConfigError(
+            f"unknown configuration key {unknown[0]!r} (top-level keys: {', '.join(sorted(TOP_LEVEL_KEYS))})"
+        )
     check("", resolved, {**KNOB_CONSTRAINTS, "seed": positive_int(0), "n_threads": positive_int(nullable=True)})
-    protocol = {"final_fraction": Interval(0.0, 1.0, closed_high=True), "curve_points": positive_int(2),
-                "max_examples": positive_int(nullable=True), "window": positive_int(1), "delay": positive_int(0),
-                "shuffle_seed": positive_int(0, nullable=True)}
+    protocol = {
+        "final_fraction": Interval(0.0, 1.0, closed_high=True),
+        "curve_points": positive_int(2),
+        "max_examples": positive_int(nullable=True),
+        "window": positive_int(1),
+        "delay": positive_int(0),
+        "shuffle_seed": positive_int(0, nullable=True),
+    }
     check("protocol", resolved["protocol"], protocol)
     if resolved["protocol"].get("shuffle_seed") is not None and not resolved["protocol"].get("shuffle", True):
         raise ConfigError("protocol.shuffle_seed fixes a shuffle; it needs protocol.shuffle=true")
@@ -278,8 +309,14 @@ def validate(cfg: DictConfig | dict) -> AlgorithmSpec:
     if reason is not None:
         raise ConfigError(reason)
     # names that become paths, declared keys only, paths, seeds, the pool's memory, the caches
-    check_config(resolved, {"algorithm": spec.params, "protocol": protocol,
-                            "learner": learner_spec(str(resolved["learner"]["name"])).params})
+    check_config(
+        resolved,
+        {
+            "algorithm": spec.params,
+            "protocol": protocol,
+            "learner": learner_spec(str(resolved["learner"]["name"])).params,
+        },
+    )
     check_caches()
     return spec
 
@@ -311,8 +348,7 @@ def incompatibility(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -
     if spec.family == "batch" and learner != "tree" and spec.cls.needs_trees:
         return f"algorithm {name!r} fits per-label tree hypotheses: it needs learner=tree, not {learner!r}"
     if not getattr(learner_spec(learner), spec.family):
-        return (f"algorithm {name!r} is {spec.family}: it needs learner={', '.join(names(spec.family))}, "
-                f"not {learner!r}")
+        return f"algorithm {name!r} is {spec.family}: it needs learner={', '.join(names(spec.family))}, not {learner!r}"
     if spec.family == "batch":
         if protocol not in SPLIT_PROTOCOLS:
             return f"algorithm {name!r} is a batch algorithm: use protocol=kfold or protocol=holdout, not {protocol!r}"
@@ -323,8 +359,9 @@ def incompatibility(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -
 
 
 def declared_classes(dataset_cfg: dict) -> int | None:
-    """k as a data set's config declares it (``n_classes``, or its ``class_names`` in code
-    order); None when only loading it tells (a generator, a user's file)."""
+    """K as a data set's config declares it (``n_classes``, or its ``class_names`` in code
+    order); None when only loading it tells (a generator, a user's file).
+    """
     if dataset_cfg.get("n_classes") is not None:
         return int(dataset_cfg["n_classes"])
     names = dataset_cfg.get("class_names")
@@ -348,13 +385,17 @@ def semantic_config(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -
     declare it uses (e.g. ``gamma`` for Adaboost.OLM, ``n_learners`` for one VFDT), and without
     the ``learner`` for a peer (it brings its own); a data set's ``moved_rows`` only under a fixed
     shuffle (``protocol.shuffle_seed``), the one order it decides. ``spec``: the algorithm's
-    registry entry, if resolved already."""
+    registry entry, if resolved already.
+    """
     from boostbench.algorithms import KNOBS, algorithm_spec
 
     data = resolved_dict(cfg) if isinstance(cfg, DictConfig) else dict(cfg)
     spec = spec or algorithm_spec(str(data["algorithm"]["name"]))
-    semantic = {k: v for k, v in data.items() if k not in PRESENTATION_KEYS and (k not in KNOBS or k in spec.uses)
-                and not (k == "learner" and spec.peer)}
+    semantic = {
+        k: v
+        for k, v in data.items()
+        if k not in PRESENTATION_KEYS and (k not in KNOBS or k in spec.uses) and not (k == "learner" and spec.peer)
+    }
     if (semantic.get("protocol") or {}).get("shuffle_seed") is None and "moved_rows" in (semantic.get("dataset") or {}):
         # the source's row order decides only a fixed shuffle (protocol.shuffle_seed)
         semantic["dataset"] = {k: v for k, v in semantic["dataset"].items() if k != "moved_rows"}

@@ -22,17 +22,12 @@ from omegaconf import DictConfig
 
 import boostbench
 from boostbench.algorithms import AlgorithmSpec, build_batch_booster, build_booster
-from boostbench.runner.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, too_many_classes, validate
 from boostbench.data import load_dataset, stream_order
+from boostbench.data.dataset import Dataset, MultilabelDataset
 from boostbench.data.stream import source_rows
-from boostbench.data.dataset import Dataset
-from boostbench.data.dataset import MultilabelDataset
 from boostbench.errors import NotApplicable
-from boostbench.system.fingerprint import code_fingerprint, run_key
-from boostbench.metrics import classification_metrics, windowed_curves
 from boostbench.learners.registry import make_batch_learner, make_pool
-from boostbench.system.paths import REPO_ROOT
-from boostbench.system.resources import peak_rss_bytes, reset_peak_rss
+from boostbench.metrics import classification_metrics, windowed_curves
 from boostbench.protocols import (
     FoldResult,
     fit_batch,
@@ -42,16 +37,26 @@ from boostbench.protocols import (
     prequential,
     train_then_test,
 )
-from boostbench.seeding import run_generators
+from boostbench.runner.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, too_many_classes, validate
 from boostbench.runner.store import record_path, write_record
+from boostbench.seeding import run_generators
+from boostbench.system.fingerprint import code_fingerprint, run_key
+from boostbench.system.paths import REPO_ROOT
+from boostbench.system.resources import peak_rss_bytes, reset_peak_rss
 
 
 def _git_commit() -> str | None:
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True,
-                                text=True, timeout=5, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO_ROOT,
-                               capture_output=True, text=True, timeout=5).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=5, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
         return commit + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return None
@@ -77,11 +82,20 @@ def provenance(seed: int, started: dt.datetime, finished: dt.datetime) -> dict[s
     }
 
 
-def _multiclass_pass(cfg: DictConfig, dataset: Dataset, booster, order: np.ndarray,
-                     on_progress, spec: AlgorithmSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+def _multiclass_pass(
+    cfg: DictConfig, dataset: Dataset, booster, order: np.ndarray, on_progress, spec: AlgorithmSpec
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Prequential pass (Jung et al. 2017): metrics and curve."""
-    result = prequential(booster, dataset.X, dataset.y, order, float(cfg.protocol.final_fraction), on_progress,
-                         track_members=spec.tracks_members, delay=int(cfg.protocol.get("delay", 0)))
+    result = prequential(
+        booster,
+        dataset.X,
+        dataset.y,
+        order,
+        float(cfg.protocol.final_fraction),
+        on_progress,
+        track_members=spec.tracks_members,
+        delay=int(cfg.protocol.get("delay", 0)),
+    )
     metrics: dict[str, Any] = {
         "final_accuracy": result.final_accuracy,
         "cumulative_accuracy": result.cumulative_accuracy,
@@ -98,22 +112,26 @@ def _multiclass_pass(cfg: DictConfig, dataset: Dataset, booster, order: np.ndarr
     }
     if result.member_correct_final is not None:
         member_accuracy = result.member_correct_final / (result.n_examples - result.final_start)
-        metrics.update({
-            # Table 1's "Best decision tree": the best member in hindsight.
-            "final_accuracy": float(member_accuracy.max()),
-            "final_accuracy_online_choice": result.final_accuracy,
-            "final_accuracy_member_mean": float(member_accuracy.mean()),
-            "final_accuracy_member_std": float(member_accuracy.std()),
-            "best_member": int(member_accuracy.argmax()),
-        })
+        metrics.update(
+            {
+                # Table 1's "Best decision tree": the best member in hindsight.
+                "final_accuracy": float(member_accuracy.max()),
+                "final_accuracy_online_choice": result.final_accuracy,
+                "final_accuracy_member_mean": float(member_accuracy.mean()),
+                "final_accuracy_member_std": float(member_accuracy.std()),
+                "best_member": int(member_accuracy.argmax()),
+            }
+        )
     seen, accuracy = result.curve(int(cfg.protocol.get("curve_points", 100)))
-    windowed = windowed_curves(result.truth, result.predicted, dataset.n_classes, seen,
-                               int(cfg.protocol.get("window", 1000)))
+    windowed = windowed_curves(
+        result.truth, result.predicted, dataset.n_classes, seen, int(cfg.protocol.get("window", 1000))
+    )
     return metrics, {"examples_seen": seen.tolist(), "cumulative_accuracy": accuracy.tolist(), **windowed}
 
 
-def _multilabel_pass(cfg: DictConfig, dataset: MultilabelDataset, booster, order: np.ndarray,
-                     on_progress, spec: AlgorithmSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+def _multilabel_pass(
+    cfg: DictConfig, dataset: MultilabelDataset, booster, order: np.ndarray, on_progress, spec: AlgorithmSpec
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """MULAN train -> test pass (Jung & Tewari 2018): metrics and test rank-loss curve."""
     train = order[order < dataset.n_train]  # the seeded order, kept within each part
     test = order[order >= dataset.n_train]
@@ -134,22 +152,45 @@ def _multilabel_pass(cfg: DictConfig, dataset: MultilabelDataset, booster, order
     return metrics, {"test_examples_seen": seen.tolist(), "test_rank_loss": loss.tolist()}
 
 
-def _online_booster(cfg: DictConfig, spec: AlgorithmSpec, dataset, k: int, learners_rng: np.random.Generator,
-                    booster_rng: np.random.Generator, X_train: np.ndarray | None = None):
+def _online_booster(
+    cfg: DictConfig,
+    spec: AlgorithmSpec,
+    dataset,
+    k: int,
+    learners_rng: np.random.Generator,
+    booster_rng: np.random.Generator,
+    X_train: np.ndarray | None = None,
+):
     """``(pool, booster)`` of an online algorithm; a peer (river's or MOA's ensembles) builds its
-    own learners: no pool, and it is told the data set's attribute kinds instead."""
+    own learners: no pool, and it is told the data set's attribute kinds instead.
+    """
     n = spec.pool_size(int(cfg.n_learners))
     if spec.peer:
-        return None, build_booster(cfg.algorithm, None, k, booster_rng, spec, n_learners=n,
-                                   n_categories=list(dataset.n_categories))
-    pool = make_pool(cfg.learner, n, k, dataset.n_categories, learners_rng, X_train=X_train,
-                     n_threads=run_threads(cfg, dataset.n_features, k))
+        return None, build_booster(
+            cfg.algorithm, None, k, booster_rng, spec, n_learners=n, n_categories=list(dataset.n_categories)
+        )
+    pool = make_pool(
+        cfg.learner,
+        n,
+        k,
+        dataset.n_categories,
+        learners_rng,
+        X_train=X_train,
+        n_threads=run_threads(cfg, dataset.n_features, k),
+    )
     return pool, build_booster(cfg.algorithm, pool, k, booster_rng, spec)
 
 
-def _fit_one_split(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, train: np.ndarray,
-                   test: np.ndarray, learners_rng: np.random.Generator, booster_rng: np.random.Generator,
-                   stream_rng: np.random.Generator) -> FoldResult:
+def _fit_one_split(
+    cfg: DictConfig,
+    dataset: Dataset,
+    spec: AlgorithmSpec,
+    train: np.ndarray,
+    test: np.ndarray,
+    learners_rng: np.random.Generator,
+    booster_rng: np.random.Generator,
+    stream_rng: np.random.Generator,
+) -> FoldResult:
     k = dataset.n_classes
     if spec.family == "batch":
         learner = make_batch_learner(cfg.learner, dataset.X[train], np.asarray(dataset.n_categories), learners_rng)
@@ -160,8 +201,9 @@ def _fit_one_split(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, train
     return fit_online(booster, dataset.X, dataset.y, order, test)
 
 
-def _split_pass(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, generators, on_start,
-                on_progress) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def _split_pass(
+    cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, generators, on_start, on_progress
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """k-fold cross-validation or one holdout split: metrics, error-vs-rounds curve, extras."""
     if cfg.protocol.name == "kfold":
         splits = kfold_splits(dataset.y, int(cfg.protocol.n_splits), generators.stream)
@@ -175,8 +217,9 @@ def _split_pass(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, generato
     booster_rngs = generators.booster.spawn(len(splits))
     folds: list[FoldResult] = []
     for f, (train, test) in enumerate(splits):
-        folds.append(_fit_one_split(cfg, dataset, spec, train, test, learner_rngs[f], booster_rngs[f],
-                                    generators.stream))
+        folds.append(
+            _fit_one_split(cfg, dataset, spec, train, test, learner_rngs[f], booster_rngs[f], generators.stream)
+        )
         if on_progress is not None:
             on_progress(f + 1, 1.0 - float(np.mean([r.test_error[-1] for r in folds])))
     test_final = np.array([r.test_error[-1] for r in folds])
@@ -197,13 +240,18 @@ def _split_pass(cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, generato
         "n_examples": int(sum(len(train) for train, _ in splits)),
         "n_test": int(sum(len(test) for _, test in splits)),
     }
-    curve = {"rounds": list(range(1, len(folds[0].test_error) + 1)),
-             "train_error": np.mean([r.train_error for r in folds], axis=0).tolist(),
-             "test_error": np.mean([r.test_error for r in folds], axis=0).tolist()}
+    curve = {
+        "rounds": list(range(1, len(folds[0].test_error) + 1)),
+        "train_error": np.mean([r.train_error for r in folds], axis=0).tolist(),
+        "test_error": np.mean([r.test_error for r in folds], axis=0).tolist(),
+    }
     extras = {}
     if bool(cfg.protocol.get("keep_weights", False)) and folds[0].weights is not None:
-        extras["weights"] = {"fold": 1, "train_index": splits[0][0].tolist(),
-                             "values": np.round(folds[0].weights, 10).tolist()}
+        extras["weights"] = {
+            "fold": 1,
+            "train_index": splits[0][0].tolist(),
+            "values": np.round(folds[0].weights, 10).tolist(),
+        }
     return metrics, curve, extras
 
 
@@ -218,8 +266,8 @@ def run_threads(cfg: DictConfig, n_features: int, k: int) -> int:
     """The threads that train a run's trees (``n_features`` attributes, ``k`` classes or labels):
     ``n_threads``, or (null) every core this process may use when a tree's split attempts are
     big enough to repay them (:data:`THREADS_PAY_FROM`), else 1; at most numba's thread count.
-    Sets numba's count for the compiled pool."""
-
+    Sets numba's count for the compiled pool.
+    """
     if cfg.learner.get("backend") != "compiled":
         return 1
     wanted = cfg.get("n_threads")
@@ -277,7 +325,7 @@ def _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress):
     shuffle_seed = cfg.protocol.get("shuffle_seed")
     rows = None if shuffle_seed is None else source_rows(dataset.n_examples, cfg.dataset.get("moved_rows") or ())
     order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle), shuffle_seed, rows)
-    order = order[:cfg.protocol.get("max_examples") or len(order)]
+    order = order[: cfg.protocol.get("max_examples") or len(order)]
     pool, booster = _online_booster(cfg, spec, dataset, k, generators.learners, generators.booster)
     if on_start is not None:
         on_start(dataset, len(order))
@@ -289,11 +337,14 @@ def _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress):
     return metrics, curve, {}
 
 
-def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None = None,
-                   on_start: Callable[[Any, int], None] | None = None,
-                   on_progress: Callable[[int, float], None] | None = None,
-                   on_stage: Callable[[str], None] | None = None,
-                   spec: AlgorithmSpec | None = None) -> dict[str, Any]:
+def run_experiment(
+    cfg: DictConfig,
+    dataset: Dataset | MultilabelDataset | None = None,
+    on_start: Callable[[Any, int], None] | None = None,
+    on_progress: Callable[[int, float], None] | None = None,
+    on_stage: Callable[[str], None] | None = None,
+    spec: AlgorithmSpec | None = None,
+) -> dict[str, Any]:
     """Run the experiment ``cfg`` describes and return its result record (not yet written).
 
     Args:
@@ -309,7 +360,7 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
         ConfigError, DataError: invalid configuration or data.
     """
     spec = spec or validate(cfg)
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     stage = on_stage or (lambda _: None)
     if dataset is None:
         stage(f"loading {cfg.dataset.name}")
@@ -335,16 +386,21 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
     metrics["us_per_example"] = 1e6 * metrics["runtime_s"] / metrics["n_examples"]
     metrics["peak_rss_bytes"] = peak_rss_bytes()
     metrics["compile_s"] = compile_s  # numba compilation before the timed pass (0 when cached)
-    finished = dt.datetime.now(dt.timezone.utc)
+    finished = dt.datetime.now(dt.UTC)
     config = resolved_dict(cfg)
     names = dataset.label_names if multilabel else dataset.class_names
     return {
         "config": config,
         "config_hash": config_hash(config, spec),
         "code": code_fingerprint(),  # which code computed the numbers (the store key has it)
-        "dataset": {"name": dataset.name, "task": "multilabel" if multilabel else "multiclass",
-                    "n_examples": dataset.n_examples, "n_features": dataset.n_features,
-                    "n_classes": k, "class_names": list(names)},
+        "dataset": {
+            "name": dataset.name,
+            "task": "multilabel" if multilabel else "multiclass",
+            "n_examples": dataset.n_examples,
+            "n_features": dataset.n_features,
+            "n_classes": k,
+            "class_names": list(names),
+        },
         "metrics": metrics,
         "curve": curve,
         **extras,
@@ -354,5 +410,6 @@ def run_experiment(cfg: DictConfig, dataset: Dataset | MultilabelDataset | None 
 
 def save(record: dict[str, Any], results_dir: str) -> Path:
     """Write ``record`` atomically under ``results_dir``, keyed by its config hash and code
-    fingerprint (:func:`boostbench.system.fingerprint.run_key`); returns its path."""
+    fingerprint (:func:`boostbench.system.fingerprint.run_key`); returns its path.
+    """
     return write_record(record, record_path(results_dir, run_key(record["config_hash"], record["code"])))

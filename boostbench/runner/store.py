@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from boostbench.errors import DataError, StoreError
-from boostbench.system.files import atomic_write_text, umask, writer_name
+from boostbench.system.files import atomic_write_text, umask
 
 
 def runs_dir(results_dir: str | os.PathLike) -> Path:
@@ -44,7 +44,8 @@ def _load(path: Path) -> dict[str, Any]:
 
 def has_record(results_dir: str | os.PathLike, config_hash: str) -> bool:
     """Whether the run's record exists and reads as one (a truncated or foreign file does not
-    count: the run is done again and the file replaced)."""
+    count: the run is done again and the file replaced).
+    """
     try:
         read_record(results_dir, config_hash)
     except DataError:
@@ -78,8 +79,9 @@ def read_record(results_dir: str | os.PathLike, config_hash: str) -> dict[str, A
     return _load(record_path(results_dir, config_hash))
 
 
-def iter_records(results_dir: str | os.PathLike,
-                 on_error: Callable[[DataError], None] | None = None) -> Iterator[dict[str, Any]]:
+def iter_records(
+    results_dir: str | os.PathLike, on_error: Callable[[DataError], None] | None = None
+) -> Iterator[dict[str, Any]]:
     """Every record of a store, in file-name order.
 
     Args:
@@ -101,7 +103,8 @@ def iter_records(results_dir: str | os.PathLike,
 def clean_temporaries(results_dir: str | os.PathLike, stale_after_s: float = 3600.0) -> int:
     """Remove the temporary files of record writes that never finished (a writer killed mid-write):
     on this machine those of dead processes, from other machines those older than ``stale_after_s``.
-    Returns how many were removed."""
+    Returns how many were removed.
+    """
     removed = 0
     for temporary in runs_dir(results_dir).glob(".*.tmp"):
         parts = temporary.name.split(".")  # "", stem, host..., pid, random, "tmp"
@@ -113,13 +116,17 @@ def clean_temporaries(results_dir: str | os.PathLike, stale_after_s: float = 360
 def remove_if_dead(path: Path, host: str, pid: str, stale_after_s: float) -> bool:
     """Remove ``path``, a file of process ``pid`` on ``host`` (parsed from its name), if that
     writer is gone: on this machine its process no longer runs; from another machine the file was
-    not touched for ``stale_after_s``. Returns whether it was removed."""
+    not touched for ``stale_after_s``. Returns whether it was removed.
+    """
     import socket
     import time
 
     try:
-        stale = (not process_alive(int(pid)) if host == socket.gethostname()
-                 else time.time() - path.stat().st_mtime > stale_after_s)
+        stale = (
+            not process_alive(int(pid))
+            if host == socket.gethostname()
+            else time.time() - path.stat().st_mtime > stale_after_s
+        )
     except (ValueError, OSError):
         return False  # not ours, or gone meanwhile
     if stale:
@@ -142,7 +149,8 @@ def write_record(record: dict[str, Any], path: Path) -> Path:
 
 def failure_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
     """``<results_dir>/failed/<hash>.json``: why the last attempt at a run failed (removed when it
-    succeeds)."""
+    succeeds).
+    """
     return Path(results_dir) / "failed" / f"{config_hash}.json"
 
 
@@ -196,7 +204,7 @@ class Claim:
         except (OSError, ValueError):
             pass
 
-    def __enter__(self) -> "Claim":
+    def __enter__(self) -> Claim:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -205,7 +213,8 @@ class Claim:
 
 def _process_start(pid: int) -> int | None:
     """When process ``pid`` started (clock ticks since boot, Linux), None if it is gone or a
-    zombie (killed, not yet reaped: alive to ``kill(pid, 0)``, dead to us)."""
+    zombie (killed, not yet reaped: alive to ``kill(pid, 0)``, dead to us).
+    """
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     except OSError:
@@ -218,13 +227,19 @@ def _owner() -> dict[str, Any]:
     import socket
     import uuid
 
-    return {"host": socket.gethostname(), "pid": os.getpid(), "process_start": _process_start(os.getpid()),
-            "token": uuid.uuid4().hex, "started_utc": dt.datetime.now(dt.timezone.utc).isoformat()}
+    return {
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "process_start": _process_start(os.getpid()),
+        "token": uuid.uuid4().hex,
+        "started_utc": dt.datetime.now(dt.UTC).isoformat(),
+    }
 
 
 def process_alive(pid: int, started: int | None = None) -> bool:
     """Whether process ``pid`` on this machine still runs; with ``started`` (its start time, as
-    :func:`_process_start` read it), whether it is still that process and not a reuse of its pid."""
+    :func:`_process_start` read it), whether it is still that process and not a reuse of its pid.
+    """
     if Path("/proc/self/stat").exists():
         start = _process_start(pid)
         return start is not None and started in (None, start)
@@ -239,7 +254,8 @@ def process_alive(pid: int, started: int | None = None) -> bool:
 
 def _is_stale(path: Path, stale_after_s: float) -> bool:
     """Whether the claim at ``path`` belongs to a dead worker: on this machine its process is gone;
-    from another machine it was not refreshed for ``stale_after_s`` seconds."""
+    from another machine it was not refreshed for ``stale_after_s`` seconds.
+    """
     import socket
     import time
 
@@ -253,14 +269,21 @@ def _is_stale(path: Path, stale_after_s: float) -> bool:
         owner = None
     if not isinstance(owner, dict):  # never completed: out of space, or killed as it claimed
         return age > min(CLAIM_WRITE_S, stale_after_s)
-    if (owner.get("host") == socket.gethostname() and isinstance(owner.get("pid"), int)
-            and not process_alive(owner["pid"], owner.get("process_start"))):
+    if (
+        owner.get("host") == socket.gethostname()
+        and isinstance(owner.get("pid"), int)
+        and not process_alive(owner["pid"], owner.get("process_start"))
+    ):
         return True  # its owner ran on this machine and is gone
     return age > stale_after_s
 
 
-def claim(results_dir: str | os.PathLike, config_hash: str, stale_after_s: float = CLAIM_STALE_AFTER_S,
-          refresh_s: float = CLAIM_REFRESH_S) -> Claim | None:
+def claim(
+    results_dir: str | os.PathLike,
+    config_hash: str,
+    stale_after_s: float = CLAIM_STALE_AFTER_S,
+    refresh_s: float = CLAIM_REFRESH_S,
+) -> Claim | None:
     """Claim the grid point ``config_hash`` for this process.
 
     Returns:

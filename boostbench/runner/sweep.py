@@ -5,7 +5,8 @@ parallelism by default; any installed launcher, e.g. submitit for a cluster, thr
 ``hydra/launcher=...``), driven through hydra-zen's ``launch`` so that a typer command can start it.
 Each job is keyed by its config hash and the fingerprint of the code that computes it
 (:func:`boostbench.system.fingerprint.run_key`): a job whose record exists is skipped (a code change makes
-new keys, so finished configs run again), and a claim on the key (:func:`boostbench.runner.store.claim`: an exclusive-create file that works on the network
+new keys, so finished configs run again), and a claim on the key (:func:`boostbench.runner.store.claim`: an
+exclusive-create file that works on the network
 filesystems clusters share, taken over once its owner stops refreshing it) keeps two identical
 grid points, e.g. an algorithm that ignores gamma swept over a gamma grid, or two sweeps on one
 store, from running one configuration twice at once. Records are written atomically, so a sweep
@@ -29,15 +30,23 @@ from typing import Any
 from omegaconf import DictConfig, OmegaConf
 
 from boostbench.algorithms import algorithm_spec
-from boostbench.runner.config import check_group_overrides, complete, config_hash, incompatibility, validate
-from boostbench.suggest import quote_separators
 from boostbench.errors import BoostbenchError, ConfigError, NotApplicable
+from boostbench.runner.checks import check_overrides, path_problem
+from boostbench.runner.config import check_group_overrides, complete, config_hash, incompatibility, validate
+from boostbench.runner.store import (
+    check_writable,
+    claim,
+    clean_temporaries,
+    failure_path,
+    has_record,
+    process_alive,
+    remove_if_dead,
+    write_record,
+)
+from boostbench.suggest import quote_separators
+from boostbench.system.cache_safety import check_caches
 from boostbench.system.fingerprint import run_key
 from boostbench.system.paths import CONFIG_DIR
-from boostbench.runner.checks import check_overrides, path_problem
-from boostbench.system.cache_safety import check_caches
-from boostbench.runner.store import (check_writable, claim, clean_temporaries, failure_path, has_record, process_alive,
-                              remove_if_dead, write_record)
 
 
 @dataclass(frozen=True)
@@ -73,13 +82,23 @@ SWEEP_PROGRESS = "BOOSTBENCH_SWEEP_PROGRESS"  # a file the workers append their 
 
 def _report(outcome: JobOutcome) -> None:
     """Tell the sweep a job ended: one JSON line appended to its progress file (a write under
-    PIPE_BUF bytes with O_APPEND lands whole), or, without one (a remote worker), a printed line."""
+    PIPE_BUF bytes with O_APPEND lands whole), or, without one (a remote worker), a printed line.
+    """
     import json
 
     path = os.environ.get(SWEEP_PROGRESS)
     if path:
-        line = json.dumps({"status": outcome.status, "label": outcome.label, "seconds": round(outcome.seconds, 2),
-                           "message": outcome.message[:300]}) + "\n"
+        line = (
+            json.dumps(
+                {
+                    "status": outcome.status,
+                    "label": outcome.label,
+                    "seconds": round(outcome.seconds, 2),
+                    "message": outcome.message[:300],
+                }
+            )
+            + "\n"
+        )
         try:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # not created: a finished sweep's is gone
             try:
@@ -95,7 +114,8 @@ def _report(outcome: JobOutcome) -> None:
 
 def count_jobs(overrides: Sequence[str]) -> int | None:
     """How many jobs a sweep's grid has (the experiment's ``hydra.sweeper.params`` and the command
-    line's overrides, as Hydra's basic sweeper expands them); None if it cannot be told."""
+    line's overrides, as Hydra's basic sweeper expands them); None if it cannot be told.
+    """
     from hydra import compose, initialize_config_dir
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
     from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -109,8 +129,10 @@ def count_jobs(overrides: Sequence[str]) -> int | None:
             cfg = compose(config_name="config", overrides=plain, return_hydra_config=True)
         params = cfg.hydra.sweeper.get("params")
         params = OmegaConf.to_container(params) if params else {}
-        merged = {**{key: f"{key}={value}" for key, value in params.items()},
-                  **{o.get_key_element(): o.input_line for o in parsed}}
+        merged = {
+            **{key: f"{key}={value}" for key, value in params.items()},
+            **{o.get_key_element(): o.input_line for o in parsed},
+        }
         (batch,) = BasicSweeper.split_arguments(parser.parse_overrides(list(merged.values())), None)
         return len(batch)
     except Exception:  # the sweep itself reports a bad grid
@@ -119,7 +141,8 @@ def count_jobs(overrides: Sequence[str]) -> int | None:
 
 def _die_with_the_sweep() -> None:
     """In a worker the sweep started (joblib, submitit_local), die when the sweep dies: a killed
-    sweep must not leave workers running jobs and writing records (Linux ``PR_SET_PDEATHSIG``)."""
+    sweep must not leave workers running jobs and writing records (Linux ``PR_SET_PDEATHSIG``).
+    """
     import ctypes
     import signal
 
@@ -141,7 +164,8 @@ _LEFTOVER = re.compile(r"^(?:joblib_memmapping_folder_|sem\.loky-)(\d+)[_-]")
 def clean_leftovers(shared_memory: Path = SHARED_MEMORY) -> int:
     """Remove what killed sweeps left in shared memory: joblib's memmapping folders and loky's
     semaphores of processes that no longer run (a SIGKILL gives their cleaner no chance).
-    Returns how many were removed."""
+    Returns how many were removed.
+    """
     removed = 0
     if not shared_memory.is_dir():
         return 0
@@ -159,7 +183,8 @@ def clean_leftovers(shared_memory: Path = SHARED_MEMORY) -> int:
 
 def sweep_job(cfg: DictConfig) -> JobOutcome:
     """Run one grid point unless its record exists (the Hydra task function); its outcome also goes
-    to the sweep's progress (:func:`_report`)."""
+    to the sweep's progress (:func:`_report`).
+    """
     _die_with_the_sweep()
     outcome = _job(cfg, time.perf_counter())
     _report(outcome)
@@ -211,8 +236,12 @@ def _job(cfg: DictConfig, began: float) -> JobOutcome:
 # simultaneous tasks, the CPUs of a local Ray cluster (each job asks for one), and for
 # submitit_local, which starts all the jobs it is given at once, the size of the batches Hydra's
 # sweeper gives it one after the other.
-PARALLELISM = {"joblib": "hydra.launcher.n_jobs", "submitit_slurm": "hydra.launcher.array_parallelism",
-               "ray": "+hydra.launcher.ray.init.num_cpus", "submitit_local": "hydra.sweeper.max_batch_size"}
+PARALLELISM = {
+    "joblib": "hydra.launcher.n_jobs",
+    "submitit_slurm": "hydra.launcher.array_parallelism",
+    "ray": "+hydra.launcher.ray.init.num_cpus",
+    "submitit_local": "hydra.sweeper.max_batch_size",
+}
 
 
 #: Launchers whose jobs share this machine's cores: at most one job per core, all cores by default
@@ -237,18 +266,23 @@ def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[st
         n_jobs = cores
     if n_jobs is not None:
         if launcher in LOCAL_PARALLELISM and n_jobs > cores:
-            raise ConfigError(f"-j {n_jobs} runs more jobs than this machine's {cores} cores: each run's runtime_s "
-                              f"would count the others' time; use -j {cores} or fewer")
+            raise ConfigError(
+                f"-j {n_jobs} runs more jobs than this machine's {cores} cores: each run's runtime_s "
+                f"would count the others' time; use -j {cores} or fewer"
+            )
         if key is None:
-            raise ConfigError(f"-j has no meaning for hydra/launcher={launcher} (it sets its own parallelism); "
-                              f"-j works with {', '.join(PARALLELISM)}")
+            raise ConfigError(
+                f"-j has no meaning for hydra/launcher={launcher} (it sets its own parallelism); "
+                f"-j works with {', '.join(PARALLELISM)}"
+            )
         extra.append(f"{key}={n_jobs}")
     return extra
 
 
 def _failed(cfg: DictConfig, key: str, label: str, exc: Exception, seconds: float) -> JobOutcome:
     """Report a failed job in one line and keep why in ``failed/<key>.json`` (a cluster job's
-    terminal is seldom watched); a later sweep runs it again."""
+    terminal is seldom watched); a later sweep runs it again.
+    """
     import traceback
 
     if isinstance(exc, BoostbenchError):
@@ -257,15 +291,21 @@ def _failed(cfg: DictConfig, key: str, label: str, exc: Exception, seconds: floa
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         reason = f"{type(exc).__name__}: {' '.join(str(exc).split())} ({Path(frame.filename).name}:{frame.lineno})"
     try:
-        write_record({"key": key, "label": label, "reason": reason,
-                      "config": OmegaConf.to_container(cfg, resolve=True)}, failure_path(cfg.results_dir, key))
+        write_record(
+            {"key": key, "label": label, "reason": reason, "config": OmegaConf.to_container(cfg, resolve=True)},
+            failure_path(cfg.results_dir, key),
+        )
     except BoostbenchError:
         pass  # the outcome still says it
     return JobOutcome("error", key, label, seconds, reason)
 
 
-def run_sweep(overrides: Sequence[str], n_jobs: int | None = None,
-              on_outcome: Callable[[dict[str, Any]], None] | None = None, allow_code: bool = False) -> list[JobOutcome]:
+def run_sweep(
+    overrides: Sequence[str],
+    n_jobs: int | None = None,
+    on_outcome: Callable[[dict[str, Any]], None] | None = None,
+    allow_code: bool = False,
+) -> list[JobOutcome]:
     """Expand ``overrides`` (Hydra sweep syntax: ``a=1,2``, ``seed='range(0,5)'``) and run every job.
 
     Args:
@@ -341,17 +381,23 @@ def run_sweep(overrides: Sequence[str], n_jobs: int | None = None,
             try:
                 outcomes.append(job.return_value)
             except Exception as exc:  # a crash inside the job: report it, do not hide it
-                outcomes.append(JobOutcome("error", "", str(getattr(job, "overrides", "?")), 0.0,
-                                           f"{type(exc).__name__}: {exc}"))
+                outcomes.append(
+                    JobOutcome("error", "", str(getattr(job, "overrides", "?")), 0.0, f"{type(exc).__name__}: {exc}")
+                )
     if plain:  # a grid point found busy because its twin in this sweep ran it is done now
-        outcomes = [JobOutcome("skipped", o.key, o.label, o.seconds) if o.status == "busy" and o.key
-                    and has_record(results_dir, o.key) else o for o in outcomes]
+        outcomes = [
+            JobOutcome("skipped", o.key, o.label, o.seconds)
+            if o.status == "busy" and o.key and has_record(results_dir, o.key)
+            else o
+            for o in outcomes
+        ]
     return outcomes
 
 
 def _results_dir(overrides: Sequence[str]) -> str | None:
     """The one results directory of a sweep, as Hydra reads its override (quotes removed, as for
-    ``run``); None when it is swept, interpolated or does not parse (Hydra says why later)."""
+    ``run``); None when it is swept, interpolated or does not parse (Hydra says why later).
+    """
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
     given = [o for o in overrides if o.lstrip("+").startswith("results_dir=")]
@@ -366,7 +412,8 @@ def _results_dir(overrides: Sequence[str]) -> str | None:
 
 def hydra_quote(text: str) -> str:
     """``text`` as a quoted string of Hydra's override grammar: its quotes escaped, with the
-    backslashes before them and at its end doubled (other backslashes are literal there)."""
+    backslashes before them and at its end doubled (other backslashes are literal there).
+    """
     escaped = re.sub(r"(\\*)'", lambda m: m.group(1) * 2 + "\\'", text)
     return "'" + re.sub(r"(\\+)$", lambda m: m.group(1) * 2, escaped) + "'"
 
@@ -374,10 +421,11 @@ def hydra_quote(text: str) -> str:
 def clean_progress_files(results_dir: str | os.PathLike, stale_after_s: float = 86400.0) -> int:
     """Remove the progress files (``.sweep-<host>-<pid>.progress``) of sweeps that died (SIGKILL):
     on this machine those of processes that no longer run, from other machines those untouched
-    for ``stale_after_s``. Returns how many were removed."""
+    for ``stale_after_s``. Returns how many were removed.
+    """
     removed = 0
     for progress in Path(results_dir).glob(".sweep-*.progress"):
-        host, _, pid = progress.name[len(".sweep-"):-len(".progress")].rpartition("-")
+        host, _, pid = progress.name[len(".sweep-") : -len(".progress")].rpartition("-")
         removed += remove_if_dead(progress, host, pid, stale_after_s)
     return removed
 
@@ -385,7 +433,8 @@ def clean_progress_files(results_dir: str | os.PathLike, stale_after_s: float = 
 def _follow(directory: Path, on_outcome: Callable[[dict[str, Any]], None]) -> tuple[Path, Callable[[], None]]:
     """Start reading the jobs' progress file (``<directory>/.sweep-<host>-<pid>.progress``) in a
     thread that passes each outcome to ``on_outcome``; returns the file and the function that
-    stops the thread (after the last lines) and removes the file."""
+    stops the thread (after the last lines) and removes the file.
+    """
     import json
     import socket
     import threading

@@ -23,7 +23,8 @@ from boostbench.system.paths import cache_dir
 def _writable_by_others(info: os.stat_result) -> bool:
     """Writable by anyone but its owner: by all, or by a group with other members than the owner
     (under umask 002 a user's private group, which has none, gets the write bit: that is no
-    stranger)."""
+    stranger).
+    """
     if info.st_mode & 0o002:
         return True
     if not info.st_mode & 0o020:
@@ -55,8 +56,10 @@ def check_cache_dir(directory: str | os.PathLike) -> None:
         except OSError:
             continue
         if _writable_by_others(parent.stat()) and not mode & stat.S_ISVTX:
-            raise ConfigError(f"cache {root}: its parent {parent} is writable by other users (chmod go-w it, or set "
-                              f"BOOSTBENCH_CACHE to a directory of your own)")
+            raise ConfigError(
+                f"cache {root}: its parent {parent} is writable by other users (chmod go-w it, or set "
+                f"BOOSTBENCH_CACHE to a directory of your own)"
+            )
     if not root.exists():
         return
     me = os.geteuid()
@@ -64,13 +67,16 @@ def check_cache_dir(directory: str | os.PathLike) -> None:
         info = os.stat(current)
         if info.st_uid not in (me, 0) or _writable_by_others(info):
             who = "another user's" if info.st_uid not in (me, 0) else "writable by other users"
-            raise ConfigError(f"cache directory {current} is {who}: its files (the compiled kernels' index is a pickle) "
-                              f"cannot be trusted; chmod go-w it or use a cache directory of your own")
+            raise ConfigError(
+                f"cache directory {current} is {who}: its files (the compiled kernels' index is a pickle) "
+                f"cannot be trusted; chmod go-w it or use a cache directory of your own"
+            )
 
 
 def check_caches() -> None:
     """:func:`check_cache_dir` on boostbench's cache root and on the kernels', if ``NUMBA_CACHE_DIR``
-    points elsewhere."""
+    points elsewhere.
+    """
     check_cache_dir(cache_dir(""))
     kernels = os.environ.get("NUMBA_CACHE_DIR")
     if kernels:
@@ -79,7 +85,8 @@ def check_caches() -> None:
 
 def make_private_dirs(directory: Path) -> None:
     """Make ``directory`` and its missing parents writable by their owner only (whatever the
-    umask: :func:`check_cache_dir` would refuse them otherwise)."""
+    umask: :func:`check_cache_dir` would refuse them otherwise).
+    """
     missing = []
     for path in (directory, *directory.parents):
         if path.exists():

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import numpy as np
 
-
 #: The layout of a cache file: its arrays plus ``__format__``, ``__key__`` and ``__sha256__``
 #: (:func:`_digest`); a file without them, or of another format, is recomputed
 FORMAT = 1
@@ -42,7 +41,8 @@ def load_arrays(path: Path, key: str | None = None) -> dict[str, np.ndarray] | N
     """The arrays :func:`save_arrays` wrote to ``path`` under ``key`` (default: the file's name),
     or None if the file is missing, from before files carried a format, or (with a one-line
     warning on stderr) unreadable, of another format or key, or failing its checksum: the caller
-    recomputes the values and its next save replaces the file. Never unpickles."""
+    recomputes the values and its next save replaces the file. Never unpickles.
+    """
     key = path.name if key is None else key
     try:
         with np.load(path, allow_pickle=False) as data:
@@ -69,14 +69,16 @@ def load_arrays(path: Path, key: str | None = None) -> dict[str, np.ndarray] | N
 def save_arrays(path: Path, key: str | None = None, **arrays: np.ndarray) -> bool:
     """Write ``arrays`` to ``path`` atomically, with the format, ``key`` (default: the file's
     name) and their checksum that :func:`load_arrays` verifies; False (nothing written) if that
-    fails."""
+    fails.
+    """
     from boostbench.system.cache_safety import make_private_dirs
     from boostbench.system.files import atomic_write_bytes
 
     key = path.name if key is None else key
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays, __format__=np.int64(FORMAT), __key__=np.str_(key),
-             __sha256__=np.str_(_digest(key, arrays)))
+    np.savez(
+        buffer, **arrays, __format__=np.int64(FORMAT), __key__=np.str_(key), __sha256__=np.str_(_digest(key, arrays))
+    )
     try:
         make_private_dirs(path.parent)
         atomic_write_bytes(path, buffer.getvalue())

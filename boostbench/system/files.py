@@ -32,8 +32,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     # the writer in the name: a writer killed mid-write leaves a file that clean_temporaries finds
-    handle = tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=f".{path.stem}.{writer_name()}.", suffix=".tmp",
-                                         delete=False)
+    handle = tempfile.NamedTemporaryFile(
+        "wb", dir=path.parent, prefix=f".{path.stem}.{writer_name()}.", suffix=".tmp", delete=False
+    )
     try:
         with handle:
             handle.write(data)

@@ -18,8 +18,20 @@ from pathlib import Path
 from boostbench.system.paths import PACKAGE_DIR
 
 #: What computes a run's numbers: modules and subpackages of ``boostbench``
-NUMERIC_SOURCES = ("algorithms.py", "runner/experiment.py", "seeding.py", "metrics.py", "system/kernel_cache.py",
-                   "system/disk_cache.py", "data", "learners", "boosters", "core", "batch", "protocols")
+NUMERIC_SOURCES = (
+    "algorithms.py",
+    "runner/experiment.py",
+    "seeding.py",
+    "metrics.py",
+    "system/kernel_cache.py",
+    "system/disk_cache.py",
+    "data",
+    "learners",
+    "boosters",
+    "core",
+    "batch",
+    "protocols",
+)
 #: Libraries whose version can change the numbers (river's trees, numba's float maths, ...)
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "river", "numba", "pandas")
 
@@ -58,5 +70,6 @@ def code_fingerprint() -> str:
 
 def run_key(config_hash: str, code: str | None = None) -> str:
     """The store key of a run: ``<config hash>.<code fingerprint>`` (this process's code unless
-    ``code`` is given). The record of a config made by other code has another key."""
+    ``code`` is given). The record of a config made by other code has another key.
+    """
     return f"{config_hash}.{code or code_fingerprint()}"

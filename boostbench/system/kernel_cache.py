@@ -28,17 +28,20 @@ from boostbench.system.paths import PACKAGE_DIR, cache_dir
 
 def source_digest(package: Path) -> str:
     """sha256 (16 hex digits) of the path and text of every module under ``package`` that uses numba
-    (imports it, or declares kernels through this module)."""
+    (imports it, or declares kernels through this module).
+    """
     from boostbench.system.fingerprint import digest_files
 
-    return digest_files(package, (p for p in package.rglob("*.py") if b"numba" in (text := p.read_bytes())
-                                  or b"kernel_cache" in text))
+    return digest_files(
+        package, (p for p in package.rglob("*.py") if b"numba" in (text := p.read_bytes()) or b"kernel_cache" in text)
+    )
 
 
 def configure() -> Path | None:
     """Point numba's cache at ``<cache>/numba/<source digest>`` (see :func:`cache_dir`), unless
     ``NUMBA_CACHE_DIR`` is set or that directory cannot be written (numba's default then).
-    Must run before the kernel modules are imported. Returns the directory used, or None."""
+    Must run before the kernel modules are imported. Returns the directory used, or None.
+    """
     if os.environ.get("NUMBA_CACHE_DIR"):
         return None
     target = cache_dir("numba") / source_digest(PACKAGE_DIR)
@@ -58,7 +61,8 @@ def compile_lock():
     """Hold an exclusive lock on the kernel cache while compiling or loading kernels: one process
     at a time. numba's cache is not safe against processes compiling the same parallel kernel at
     once (numba#10128: each names the kernel's parts its own way, and a cache mixing both
-    crashes the process that loads it), which a sweep's jobs on a fresh cache would do."""
+    crashes the process that loads it), which a sweep's jobs on a fresh cache would do.
+    """
     directory = os.environ.get("NUMBA_CACHE_DIR") or configure()
     if not directory:
         yield
@@ -81,22 +85,26 @@ class KernelDispatcher(CPUDispatcher):
     of its arguments, never for their literal values: numba would otherwise compile one copy of
     ``f(x, 0)``, another of ``f(x, -1)`` and a third of ``f(x, n)``, each with all its callees
     (a run's kernels held 11 such duplicates). LLVM still folds a constant argument once it
-    inlines the call."""
+    inlines the call.
+    """
 
     def get_call_template(self, args, kws):
-        return super().get_call_template(tuple(types.unliteral(a) for a in args),
-                                         {name: types.unliteral(a) for name, a in kws.items()})
+        return super().get_call_template(
+            tuple(types.unliteral(a) for a in args), {name: types.unliteral(a) for name, a in kws.items()}
+        )
 
 
 def njit(function=None, *, cache: bool = False, **options):
     """``numba.njit`` (as a decorator, with or without options) after :func:`configure` (once per
     process: it then finds ``NUMBA_CACHE_DIR`` set; numba picks a kernel's cache directory when
-    it is declared), declaring a :class:`KernelDispatcher`."""
+    it is declared), declaring a :class:`KernelDispatcher`.
+    """
     configure()
 
     def declare(py_func):
-        dispatcher = KernelDispatcher(py_func=py_func, locals={},
-                                      targetoptions={"nopython": True, "boundscheck": None, **options})
+        dispatcher = KernelDispatcher(
+            py_func=py_func, locals={}, targetoptions={"nopython": True, "boundscheck": None, **options}
+        )
         if cache:
             dispatcher.enable_caching()
         return dispatcher
@@ -114,7 +122,8 @@ def kernel(function):
 
 def inlined_kernel(function):
     """:func:`kernel`, always inlined where it is called: for a helper called per tree per example
-    with a tuple of arrays, which a call would copy field by field."""
+    with a tuple of arrays, which a call would copy field by field.
+    """
     return njit(function, cache=True, _nrt=False, inline="always")
 
 
@@ -122,5 +131,6 @@ def parallel_kernel(function):
     """:func:`kernel` with numba's parallel loops (``numba.prange``). numba drops a store made
     through a field of a tuple argument in code inlined outside the loop (numba#5872, #7135):
     such stores belong in a kernel it calls. Call it from Python only: numba's cache mishandles a
-    cached kernel that calls a parallel one (numba#8578: the process that loads it may crash)."""
+    cached kernel that calls a parallel one (numba#8578: the process that loads it may crash).
+    """
     return njit(function, cache=True, _nrt=False, parallel=True)

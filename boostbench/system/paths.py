@@ -21,7 +21,8 @@ REPO_ROOT = PACKAGE_DIR.parent
 def shipped_dir(name: str) -> Path:
     """The folder ``name`` (``configs`` or ``datasets``): inside the package when installed from a
     wheel, else at the checkout's root. Inside is tried first: site-packages may hold another
-    distribution's top-level ``configs``."""
+    distribution's top-level ``configs``.
+    """
     inside = PACKAGE_DIR / name
     return inside if inside.is_dir() else REPO_ROOT / name
 
@@ -32,6 +33,7 @@ VENDORED_DATA_DIR = shipped_dir("datasets")
 
 def cache_dir(kind: str) -> Path:
     """``$BOOSTBENCH_CACHE/<kind>`` (default ``~/.cache/boostbench/<kind>``): compiled kernels
-    (:mod:`boostbench.system.kernel_cache`) and computed arrays (:mod:`boostbench.system.disk_cache`)."""
+    (:mod:`boostbench.system.kernel_cache`) and computed arrays (:mod:`boostbench.system.disk_cache`).
+    """
     root = os.environ.get("BOOSTBENCH_CACHE") or Path.home() / ".cache" / "boostbench"
     return Path(root) / kind

@@ -46,7 +46,8 @@ def _child_cpu_seconds(pid: str) -> float:
 
 def cpu_seconds() -> float:
     """CPU seconds (user + system, every thread) used so far by this process and its live
-    children: ``time.process_time`` plus the children's ``/proc/<pid>/stat``."""
+    children: ``time.process_time`` plus the children's ``/proc/<pid>/stat``.
+    """
     return time.process_time() + sum(_child_cpu_seconds(pid) for pid in _children())
 
 
@@ -186,5 +187,13 @@ class ResourceMeter:
 
 
 #: A record's metrics that measure the machine, not the algorithm: two runs of one config differ there
-MACHINE_DEPENDENT = ("runtime_s", "us_per_example", "peak_rss_bytes", "compile_s", "cache_fill_s", "cpu_s",
-                     "ram_hours", "model_bytes")
+MACHINE_DEPENDENT = (
+    "runtime_s",
+    "us_per_example",
+    "peak_rss_bytes",
+    "compile_s",
+    "cache_fill_s",
+    "cpu_s",
+    "ram_hours",
+    "model_bytes",
+)

@@ -1,2 +1,3 @@
 """Other libraries' online ensembles as the runner's algorithms (river's, MOA's through capymoa,
-Vowpal Wabbit's), with their own weak learners and defaults."""
+Vowpal Wabbit's), with their own weak learners and defaults.
+"""

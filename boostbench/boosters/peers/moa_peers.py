@@ -18,12 +18,13 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
 from boostbench.boosters.peers.moa_worker import ENSEMBLES, ERROR_MARK, _read, _write
-from boostbench.constraints import OneOf
+from boostbench.constraints import Constraint, OneOf
 from boostbench.errors import PeerError
 from boostbench.system.paths import REPO_ROOT
 
@@ -42,16 +43,19 @@ def moa_python() -> str:
     for candidate in (os.environ.get("BOOSTBENCH_MOA_PYTHON"), str(REPO_ROOT / ".venv-moa" / "bin" / "python")):
         if candidate and Path(candidate).exists():
             return candidate
-    raise ValueError("MOA's ensembles need capymoa and Java: `make bench-moa-setup` makes .venv-moa with capymoa, "
-                     "or set BOOSTBENCH_MOA_PYTHON to a Python that has it")
+    raise ValueError(
+        "MOA's ensembles need capymoa and Java: `make bench-moa-setup` makes .venv-moa with capymoa, "
+        "or set BOOSTBENCH_MOA_PYTHON to a Python that has it"
+    )
 
 
 def last_error(stderr: str, limit: int = 400) -> str:
     """A child process's ``stderr`` as one line for a failure's reason: the worker's marked error
     (:data:`~boostbench.boosters.peers.moa_worker.ERROR_MARK`), else the error a Python traceback ends
-    with, else the last ``limit`` characters, whitespace collapsed."""
+    with, else the last ``limit`` characters, whitespace collapsed.
+    """
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    marked = [line[len(ERROR_MARK):] for line in lines if line.startswith(ERROR_MARK)]
+    marked = [line[len(ERROR_MARK) :] for line in lines if line.startswith(ERROR_MARK)]
     if marked:
         return marked[-1][:limit]
     if "Traceback (most recent call last):" in stderr and lines:
@@ -79,20 +83,31 @@ class MOAEnsemble(OnlineBooster):
             message: SGBT's FIMT-DD trees raise a NullPointerException on some missing values.
     """
 
-    _parameter_constraints = {"ensemble": OneOf(tuple(ENSEMBLES))}
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {"ensemble": OneOf(tuple(ENSEMBLES))}
 
     def __init__(self, pool, n_classes, rng, ensemble: str, n_learners: int, n_categories):
         super().__init__(pool, n_classes, rng)
         self._validate_params(ensemble=ensemble)
         self.ensemble = ensemble
         self._log = tempfile.TemporaryFile()  # the child's stderr (the JVM's messages), for errors
-        self._process = subprocess.Popen([moa_python(), str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self._log)
+        self._process = subprocess.Popen(
+            [moa_python(), str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log
+        )
         self._x = None
         try:
-            ready = self._ask(("setup", {"ensemble": ensemble, "n_learners": int(n_learners),
-                                         "seed": int(rng.integers(2**31)), "n_classes": int(n_classes),
-                                         "n_categories": [int(m) for m in n_categories]}), setup=True)
+            ready = self._ask(
+                (
+                    "setup",
+                    {
+                        "ensemble": ensemble,
+                        "n_learners": int(n_learners),
+                        "seed": int(rng.integers(2**31)),
+                        "n_classes": int(n_classes),
+                        "n_categories": [int(m) for m in n_categories],
+                    },
+                ),
+                setup=True,
+            )
         except PeerError:
             ready = None
         if ready != "ready":
@@ -100,7 +115,8 @@ class MOAEnsemble(OnlineBooster):
 
     def _stderr(self) -> str:
         """What the child said last, on one line: a Python traceback's last line (its error), else
-        the tail of its messages (the JVM's)."""
+        the tail of its messages (the JVM's).
+        """
         self._log.seek(0)
         return last_error(self._log.read().decode(errors="replace"))
 
@@ -130,7 +146,8 @@ class MOAEnsemble(OnlineBooster):
 
     def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """One message per chunk: MOA predicts then trains on each row in its process (a row it
-        has no prediction for counts as a uniform draw's hit, as :meth:`predict` would draw)."""
+        has no prediction for counts as a uniform draw's hit, as :meth:`predict` would draw).
+        """
         labels = self._ask(("test_then_train", (np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64))))
         none = labels < 0
         labels[none] = self.rng.integers(self.n_classes, size=int(none.sum()))

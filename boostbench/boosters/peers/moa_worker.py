@@ -31,7 +31,8 @@ ENSEMBLES = {
 
 def _read(stream):
     """The next message; EOFError when the other side has closed the pipe (or died): a message
-    may itself be None (no probabilities yet), so the end of the stream cannot be None."""
+    may itself be None (no probabilities yet), so the end of the stream cannot be None.
+    """
     header = stream.read(8)
     if len(header) < 8:
         raise EOFError("the pipe closed")

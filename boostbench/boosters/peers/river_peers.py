@@ -2,14 +2,17 @@
 as the papers' algorithms: the boosting ones (``river_adaboost``, ``river_adwin_boosting``,
 ``river_bole``) and the stream-ensemble baselines (``river_arf``, ``river_srp``,
 ``river_leveraging_bagging``). They run as river ships them: river's trees with river's defaults
-(nominal attributes declared), river's own ``predict_one``."""
+(nominal attributes declared), river's own ``predict_one``.
+"""
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
-from boostbench.constraints import OneOf
+from boostbench.constraints import Constraint, OneOf
 
 
 def _hoeffding_tree(nominal, **defaults):
@@ -20,13 +23,16 @@ def _hoeffding_tree(nominal, **defaults):
 
 def _over_trees(class_name: str, **tree_defaults):
     """An ensemble of river.ensemble over N river Hoeffding trees (``tree_defaults``: the base
-    model river itself uses when given none, e.g. SRP's grace period 50 and delta 0.01)."""
+    model river itself uses when given none, e.g. SRP's grace period 50 and delta 0.01).
+    """
 
     def build(nominal, n_models: int, seed: int):
         from river import ensemble
 
-        return getattr(ensemble, class_name)(model=_hoeffding_tree(nominal, **tree_defaults), n_models=n_models,
-                                             seed=seed)
+        return getattr(ensemble, class_name)(
+            model=_hoeffding_tree(nominal, **tree_defaults), n_models=n_models, seed=seed
+        )
+
     return build
 
 
@@ -62,7 +68,7 @@ class RiverEnsemble(OnlineBooster):
         ValueError: an unknown ``ensemble``.
     """
 
-    _parameter_constraints = {"ensemble": OneOf(tuple(ENSEMBLES))}
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {"ensemble": OneOf(tuple(ENSEMBLES))}
 
     def __init__(self, pool, n_classes, rng, ensemble: str, n_learners: int, n_categories):
         super().__init__(pool, n_classes, rng)
@@ -77,7 +83,7 @@ class RiverEnsemble(OnlineBooster):
         return self._x
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
-        """river's ``predict_proba_one`` as ``(k,)`` (uniform before any learning)."""
+        """River's ``predict_proba_one`` as ``(k,)`` (uniform before any learning)."""
         proba = np.zeros(self.n_classes)
         for label, p in self.model.predict_proba_one(self._dict(x)).items():
             proba[label] = p
@@ -85,8 +91,9 @@ class RiverEnsemble(OnlineBooster):
         return proba / total if total > 0 else np.full(self.n_classes, 1.0 / self.n_classes)
 
     def predict(self, x: np.ndarray) -> int:
-        """river's ``predict_one``; while it has no answer (None), a label drawn uniformly, as our
-        boosters' ties are broken."""
+        """River's ``predict_one``; while it has no answer (None), a label drawn uniformly, as our
+        boosters' ties are broken.
+        """
         label = self.model.predict_one(self._dict(x))
         return int(self.rng.integers(self.n_classes)) if label is None else int(label)
 

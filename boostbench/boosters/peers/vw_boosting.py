@@ -10,11 +10,12 @@ gradient descent over hashed features), not Hoeffding trees; and it is binary on
 from __future__ import annotations
 
 import math
+from typing import ClassVar
 
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
-from boostbench.constraints import OneOf
+from boostbench.constraints import Constraint, OneOf
 
 #: ``algorithm.alg`` -> VW's ``--alg``: OnlineBBM (Algorithm 1 of the paper), AdaBoost.OL
 #: (Algorithm 2, adaptive) and its variant on the logistic loss
@@ -24,7 +25,8 @@ ALGS = {"bbm": "BBM", "adaptive": "adaptive", "logistic": "logistic"}
 def vw_features(x: np.ndarray, n_categories) -> str:
     """One example's features in VW's text format (one namespace, no label): numeric attribute j
     as ``j:value``, nominal attribute j with code c as the indicator ``j=c``; a missing value
-    (NaN) is left out, as VW reads an absent feature."""
+    (NaN) is left out, as VW reads an absent feature.
+    """
     parts = []
     for j, (value, m) in enumerate(zip(x.tolist(), n_categories)):
         if value != value:
@@ -52,7 +54,7 @@ class VWBoosting(OnlineBooster):
         ValueError: k != 2, an unknown ``alg``, or vowpalwabbit not installed.
     """
 
-    _parameter_constraints = {"alg": OneOf(tuple(ALGS))}
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {"alg": OneOf(tuple(ALGS))}
 
     def __init__(self, pool, n_classes, rng, alg: str = "bbm", n_learners: int = 10, n_categories=()):
         super().__init__(pool, n_classes, rng)
@@ -62,8 +64,7 @@ class VWBoosting(OnlineBooster):
         try:
             from vowpalwabbit import Workspace
         except ImportError:
-            raise ValueError("vw_boosting needs Vowpal Wabbit: pip install vowpalwabbit "
-                             "(or boostbench[vw])") from None
+            raise ValueError("vw_boosting needs Vowpal Wabbit: pip install vowpalwabbit (or boostbench[vw])") from None
         self.alg = alg
         self.n_categories = [int(m) for m in n_categories]
         seed = int(rng.integers(2**31))

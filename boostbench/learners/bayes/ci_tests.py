@@ -36,17 +36,19 @@ from boostbench.learners.bayes.network import family_counts
 from boostbench.learners.bayes.structure import conditional_mutual_information, reaches
 
 
-def cut_conditional_mi(codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.ndarray, k: int,
-                       i: int, j: int, cut: tuple[int, ...]) -> float:
+def cut_conditional_mi(
+    codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.ndarray, k: int, i: int, j: int, cut: tuple[int, ...]
+) -> float:
     """``I(X_i; X_j | C, X_cut)`` in nats, maximum-likelihood from the weighted rows ``codes (n, d)``,
-    ``y (n,)``, ``w (n,)`` (rows with any of the variables missing left out)."""
+    ``y (n,)``, ``w (n,)`` (rows with any of the variables missing left out).
+    """
     return _cmi_and_configs(codes, y, w, cards, k, i, j, cut)[0]
 
 
 def _cmi_and_configs(codes, y, w, cards, k, i, j, cut) -> tuple[float, int]:
     """The CMI and the number of (class, cut-set) configurations with positive weight."""
-    joint = family_counts(codes, y, w, j, (*cut, i), cards, k)           # (k, n_cut * card_i, card_j)
-    joint = joint.reshape(-1, cards[i], cards[j])                         # condition on (C, Z) jointly
+    joint = family_counts(codes, y, w, j, (*cut, i), cards, k)  # (k, n_cut * card_i, card_j)
+    joint = joint.reshape(-1, cards[i], cards[j])  # condition on (C, Z) jointly
     total = joint.sum()
     if total <= 0:
         return 0.0, 0
@@ -61,6 +63,7 @@ def _cmi_and_configs(codes, y, w, cards, k, i, j, cut) -> tuple[float, int]:
 
 def _cut_set(adjacent: list[set[int]], cmi: np.ndarray, i: int, j: int, max_cut: int) -> tuple[int, ...]:
     """The smaller of i's and j's neighbour sets on paths to the other end, strongest ``max_cut``."""
+
     def on_paths(a: int, b: int) -> list[int]:
         return [n for n in adjacent[a] if n != b and reaches(adjacent, n, b, banned=a)]
 
@@ -70,9 +73,17 @@ def _cut_set(adjacent: list[set[int]], cmi: np.ndarray, i: int, j: int, max_cut:
     return tuple(sorted(neighbours[:max_cut]))
 
 
-def ban_ci_parents(codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.ndarray, k: int,
-                   epsilon: float | None = None, max_parents: int = 2, max_cut: int = 2,
-                   alpha: float = 0.01) -> list[tuple[int, ...]]:
+def ban_ci_parents(
+    codes: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    cards: np.ndarray,
+    k: int,
+    epsilon: float | None = None,
+    max_parents: int = 2,
+    max_cut: int = 2,
+    alpha: float = 0.01,
+) -> list[tuple[int, ...]]:
     """BAN's attribute parents from CI tests (see module doc); deterministic given the counts.
 
     Args:
@@ -87,8 +98,10 @@ def ban_ci_parents(codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.nd
         ValueError: a negative ``epsilon``, ``max_parents`` or ``max_cut``, or ``alpha`` outside (0, 1).
     """
     if (epsilon is not None and epsilon < 0) or max_parents < 0 or max_cut < 0 or not 0 < alpha < 1:
-        raise ValueError(f"epsilon, max_parents and max_cut must be >= 0 and alpha in (0, 1), got {epsilon}, "
-                         f"{max_parents}, {max_cut}, {alpha}")
+        raise ValueError(
+            f"epsilon, max_parents and max_cut must be >= 0 and alpha in (0, 1), got {epsilon}, "
+            f"{max_parents}, {max_cut}, {alpha}"
+        )
     d = len(cards)
     n = float(w.sum())
 
@@ -100,25 +113,28 @@ def ban_ci_parents(codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.nd
         return n > 0 and 2 * n * value > chi2.ppf(1 - alpha, df)
 
     cmi = conditional_mutual_information(codes, y, w, cards, k)
-    pairs = sorted(((cmi[i, j], i, j) for i in range(d) for j in range(i + 1, d) if dependent(i, j, ())),
-                   key=lambda pair: (-pair[0], pair[1], pair[2]))
+    pairs = sorted(
+        ((cmi[i, j], i, j) for i in range(d) for j in range(i + 1, d) if dependent(i, j, ())),
+        key=lambda pair: (-pair[0], pair[1], pair[2]),
+    )
     adjacent: list[set[int]] = [set() for _ in range(d)]
 
     def separated(i: int, j: int) -> bool:
         return not dependent(i, j, _cut_set(adjacent, cmi, i, j, max_cut))
 
     later = []
-    for _, i, j in pairs:                                                   # 1. drafting
+    for _, i, j in pairs:  # 1. drafting
         if reaches(adjacent, i, j):
             later.append((i, j))
         else:
             adjacent[i].add(j)
             adjacent[j].add(i)
-    for i, j in later:                                                      # 2. thickening
+    for i, j in later:  # 2. thickening
         if not separated(i, j):
             adjacent[i].add(j)
             adjacent[j].add(i)
-    for _, i, j in sorted(((cmi[i, j], i, j) for i in range(d) for j in adjacent[i] if i < j)):  # 3. thinning
+    edges = sorted((cmi[a, b], a, b) for a in range(d) for b in adjacent[a] if a < b)
+    for _, i, j in edges:  # 3. thinning
         adjacent[i].discard(j)
         adjacent[j].discard(i)
         if not (reaches(adjacent, i, j) and separated(i, j)):

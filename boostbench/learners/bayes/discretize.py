@@ -1,5 +1,6 @@
 """Discretisation of numeric attributes for the Bayesian-network learners: equal-frequency
-(our default) or equal-width bins, fitted on the training part."""
+(our default) or equal-width bins, fitted on the training part.
+"""
 
 from __future__ import annotations
 
@@ -40,14 +41,22 @@ class Discretizer:
         width = max((len(cuts[j]) for j in self._binned), default=0)
         self._cut_matrix = np.full((len(self._binned), width), np.inf)
         for row, j in enumerate(self._binned):
-            self._cut_matrix[row, :len(cuts[j])] = cuts[j]
+            self._cut_matrix[row, : len(cuts[j])] = cuts[j]
         self._nominal = np.array([j for j, c in enumerate(cuts) if c is None and self.cards[j] > 0], dtype=np.int64)
         self._discrete = self.cards > 0
 
     @classmethod
-    def fit(cls, X: np.ndarray, n_categories: np.ndarray, n_bins: int, rng: np.random.Generator,
-            discretize: bool = True, binning: str = "frequency", missing: str = "value",
-            sample_rows: int = SAMPLE_ROWS) -> "Discretizer":
+    def fit(
+        cls,
+        X: np.ndarray,
+        n_categories: np.ndarray,
+        n_bins: int,
+        rng: np.random.Generator,
+        discretize: bool = True,
+        binning: str = "frequency",
+        missing: str = "value",
+        sample_rows: int = SAMPLE_ROWS,
+    ) -> Discretizer:
         """Cut points from the training rows ``X (n, d)`` float64 (NaN = missing).
 
         Uses every row up to ``sample_rows``, else a sample of that size drawn with ``rng`` (an
@@ -75,7 +84,8 @@ class Discretizer:
 
     def transform(self, X: np.ndarray) -> np.ndarray:
         """``(n, d)`` float64 -> ``(n, d)`` int64 codes (``card - 1`` for missing); -1 for numeric
-        attributes left numeric (their raw values are read from ``X``)."""
+        attributes left numeric (their raw values are read from ``X``).
+        """
         X = np.atleast_2d(X)
         codes = np.full(X.shape, -1, dtype=np.int64)
         with np.errstate(invalid="ignore"):

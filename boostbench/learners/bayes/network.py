@@ -33,8 +33,9 @@ def parent_index(codes: np.ndarray, parents: tuple[int, ...], cards: np.ndarray)
     return index
 
 
-def family_counts(codes: np.ndarray, y: np.ndarray, w: np.ndarray, i: int, parents: tuple[int, ...],
-                  cards: np.ndarray, k: int) -> np.ndarray:
+def family_counts(
+    codes: np.ndarray, y: np.ndarray, w: np.ndarray, i: int, parents: tuple[int, ...], cards: np.ndarray, k: int
+) -> np.ndarray:
     """Weighted counts ``N(c, pa, x_i)``: ``(k, prod card[pa], card[i])`` float64.
 
     Rows where ``x_i`` or a parent is missing are left out.
@@ -68,8 +69,15 @@ class BayesNetModel:
         ValueError: a numeric attribute with parents, or a parent that is numeric.
     """
 
-    def __init__(self, cards: np.ndarray, n_classes: int, parents: Parents, alpha: float = 1.0,
-                 smoothing: str = "laplace", n0: float = 5.0):
+    def __init__(
+        self,
+        cards: np.ndarray,
+        n_classes: int,
+        parents: Parents,
+        alpha: float = 1.0,
+        smoothing: str = "laplace",
+        n0: float = 5.0,
+    ):
         self.cards = np.asarray(cards, dtype=np.int64)
         self.k = int(n_classes)
         self.parents = [tuple(int(p) for p in pa) for pa in parents]
@@ -84,22 +92,25 @@ class BayesNetModel:
         for i in range(d):
             if self.parents[i] and (self.cards[i] == 0 or np.any(self.cards[list(self.parents[i])] == 0)):
                 raise ValueError(f"attribute {i}: a numeric attribute can neither have nor be a parent")
-        self.n_pa = np.array([int(np.prod([self.cards[p] for p in self.parents[i]])) if self.parents[i] else 1
-                              for i in range(d)], dtype=np.int64)
+        self.n_pa = np.array(
+            [int(np.prod([self.cards[p] for p in self.parents[i]])) if self.parents[i] else 1 for i in range(d)],
+            dtype=np.int64,
+        )
         sizes = self.k * self.n_pa[self.discrete] * self.cards[self.discrete]
-        self.offset = np.zeros(d, dtype=np.int64)           # into `counts`
+        self.offset = np.zeros(d, dtype=np.int64)  # into `counts`
         self.offset[self.discrete] = np.concatenate([[0], np.cumsum(sizes)[:-1]]) if len(sizes) else []
         self.counts = np.zeros(int(sizes.sum()))
         totals = self.k * self.n_pa[self.discrete]
-        self.total_offset = np.zeros(d, dtype=np.int64)     # into `totals`: N(c, pa)
+        self.total_offset = np.zeros(d, dtype=np.int64)  # into `totals`: N(c, pa)
         self.total_offset[self.discrete] = np.concatenate([[0], np.cumsum(totals)[:-1]]) if len(totals) else []
         self.totals = np.zeros(int(totals.sum()))
         # N(c, x_i) over the rows each family counts, and N(c) per attribute: kept only for the
         # marginal smoothings (Laplace needs neither, and `add` runs once per member and example)
         self._keeps_marginal = smoothing != "laplace"
         self.marginal_offset = np.zeros(d, dtype=np.int64)
-        self.marginal_offset[self.discrete] = np.concatenate([[0], np.cumsum(self.k * self.cards[self.discrete])[:-1]]) \
-            if len(self.discrete) else []
+        self.marginal_offset[self.discrete] = (
+            np.concatenate([[0], np.cumsum(self.k * self.cards[self.discrete])[:-1]]) if len(self.discrete) else []
+        )
         self.marginal = np.zeros(int(self.k * self.cards[self.discrete].sum()))
         self.marginal_totals = np.zeros((self.k, d))
         # Parents as a padded matrix with mixed-radix strides (stride 0 = padding), so one example's
@@ -110,7 +121,7 @@ class BayesNetModel:
         for i, pa in enumerate(self.parents):
             for j, p in enumerate(pa):
                 self._parent_matrix[i, j] = p
-                self._strides[i, j] = int(np.prod([self.cards[q] for q in pa[j + 1:]])) if j + 1 < len(pa) else 1
+                self._strides[i, j] = int(np.prod([self.cards[q] for q in pa[j + 1 :]])) if j + 1 < len(pa) else 1
         self.class_weight = np.zeros(self.k)
         self.moments = np.zeros((3, self.k, len(self.numeric)))  # sum w, sum w x, sum w x^2
 
@@ -121,7 +132,7 @@ class BayesNetModel:
         Adding ``c * n_pa * card`` (resp. ``c * n_pa``) gives class c's cells.
         """
         attrs = self.discrete
-        values = codes[:, self._parent_matrix[attrs]]                   # (n, A, width)
+        values = codes[:, self._parent_matrix[attrs]]  # (n, A, width)
         strides = self._strides[attrs]
         pa = (values * strides).sum(axis=2)
         used = (codes[:, attrs] >= 0) & ~((values < 0) & (strides > 0)).any(axis=2)
@@ -145,16 +156,19 @@ class BayesNetModel:
             v = np.where(seen, values, 0.0)
             self.moments[:, y, :] += weight * np.stack([seen, v, v * v])
 
-    def add_batch(self, codes: np.ndarray, X: np.ndarray | None, y: np.ndarray, w: np.ndarray) -> "BayesNetModel":
+    def add_batch(self, codes: np.ndarray, X: np.ndarray | None, y: np.ndarray, w: np.ndarray) -> BayesNetModel:
         """Add many examples at once (``codes (n, d)``, ``X (n, d)`` or None without numeric attributes)."""
         for i in self.discrete:
             table = family_counts(codes, y, w, int(i), self.parents[i], self.cards, self.k)
             size = table.size
-            self.counts[self.offset[i]:self.offset[i] + size] += table.ravel()
-            self.totals[self.total_offset[i]:self.total_offset[i] + self.k * self.n_pa[i]] += table.sum(axis=2).ravel()
+            self.counts[self.offset[i] : self.offset[i] + size] += table.ravel()
+            self.totals[self.total_offset[i] : self.total_offset[i] + self.k * self.n_pa[i]] += table.sum(
+                axis=2
+            ).ravel()
             if self._keeps_marginal:
-                self.marginal[self.marginal_offset[i]:self.marginal_offset[i] + self.k * self.cards[i]] += \
-                    table.sum(axis=1).ravel()
+                self.marginal[self.marginal_offset[i] : self.marginal_offset[i] + self.k * self.cards[i]] += table.sum(
+                    axis=1
+                ).ravel()
                 self.marginal_totals[:, i] += table.sum(axis=(1, 2))
         self.class_weight += np.bincount(y, weights=w, minlength=self.k)
         if len(self.numeric):
@@ -164,20 +178,22 @@ class BayesNetModel:
             for c in range(self.k):
                 rows = y == c
                 ww = w[rows][:, None]
-                self.moments[:, c, :] += np.stack([(ww * seen[rows]).sum(0), (ww * v[rows]).sum(0),
-                                                   (ww * v[rows] ** 2).sum(0)])
+                self.moments[:, c, :] += np.stack(
+                    [(ww * seen[rows]).sum(0), (ww * v[rows]).sum(0), (ww * v[rows] ** 2).sum(0)]
+                )
         return self
 
     def log_joint(self, codes: np.ndarray, X: np.ndarray) -> np.ndarray:
         """``(n, k)`` float64 ``log P(c) + sum_i log P(x_i | pa(i), c)`` for rows ``codes (n, d)``
-        and raw ``X (n, d)``; attributes with a missing value (or parent value) are left out."""
+        and raw ``X (n, d)``; attributes with a missing value (or parent value) are left out.
+        """
         prior = np.log(self.class_weight + self.alpha) - np.log(self.class_weight.sum() + self.k * self.alpha)
         out = np.tile(prior, (len(codes), 1))
         if len(self.discrete):
             used, cell, total = self._cells(codes)
             attrs = self.discrete
             shift = np.arange(self.k)[:, None]
-            counts = self.counts[cell[:, None, :] + shift * (self.n_pa[attrs] * self.cards[attrs])]   # (n, k, A)
+            counts = self.counts[cell[:, None, :] + shift * (self.n_pa[attrs] * self.cards[attrs])]  # (n, k, A)
             totals = self.totals[total[:, None, :] + shift * self.n_pa[attrs]]
             if self._keeps_marginal:
                 terms = np.log(counts + self.n0 * self._marginal_p(codes, used)) - np.log(totals + self.n0)
@@ -190,11 +206,12 @@ class BayesNetModel:
 
     def _marginal_p(self, codes: np.ndarray, used: np.ndarray) -> np.ndarray:
         """``(n, k, A)`` (``class_marginal``) or ``(n, 1, A)`` (``marginal``) Laplace-smoothed
-        ``P(x_i | c)`` or ``P(x_i)`` of each row's value of each discrete attribute (1 if not used)."""
+        ``P(x_i | c)`` or ``P(x_i)`` of each row's value of each discrete attribute (1 if not used).
+        """
         attrs = self.discrete
         card = self.cards[attrs]
         value = np.where(used, codes[:, attrs], 0)
-        index = self.marginal_offset[attrs] + np.arange(self.k)[:, None] * card + value[:, None, :]   # (n, k, A)
+        index = self.marginal_offset[attrs] + np.arange(self.k)[:, None] * card + value[:, None, :]  # (n, k, A)
         seen, total = self.marginal[index], self.marginal_totals[:, attrs]
         if self.smoothing == "marginal":
             seen, total = seen.sum(axis=1, keepdims=True), total.sum(axis=0)
@@ -203,7 +220,7 @@ class BayesNetModel:
 
     def _gaussian_log_density(self, values: np.ndarray) -> np.ndarray:
         """``(n, k)`` summed Gaussian log densities of the numeric ``values (n, m)``."""
-        s0, s1, s2 = self.moments                                          # (k, m) each
+        s0, s1, s2 = self.moments  # (k, m) each
         values = values[:, None, :]
         seen = ~np.isnan(values)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -257,6 +274,6 @@ class RowTable:
 
     def weighted_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(codes (m, d), y (m,), w (m,))``: one row per (distinct row, class) of positive weight."""
-        weights = self._weights[:self.n_rows]
+        weights = self._weights[: self.n_rows]
         rows, classes = np.nonzero(weights > 0)
         return self._codes[rows], classes.astype(np.int64), weights[rows, classes]

@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 
 from boostbench.errors import ConfigError
-from boostbench.learners.bayes.network import BayesNetModel, RowTable
 from boostbench.learners.bayes.ci_tests import ban_ci_parents
-from boostbench.learners.bayes.structure import ban_parents, tan_parents
 from boostbench.learners.bayes.discretize import SAMPLE_ROWS, Discretizer
+from boostbench.learners.bayes.network import BayesNetModel, RowTable
+from boostbench.learners.bayes.structure import ban_parents, tan_parents
 from boostbench.learners.pool import WeakLearnerPool
 
 
@@ -57,8 +57,9 @@ class BayesParams:
     smoothing_n0: float = 5.0
 
     @classmethod
-    def from_config(cls, cfg: Any, X_train: np.ndarray | None, n_categories: np.ndarray,
-                    rng: np.random.Generator) -> "BayesParams":
+    def from_config(
+        cls, cfg: Any, X_train: np.ndarray | None, n_categories: np.ndarray, rng: np.random.Generator
+    ) -> BayesParams:
         """The values are checked with the config (:mod:`boostbench.learners.registry`).
 
         Raises:
@@ -69,18 +70,37 @@ class BayesParams:
         n_bins = cfg.get("n_bins", 5)
         numeric = np.asarray(n_categories) == 0
         if discretize and numeric.any() and X_train is None:
-            raise ConfigError(f"learner={kind} discretises numeric attributes on a training part: use "
-                              "protocol=kfold or protocol=holdout")
+            raise ConfigError(
+                f"learner={kind} discretises numeric attributes on a training part: use "
+                "protocol=kfold or protocol=holdout"
+            )
         X = X_train if X_train is not None else np.zeros((0, len(n_categories)))
-        discretizer = Discretizer.fit(X, n_categories, n_bins, rng, discretize, str(cfg.get("binning", "frequency")),
-                                      str(cfg.get("missing", "value")), int(cfg.get("bin_rows", SAMPLE_ROWS)))
-        return cls(kind, discretizer, float(cfg.get("alpha", 1.0)),
-                   int(cfg.get("max_parents", 2)), int(cfg.get("relearn_first", 50)),
-                   float(cfg.get("relearn_factor", 2.0)), str(cfg.get("structure", "ci")),
-                   None if cfg.get("epsilon") is None else float(cfg.epsilon), float(cfg.get("ci_alpha", 0.01)),
-                   float(cfg.get("ess", 1.0)),
-                   str(cfg.get("online_structure", "lossless")), int(cfg.get("window", 1000)),
-                   str(cfg.get("smoothing", "laplace")), float(cfg.get("smoothing_n0", 5.0)))
+        discretizer = Discretizer.fit(
+            X,
+            n_categories,
+            n_bins,
+            rng,
+            discretize,
+            str(cfg.get("binning", "frequency")),
+            str(cfg.get("missing", "value")),
+            int(cfg.get("bin_rows", SAMPLE_ROWS)),
+        )
+        return cls(
+            kind,
+            discretizer,
+            float(cfg.get("alpha", 1.0)),
+            int(cfg.get("max_parents", 2)),
+            int(cfg.get("relearn_first", 50)),
+            float(cfg.get("relearn_factor", 2.0)),
+            str(cfg.get("structure", "ci")),
+            None if cfg.get("epsilon") is None else float(cfg.epsilon),
+            float(cfg.get("ci_alpha", 0.01)),
+            float(cfg.get("ess", 1.0)),
+            str(cfg.get("online_structure", "lossless")),
+            int(cfg.get("window", 1000)),
+            str(cfg.get("smoothing", "laplace")),
+            float(cfg.get("smoothing_n0", 5.0)),
+        )
 
     def learn_parents(self, codes: np.ndarray, y: np.ndarray, w: np.ndarray, k: int) -> list[tuple[int, ...]]:
         """The attribute parents this kind learns from weighted rows."""
@@ -93,10 +113,12 @@ class BayesParams:
             return ban_parents(codes, y, w, cards, k, self.max_parents, score=self.structure, ess=self.ess)
         return [()] * len(cards)
 
-    def fit_label(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_classes: int,
-                  rng: np.random.Generator) -> "BatchBayesNet":
+    def fit_label(
+        self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_classes: int, rng: np.random.Generator
+    ) -> BatchBayesNet:
         """Batch: learn the structure and counts once from ``X (n, d)``, ``y (n,)`` under a
-        distribution (rescaled to sum to n, so Laplace smoothing weighs as with unit weights)."""
+        distribution (rescaled to sum to n, so Laplace smoothing weighs as with unit weights).
+        """
         w = np.asarray(sample_weight, dtype=np.float64)
         w = w * len(y) / w.sum()
         codes = self.discretizer.transform(X)
@@ -151,7 +173,8 @@ class OnlineBayesNet:
 
     def learn(self, codes: np.ndarray, x: np.ndarray, y: int, weight: float) -> None:
         """Add one example: ``codes (d,)`` int64 from the discretiser, raw ``x (d,)`` float64,
-        label ``y``, importance weight ``weight`` > 0; re-learns the structure when due."""
+        label ``y``, importance weight ``weight`` > 0; re-learns the structure when due.
+        """
         self.model.add(codes, x, y, weight)
         if self.frozen or (self.table is None and self.kept is None):
             return
@@ -167,7 +190,8 @@ class OnlineBayesNet:
 
     def relearn(self) -> None:
         """Re-learn the structure and the counts from what is kept (the row table, the first n0
-        examples, or the window); a frozen learner then keeps its structure and drops its rows."""
+        examples, or the window); a frozen learner then keeps its structure and drops its rows.
+        """
         if self.table is not None:
             codes, y, w = self.table.weighted_rows()
         else:

@@ -29,8 +29,9 @@ from boostbench.learners.bayes.network import family_counts
 SCORES = ("bic", "bdeu", "k2")
 
 
-def conditional_mutual_information(codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.ndarray,
-                                   k: int) -> np.ndarray:
+def conditional_mutual_information(
+    codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.ndarray, k: int
+) -> np.ndarray:
     """``(d, d)`` float64 symmetric matrix of ``I(X_i; X_j | C)`` in nats (0 on the diagonal).
 
     Maximum-likelihood estimates from the weighted rows; a pair's rows with either value
@@ -40,8 +41,8 @@ def conditional_mutual_information(codes: np.ndarray, y: np.ndarray, w: np.ndarr
     d = len(cards)
     starts = np.concatenate([[0], np.cumsum(cards)]).astype(np.int64)
     width = int(starts[-1])
-    block = np.repeat(np.arange(d), cards)                          # one-hot column -> attribute
-    joints = np.zeros((k, width, width))                             # N(c, x_i = a, x_j = b), all pairs
+    block = np.repeat(np.arange(d), cards)  # one-hot column -> attribute
+    joints = np.zeros((k, width, width))  # N(c, x_i = a, x_j = b), all pairs
     for c in range(k):
         rows = np.flatnonzero(y == c)
         onehot = np.zeros((len(rows), width))
@@ -49,12 +50,11 @@ def conditional_mutual_information(codes: np.ndarray, y: np.ndarray, w: np.ndarr
         onehot[r, starts[a] + codes[rows][r, a]] = 1.0
         joints[c] = (onehot * w[rows, None]).T @ onehot
     # per pair, the marginals over the rows where both are present
-    by_j = np.add.reduceat(joints, starts[:-1], axis=2)              # (k, width, d): N(c, x_i = a) with j present
-    by_i = np.add.reduceat(joints, starts[:-1], axis=1)              # (k, d, width)
-    class_totals = np.add.reduceat(by_j, starts[:-1], axis=1)        # (k, d, d)
+    by_j = np.add.reduceat(joints, starts[:-1], axis=2)  # (k, width, d): N(c, x_i = a) with j present
+    by_i = np.add.reduceat(joints, starts[:-1], axis=1)  # (k, d, width)
+    class_totals = np.add.reduceat(by_j, starts[:-1], axis=1)  # (k, d, d)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = (joints * class_totals[:, block][:, :, block]
-                 / (by_j[:, :, block] * by_i[:, block, :]))
+        ratio = joints * class_totals[:, block][:, :, block] / (by_j[:, :, block] * by_i[:, block, :])
         terms = np.where(joints > 0, joints * np.log(ratio), 0.0).sum(axis=0)
     sums = np.add.reduceat(np.add.reduceat(terms, starts[:-1], axis=1), starts[:-1], axis=0)
     totals = class_totals.sum(axis=0)
@@ -112,7 +112,8 @@ def family_score(counts: np.ndarray, score: str, log_n: float, ess: float = 1.0)
 
 def reaches(graph: list[set[int]], start: int, target: int, banned: int | None = None) -> bool:
     """Whether a path leads from ``start`` to ``target`` in ``graph`` (node -> set of next nodes:
-    children, or neighbours of an undirected graph) without passing through ``banned``."""
+    children, or neighbours of an undirected graph) without passing through ``banned``.
+    """
     stack, seen = [start], {start}
     while stack:
         node = stack.pop()
@@ -125,9 +126,17 @@ def reaches(graph: list[set[int]], start: int, target: int, banned: int | None =
     return False
 
 
-def ban_parents(codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.ndarray, k: int,
-                max_parents: int = 2, max_iterations: int = 1000, score: str = "bic",
-                ess: float = 1.0) -> list[tuple[int, ...]]:
+def ban_parents(
+    codes: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    cards: np.ndarray,
+    k: int,
+    max_parents: int = 2,
+    max_iterations: int = 1000,
+    score: str = "bic",
+    ess: float = 1.0,
+) -> list[tuple[int, ...]]:
     """BAN's attribute parents by hill climbing on ``score`` (see module doc); deterministic given the counts.
 
     Raises:
@@ -158,10 +167,10 @@ def ban_parents(codes: np.ndarray, y: np.ndarray, w: np.ndarray, cards: np.ndarr
                     continue
                 if j in parents[i]:
                     removed = tuple(p for p in parents[i] if p != j)
-                    gain = family(i, removed) - current                          # delete j -> i
+                    gain = family(i, removed) - current  # delete j -> i
                     if gain > best_gain:
                         best_gain, best_move = gain, ("delete", j, i)
-                    if len(parents[j]) < max_parents:                           # reverse to i -> j
+                    if len(parents[j]) < max_parents:  # reverse to i -> j
                         children[j].discard(i)
                         acyclic = not reaches(children, j, i)
                         children[j].add(i)

@@ -15,7 +15,6 @@ unless given; the configs set a budget that no vendored data set reaches.
 
 from __future__ import annotations
 
-from boostbench.system.kernel_cache import kernel
 from boostbench.learners.vfdt.layout import (
     LEAF,
     MAX_BYTES,
@@ -28,19 +27,22 @@ from boostbench.learners.vfdt.layout import (
     take_slot,
 )
 from boostbench.learners.vfdt.routing import next_child
+from boostbench.system.kernel_cache import kernel
 
 
 @kernel
 def size_bytes(counters, limits):  # pragma: no cover - compiled
     """The pool's size as its budget counts it: nodes times a node row plus active leaves (slots
-    in use) times a statistics slot, in bytes."""
+    in use) times a statistics slot, in bytes.
+    """
     return counters[0] * limits[NODE_BYTES] + (counters[1] - counters[2]) * limits[SLOT_BYTES]
 
 
 @kernel
 def _leaves_of(root, node_nav, node_parent, out):  # pragma: no cover - compiled
     """The leaves under ``root`` in depth-first order, children by age, into ``out``; their number.
-    (Without a stack: back up through the parents to the next younger sibling.)"""
+    (Without a stack: back up through the parents to the next younger sibling.)
+    """
     n = 0
     node = root
     while True:
@@ -93,10 +95,11 @@ def _sort_by_key(keys, ids, n):  # pragma: no cover - compiled
 
 @kernel
 def limit_size(F):  # pragma: no cover - compiled
-    """river's memory manager over the pool: rank every leaf by promise (weight not of the
+    """River's memory manager over the pool: rank every leaf by promise (weight not of the
     majority class over its tree's c_i; ties by node id), keep as many of the most promising
     active as 90% of the budget holds beside the nodes, deactivate the rest and reactivate the
-    inactive ones within the cut."""
+    inactive ones within the cut.
+    """
     node_stats, node_classes, node_active = F.node_stats, F.node_classes, F.node_active
     keys, ids, limits = F.sort_keys, F.sort_ids, F.limits
     n = 0

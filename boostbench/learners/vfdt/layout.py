@@ -49,7 +49,12 @@ SUMS = 24  # 2 rows (N_SPLIT_POINTS,): merit_bounds' sums without a slot's cache
 GRID = 26  # (5,) their range and totals
 TERMS = 27  # one row (k,) per nominal value: its class weights' w log2 w; a multiway split's table
 FLOAT_ROWS = 27  # rows before TERMS's
-HALF, SCREEN, CACHE, TOUCHED = 0, 1, 2, 3  # columns of the SETTINGS row: 0.5 (merits.sigma_of); flags 1.0 / 0.0; a sink (split._touch)
+HALF, SCREEN, CACHE, TOUCHED = (
+    0,
+    1,
+    2,
+    3,
+)  # columns of the SETTINGS row: 0.5 (merits.sigma_of); flags 1.0 / 0.0; a sink (split._touch)
 # A thread's int scratch ``iwork[thread]``, by row:
 ATTRIBUTES = 0  # (attributes,) a slot's attributes in the order first seen
 CLASSES = 1  # (k,) a splitter's classes in the order first seen
@@ -139,14 +144,16 @@ class Forest(NamedTuple):
     screen_state: np.ndarray
 
 
-def scratch(n_classes: int, n_local: int, n_values: int, threads: int = 1,
-            screen: bool = True, cache: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def scratch(
+    n_classes: int, n_local: int, n_values: int, threads: int = 1, screen: bool = True, cache: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Scratch space for the training kernels, one per thread: float64
     ``(threads, FLOAT_ROWS + values, w)`` (row SETTINGS: column HALF holds 0.5, see
     :func:`~.merits.sigma_of`; SCREEN 1.0 if ``screen``: split attempts screen with merit bounds,
     see :func:`~.split.best_split`; CACHE 1.0 if ``cache``: the slots keep the screen's sums) and
     int64 ``(threads, INT_ROWS + k, w)`` (row CLASS_IDS holds ``0..k-1``),
-    ``w = max(k, attributes, values, N_SPLIT_POINTS)``."""
+    ``w = max(k, attributes, values, N_SPLIT_POINTS)``.
+    """
     width = max(n_classes, n_local, n_values, N_SPLIT_POINTS)
     iwork = np.zeros((threads, INT_ROWS + n_classes, width), dtype=np.int64)
     iwork[:, CLASS_IDS, :n_classes] = np.arange(n_classes)
@@ -167,7 +174,8 @@ def copy_into(dst, src):  # pragma: no cover - compiled
 @kernel
 def node_weight(node, node_stats, node_classes):  # pragma: no cover - compiled
     """A leaf's total class weight, summed in the order its classes were first seen (river's
-    ``sum(stats.values())``: near-equal totals then compare as in river)."""
+    ``sum(stats.values())``: near-equal totals then compare as in river).
+    """
     row = node_classes[node]
     total = 0.0
     for i in range(row[-1]):
@@ -193,7 +201,8 @@ def first_seen(row, item):  # pragma: no cover - compiled
     A slot keeps the order in which its attributes, each attribute's classes and each (nominal
     attribute, class)'s values were first seen (``attr_ranks``, ``ranks``, ``value_ranks``):
     river's splitters are dicts in that order, and summing in the same order gives the same
-    merits to the last bit, so that the frequent exact ties break alike."""
+    merits to the last bit, so that the frequent exact ties break alike.
+    """
     if row[item] == 0:
         row[-1] += 1
         row[item] = row[-1]
@@ -202,7 +211,8 @@ def first_seen(row, item):  # pragma: no cover - compiled
 @kernel
 def in_rank_order(row, out):  # pragma: no cover - compiled
     """The items ranked in ``row`` (see :func:`first_seen`), in rank order, into ``out``; their count
-    (int64 whatever the ranks' dtype: callers pass it on with other counts, one type for both)."""
+    (int64 whatever the ranks' dtype: callers pass it on with other counts, one type for both).
+    """
     for item in range(row.shape[0] - 1):
         if row[item] > 0:
             out[row[item] - 1] = item
@@ -242,7 +252,8 @@ def reset_splitters(F, slot):  # pragma: no cover - compiled
     """Empty a statistics slot: the leaf that holds it gathers its attribute statistics afresh.
     The statistics are class-major, and when no value was missing every attribute holds the
     classes the first one holds: only their blocks are zeroed (a leaf caught in resets holds
-    one class of 26 on ISOLET-shaped data)."""
+    one class of 26 on ISOLET-shaped data).
+    """
     classes = F.ranks[slot, 0]
     if (F.screen_state[slot, 1] & MISSING) == 0:
         for c in range(classes.shape[0] - 1):

@@ -29,8 +29,8 @@ import math
 import numpy as np
 from scipy.special import ndtr
 
-from boostbench.system.kernel_cache import kernel, njit
 from boostbench.learners.vfdt.merits import MIN_BRANCH_FRACTION
+from boostbench.system.kernel_cache import kernel, njit
 
 Z_MIN, Z_STEPS_PER_UNIT = -9.0, 1024.0  # tables over z in [-9, 9]; beyond, Phi is 0 or 1 to 1e-18
 
@@ -47,7 +47,8 @@ def _h2(p: np.ndarray) -> np.ndarray:
 def _tables() -> tuple[np.ndarray, np.ndarray, float, float]:
     """``Phi`` and ``psi = h2(Phi)`` on the grid, and each one's interpolation error bound: the
     largest error seen at 15 points inside every cell, times 4, plus a floor for the rounding of
-    river's own CDF (``0.5 * (1 + erf)``, absolute error below 1e-16)."""
+    river's own CDF (``0.5 * (1 + erf)``, absolute error below 1e-16).
+    """
     z = Z_MIN + np.arange(int(-2 * Z_MIN * Z_STEPS_PER_UNIT) + 1) / Z_STEPS_PER_UNIT
     phi, psi = ndtr(z), _h2(ndtr(z))
     inner = (np.arange(1, 16) / 16.0)[None, :]
@@ -68,11 +69,13 @@ MERIT_SLACK = PSI_SLACK + 7.0 * SHARE_SLACK + 1e-9
 
 REFRESH_AFTER = 1000  # a leaf's cached sums are taken afresh after this many updates (rounding)
 
+
 def _h2_table() -> tuple[np.ndarray, float]:
     """``h2`` on ``H2_STEPS + 1`` evenly spaced shares in [0, 1], and the bound on its chords'
     error where the 1% rule lets a split through: ``h2`` is concave, so a chord lies below it by
     at most ``step^2 / 8 * max |h2''|`` over the cell, ``h2''(q) = -1 / (ln 2 q (1 - q))``, largest
-    at the cells' outer edge ``MIN_BRANCH_FRACTION - step``; plus a floor for rounding."""
+    at the cells' outer edge ``MIN_BRANCH_FRACTION - step``; plus a floor for rounding.
+    """
     step = 1.0 / H2_STEPS
     edge = MIN_BRANCH_FRACTION - step
     return _h2(np.arange(H2_STEPS + 1) * step), step**2 / 8.0 / (math.log(2.0) * edge * (1.0 - edge)) + 1e-12
@@ -89,7 +92,8 @@ vector_kernel = njit(cache=True, _nrt=False, fastmath={"reassoc", "contract"})
 @vector_kernel
 def _point_sums(point, n, weights, means, inverses, lows, highs):  # pragma: no cover - compiled
     """``(left weight, sum of w psi)`` at a threshold over ``n`` classes with positive deviation
-    (columns of :func:`numeric_merit_bounds`' scratch): branch-free, so the loop vectorises."""
+    (columns of :func:`numeric_merit_bounds`' scratch): branch-free, so the loop vectorises.
+    """
     last = PHI_TABLE.shape[0] - 1
     left = 0.0
     spread = 0.0
@@ -110,7 +114,8 @@ def _full_sums(stats, points, n_points, classwise, sums):  # pragma: no cover - 
     """Every class's share of each threshold's left weight and ``w psi`` into ``sums`` (``(2, >=
     n_points)``); returns ``(total weight, h = -sum w log2 w, ok)``, ``ok`` False where river's
     CDF is NaN (a class with zero deviation exactly at a threshold: on neither side).
-    ``classwise`` is :func:`numeric_merit_bounds`' scratch (rows 5 and 6: the memo of ``w log2 w``)."""
+    ``classwise`` is :func:`numeric_merit_bounds`' scratch (rows 5 and 6: the memo of ``w log2 w``).
+    """
     weights, means, inverses, lows, highs = classwise[0], classwise[1], classwise[2], classwise[3], classwise[4]
     memo_weight, memo_term = classwise[5], classwise[6]
     k = stats.shape[0]
@@ -150,7 +155,8 @@ def _full_sums(stats, points, n_points, classwise, sums):  # pragma: no cover - 
 @kernel
 def _shift_class(st, sign, points, n_points, sums):  # pragma: no cover - compiled
     """Add ``sign`` (+1 or -1) times one class's part of :func:`_full_sums` (its estimator ``st``,
-    ``[weight, mean, S, min, max]``); returns False where river's CDF is NaN."""
+    ``[weight, mean, S, min, max]``); returns False where river's CDF is NaN.
+    """
     w = st[0]
     if w <= 0.0:
         return True
@@ -177,7 +183,8 @@ def _shift_class(st, sign, points, n_points, sums):  # pragma: no cover - compil
 @kernel
 def _merit_bounds(sums, n_points, total, h, pre_entropy):  # pragma: no cover - compiled
     """The interval of :func:`numeric_merit_bounds` from ``sums`` (``(2, >= n_points)`` float64: each
-    threshold's left weight and sum of ``w psi``), the total weight and ``h = -sum w log2 w``."""
+    threshold's left weight and sum of ``w psi``), the total weight and ``h = -sum w log2 w``.
+    """
     low, high = -np.inf, -np.inf
     if total <= 0.0:
         return low, high
@@ -214,7 +221,8 @@ def cached_range(grid, st):  # pragma: no cover - compiled
     """The range ``(lo, hi)`` :func:`~.merits.thresholds` finds for an attribute whose cached sums
     are valid (``grid[VALID] == 1``) when one class alone, now with estimator ``st``, changed since:
     minima and maxima only extend, so the cached range widened by that class's is the same range,
-    to the bit, without reading the other classes' estimators (a slot's largest array)."""
+    to the bit, without reading the other classes' estimators (a slot's largest array).
+    """
     lo, hi = grid[GRID_LO], grid[GRID_HI]
     if st[0] > 0.0:
         lo = min(lo, st[3])
@@ -223,7 +231,9 @@ def cached_range(grid, st):  # pragma: no cover - compiled
 
 
 @kernel
-def numeric_merit_bounds(stats, points, n_points, lo, hi, pre_entropy, classwise, sums, grid, base, changed):  # pragma: no cover - compiled
+def numeric_merit_bounds(
+    stats, points, n_points, lo, hi, pre_entropy, classwise, sums, grid, base, changed
+):  # pragma: no cover - compiled
     """An interval ``(low, high)`` holding the best merit river's arithmetic gives a numeric
     attribute over the thresholds ``points[:n_points]`` (those strictly inside its range
     ``(lo, hi)``).

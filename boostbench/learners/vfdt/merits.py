@@ -23,7 +23,6 @@ import math
 
 import numpy as np
 
-from boostbench.system.kernel_cache import kernel
 from boostbench.learners.vfdt.layout import (
     CLASSES,
     MULTIWAY,
@@ -41,6 +40,7 @@ from boostbench.learners.vfdt.layout import (
     VALUE_WEIGHT,
     in_rank_order,
 )
+from boostbench.system.kernel_cache import kernel
 
 MIN_BRANCH_FRACTION = 0.01  # a split needs two branches with more than this share of the weight
 
@@ -49,7 +49,8 @@ MIN_BRANCH_FRACTION = 0.01  # a split needs two branches with more than this sha
 def merit_of_branches(pre_entropy, entropies, weights):  # pragma: no cover - compiled
     """Information gain of a split whose branches have these entropies and weights; -inf if
     fewer than two branches hold more than 1% of the weight. Zero-weight branches count for
-    nothing, so every value of a nominal attribute can be passed."""
+    nothing, so every value of a nominal attribute can be passed.
+    """
     total = 0.0
     for b in range(weights.shape[0]):
         total += weights[b]
@@ -76,14 +77,15 @@ def sigma_of(stats, half):  # pragma: no cover - compiled
     """
     n, s = stats[0], stats[2]
     var = s / (n - 1.0) if n > 1.0 else 0.0
-    return var ** half if var > 0.0 else 0.0
+    return var**half if var > 0.0 else 0.0
 
 
 @kernel
 def gaussian_cdf(stats, sigma, value):  # pragma: no cover - compiled
     """CDF at ``value`` of a Gaussian estimator with standard deviation ``sigma`` (:func:`sigma_of`),
     as river computes it (split merits tie often; the same rounding breaks ties alike). A zero
-    deviation gives river a step (0 or 1), or NaN exactly at the mean (0 / 0)."""
+    deviation gives river a step (0 or 1), or NaN exactly at the mean (0 / 0).
+    """
     mean = stats[1]
     if sigma <= 0.0:
         if value == mean:
@@ -96,7 +98,8 @@ def gaussian_cdf(stats, sigma, value):  # pragma: no cover - compiled
 def _left_weight(st, sigma, point):  # pragma: no cover - compiled
     """A class's weight left of a threshold (``x <= point``; the right gets ``weight - left``):
     all of it from its maximum on, none below its minimum, else the Gaussian CDF's share.
-    ``st`` is the class's ``[weight, mean, S, min, max]``, ``sigma`` its deviation (:func:`sigma_of`)."""
+    ``st`` is the class's ``[weight, mean, S, min, max]``, ``sigma`` its deviation (:func:`sigma_of`).
+    """
     if point < st[3]:
         return 0.0
     if point >= st[4]:
@@ -123,7 +126,8 @@ def numeric_split(stats, sigmas, point, post):  # pragma: no cover - compiled
 def entropy_in_order(dist, order, n):  # pragma: no cover - compiled
     """Entropy in bits of class weights ``dist`` (``(k,)``) and their total, summed over the
     classes ``order[:n]`` (a river dict's order; zero weights skipped), as river's
-    ``InfoGainSplitCriterion`` computes it. Returns ``(entropy, total)``, ``(0, 0)`` if empty."""
+    ``InfoGainSplitCriterion`` computes it. Returns ``(entropy, total)``, ``(0, 0)`` if empty.
+    """
     total = 0.0
     h = 0.0
     for i in range(n):
@@ -143,13 +147,15 @@ def _entropy_of_sums(h, total):  # pragma: no cover - compiled
 
 
 @kernel
-def _threshold_merit(stats, sigmas, whole_terms, point, classes, n_classes, pre_entropy, pair_entropy,
-                     pair_weight):  # pragma: no cover
+def _threshold_merit(
+    stats, sigmas, whole_terms, point, classes, n_classes, pre_entropy, pair_entropy, pair_weight
+):  # pragma: no cover
     """Merit of the numeric split at ``point``: :func:`numeric_split` and both sides'
     :func:`entropy_in_order` in one pass over the splitter's classes ``classes[:n_classes]``
     (the same operations on the same values, each side summed in the same order). A class wholly
     on one side brings its ``w log2 w`` from ``whole_terms`` (``(k,)``), the same for every point.
-    ``pair_entropy`` and ``pair_weight`` (``(2,)``) are overwritten."""
+    ``pair_entropy`` and ``pair_weight`` (``(2,)``) are overwritten.
+    """
     h_left, total_left, h_right, total_right = 0.0, 0.0, 0.0, 0.0
     for i in range(n_classes):
         c = classes[i]
@@ -180,7 +186,8 @@ def _threshold_merit(stats, sigmas, whole_terms, point, classes, n_classes, pre_
 @kernel
 def cell_terms(table, terms):  # pragma: no cover - compiled
     """``terms[v, c] = w log2 w`` of each positive class weight ``w = table[v, c]`` (both
-    ``(values, k)``; the other entries are left as they are)."""
+    ``(values, k)``; the other entries are left as they are).
+    """
     for v in range(table.shape[0]):
         for c in range(table.shape[1]):
             if table[v, c] > 0.0:
@@ -191,7 +198,8 @@ def cell_terms(table, terms):  # pragma: no cover - compiled
 def entropy_of_terms(dist, terms):  # pragma: no cover - compiled
     """:func:`entropy_in_order` over the classes in index order, with each class's term
     ``w log2 w`` taken from ``terms`` (``(k,)``): the same operations on the same values as
-    computing them. Returns ``(entropy, total, log2(total))``."""
+    computing them. Returns ``(entropy, total, log2(total))``.
+    """
     total = 0.0
     h = 0.0
     for c in range(dist.shape[0]):
@@ -209,7 +217,8 @@ def _entropy_from_terms(dist, order, n, terms, known_total, known_log):  # pragm
     """:func:`entropy_in_order` of ``dist`` in the class order ``order[:n]``, taking the terms
     ``w log2 w`` from ``terms`` and ``log2(total)`` from ``known_log`` when the total sums to
     ``known_total``: the same operations on the same values, without the logarithms.
-    Returns ``(entropy, total)``."""
+    Returns ``(entropy, total)``.
+    """
     total = 0.0
     h = 0.0
     for i in range(n):
@@ -226,7 +235,8 @@ def _entropy_from_terms(dist, order, n, terms, known_total, known_log):  # pragm
 @kernel
 def value_orders(value_ranks, classes, n_classes, orders, counts):  # pragma: no cover - compiled
     """For each class ``classes[:n_classes]`` of a nominal attribute, its values in the order they
-    were first seen (``orders[c]``) and their number (``counts[c]``)."""
+    were first seen (``orders[c]``) and their number (``counts[c]``).
+    """
     for i in range(n_classes):
         c = classes[i]
         counts[c] = in_rank_order(value_ranks[c], orders[c])
@@ -236,7 +246,8 @@ def value_orders(value_ranks, classes, n_classes, orders, counts):  # pragma: no
 def rest_of(table, v, classes, n_classes, orders, counts, out):  # pragma: no cover - compiled
     """Class weights of every value but ``v`` (``out``, ``(k,)``), each class summed over its
     values in the order they were first seen (:func:`value_orders`), as river's nominal
-    splitter sums them."""
+    splitter sums them.
+    """
     out[:] = 0.0
     for i in range(n_classes):
         c = classes[i]
@@ -254,9 +265,10 @@ def nominal_best(table, class_ranks, class_value_ranks, pre_entropy, work, iwork
 
     ``table`` is the attribute's class weights by value ``(values, k)`` (unseen values are zero
     rows), ``class_ranks`` its classes' first-seen ranks, ``class_value_ranks`` ``(k, values + 1)``
-    each class's values' ranks; ``work``/``iwork`` a thread's scratch (:func:`~.layout.scratch`)."""
+    each class's values' ranks; ``work``/``iwork`` a thread's scratch (:func:`~.layout.scratch`).
+    """
     n_values, k = table.shape
-    terms = work[TERMS: TERMS + n_values, :k]  # each value's w log2 w by class
+    terms = work[TERMS : TERMS + n_values, :k]  # each value's w log2 w by class
     cell_terms(table, terms)
     classes = iwork[CLASSES, :k]
     n_classes = in_rank_order(class_ranks, classes)  # the splitter's class order
@@ -268,14 +280,15 @@ def nominal_best(table, class_ranks, class_value_ranks, pre_entropy, work, iwork
     best, kind, value = merit_of_branches(pre_entropy, entropies, weights), MULTIWAY, 0.0
     # one-vs-rest splits: the value's side has the multiway branch's terms, in the splitter's
     # class order
-    counts, orders = iwork[VALUE_COUNTS, :k], iwork[VALUE_ORDERS: VALUE_ORDERS + k, :n_values]
+    counts, orders = iwork[VALUE_COUNTS, :k], iwork[VALUE_ORDERS : VALUE_ORDERS + k, :n_values]
     value_orders(class_value_ranks, classes, n_classes, orders, counts)
     rest = work[REST, :k]
     for v in range(n_values):
         if weights[v] > 0.0:
             rest_of(table, v, classes, n_classes, orders, counts, rest)
-            pair_entropy[0], pair_weight[0] = _entropy_from_terms(table[v], classes, n_classes, terms[v], weights[v],
-                                                                  logs[v])
+            pair_entropy[0], pair_weight[0] = _entropy_from_terms(
+                table[v], classes, n_classes, terms[v], weights[v], logs[v]
+            )
             pair_entropy[1], pair_weight[1] = entropy_in_order(rest, classes, n_classes)
             m = merit_of_branches(pre_entropy, pair_entropy, pair_weight)
             if m > best:
@@ -288,7 +301,8 @@ def thresholds(stats, points):  # pragma: no cover - compiled
     """A numeric attribute's candidate thresholds (river's: ``N_SPLIT_POINTS`` evenly spaced
     between the smallest minimum and largest maximum of its classes, ``stats`` ``(k, 5)``) that lie
     strictly inside that range, in ascending order into ``points``; returns their number and the
-    range."""
+    range.
+    """
     lo, hi = np.inf, -np.inf
     for c in range(stats.shape[0]):
         st = stats[c]
@@ -312,12 +326,14 @@ def thresholds_in(lo, hi, points):  # pragma: no cover - compiled
 
 
 @kernel
-def numeric_best(stats, points, n_points, classes, n_classes, pre_entropy, pair_entropy, pair_weight,
-                 sigmas, whole_terms, half):  # pragma: no cover
+def numeric_best(
+    stats, points, n_points, classes, n_classes, pre_entropy, pair_entropy, pair_weight, sigmas, whole_terms, half
+):  # pragma: no cover
     """A numeric attribute's best split exactly, as river finds it: ``(merit, NUMERIC, threshold)``
     over ``points[:n_points]`` (:func:`thresholds`), the first of equal merits; ``(-inf, -1, 0)``
     when none is finite. ``classes[:n_classes]``: the splitter's class order; ``sigmas`` and
-    ``whole_terms`` (``(k,)``) are overwritten; ``half`` is 0.5 (:func:`sigma_of`)."""
+    ``whole_terms`` (``(k,)``) are overwritten; ``half`` is 0.5 (:func:`sigma_of`).
+    """
     feature_best, feature_kind, feature_value = -np.inf, -1, 0.0
     for c in range(stats.shape[0]):  # once per attribute, not per threshold
         st = stats[c]
@@ -325,8 +341,9 @@ def numeric_best(stats, points, n_points, classes, n_classes, pre_entropy, pair_
             sigmas[c] = sigma_of(st, half)
             whole_terms[c] = st[0] * math.log2(st[0])
     for i in range(n_points):
-        m = _threshold_merit(stats, sigmas, whole_terms, points[i], classes, n_classes,
-                             pre_entropy, pair_entropy, pair_weight)
+        m = _threshold_merit(
+            stats, sigmas, whole_terms, points[i], classes, n_classes, pre_entropy, pair_entropy, pair_weight
+        )
         if m > feature_best:
             feature_best, feature_kind, feature_value = m, NUMERIC, points[i]
     return feature_best, feature_kind, feature_value

@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench.system.kernel_cache import kernel
 from boostbench.learners.vfdt.layout import TERMS, VALUE_ENTROPY, VALUE_LOG, VALUE_WEIGHT
 from boostbench.learners.vfdt.merits import cell_terms, entropy_of_terms, merit_of_branches
+from boostbench.system.kernel_cache import kernel
 
 LARGEST_LOG2 = 1075.0  # |log2 w| of any positive float64 (subnormals included) is below this
 UNIT_ROUNDOFF = 2.0**-52
@@ -57,9 +57,10 @@ def nominal_merit_bounds(table, pre_entropy, work):  # pragma: no cover - compil
 
     ``low`` is the multiway split's merit exactly as river computes it (-inf under the 1% rule);
     ``(-inf, -inf)`` when fewer than two values have weight: every proposal's merit is -inf and
-    river keeps the multiway split's."""
+    river keeps the multiway split's.
+    """
     n_values, k = table.shape
-    terms = work[TERMS: TERMS + n_values, :k]
+    terms = work[TERMS : TERMS + n_values, :k]
     cell_terms(table, terms)
     entropies, weights, logs = work[VALUE_ENTROPY, :n_values], work[VALUE_WEIGHT, :n_values], work[VALUE_LOG, :n_values]
     branches = 0

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench.system.kernel_cache import inlined_kernel, kernel
 from boostbench.learners.vfdt.layout import LEAF, NOMINAL_BINARY, NUMERIC, TEST, Forest, copy_into, node_weight
+from boostbench.system.kernel_cache import inlined_kernel, kernel
 
 
 @kernel
 def next_child(node, node_nav, after):  # pragma: no cover - compiled
     """The child of ``node`` with the lowest node id above ``after`` (-1 if none): children by age,
-    the order river keeps them in."""
+    the order river keeps them in.
+    """
     child = -1
     for b in range(1, node_nav.shape[1]):
         c = node_nav[node, b]
@@ -27,14 +28,14 @@ def next_child(node, node_nav, after):  # pragma: no cover - compiled
 
 
 @kernel
-def _subtree_weight(node, node_nav, node_stats, node_classes, node_sub,
-                    node_parent):  # pragma: no cover - compiled
+def _subtree_weight(node, node_nav, node_stats, node_classes, node_sub, node_parent):  # pragma: no cover - compiled
     """Class weight held by the leaves under ``node``, summed child by child in age order (river's
     ``total_weight`` of a branch: the statistics a branch kept from its split do not count).
 
     A branch keeps its sum in ``node_sub`` (NaN when stale: training marks the path up from the
     leaf it changes), so a detour costs the children's sums, not a walk over the subtree. The
-    cached value is the one the same additions give, so it is exact."""
+    cached value is the one the same additions give, so it is exact.
+    """
     if node_nav[node, TEST] == LEAF:
         return node_weight(node, node_stats, node_classes)
     cached = node_sub[node]
@@ -52,7 +53,8 @@ def _subtree_weight(node, node_nav, node_stats, node_classes, node_sub,
 @kernel
 def mark_stale(node, node_sub, node_parent):  # pragma: no cover - compiled
     """The subtree sums of ``node`` and its ancestors are stale. A stale node's ancestors are all
-    stale (sums are refreshed top-down), so the walk up stops at the first stale one."""
+    stale (sums are refreshed top-down), so the walk up stops at the first stale one.
+    """
     while node >= 0 and node_sub[node] == node_sub[node]:
         node_sub[node] = np.nan
         node = node_parent[node]
@@ -60,8 +62,9 @@ def mark_stale(node, node_sub, node_parent):  # pragma: no cover - compiled
 
 @kernel
 def _heaviest_child(node, node_nav, node_stats, node_classes, node_sub, node_parent):  # pragma: no cover - compiled
-    """river's most common path: the child whose leaves hold the most weight; ties go to the
-    oldest child."""
+    """River's most common path: the child whose leaves hold the most weight; ties go to the
+    oldest child.
+    """
     heaviest = -1
     best = -1.0
     child = next_child(node, node_nav, -1)
@@ -78,7 +81,8 @@ def _heaviest_child(node, node_nav, node_stats, node_classes, node_sub, node_par
 def _branch(node, value, node_nav, node_value):  # pragma: no cover - compiled
     """The branch the internal ``node``'s test sends ``value`` down: numeric ``value <= threshold``
     -> 0, else 1; nominal binary ``value == v`` -> 0, else 1; multiway the value's code. -1 for a
-    missing value (NaN) or a code past the node's children."""
+    missing value (NaN) or a code past the node's children.
+    """
     if value != value:
         return -1
     kind = node_nav[node, TEST] & 3
@@ -91,8 +95,9 @@ def _branch(node, value, node_nav, node_value):  # pragma: no cover - compiled
 
 
 @kernel
-def _walk(node, parent, x, tree, node_nav, node_value,
-          node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
+def _walk(
+    node, parent, x, tree, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map
+):  # pragma: no cover - compiled
     """Walk from ``node`` (child of ``parent``) down to a leaf; see :func:`find_leaf`."""
     detour = False
     while node_nav[node, TEST] != LEAF:
@@ -110,26 +115,32 @@ def _walk(node, parent, x, tree, node_nav, node_value,
 
 
 @kernel
-def find_leaf(tree, x, root, node_nav, node_value,
-              node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
+def find_leaf(
+    tree, x, root, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map
+):  # pragma: no cover - compiled
     """The leaf ``x`` reaches in ``tree`` when it trains (missing values follow the heaviest child).
 
     Returns ``(leaf, parent, branch)``; ``leaf = -1`` when a multiway branch has no child for
     the value, with ``parent`` that branch and ``branch`` the value's code (training adds a leaf
     there); ``branch = -2`` when the path took a missing value's detour.
     """
-    return _walk(root[tree], -1, x, tree, node_nav, node_value,
-                 node_stats, node_classes, node_sub, node_parent, feat_map)
+    return _walk(
+        root[tree], -1, x, tree, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map
+    )
 
 
 @kernel
-def _predicting_leaf(leaf, parent, tree, x, node_nav, node_value,
-                     node_stats, node_classes, node_sub, node_parent, feat_map):  # pragma: no cover - compiled
+def _predicting_leaf(
+    leaf, parent, tree, x, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map
+):  # pragma: no cover - compiled
     """The leaf that predicts for ``x`` given where training would end: at a multiway branch
-    without a child for the value, river follows the most common path (and walks on)."""
+    without a child for the value, river follows the most common path (and walks on).
+    """
     while leaf < 0:
         start = _heaviest_child(parent, node_nav, node_stats, node_classes, node_sub, node_parent)
-        leaf, parent, _ = _walk(start, parent, x, tree, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map)
+        leaf, parent, _ = _walk(
+            start, parent, x, tree, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map
+        )
     return leaf
 
 
@@ -137,15 +148,30 @@ def _predicting_leaf(leaf, parent, tree, x, node_nav, node_value,
 def predict_tree(tree, x, out, trees):  # pragma: no cover - compiled
     """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty)."""
     F = Forest(*trees)
-    leaf, parent, _ = find_leaf(tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
-    leaf = _predicting_leaf(leaf, parent, tree, x, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
+    leaf, parent, _ = find_leaf(
+        tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map
+    )
+    leaf = _predicting_leaf(
+        leaf,
+        parent,
+        tree,
+        x,
+        F.node_nav,
+        F.node_value,
+        F.node_stats,
+        F.node_classes,
+        F.node_sub,
+        F.node_parent,
+        F.feat_map,
+    )
     _write_distribution(F.node_stats, F.node_classes, leaf, out)
 
 
 @inlined_kernel
 def write_distribution(trees, source, out):  # pragma: no cover - compiled
     """Leaf ``source``'s class weights times 1 / their total into ``out`` (``(k,)``; river's
-    normalisation, to the last bit), or uniform if empty."""
+    normalisation, to the last bit), or uniform if empty.
+    """
     F = Forest(*trees)
     _write_distribution(F.node_stats, F.node_classes, source, out)
 
@@ -201,9 +227,32 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
             walking += 1
     for tree in range(n_trees):
         if route[tree, 2] == -3:
-            leaf, parent, branch = find_leaf(tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
+            leaf, parent, branch = find_leaf(
+                tree,
+                x,
+                F.root,
+                F.node_nav,
+                F.node_value,
+                F.node_stats,
+                F.node_classes,
+                F.node_sub,
+                F.node_parent,
+                F.feat_map,
+            )
             route[tree, 0], route[tree, 1], route[tree, 2] = leaf, parent, branch
-            leaf = _predicting_leaf(leaf, parent, tree, x, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
+            leaf = _predicting_leaf(
+                leaf,
+                parent,
+                tree,
+                x,
+                F.node_nav,
+                F.node_value,
+                F.node_stats,
+                F.node_classes,
+                F.node_sub,
+                F.node_parent,
+                F.feat_map,
+            )
         else:
             leaf = route[tree, 0]
         route[tree, 3] = 1

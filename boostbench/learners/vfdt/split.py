@@ -14,7 +14,6 @@ import math
 
 import numpy as np
 
-from boostbench.system.kernel_cache import inlined_kernel, kernel
 from boostbench.learners.vfdt.layout import (
     ATTRIBUTES,
     CACHE,
@@ -46,9 +45,9 @@ from boostbench.learners.vfdt.layout import (
     SIGMAS,
     SUMS,
     TAU,
-    TOUCHED,
     TERMS,
     TEST,
+    TOUCHED,
     VALUE_COUNTS,
     VALUE_ORDERS,
     add_class,
@@ -59,7 +58,6 @@ from boostbench.learners.vfdt.layout import (
     release,
 )
 from boostbench.learners.vfdt.merit_bounds import MERIT_SLACK, REFRESH_AFTER, VALID, cached_range, numeric_merit_bounds
-from boostbench.learners.vfdt.nominal_bounds import nominal_merit_bounds
 from boostbench.learners.vfdt.merits import (
     entropy_in_order,
     nominal_best,
@@ -71,6 +69,8 @@ from boostbench.learners.vfdt.merits import (
     thresholds_in,
     value_orders,
 )
+from boostbench.learners.vfdt.nominal_bounds import nominal_merit_bounds
+from boostbench.system.kernel_cache import inlined_kernel, kernel
 
 KEEP, RESET, SPLIT = 0, 1, 2  # what a split attempt decides (best_split)
 MAX_SHARE_TO_SPLIT = 0.99  # a leaf whose majority class holds more does not split (only the null split)
@@ -80,9 +80,24 @@ BOUNDED, OUT_OF_REACH, BOUNDED_NOMINAL = -2, -3, -4
 
 
 @kernel
-def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks, attr_ranks, value_ranks,
-               feat_nominal, split_params, work, iwork, screen_sums, screen_grid, screen_base,
-               screen_state):  # pragma: no cover - compiled
+def best_split(
+    stats,
+    classes_seen,
+    total,
+    nominal_counts,
+    numeric_stats,
+    ranks,
+    attr_ranks,
+    value_ranks,
+    feat_nominal,
+    split_params,
+    work,
+    iwork,
+    screen_sums,
+    screen_grid,
+    screen_base,
+    screen_state,
+):  # pragma: no cover - compiled
     """The decision of a split attempt on a leaf with class weights ``stats`` (``(k,)``, summing to
     ``total``), its classes by first sight ``classes_seen``, its statistics slot's arrays, and
     its tree's rows of ``feat_nominal`` and ``split_params``: ``(KEEP | RESET | SPLIT, feature,
@@ -95,7 +110,8 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
     of the cost. On numeric data without missing values the bounding stops as soon as the
     attributes bounded so far show that the leaf waits (:func:`_merit_ceiling`): on the ISOLET-shaped
     stream a third of the attempts that are not decided stop early. Without the scratch's SCREEN
-    setting every attribute is evaluated (the reference the tests compare with)."""
+    setting every attribute is evaluated (the reference the tests compare with).
+    """
     k = stats.shape[0]
     n_seen = 0
     majority = 0.0
@@ -163,7 +179,8 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
                 feature_best, feature_kind = -np.inf, MULTIWAY
             else:
                 feature_best, feature_kind, feature_value = nominal_best(
-                    nominal_counts[:, j].T, ranks[j], value_ranks[:, j], pre_entropy, work, iwork)
+                    nominal_counts[:, j].T, ranks[j], value_ranks[:, j], pre_entropy, work, iwork
+                )
         else:
             if screen and _one_value(ranks[j], numeric_stats[:, j]):  # no threshold: no finite merit
                 if cached:  # its sums were not brought up to date
@@ -178,14 +195,27 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
             else:
                 n_points, lo, hi = thresholds(numeric_stats[:, j], points)
             if screen:
-                low, high = _bounds(j, numeric_stats[:, j], n_points, lo, hi, pre_entropy, work, cached,
-                                    screen_sums, screen_grid, screen_base, changed if cache_current else -1)
+                low, high = _bounds(
+                    j,
+                    numeric_stats[:, j],
+                    n_points,
+                    lo,
+                    hi,
+                    pre_entropy,
+                    work,
+                    cached,
+                    screen_sums,
+                    screen_grid,
+                    screen_base,
+                    changed if cache_current else -1,
+                )
                 if high > -np.inf:  # else certainly -inf: no finite candidate, the null split
                     merit_low[a], merit_high[a], feature_kinds[a] = low, high, BOUNDED
                     continue
             else:
                 feature_best, feature_kind, feature_value = _numeric_exact(
-                    numeric_stats[:, j], ranks[j], n_points, pre_entropy, work, iwork)
+                    numeric_stats[:, j], ranks[j], n_points, pre_entropy, work, iwork
+                )
         merit_low[a], merit_high[a] = feature_best, feature_best
         feature_values[a], feature_kinds[a] = feature_value, feature_kind
     screen_state[1] = missing + screens
@@ -194,8 +224,19 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
         screen_state[1] += n_done * PREFIX_UNIT
     if n_done < n_attributes:
         return KEEP, -1, -1, 0.0
-    if screen and not _evaluate_within_reach(n_attributes, attributes, nominal_counts, numeric_stats, ranks,
-                                             value_ranks, pre_entropy, bound, decided, work, iwork):
+    if screen and not _evaluate_within_reach(
+        n_attributes,
+        attributes,
+        nominal_counts,
+        numeric_stats,
+        ranks,
+        value_ranks,
+        pre_entropy,
+        bound,
+        decided,
+        work,
+        iwork,
+    ):
         return KEEP, -1, -1, 0.0
     return _decide(n_attributes, attributes, bound, decided, work)
 
@@ -203,7 +244,8 @@ def best_split(stats, classes_seen, total, nominal_counts, numeric_stats, ranks,
 @inlined_kernel
 def _fold(low, high, top, second, top_high):  # pragma: no cover - compiled
     """One attribute's merit interval ``[low, high]`` folded into the running highest and second
-    highest lower bounds and the highest upper bound (a tie moves the old top to second)."""
+    highest lower bounds and the highest upper bound (a tie moves the old top to second).
+    """
     if low >= top:
         top, second = low, top
     elif low > second:
@@ -215,7 +257,8 @@ def _fold(low, high, top, second, top_high):  # pragma: no cover - compiled
 def _touch(numeric_stats, sink):  # pragma: no cover - compiled
     """Read every estimator's weight in a slot's class-major ``numeric_stats`` (``(k, d, 5)``) into
     ``sink[0]``, all at once: without the screen's cache an attempt reads each attribute's classes,
-    lines apart, and the loads issued together overlap their cache misses."""
+    lines apart, and the loads issued together overlap their cache misses.
+    """
     total = 0.0
     for c in range(numeric_stats.shape[0]):
         for j in range(numeric_stats.shape[1]):
@@ -231,7 +274,8 @@ def _merit_ceiling(stats, pre_entropy, memo_weight, memo_term):  # pragma: no co
     I(Y; side)`` with ``I(Y; side) <= min(H(Y), H(side)) <= min(H(Y), 1)`` for two sides: so the
     merit is at most ``pre_entropy - max(H(Y) - 1, 0)`` (``inf`` without weight). ``memo_weight``
     and ``memo_term`` (``(>= k,)`` float64) are the screen's memo of ``w log2 w`` by class
-    (:func:`~.merit_bounds.numeric_merit_bounds`): read, and brought up to date."""
+    (:func:`~.merit_bounds.numeric_merit_bounds`): read, and brought up to date.
+    """
     total, terms = 0.0, 0.0
     for c in range(stats.shape[0]):
         w = stats[c, 0]
@@ -251,7 +295,8 @@ def _one_value(class_ranks, stats):  # pragma: no cover - compiled
     """Whether a numeric attribute (its classes' first-seen ranks ``class_ranks`` ``(k + 1,)`` and
     estimators ``stats`` ``(k, 5)``) holds one class at one value: then its range is empty, it has
     no threshold, and its merit is -inf (as :func:`~.merits.thresholds` would find, reading every
-    class). A leaf that keeps resetting (its statistics hold one example) is all such attributes."""
+    class). A leaf that keeps resetting (its statistics hold one example) is all such attributes.
+    """
     k = stats.shape[0]
     if class_ranks[k] != 1:
         return False
@@ -262,36 +307,72 @@ def _one_value(class_ranks, stats):  # pragma: no cover - compiled
 
 
 @kernel
-def _bounds(j, stats, n_points, lo, hi, pre_entropy, work, cached, screen_sums, screen_grid, screen_base,
-            changed):  # pragma: no cover - compiled
+def _bounds(
+    j, stats, n_points, lo, hi, pre_entropy, work, cached, screen_sums, screen_grid, screen_base, changed
+):  # pragma: no cover - compiled
     """:func:`~.merit_bounds.numeric_merit_bounds` of numeric attribute ``j`` (estimators
     ``stats``, thresholds in the scratch's POINTS row), with the slot's cache of its sums, or
-    without one (``cached`` False) sums in the scratch, taken afresh."""
+    without one (``cached`` False) sums in the scratch, taken afresh.
+    """
     at = j if cached else 0
-    sums = screen_sums[at] if cached else work[SUMS: SUMS + 2, :N_SPLIT_POINTS]
+    sums = screen_sums[at] if cached else work[SUMS : SUMS + 2, :N_SPLIT_POINTS]
     grid = screen_grid[at] if cached else work[GRID, :5]
-    return numeric_merit_bounds(stats, work[POINTS, :N_SPLIT_POINTS], n_points, lo, hi, pre_entropy,
-                                work[CLASSWISE: CLASSWISE + CLASSWISE_ROWS], sums, grid, screen_base[at], changed)
+    return numeric_merit_bounds(
+        stats,
+        work[POINTS, :N_SPLIT_POINTS],
+        n_points,
+        lo,
+        hi,
+        pre_entropy,
+        work[CLASSWISE : CLASSWISE + CLASSWISE_ROWS],
+        sums,
+        grid,
+        screen_base[at],
+        changed,
+    )
 
 
 @kernel
 def _numeric_exact(stats, class_ranks, n_points, pre_entropy, work, iwork):  # pragma: no cover - compiled
     """:func:`~.merits.numeric_best` of a numeric attribute (estimators ``stats`` ``(k, 5)``, its
-    classes' first-seen ranks ``class_ranks``) over the thresholds in the scratch's POINTS row."""
+    classes' first-seen ranks ``class_ranks``) over the thresholds in the scratch's POINTS row.
+    """
     k = stats.shape[0]
     classes = iwork[CLASSES, :k]
-    return numeric_best(stats, work[POINTS, :N_SPLIT_POINTS], n_points, classes, in_rank_order(class_ranks, classes),
-                        pre_entropy, work[PAIR_ENTROPY, :2], work[PAIR_WEIGHT, :2], work[SIGMAS, :k], work[TERMS, :k],
-                        work[SETTINGS, HALF])
+    return numeric_best(
+        stats,
+        work[POINTS, :N_SPLIT_POINTS],
+        n_points,
+        classes,
+        in_rank_order(class_ranks, classes),
+        pre_entropy,
+        work[PAIR_ENTROPY, :2],
+        work[PAIR_WEIGHT, :2],
+        work[SIGMAS, :k],
+        work[TERMS, :k],
+        work[SETTINGS, HALF],
+    )
 
 
 @kernel
-def _evaluate_within_reach(n_attributes, attributes, nominal_counts, numeric_stats, ranks, value_ranks,
-                           pre_entropy, bound, decided, work, iwork):  # pragma: no cover - compiled
+def _evaluate_within_reach(
+    n_attributes,
+    attributes,
+    nominal_counts,
+    numeric_stats,
+    ranks,
+    value_ranks,
+    pre_entropy,
+    bound,
+    decided,
+    work,
+    iwork,
+):  # pragma: no cover - compiled
     """Step 2 of :func:`best_split`: evaluate exactly the bounded attributes that can matter.
     With the decision taken by the best alone, those that can reach the highest certain merit;
     else those that can reach the second highest; the others are OUT_OF_REACH. False (nothing
-    evaluated) when the gap is certainly within the Hoeffding bound: the leaf waits."""
+    evaluated) when the gap is certainly within the Hoeffding bound: the leaf waits.
+    """
     merit_low, merit_high = work[MERIT_LOW, :n_attributes], work[MERIT_HIGH, :n_attributes]
     feature_values, feature_kinds = work[FEATURE_VALUE, :n_attributes], work[FEATURE_KIND, :n_attributes]
     top, runner_up, top_high = -np.inf, -np.inf, -np.inf
@@ -305,8 +386,9 @@ def _evaluate_within_reach(n_attributes, attributes, nominal_counts, numeric_sta
             if merit_high[a] >= reach:
                 j = attributes[a]
                 if feature_kinds[a] == BOUNDED_NOMINAL:
-                    m, kind, value = nominal_best(nominal_counts[:, j].T, ranks[j], value_ranks[:, j], pre_entropy,
-                                                  work, iwork)
+                    m, kind, value = nominal_best(
+                        nominal_counts[:, j].T, ranks[j], value_ranks[:, j], pre_entropy, work, iwork
+                    )
                 else:
                     n_points, _, _ = thresholds(numeric_stats[:, j], work[POINTS, :N_SPLIT_POINTS])
                     m, kind, value = _numeric_exact(numeric_stats[:, j], ranks[j], n_points, pre_entropy, work, iwork)
@@ -323,7 +405,8 @@ def _decide(n_attributes, attributes, bound, decided, work):  # pragma: no cover
     River ranks [null split, its splitters in the order their attributes were first seen] by
     merit with a stable sort: among equal merits the later attribute ranks higher. A nominal
     attribute always proposes its multiway split (even at -inf merit); a numeric one without a
-    finite candidate proposes the null split."""
+    finite candidate proposes the null split.
+    """
     best, second = -np.inf, -np.inf
     best_feature, best_kind, best_value = -1, -1, 0.0
     for a in range(n_attributes):
@@ -348,7 +431,8 @@ def _decide(n_attributes, attributes, bound, decided, work):  # pragma: no cover
 def _add_child(F, leaf, branch, dist, keys, classes, n_classes, depth):  # pragma: no cover - compiled
     """A new leaf under ``leaf`` at ``branch``, starting from class weights ``dist`` (``(k,)``) that
     holds the classes with ``keys > 0`` (``(k,)``; one may hold weight 0, as in river) in the order
-    ``classes[:n_classes]``."""
+    ``classes[:n_classes]``.
+    """
     child = new_node(F, leaf, depth)
     copy_into(F.node_stats[child], dist)
     for i in range(n_classes):
@@ -361,16 +445,17 @@ def _add_child(F, leaf, branch, dist, keys, classes, n_classes, depth):  # pragm
 @kernel
 def split_leaf(F, leaf, slot, best_feature, best_kind, best_value):  # pragma: no cover - compiled
     """Split ``leaf`` (statistics ``slot``) on ``best_feature`` as :func:`best_split` chose:
-    the split's class distributions become the children's statistics."""
+    the split's class distributions become the children's statistics.
+    """
     nominal_counts, numeric_stats = F.nominal_counts, F.numeric_stats
     work, iwork = F.work[0], F.iwork[0]  # the serial part's scratch
     k = F.node_stats.shape[1]
     n_values = nominal_counts.shape[3]
     classes = iwork[CLASSES, :k]
-    counts, orders = iwork[VALUE_COUNTS, :k], iwork[VALUE_ORDERS: VALUE_ORDERS + k, :n_values]
+    counts, orders = iwork[VALUE_COUNTS, :k], iwork[VALUE_ORDERS : VALUE_ORDERS + k, :n_values]
     depth = F.node_depth[leaf] + 1
     if best_kind == MULTIWAY:
-        table = work[TERMS: TERMS + n_values, :k]
+        table = work[TERMS : TERMS + n_values, :k]
         for v in range(n_values):
             copy_into(table[v], nominal_counts[slot, :, best_feature, v])
         release(F, leaf)
@@ -378,8 +463,8 @@ def split_leaf(F, leaf, slot, best_feature, best_kind, best_value):  # pragma: n
             if table[v].sum() > 0.0:  # classes in index order
                 _add_child(F, leaf, v, table[v], table[v], iwork[CLASS_IDS, :k], k, depth)
     else:
-        post = work[SIDES: SIDES + 2, :k]
-        keys = work[KEPT: KEPT + 2, :k]
+        post = work[SIDES : SIDES + 2, :k]
+        keys = work[KEPT : KEPT + 2, :k]
         n_classes = in_rank_order(F.ranks[slot, best_feature], classes)
         if best_kind == NOMINAL_BINARY:
             table = nominal_counts[slot, :, best_feature].T

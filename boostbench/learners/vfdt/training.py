@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numba
 
-from boostbench.system.kernel_cache import inlined_kernel, kernel, parallel_kernel
 from boostbench.learners.vfdt.budget import limit_size, size_bytes
 from boostbench.learners.vfdt.layout import (
     CACHE,
@@ -33,6 +32,7 @@ from boostbench.learners.vfdt.layout import (
 )
 from boostbench.learners.vfdt.routing import find_leaf, forget_routes_unless, mark_stale
 from boostbench.learners.vfdt.split import KEEP, RESET, SPLIT, best_split, split_leaf
+from boostbench.system.kernel_cache import inlined_kernel, kernel, parallel_kernel
 
 # ``pending[tree]``: what :func:`_train` left for :func:`_apply` (columns), and its states
 PENDING, PENDING_LEAF, PENDING_FEATURE, PENDING_KIND, PENDING_RESULT = 0, 1, 2, 3, 4
@@ -78,7 +78,8 @@ def learn_trees_threaded(first, stop, x, y, weights, trees):  # pragma: no cover
     uses, in the order one thread would: the same node ids, the same trees.
 
     Called from Python only, never from another kernel (see
-    :func:`~boostbench.system.kernel_cache.parallel_kernel`)."""
+    :func:`~boostbench.system.kernel_cache.parallel_kernel`).
+    """
     F = Forest(*trees)
     _forget_routes_called(x, trees)
     for tree in numba.prange(first, stop):  # the caller sets numba's chunk size to 1 (dynamic)
@@ -96,7 +97,8 @@ def learn_trees_threaded(first, stop, x, y, weights, trees):  # pragma: no cover
 @kernel
 def learn_all(x, y, weights, trees):  # pragma: no cover - compiled
     """Train every tree with ``weights[i] > 0`` on ``(x, y)`` with weight ``weights[i] * c_i``
-    (``weights`` float64 ``(N,)``); the pool must have room (``CompiledHoeffdingTreePool.reserve``)."""
+    (``weights`` float64 ``(N,)``); the pool must have room (``CompiledHoeffdingTreePool.reserve``).
+    """
     forget_routes_unless(x, trees)
     learn_trees(0, weights.shape[0], x, y, weights, trees)
 
@@ -107,13 +109,25 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     due, decide its split attempt with the scratch of ``thread``. Leaves in ``pending[tree]`` the decision
     (KEEP, RESET, SPLIT; or DEFERRED, having changed nothing, when the tree needs a new leaf and
     ``may_grow`` is False), the leaf, the split and :func:`learn_trees`' result for the tree
-    (``pending_value[tree]``: the split's value); returns that result."""
+    (``pending_value[tree]``: the split's value); returns that result.
+    """
     node_nav, node_stats, node_classes, route, pending = F.node_nav, F.node_stats, F.node_classes, F.route, F.pending
     w = weight * F.weight_scale[tree]
     if route[tree, 3] == 1:
         leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
     else:
-        leaf, parent, branch = find_leaf(tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map)
+        leaf, parent, branch = find_leaf(
+            tree,
+            x,
+            F.root,
+            F.node_nav,
+            F.node_value,
+            F.node_stats,
+            F.node_classes,
+            F.node_sub,
+            F.node_parent,
+            F.feat_map,
+        )
     pending[tree, PENDING] = KEEP
     if leaf < 0 and not may_grow:
         pending[tree, PENDING] = DEFERRED
@@ -139,10 +153,23 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
         return result
     F.node_last[leaf] = total
     decision, feature, kind, value = best_split(
-        node_stats[leaf], node_classes[leaf], total, F.nominal_counts[slot], F.numeric_stats[slot],
-        F.ranks[slot], F.attr_ranks[slot], F.value_ranks[slot], F.feat_nominal[tree], F.split_params[tree],
-        F.work[thread], F.iwork[thread], F.screen_sums[slot], F.screen_grid[slot], F.screen_base[slot],
-        F.screen_state[slot])
+        node_stats[leaf],
+        node_classes[leaf],
+        total,
+        F.nominal_counts[slot],
+        F.numeric_stats[slot],
+        F.ranks[slot],
+        F.attr_ranks[slot],
+        F.value_ranks[slot],
+        F.feat_nominal[tree],
+        F.split_params[tree],
+        F.work[thread],
+        F.iwork[thread],
+        F.screen_sums[slot],
+        F.screen_grid[slot],
+        F.screen_base[slot],
+        F.screen_state[slot],
+    )
     pending[tree, PENDING], pending[tree, PENDING_FEATURE], pending[tree, PENDING_KIND] = decision, feature, kind
     F.pending_value[tree] = value
     return result
@@ -153,7 +180,8 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
     """Add ``(x, y)`` with weight ``w`` to the attribute statistics in ``slot`` (those of an active
     leaf of ``tree``) and to their first-seen orders (:func:`~.layout.first_seen`). With the
     slots' screen cache (the CACHE setting of ``thread``'s scratch), class ``y``'s estimators are
-    kept as they were at the last screen: the cache stays usable while one class alone changes."""
+    kept as they were at the last screen: the cache stays usable while one class alone changes.
+    """
     feat_map, feat_nominal = F.feat_map, F.feat_nominal
     nominal_counts, numeric_stats, ranks, value_ranks = F.nominal_counts, F.numeric_stats, F.ranks, F.value_ranks
     attr_ranks = F.attr_ranks
@@ -200,7 +228,8 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
 def _train_called(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     """:func:`_train` as a call, for the parallel loop (with :func:`_train` inlined into its body,
     numba 0.68 compiled a loop whose trees never split) and the serial part after it (one
-    compiled copy of :func:`_train` for both: each copy costs seconds to compile)."""
+    compiled copy of :func:`_train` for both: each copy costs seconds to compile).
+    """
     return _train(F, tree, x, y, weight, thread, may_grow)
 
 
@@ -208,20 +237,28 @@ def _train_called(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
 def _forget_routes_called(x, trees):  # pragma: no cover - compiled
     """:func:`~.routing.forget_routes_unless` as a call, for :func:`learn_trees_threaded`: numba
     drops stores made through the Forest's fields in code inlined outside a parallel loop (see
-    :func:`~boostbench.system.kernel_cache.parallel_kernel`)."""
+    :func:`~boostbench.system.kernel_cache.parallel_kernel`).
+    """
     forget_routes_unless(x, trees)
 
 
 @inlined_kernel
 def _apply(F, tree, result):  # pragma: no cover
     """Carry out the split attempt :func:`_train` decided for ``tree``; returns ``result``, or -1
-    when the leaf split (it no longer predicts)."""
+    when the leaf split (it no longer predicts).
+    """
     pending = F.pending
     decision, leaf = pending[tree, PENDING], pending[tree, PENDING_LEAF]
     if decision == RESET:
         reset_splitters(F, F.node_slot[leaf])
     elif decision == SPLIT:
-        split_leaf(F, leaf, F.node_slot[leaf], pending[tree, PENDING_FEATURE], pending[tree, PENDING_KIND],
-                   F.pending_value[tree])
+        split_leaf(
+            F,
+            leaf,
+            F.node_slot[leaf],
+            pending[tree, PENDING_FEATURE],
+            pending[tree, PENDING_KIND],
+            F.pending_value[tree],
+        )
         return -1
     return result
