@@ -29,7 +29,7 @@ def test_adaboost_olm_first_round_by_hand():
     pool = ScriptedPool([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1]])
     booster = AdaboostOLM(pool, 3, np.random.default_rng(0))
     booster.predict(X0)
-    assert booster._state[2].tolist() == [0, 1]  # each learner's argmin of expected cost
+    assert booster._state.labels.tolist() == [0, 1]  # each learner's argmin of expected cost
     booster.update(0)
     # learner 0 was right: f' = -sum_{j != y} 1/(1+e^0) = -1; learner 1 wrong: f' = 1/2
     assert booster.alpha[0] == pytest.approx(math.sqrt(2))
