@@ -1,4 +1,4 @@
-"""Issue 14: the pool's memory budget and its threads, through the runner.
+"""The pool's memory budget and its threads, through the runner.
 
 - Threads: any ``n_threads`` gives the same record (metrics and curves) to the bit.
 - Budget: the default ``learner.max_size`` is never reached on the vendored data sets at the

@@ -1,4 +1,4 @@
-"""Screened split attempts (issue 15): merit bounds hold river's merits, and screening changes no tree."""
+"""Screened split attempts: merit bounds hold river's merits, and screening changes no tree."""
 
 import numpy as np
 import pytest

@@ -1,5 +1,5 @@
 """Inputs from shared stores, shared caches and the command line that must not reach a path, run
-code or exhaust memory (issue 39): each refused in one line."""
+code or exhaust memory: each refused in one line."""
 
 from __future__ import annotations
 
