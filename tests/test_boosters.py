@@ -5,8 +5,7 @@ import pickle
 
 import numpy as np
 import pytest
-from conftest import ScriptedPool
-from omegaconf import OmegaConf
+from conftest import ScriptedPool, learner_file
 
 from boostbench.algorithms import ALGORITHMS, build_booster
 from boostbench.boosters import AdaboostOLM, OnlineBoosting, OnlineMBBM
@@ -14,7 +13,6 @@ from boostbench.core.potentials import Potential01
 from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
 from boostbench.learners import make_pool
-from boostbench.system.paths import CONFIG_DIR
 
 X0 = np.zeros(2)
 MULTICLASS = sorted(
@@ -110,7 +108,7 @@ def car():
 
 
 def make(name, data, seed, n_learners=4):
-    learner = OmegaConf.load(CONFIG_DIR / "learner" / "hoeffding_tree.yaml")
+    learner = learner_file("hoeffding_tree")
     spec = ALGORITHMS[name]
     rngs = np.random.SeedSequence(seed).spawn(2)
     pool = make_pool(

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from boostbench.algorithms import ALGORITHMS
 from boostbench.cli import app
-from boostbench.runner.config import compose_config, config_hash
+from boostbench.runner.config import compose_config, config_hash, resolved_dict, validate
 from boostbench.runner.experiment import run_experiment
 
 runner = CliRunner()
@@ -46,6 +46,28 @@ def test_config_hash_ignores_where_results_go():
     a = compose_config(["results_dir=/tmp/a", "progress=false"])
     b = compose_config(["results_dir=/tmp/b"])
     assert config_hash(a) == config_hash(b) != config_hash(compose_config(["seed=9"]))
+
+
+#: Hashes of shipped configurations, as stored records carry them: a change of the config files, of
+#: the hash or of the sections validate builds must leave them (else every stored run is run again)
+KNOWN_HASHES = {
+    (): "1f966254ac523c03",
+    ("dataset=car", "algorithm=online_mbbm", "gamma=0.05"): "3d71f4c200a8fee6",
+    ("dataset=emotions", "algorithm=ada_olmr"): "2b571250718dfb0d",
+    ("dataset=heart", "algorithm=adaboost_m1", "protocol=holdout"): "509d2e41155cd67a",
+    ("dataset=mushroom", "algorithm=online_boosting", "learner=tan", "protocol=kfold"): "c8ca5f051a201ab7",
+    ("dataset=car", "algorithm=river_arf"): "27927df5e7fa84e8",
+    ("dataset=balance", "algorithm=adaboost_olm", "+preset=jung_reference"): "7ac56005b6b25b00",
+    ("dataset=balance", "algorithm=vfdt", "protocol.shuffle_seed=357"): "4fbd5c92613e197a",
+}
+
+
+@pytest.mark.parametrize("overrides", KNOWN_HASHES)
+def test_shipped_configs_keep_their_hashes(overrides):
+    cfg = compose_config(list(overrides))
+    run = validate(cfg)
+    assert config_hash(cfg) == config_hash(run.resolved, run.spec) == KNOWN_HASHES[overrides]
+    assert run.resolved == resolved_dict(cfg)  # the record's config
 
 
 def test_cli_run_writes_one_record(tmp_path):
