@@ -72,7 +72,7 @@ reproduce-tables: setup
 	    --command "make reproduce-tables BACKEND=$(BACKEND)$(if $(SEEDS), SEEDS=$(SEEDS))" &&) \
 	echo "reproduce-tables: $$(( $$(date +%s) - start )) s; tables and figures under $(REPRO_DIR)$(if $(REPRO_DOCS), and $(REPRO_DOCS))"
 
-# The field's bench (issue 36): every online booster, ours and the peers, on the stream papers'
+# The field's bench: every online booster, ours and the peers, on the stream papers'
 # streams, river's bundled sets and the vendored UCI sets (configs/experiment/stream_benchmark.yaml),
 # then the leaderboard. Resumable. SEEDS=n runs seeds 0..n-1 (default 10); STREAM_ARGS= adds
 # overrides (e.g. dataset=sea_drift,car). A job that fails (a peer whose library is absent) leaves
@@ -135,7 +135,7 @@ report-check: setup
 	$(BIN)/boostbench report all --results-dir $(REPORT_CHECK_DIR) --n-learners 3
 	$(BIN)/python -m boostbench.reporting.page_check $(REPORT_CHECK_DIR)/summary.html --screenshot $(REPORT_CHECK_DIR)/summary.png
 
-# Ray (issue 19): the launcher and Ray from their own lock (a superset of requirements.lock;
+# Ray: the launcher and Ray from their own lock (a superset of requirements.lock;
 # hydra-ray-launcher's stale cloudpickle<3 pin is overridden, see requirements-ray.overrides).
 ray-setup: setup
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-ray.lock
@@ -149,7 +149,7 @@ launchers: ray-setup
 	$(BIN)/python benchmarks/compare_stores.py results/launchers/joblib results/launchers/submitit
 	$(BIN)/python benchmarks/compare_stores.py results/launchers/joblib results/launchers/ray
 
-# Speed (issue 6): boostbench vs river's AdaBoostClassifier and, when .venv-moa exists, MOA.
+# Speed: boostbench vs river's AdaBoostClassifier and, when .venv-moa exists, MOA.
 bench: setup
 	$(BIN)/python benchmarks/bench.py --dataset car --n-learners 100 --repeats 3
 	$(BIN)/python benchmarks/bench.py --dataset balance --n-learners 100 --repeats 3
@@ -165,13 +165,13 @@ bench-moa-setup:
 	$(PYTHON) -m venv .venv-moa
 	.venv-moa/bin/python -m pip install --quiet --disable-pip-version-check capymoa
 
-# Reliability (issue 20): kills, two sweeps, a failing job, read-only and full disks, a corrupt
+# Reliability: kills, two sweeps, a failing job, read-only and full disks, a corrupt
 # record, a changed data file; each must end with the numbers of an undisturbed sweep. Linux, root
 # (it mounts two small tmpfs), a few minutes.
 faults: setup
 	$(BIN)/python benchmarks/faults.py --work /tmp/boostbench-faults
 
-# Issue 14: the paper-shaped workloads (configs/dataset/*_like.yaml), whole streams, every online
+# Scaling: the paper-shaped workloads (configs/dataset/*_like.yaml), whole streams, every online
 # booster that applies, one thread and every core, peak RSS, MOA beside (hours; see the script's
 # --workloads, --algorithms, --max-examples to run a part).
 scaling: setup

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from boostbench.reporting.records import load_runs
 
-TOLERANCE = 0.01  # issue 6: |mean(compiled) - mean(river)| <= 0.01
+TOLERANCE = 0.01  # |mean(compiled) - mean(river)| <= 0.01
 
 
 def compare(runs: pd.DataFrame) -> pd.DataFrame:

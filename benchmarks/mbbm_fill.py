@@ -1,5 +1,5 @@
 """OnlineMBBM's cold cache, replayed: the cost matrices one run builds from an empty cache, built
-again in one process with nothing else running (the measure behind issue 15's potentials work).
+again in one process with nothing else running (the measure behind the potentials' disk cache).
 
     python benchmarks/mbbm_fill.py --dataset mice --save /tmp/before.npz    # on the old code
     python benchmarks/mbbm_fill.py --dataset mice --compare /tmp/before.npz # on the new: equal?

@@ -1,4 +1,4 @@
-"""A run's peak RSS in a reused process against a fresh one (issue 36): run the given algorithms
+"""A run's peak RSS in a reused process against a fresh one: run the given algorithms
 on a data set in this process, then the measured one, and print each run's peak_rss_bytes.
 
     python benchmarks/peak_rss_reuse.py                                   # fresh: best_vfdt alone

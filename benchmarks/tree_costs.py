@@ -1,4 +1,4 @@
-"""Where a compiled pool's time goes per example (issue 37): routing, statistics update, split
+"""Where a compiled pool's time goes per example: routing, statistics update, split
 attempts, splits and prediction, against a memory-traffic floor.
 
 Runs Adaboost.OLM through the runner (paper's trees), records every example with the training
@@ -22,7 +22,7 @@ timing each part in its own kernel call (the library is not instrumented):
   and the splits.
 
 The attempts are timed twice, screened (the pool's default) and unscreened (every attribute
-evaluated exactly: before issue 37's nominal screen, nominal attributes always were). The floor
+evaluated exactly, nominal ones included). The floor
 is the cache lines each part must touch, times the cost of touching a random line of an array
 as large as the pool (measured here).
 

@@ -1,4 +1,4 @@
-"""What passing the trees' Forest tuple costs numba's compiler (issue 37, cold start).
+"""What passing the trees' Forest tuple costs numba's compiler (cold start).
 
 The compiled pool hands its kernels one tuple of 35 arrays (``vfdt.layout.Forest``). A kernel
 that takes it gets a wrapper that unboxes every field, and each call to it from another kernel

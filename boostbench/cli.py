@@ -147,7 +147,7 @@ def run(
         cfg = compose_config(overrides)
         if flags.cfg:
             return _print_config(cfg, flags.cfg, overrides)
-        spec = validate(cfg)  # before the heavy imports: a mistake is reported at once
+        run_config = validate(cfg)  # before the heavy imports: a mistake is reported at once
         check_writable(cfg.results_dir)  # before the work, not after it
         from boostbench.runner.experiment import run_experiment, save
 
@@ -180,7 +180,7 @@ def run(
             progress.update(task, completed=done, value=value)
 
         with progress:
-            record = run_experiment(cfg, on_start=on_start, on_progress=on_progress, on_stage=on_stage, spec=spec)
+            record = run_experiment(run_config, on_start=on_start, on_progress=on_progress, on_stage=on_stage)
         path = save(record, str(cfg.results_dir))
     except BoostbenchError as exc:
         _fail(str(exc), code=exc.exit_code)
@@ -188,7 +188,7 @@ def run(
         _fail(OUT_OF_MEMORY)
     except KeyboardInterrupt:
         _fail("interrupted; no result written", code=130)
-    _print_summary(record, path, spec)
+    _print_summary(record, path, run_config.spec)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

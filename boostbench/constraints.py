@@ -9,12 +9,17 @@ be, and the value given.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import types
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from boostbench.errors import ConfigError
+
+T = TypeVar("T")
 
 
 def _is_int(value: Any) -> bool:
@@ -145,3 +150,31 @@ def check(section: str, values: Mapping[str, Any], constraints: Mapping[str, Con
         if key in values and not constraint.ok(values[key]):
             name = f"{section}.{key}" if section else key
             raise InvalidParameterError(f"{name} must be {constraint.describe()}, got {values[key]!r}")
+
+
+def typed_section(cls: type[T], section: str, values: Mapping[str, Any]) -> T:
+    """A config section as the frozen dataclass ``cls`` (its typed form), from checked ``values``:
+    the keys that are its fields, each as its declared type (``int``, ``float``, ``str``, ``bool``,
+    ``tuple``; None stays None); other keys are left out (a key no config declares is refused by
+    :func:`boostbench.runner.checks.unknown_key`). A field with a default may be absent.
+
+    Raises:
+        ConfigError: ``missing configuration key '<section>.<field>'``.
+    """
+    hints = typing.get_type_hints(cls)
+    given = {}
+    for field in dataclasses.fields(cls):
+        if field.name in values:
+            given[field.name] = _as_type(hints[field.name], values[field.name])
+        elif field.default is dataclasses.MISSING:
+            raise ConfigError(f"missing configuration key '{section}.{field.name}'")
+    return cls(**given)
+
+
+def _as_type(kind: Any, value: Any) -> Any:
+    """``value`` as ``kind`` (``int | None``: an int or None; ``tuple[float, float]``: a tuple)."""
+    if value is None:
+        return None
+    if isinstance(kind, types.UnionType):
+        kind = next(k for k in typing.get_args(kind) if k is not type(None))
+    return (typing.get_origin(kind) or kind)(value)

@@ -51,6 +51,18 @@ def scripted_pool():
     return ScriptedPool
 
 
+def learner_file(name: str, **changes):
+    """The typed ``learner`` section of ``configs/learner/<name>.yaml``, with ``changes``."""
+    from omegaconf import OmegaConf
+
+    from boostbench.learners.registry import learner_config
+    from boostbench.system.paths import CONFIG_DIR
+
+    return learner_config(
+        {**OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "learner" / f"{name}.yaml")), **changes}
+    )
+
+
 def missing_peer(name: str) -> str | None:
     """Why the peer ``name`` cannot run here (its library is absent), or None: a MOA peer without a
     Python that has capymoa, ``vw_boosting`` without vowpalwabbit."""

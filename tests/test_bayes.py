@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from omegaconf import OmegaConf
+from conftest import learner_file
 
 from boostbench.data.synthetic import SIGNAL, bayes_accuracy, random_network, sample, synthetic_dataset
 from boostbench.errors import ConfigError
@@ -30,17 +30,8 @@ def chain_data(n=4000, seed=0):
 
 
 def learner_cfg(name, **extra):
-    return OmegaConf.create(
-        {
-            "name": name,
-            "alpha": 1.0,
-            "n_bins": 4,
-            "relearn_first": 10**9,
-            "relearn_factor": 2.0,
-            "max_parents": 2,
-            **extra,
-        }
-    )
+    """The ``learner=name`` config with 4 bins and no online re-learning, unless ``extra`` says."""
+    return learner_file(name, **{"n_bins": 4, "relearn_first": 10**9, **extra})
 
 
 def test_tan_recovers_a_known_chain():

@@ -5,8 +5,7 @@ import pickle
 
 import numpy as np
 import pytest
-from conftest import ScriptedPool
-from omegaconf import OmegaConf
+from conftest import ScriptedPool, learner_file
 
 from boostbench.algorithms import ALGORITHMS, build_booster
 from boostbench.boosters import AdaboostOLM, OnlineBoosting, OnlineMBBM
@@ -14,7 +13,6 @@ from boostbench.core.potentials import Potential01
 from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
 from boostbench.learners import make_pool
-from boostbench.system.paths import CONFIG_DIR
 
 X0 = np.zeros(2)
 MULTICLASS = sorted(
@@ -29,7 +27,7 @@ def test_adaboost_olm_first_round_by_hand():
     pool = ScriptedPool([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1]])
     booster = AdaboostOLM(pool, 3, np.random.default_rng(0))
     booster.predict(X0)
-    assert booster._state[2].tolist() == [0, 1]  # each learner's argmin of expected cost
+    assert booster._state.labels.tolist() == [0, 1]  # each learner's argmin of expected cost
     booster.update(0)
     # learner 0 was right: f' = -sum_{j != y} 1/(1+e^0) = -1; learner 1 wrong: f' = 1/2
     assert booster.alpha[0] == pytest.approx(math.sqrt(2))
@@ -110,7 +108,7 @@ def car():
 
 
 def make(name, data, seed, n_learners=4):
-    learner = OmegaConf.load(CONFIG_DIR / "learner" / "hoeffding_tree.yaml")
+    learner = learner_file("hoeffding_tree")
     spec = ALGORITHMS[name]
     rngs = np.random.SeedSequence(seed).spawn(2)
     pool = make_pool(

@@ -5,6 +5,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import learner_file
 
 from boostbench.data.registry import load_dataset
 from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
@@ -78,7 +79,7 @@ def test_trees_match_river_trees_bit_for_bit(dataset, n_examples, weighting):
     cfg = compose_config([f"dataset={dataset}"])
     data = load_dataset(cfg.dataset)
     n = 8
-    p = HoeffdingTreeParams.draw(n, np.random.default_rng(0), cfg.learner)
+    p = HoeffdingTreeParams.draw(n, np.random.default_rng(0), learner_file("hoeffding_tree"))
     compiled = CompiledHoeffdingTreePool(p, data.n_classes, data.n_categories)
     river = RiverHoeffdingTreePool(p, data.n_classes, data.nominal_indices)
     rng = np.random.default_rng(1)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import missing_peer, skip_without_peer
+from conftest import learner_file, missing_peer, skip_without_peer
 from omegaconf import OmegaConf
 
 from boostbench.algorithms import ALGORITHMS, algorithm_spec, build_batch_booster, build_booster
@@ -114,9 +114,7 @@ def _online(name, data, seed=0):
     spec = algorithm_spec(name)
     dataset = data["binary" if spec.max_classes == 2 else spec.task]
     k = dataset.n_labels if spec.task == "multilabel" else dataset.n_classes
-    learner = OmegaConf.load(
-        CONFIG_DIR / "learner" / ("hoeffding_tree_mlr.yaml" if spec.task == "multilabel" else "hoeffding_tree.yaml")
-    )
+    learner = learner_file("hoeffding_tree_mlr" if spec.task == "multilabel" else "hoeffding_tree")
     rngs = np.random.SeedSequence(seed).spawn(2)
     pool = (
         None
@@ -172,7 +170,7 @@ def test_online_booster_conformance(name, data):
 @pytest.mark.parametrize("name", BATCH)
 def test_batch_booster_conformance(name, data):
     dataset = data["binary" if algorithm_spec(name).max_classes == 2 else "batch"]
-    learner_cfg = OmegaConf.load(CONFIG_DIR / "learner" / "tree.yaml")
+    learner_cfg = learner_file("tree")
     X, y = dataset.X, dataset.y
     X_before = X.copy()
 

@@ -1,6 +1,7 @@
-"""Issue 14: the pool's memory budget and its threads, through the runner.
+"""The pool's memory budget and its threads, through the runner.
 
-- Threads: any ``n_threads`` gives the same record (metrics and curves) to the bit.
+- Threads: any ``n_threads`` gives the same record (metrics and curves) to the bit; unset, a
+  lone run threads only examples large enough to repay it.
 - Budget: the default ``learner.max_size`` is never reached on the vendored data sets at the
   paper's settings; the heaviest pools (nursery's and mice's, measured over every Table 1 / 3
   configuration with ``benchmarks/pool_sizes.py``) stay under it, so their numbers are those of
@@ -9,7 +10,10 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from conftest import learner_file
 
 import boostbench.runner.experiment as experiment
 from boostbench.runner.config import compose_config
@@ -40,6 +44,24 @@ def test_threads_give_the_same_numbers(dataset, algorithm):
     one = experiment.run_experiment(compose_config([*common, "n_threads=1"]))
     three = experiment.run_experiment(compose_config([*common, "n_threads=3"]))
     assert _numbers(one) == _numbers(three)
+
+
+@pytest.mark.parametrize(
+    "shape,threaded",
+    [((6, 4), False), ((18, 5), False), ((77, 8), False), ((617, 26), True)],  # car, Movement, mice, ISOLET
+)
+def test_a_lone_run_threads_only_large_examples(shape, threaded):
+    import numba
+
+    before = numba.get_num_threads()
+    try:
+        threads = experiment.run_threads(learner_file("hoeffding_tree"), None, *shape)
+        every_core = min(len(os.sched_getaffinity(0)), numba.config.NUMBA_NUM_THREADS)
+        assert threads == (every_core if threaded else 1)
+        assert experiment.run_threads(learner_file("hoeffding_tree"), 1, *shape) == 1  # n_threads=1: one
+        assert experiment.run_threads(learner_file("tan"), None, *shape) == 1  # no compiled pool: one
+    finally:
+        numba.set_num_threads(before)
 
 
 class _Pools:

@@ -1,7 +1,8 @@
-"""Screened split attempts (issue 15): merit bounds hold river's merits, and screening changes no tree."""
+"""Screened split attempts: merit bounds hold river's merits, and screening changes no tree."""
 
 import numpy as np
 import pytest
+from conftest import learner_file
 
 from boostbench.data.registry import load_dataset
 from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
@@ -170,8 +171,8 @@ def test_cached_sums_follow_one_changed_class():
 
 def _twin_pools(n_trees, n_classes, n_categories, seed, max_size=None, threads=1):
     """A screened pool (on ``threads`` threads) and the unscreened reference (on one)."""
-    cfg = compose_config([])  # the paper's tree parameters: delta, tau, grace drawn per tree
-    p = HoeffdingTreeParams.draw(n_trees, np.random.default_rng(seed), cfg.learner)
+    # the paper's tree parameters: delta, tau, grace drawn per tree
+    p = HoeffdingTreeParams.draw(n_trees, np.random.default_rng(seed), learner_file("hoeffding_tree"))
     return [
         CompiledHoeffdingTreePool(
             p, n_classes, n_categories, max_size=max_size, screen_splits=screen, n_threads=threads if screen else 1

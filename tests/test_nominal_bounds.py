@@ -1,4 +1,4 @@
-"""Screened nominal split attempts (issue 37): the bounds hold river's merits, and screening
+"""Screened nominal split attempts: the bounds hold river's merits, and screening
 changes no tree."""
 
 import math

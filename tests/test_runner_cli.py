@@ -1,16 +1,23 @@
 """The runner and the CLI: records, determinism, and bad input ending in exit code 2."""
 
+import dataclasses
 import json
 
 import numpy as np
 import pytest
 from conftest import skip_without_peer
+from omegaconf import OmegaConf
 from typer.testing import CliRunner
 
 from boostbench.algorithms import ALGORITHMS
 from boostbench.cli import app
-from boostbench.runner.config import compose_config, config_hash
+from boostbench.constraints import typed_section
+from boostbench.errors import ConfigError
+from boostbench.learners.registry import learner_config
+from boostbench.runner.config import compose_config, config_hash, group_options, resolved_dict, validate
 from boostbench.runner.experiment import run_experiment
+from boostbench.runner.sections import ProtocolConfig
+from boostbench.system.paths import CONFIG_DIR
 
 runner = CliRunner()
 MULTICLASS = sorted(name for name, spec in ALGORITHMS.items() if spec.task == "multiclass" and spec.family == "online")
@@ -46,6 +53,49 @@ def test_config_hash_ignores_where_results_go():
     a = compose_config(["results_dir=/tmp/a", "progress=false"])
     b = compose_config(["results_dir=/tmp/b"])
     assert config_hash(a) == config_hash(b) != config_hash(compose_config(["seed=9"]))
+
+
+#: Hashes of shipped configurations, as stored records carry them: a change of the config files, of
+#: the hash or of the sections validate builds must leave them (else every stored run is run again)
+KNOWN_HASHES = {
+    (): "1f966254ac523c03",
+    ("dataset=car", "algorithm=online_mbbm", "gamma=0.05"): "3d71f4c200a8fee6",
+    ("dataset=emotions", "algorithm=ada_olmr"): "2b571250718dfb0d",
+    ("dataset=heart", "algorithm=adaboost_m1", "protocol=holdout"): "509d2e41155cd67a",
+    ("dataset=mushroom", "algorithm=online_boosting", "learner=tan", "protocol=kfold"): "c8ca5f051a201ab7",
+    ("dataset=car", "algorithm=river_arf"): "27927df5e7fa84e8",
+    ("dataset=balance", "algorithm=adaboost_olm", "+preset=jung_reference"): "7ac56005b6b25b00",
+    ("dataset=balance", "algorithm=vfdt", "protocol.shuffle_seed=357"): "4fbd5c92613e197a",
+}
+
+
+@pytest.mark.parametrize("overrides", KNOWN_HASHES)
+def test_shipped_configs_keep_their_hashes(overrides):
+    cfg = compose_config(list(overrides))
+    run = validate(cfg)
+    assert config_hash(cfg) == config_hash(run.resolved, run.spec) == KNOWN_HASHES[overrides]
+    assert run.resolved == resolved_dict(cfg)  # the record's config
+
+
+@pytest.mark.parametrize(
+    "group,option", [(group, option) for group in ("learner", "protocol") for option in group_options(group)]
+)
+def test_each_config_file_builds_its_typed_section(group, option):
+    """Each key of a learner or protocol file is a field of its typed section, with the file's
+    value: none is read elsewhere with a default of its own."""
+    values = OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / group / f"{option}.yaml"))
+    section = learner_config(values) if group == "learner" else typed_section(ProtocolConfig, group, values)
+    fields = {field.name: getattr(section, field.name) for field in dataclasses.fields(section)}
+    unused = {"backend"} - set(fields)  # the one backend of Bayesian networks and of sklearn's trees
+    assert set(values) - unused <= set(fields)
+    assert {key: values[key] for key in set(values) - unused} == {
+        key: list(value) if isinstance(value, tuple) else value for key, value in fields.items() if key in values
+    }
+
+
+def test_a_deleted_key_is_refused_in_one_line():
+    with pytest.raises(ConfigError, match=r"^missing configuration key 'learner\.alpha'$"):
+        validate(compose_config(["learner=tan", "~learner.alpha"]))
 
 
 def test_cli_run_writes_one_record(tmp_path):

@@ -1,5 +1,5 @@
 """Inputs from shared stores, shared caches and the command line that must not reach a path, run
-code or exhaust memory (issue 39): each refused in one line."""
+code or exhaust memory: each refused in one line."""
 
 from __future__ import annotations
 
@@ -287,7 +287,7 @@ def test_a_tree_takes_at_least_the_bound_the_memory_check_assumes(backend):
 
     from boostbench.learners.registry import make_pool
 
-    cfg = compose_config([f"learner.backend={backend}"]).learner
+    cfg = validate(compose_config([f"learner.backend={backend}"])).learner
     make_pool(cfg, 1, 2, [0], np.random.default_rng(0))  # imports and compiles: not the trees' memory
     n = 64
     tracemalloc.start()

@@ -1,4 +1,4 @@
-"""Issue 36: the stream papers' streams and measures, and the leaderboard.
+"""The stream papers' streams and measures, and the leaderboard.
 
 - river's bundled real sets load without a network; the generated streams keep their order
   whatever the protocol says, and a non-adaptive learner's windowed accuracy falls after the drift;

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import numpy as np
 
 from boostbench import hyperparameters
 from boostbench.boosters import adaboost_olm_kernels
-from boostbench.boosters.adaboost_olm_kernels import FIRST_WEIGHT, PAPER_VARIANT, REFERENCE_GRADIENT, variant_array
+from boostbench.boosters.adaboost_olm_kernels import (
+    FIRST_WEIGHT,
+    LINE_14_WEIGHT,
+    PAPER_VARIANT,
+    REFERENCE_GRADIENT,
+    variant_array,
+)
 from boostbench.boosters.base import OnlineBooster
 from boostbench.core.cost_matrix import cost_matrix_logistic, cost_row_logistic
 from boostbench.core.hedge import Hedge
@@ -53,8 +61,8 @@ def backward_reference(
         variant: ``(2,)`` float64 (:func:`~boostbench.boosters.adaboost_olm_kernels.variant_array`).
             ``variant[REFERENCE_GRADIENT] != 0``: the authors' gradient when learner i's label is
             y, ``-sum_{j != y} 1 / (1 + exp(s[j] - alpha - s[y]))``, the complement of eq. (10)'s
-            ``-sum_{j != y} 1 / (1 + exp(s[y] + alpha - s[j]))``. ``variant[FIRST_WEIGHT] >= 0``:
-            the first learner's weight is that constant (the authors' 5).
+            ``-sum_{j != y} 1 / (1 + exp(s[y] + alpha - s[j]))``. ``variant[FIRST_WEIGHT]``
+            unless ``LINE_14_WEIGHT``: the first learner's weight is that constant (the authors' 5).
 
     Returns:
         ``(new_alpha (N,), weights (N,))`` with ``weights[i] = -C^i[y, y] / (k - 1)``.
@@ -72,9 +80,28 @@ def backward_reference(
         if variant[REFERENCE_GRADIENT] != 0.0 and labels[i] == y:
             gradient = -(k - 1) - gradient  # each term 1 - sigma: the complement
         new_alpha[i] = ogd_step(alpha[i], gradient, eta, bound)
-    if variant[FIRST_WEIGHT] >= 0.0:
+    if variant[FIRST_WEIGHT] != LINE_14_WEIGHT:
         weights[0] = variant[FIRST_WEIGHT]
     return new_alpha, weights
+
+
+class Prediction(NamedTuple):
+    """What a prediction (Algorithm 2, lines 5-11) leaves for the update of the same example.
+
+    Attributes:
+        xp: the example in the pool's form (:meth:`~boostbench.learners.pool.WeakLearnerPool.prepare`).
+        s_before: ``(N, k)`` float64, the votes before learner i (None over the compiled pool,
+            whose kernels keep their own).
+        labels: ``(N,)`` int64, learner i's label (the argmin of its expected cost; or None).
+        experts: ``(N,)`` int64, expert i's prediction (or None).
+        p: ``(N,)`` float64, Hedge's distribution over the experts (or None).
+    """
+
+    xp: Any
+    s_before: np.ndarray | None = None
+    labels: np.ndarray | None = None
+    experts: np.ndarray | None = None
+    p: np.ndarray | None = None
 
 
 class AdaboostOLM(OnlineBooster):
@@ -166,23 +193,22 @@ class AdaboostOLM(OnlineBooster):
         if self._fused is not None:
             self._fused.predict(xp, self.alpha, self.hedge.log_v, u)
             f = self._fused.arrays
-            self._state = (xp, f.s_before, f.labels, f.experts, f.p)
+            self._state = Prediction(xp, f.s_before, f.labels, f.experts, f.p)
         else:
             P = self.pool.predict_proba(xp)
             s_before, labels, experts = self._steps()[0](P, self.alpha, u)
-            self._state = (xp, s_before, labels, experts, self.hedge.probabilities())
-        experts, p = self._state[3], self._state[4]
-        return np.bincount(experts, weights=p, minlength=self.n_classes)
+            self._state = Prediction(xp, s_before, labels, experts, self.hedge.probabilities())
+        return np.bincount(self._state.experts, weights=self._state.p, minlength=self.n_classes)
 
     def predict(self, x: np.ndarray) -> int:
         """Algorithm 2 lines 10-11: the label of an expert drawn with probability ∝ its weight."""
         if self._fused is None:
             self.predict_proba(x)
-            return int(self._state[3][self.hedge.draw(self.rng, self._state[4])])
+            return int(self._state.experts[self.hedge.draw(self.rng, self._state.p)])
         # the same draws as above: 2N tie-breaking uniforms, then the draw's
         xp = self.pool.prepare(x)
         label = self._fused.predict(xp, self.alpha, self.hedge.log_v, self.rng.random(2 * self.pool.n_learners + 1))
-        self._state = (xp, None, None, None, None)
+        self._state = Prediction(xp)
         return int(label)
 
     def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -212,7 +238,7 @@ class AdaboostOLM(OnlineBooster):
         return predicted
 
     def update(self, y: int, w: float = 1.0) -> None:
-        xp, s_before, labels, experts, _ = self._state
+        xp, s_before, labels, experts, _ = self._state  # a Prediction (None: no prediction to update)
         if w == 0.0:
             self._state = None
             return

@@ -83,8 +83,10 @@ def forward(P, alpha, u):  # pragma: no cover - compiled
 
 
 #: the fields of :func:`backward`'s ``variant`` (``(2,)`` float64, one array for the kernels):
-#: != 0 takes the authors' gradient when a learner's label is y; >= 0 fixes the first learner's weight
+#: != 0 takes the authors' gradient when a learner's label is y; a weight >= 0 fixes the first learner's
 REFERENCE_GRADIENT, FIRST_WEIGHT = 0, 1
+#: (FIRST_WEIGHT) no fixed weight: the first learner trains with line 14's, as the others
+LINE_14_WEIGHT = -1.0
 
 
 def variant_array(reference_gradient: bool, first_weight: float | None) -> np.ndarray:
@@ -93,7 +95,7 @@ def variant_array(reference_gradient: bool, first_weight: float | None) -> np.nd
     """
     variant = np.empty(2)
     variant[REFERENCE_GRADIENT] = float(reference_gradient)
-    variant[FIRST_WEIGHT] = -1.0 if first_weight is None else float(first_weight)
+    variant[FIRST_WEIGHT] = LINE_14_WEIGHT if first_weight is None else float(first_weight)
     return variant
 
 
@@ -121,7 +123,7 @@ def _backward_into(s_before, labels, alpha, y, eta, bound, variant, new_alpha, w
                 if j != y:  # the authors' code: the complement of the derivative (1 - each term)
                     gradient -= _sigmoid_gap(s[j], s[y] + a) if reference_gradient else _sigmoid_gap(s[y] + a, s[j])
         new_alpha[i] = min(bound, max(-bound, a - eta * gradient))
-    if variant[FIRST_WEIGHT] >= 0.0:  # the authors' fixed weight of the first learner
+    if variant[FIRST_WEIGHT] != LINE_14_WEIGHT:  # the authors' fixed weight of the first learner
         weights[0] = variant[FIRST_WEIGHT]
 
 
@@ -131,8 +133,8 @@ def backward(s_before, labels, alpha, y, eta, bound, variant):  # pragma: no cov
 
     ``variant`` ``(2,)`` float64 (:func:`variant_array`): ``variant[REFERENCE_GRADIENT] != 0``
     takes the authors' gradient when a learner's label is ``y`` (see
-    :func:`boostbench.boosters.adaboost_olm.backward_reference`); ``variant[FIRST_WEIGHT] >= 0``
-    replaces the first learner's weight by it (before the pool's ``c_1``).
+    :func:`boostbench.boosters.adaboost_olm.backward_reference`); ``variant[FIRST_WEIGHT]``, unless
+    :data:`LINE_14_WEIGHT`, replaces the first learner's weight (before the pool's ``c_1``).
 
     Returns:
         ``(new_alpha (N,), weights (N,))``.

@@ -10,6 +10,7 @@ import numpy as np
 from river import base
 
 from boostbench.estimators.stream_encoding import StreamEncoder
+from boostbench.learners.config import HoeffdingTreeConfig
 from boostbench.learners.pool import REFERENCE_RANGES
 from boostbench.seeding import run_generators
 
@@ -66,13 +67,15 @@ class BoosterFace:
 
         generators = run_generators(self.seed if self.seed is not None else np.random.SeedSequence().entropy)
         encoder = self._encoder
-        learner = {
-            "name": "hoeffding_tree",
-            "backend": "compiled",
+        learner = HoeffdingTreeConfig(
+            name="hoeffding_tree",
+            backend="compiled",
+            leaf_prediction="mc",
             **REFERENCE_RANGES[self._task],
-            "feature_subset_size": getattr(self, "feature_subset_size", None),
-            "max_size": self.max_size,
-        }
+            feature_subset_size=getattr(self, "feature_subset_size", None),
+            max_size=self.max_size,
+            rules="river",
+        )
         pool = make_pool(
             learner,
             int(self.n_models),

@@ -461,8 +461,7 @@ def small_pages(array: np.ndarray) -> None:
     huge pages numpy asks Linux for on large arrays (``madvise(MADV_NOHUGEPAGE)``; elsewhere
     nothing). The pool's arrays fill row by row, fifteen of them at once, so the first write to a
     huge page would zero (and on a virtual machine, have the host back) 2 MiB long before the
-    rows use it: on car, Adaboost.OLM's pass took 93-117 us per example with huge pages and
-    63-70 without (8 runs each, benchmarks in the README).
+    rows use it, which slows a small run's pass (README, "Memory and threads", has the figures).
     """
     if _MADVISE is None or array.nbytes < HUGE_PAGE:
         return

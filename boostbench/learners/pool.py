@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from boostbench.learners.config import HoeffdingTreeConfig
 
 
 def _log_uniform(rng: np.random.Generator, low: float, high: float, n: int) -> np.ndarray:
@@ -37,19 +40,18 @@ class HoeffdingTreeParams:
     weight_scale: np.ndarray
 
     @classmethod
-    def draw(cls, n: int, rng: np.random.Generator, ranges: Any) -> HoeffdingTreeParams:
+    def draw(cls, n: int, rng: np.random.Generator, config: HoeffdingTreeConfig) -> HoeffdingTreeParams:
         """Draw N parameter sets: delta, tau log-uniform; grace period, c_i uniform.
 
         Args:
             n: number of learners.
             rng: the run's learner generator.
-            ranges: mapping with ``[low, high]`` pairs ``delta``, ``tau``, ``grace_period``,
-                ``weight_scale``.
-
-        The ranges are checked with the config (:mod:`boostbench.learners.registry`).
+            config: the ``learner`` section, whose ``(low, high)`` ranges ``delta``, ``tau``,
+                ``grace_period`` and ``weight_scale`` are checked with the config
+                (:mod:`boostbench.learners.registry`).
         """
         bounds = {
-            key: (float(ranges[key][0]), float(ranges[key][1]))
+            key: (float(getattr(config, key)[0]), float(getattr(config, key)[1]))
             for key in ("delta", "tau", "grace_period", "weight_scale")
         }
         return cls(

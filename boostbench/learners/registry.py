@@ -24,16 +24,18 @@ from boostbench.constraints import (
 )
 from boostbench.errors import ConfigError
 from boostbench.learners.bayes.network import SMOOTHINGS
+from boostbench.learners.config import BayesConfig, HoeffdingTreeConfig, LearnerConfig, TreeConfig
 
 
 @dataclass(frozen=True)
 class LearnerSpec:
     """One kind of weak learner: ``online`` (a pool of N learners) and/or ``batch`` (a label
-    learner fitted on weighted rows), and its config keys' constraints.
+    learner fitted on weighted rows), its config keys' constraints and its typed config section.
     """
 
     online: bool
     batch: bool
+    config: type
     params: Mapping[str, Constraint] = field(default_factory=dict)
     backends: tuple[str, ...] = ()
 
@@ -61,6 +63,7 @@ LEARNERS: dict[str, LearnerSpec] = {
     "hoeffding_tree": LearnerSpec(
         online=True,
         batch=False,
+        config=HoeffdingTreeConfig,
         backends=("compiled", "river"),
         params={
             "backend": OneOf(("compiled", "river")),
@@ -74,12 +77,13 @@ LEARNERS: dict[str, LearnerSpec] = {
             "rules": OneOf(("river", "reference")),
         },
     ),
-    "naive_bayes": LearnerSpec(online=True, batch=True, params=_BAYES),
-    "tan": LearnerSpec(online=True, batch=True, params=_BAYES),
-    "ban": LearnerSpec(online=True, batch=True, params=_BAYES),
+    "naive_bayes": LearnerSpec(online=True, batch=True, config=BayesConfig, params=_BAYES),
+    "tan": LearnerSpec(online=True, batch=True, config=BayesConfig, params=_BAYES),
+    "ban": LearnerSpec(online=True, batch=True, config=BayesConfig, params=_BAYES),
     "tree": LearnerSpec(
         online=False,
         batch=True,
+        config=TreeConfig,
         params={
             "max_depth": positive_int(nullable=True),
             "max_leaf_nodes": positive_int(2, nullable=True),
@@ -87,7 +91,6 @@ LEARNERS: dict[str, LearnerSpec] = {
         },
     ),
 }
-BAYES_KINDS = ("naive_bayes", "tan", "ban")
 
 
 def learner_spec(name: str) -> LearnerSpec:
@@ -106,31 +109,34 @@ def names(family: str) -> list[str]:
     return [name for name, spec in LEARNERS.items() if getattr(spec, family)]
 
 
-def check_learner(cfg: Mapping[str, Any]) -> None:
-    """Check a ``learner`` config against its kind's constraints, and the compiled pool's limits.
+def learner_config(values: Mapping[str, Any]) -> LearnerConfig:
+    """The typed ``learner`` section (:mod:`boostbench.learners.config`) of a resolved ``learner``
+    config, checked against its kind's constraints and the compiled pool's limits.
 
     Raises:
-        ConfigError: the first bad value.
+        ConfigError: an unknown learner, the first bad value, or a missing key.
     """
-    from boostbench.constraints import check
+    from boostbench.constraints import check, typed_section
 
-    spec = learner_spec(str(cfg["name"]))
-    check("learner", cfg, spec.params)
-    if cfg["name"] == "hoeffding_tree" and cfg.get("backend") == "compiled":
-        if cfg.get("rules", "river") != "river":
+    spec = learner_spec(str(values["name"]))
+    check("learner", values, spec.params)
+    config = typed_section(spec.config, "learner", values)
+    if isinstance(config, HoeffdingTreeConfig) and config.backend == "compiled":
+        if config.rules != "river":
             raise ConfigError(
                 "the compiled pool grows river's trees only; learner.rules=reference (the "
                 "authors' tree rules) needs learner.backend=river"
             )
-        if cfg.get("leaf_prediction", "mc") != "mc":
+        if config.leaf_prediction != "mc":
             raise ConfigError(
                 "the compiled pool has majority-class leaves only (learner.leaf_prediction=mc); "
                 "naive-Bayes leaves need learner.backend=river"
             )
+    return config
 
 
 def make_pool(
-    cfg: Mapping[str, Any],
+    config: LearnerConfig,
     n_learners: int,
     n_classes: int,
     n_categories: list[int],
@@ -140,12 +146,12 @@ def make_pool(
     model: Any = None,
     columns: tuple[list, list] | None = None,
 ):
-    """Build the pool of N online weak learners the ``learner`` config names (checked by
-    :func:`check_learner`): the one pool factory, of the runner and of the river estimators.
+    """Build the pool of N online weak learners the ``learner`` config names: the one pool
+    factory, of the runner and of the river estimators.
 
     Args:
-        cfg: the ``learner`` config (Hoeffding trees: ranges, ``backend``: river or compiled,
-            ``feature_subset_size``; Bayesian networks: see :mod:`boostbench.learners.bayes.pool`).
+        config: the typed ``learner`` section (:func:`learner_config`): Hoeffding trees or
+            Bayesian networks.
         n_learners: N; n_classes: k.
         n_categories: ``(d,)`` category count of each attribute, 0 for numeric ones.
         rng: the run's learner generator (parameters, then feature subsets).
@@ -162,62 +168,62 @@ def make_pool(
     """
     from boostbench.learners.pool import HoeffdingTreeParams, draw_feature_subsets
 
-    name = str(cfg["name"])
-    if not learner_spec(name).online:
+    if not learner_spec(config.name).online:
         raise ConfigError(
-            f"learner {name!r} is for batch algorithms; online ones use learner={', '.join(names('online'))}"
+            f"learner {config.name!r} is for batch algorithms; online ones use learner={', '.join(names('online'))}"
         )
-    if name in BAYES_KINDS:
+    if isinstance(config, BayesConfig):
         from boostbench.learners.bayes.pool import BayesParams, BayesPool
 
-        return BayesPool(BayesParams.from_config(cfg, X_train, np.asarray(n_categories), rng), n_learners, n_classes)
-    params = HoeffdingTreeParams.draw(n_learners, rng, cfg)
+        return BayesPool(BayesParams.from_config(config, X_train, np.asarray(n_categories), rng), n_learners, n_classes)
+    params = HoeffdingTreeParams.draw(n_learners, rng, config)
     if model is not None:
         from boostbench.learners.river_model_pool import RiverModelPool
 
         return RiverModelPool(model, n_learners, n_classes, params.weight_scale, rng, *columns)
-    subsets = draw_feature_subsets(n_learners, len(n_categories), cfg.get("feature_subset_size"), rng)
-    if cfg["backend"] == "river":
+    subsets = draw_feature_subsets(n_learners, len(n_categories), config.feature_subset_size, rng)
+    if config.backend == "river":
         from boostbench.learners.river_pool import RiverHoeffdingTreePool
 
         nominal = [j for j, m in enumerate(n_categories) if m > 0]
-        max_size = cfg.get("max_size")  # the pool's MiB; river's max_size is per tree
         return RiverHoeffdingTreePool(
             params,
             n_classes,
             nominal,
-            str(cfg["leaf_prediction"]),
+            config.leaf_prediction,
             subsets,
-            max_size=None if max_size is None else max_size / n_learners,
-            rules=str(cfg.get("rules", "river")),
+            # the pool's MiB; river's max_size is per tree
+            max_size=None if config.max_size is None else config.max_size / n_learners,
+            rules=config.rules,
         )
     from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 
     return CompiledHoeffdingTreePool(
-        params, n_classes, n_categories, subsets, max_size=cfg.get("max_size"), n_threads=n_threads
+        params, n_classes, n_categories, subsets, max_size=config.max_size, n_threads=n_threads
     )
 
 
-def make_batch_learner(cfg: Any, X_train: np.ndarray, n_categories: np.ndarray, rng: np.random.Generator) -> Any:
+def make_batch_learner(
+    config: LearnerConfig, X_train: np.ndarray, n_categories: np.ndarray, rng: np.random.Generator
+) -> Any:
     """The label learner a ``learner`` config names for a batch booster: size-bounded trees
     (:class:`~boostbench.learners.batch_trees.TreeParams`) or a Bayesian network.
+
+    Args:
+        config: the typed ``learner`` section (:func:`learner_config`).
 
     Raises:
         ConfigError: a learner batch boosters cannot use (Hoeffding trees are online), or
             TAN/BAN without training rows.
     """
-    if not learner_spec(str(cfg.name)).batch:
+    if not learner_spec(config.name).batch:
         raise ConfigError(
-            f"learner {cfg.name!r} is online-only; batch algorithms use learner={', '.join(names('batch'))}"
+            f"learner {config.name!r} is online-only; batch algorithms use learner={', '.join(names('batch'))}"
         )
-    if cfg.name == "tree":
+    if isinstance(config, TreeConfig):
         from boostbench.learners.batch_trees import TreeParams
 
-        return TreeParams(
-            max_depth=cfg.get("max_depth", 1),
-            max_leaf_nodes=cfg.get("max_leaf_nodes"),
-            min_samples_leaf=cfg.get("min_samples_leaf", 1),
-        )
+        return TreeParams(config.max_depth, config.max_leaf_nodes, config.min_samples_leaf)
     from boostbench.learners.bayes.pool import BayesParams
 
-    return BayesParams.from_config(cfg, X_train, n_categories, rng)
+    return BayesParams.from_config(config, X_train, n_categories, rng)

@@ -19,6 +19,7 @@ from boostbench.system.paths import CONFIG_DIR
 
 if TYPE_CHECKING:
     from boostbench.algorithms import AlgorithmSpec
+    from boostbench.runner.sections import RunConfig
 
 # Keys that say where things go or how they are shown, not what is computed.
 # Keys that do not change the numbers (left out of the config hash): where data and results are,
@@ -259,28 +260,30 @@ def _resolved(cfg: DictConfig | dict) -> dict[str, Any]:
         raise ConfigError(f"cannot resolve configuration: {' '.join(str(exc).split())}") from None
 
 
-def validate(cfg: DictConfig | dict) -> AlgorithmSpec:
+def validate(cfg: DictConfig | dict) -> RunConfig:
     """Check every value a run depends on, against the declarations of the registries
     (:mod:`boostbench.algorithms`, whose entries read the booster classes' constraints, and
     :mod:`boostbench.learners.registry`): the one place where configuration values are checked.
     Imports nothing heavy for an online algorithm, so a mistake is reported at once.
 
     Returns:
-        The algorithm's registry entry, which the run passes along (resolved once).
+        The configuration in typed sections (:class:`~boostbench.runner.sections.RunConfig`,
+        with the algorithm's registry entry, resolved once), which the run reads instead of ``cfg``.
 
     Raises:
         ConfigError: a value outside its declared range (``n_learners``, ``seed``, ``gamma``,
-            ``n_rounds``, ``protocol.final_fraction``, the algorithm's and the learner's keys), an
-            unknown algorithm or learner, or a combination the algorithm cannot run
+            ``n_rounds``, ``protocol.final_fraction``, the algorithm's and the learner's keys), a
+            missing key, an unknown algorithm or learner, or a combination the algorithm cannot run
             (see :func:`incompatibility`); what :func:`boostbench.runner.checks.check_config` refuses
             (names that cannot be file names, undeclared keys, bad paths and seeds, a pool
             beyond memory) and a cache other users can write (:func:`boostbench.system.cache_safety.check_caches`).
     """
     from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec
-    from boostbench.constraints import Interval, OneOf, check, positive_int
+    from boostbench.constraints import Interval, OneOf, check, positive_int, typed_section
     from boostbench.data.registry import ENCODINGS
-    from boostbench.learners.registry import check_learner, learner_spec
+    from boostbench.learners.registry import learner_config, learner_spec
     from boostbench.runner.checks import check_config
+    from boostbench.runner.sections import ProtocolConfig, RunConfig
     from boostbench.system.cache_safety import check_caches
 
     resolved = _resolved(cfg)
@@ -299,12 +302,13 @@ def validate(cfg: DictConfig | dict) -> AlgorithmSpec:
         "shuffle_seed": positive_int(0, nullable=True),
     }
     check("protocol", resolved["protocol"], protocol)
-    if resolved["protocol"].get("shuffle_seed") is not None and not resolved["protocol"].get("shuffle", True):
+    protocol_config = typed_section(ProtocolConfig, "protocol", resolved["protocol"])
+    if protocol_config.shuffle_seed is not None and not protocol_config.shuffle:
         raise ConfigError("protocol.shuffle_seed fixes a shuffle; it needs protocol.shuffle=true")
     check("dataset", resolved["dataset"], {"encoding": OneOf(ENCODINGS)})
     spec = algorithm_spec(str(resolved["algorithm"]["name"]))
     check("algorithm", resolved["algorithm"], {**spec.params, **{k: OneOf((v,)) for k, v in spec.fixed.items()}})
-    check_learner(resolved["learner"])
+    learner = learner_config(resolved["learner"])
     reason = incompatibility(resolved, spec)
     if reason is not None:
         raise ConfigError(reason)
@@ -318,7 +322,18 @@ def validate(cfg: DictConfig | dict) -> AlgorithmSpec:
         },
     )
     check_caches()
-    return spec
+    return RunConfig(
+        spec=spec,
+        algorithm=resolved["algorithm"],
+        learner=learner,
+        protocol=protocol_config,
+        dataset=OmegaConf.create(resolved["dataset"], flags={"struct": True}),  # as composed
+        seed=resolved["seed"],
+        n_learners=resolved["n_learners"],
+        n_threads=resolved["n_threads"],
+        data_dir=resolved["data_dir"],
+        resolved=resolved,
+    )
 
 
 def incompatibility(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -> str | None:

@@ -21,11 +21,12 @@ import numpy as np
 from omegaconf import DictConfig
 
 import boostbench
-from boostbench.algorithms import AlgorithmSpec, build_batch_booster, build_booster
+from boostbench.algorithms import build_batch_booster, build_booster
 from boostbench.data import load_dataset, stream_order
 from boostbench.data.dataset import Dataset, MultilabelDataset
 from boostbench.data.stream import source_rows
 from boostbench.errors import NotApplicable
+from boostbench.learners.config import HoeffdingTreeConfig, LearnerConfig
 from boostbench.learners.registry import make_batch_learner, make_pool
 from boostbench.metrics import classification_metrics, windowed_curves
 from boostbench.protocols import (
@@ -37,7 +38,8 @@ from boostbench.protocols import (
     prequential,
     train_then_test,
 )
-from boostbench.runner.config import SPLIT_PROTOCOLS, config_hash, resolved_dict, too_many_classes, validate
+from boostbench.runner.config import SPLIT_PROTOCOLS, config_hash, too_many_classes, validate
+from boostbench.runner.sections import ProtocolConfig, RunConfig
 from boostbench.runner.store import record_path, write_record
 from boostbench.seeding import run_generators
 from boostbench.system.fingerprint import code_fingerprint, run_key
@@ -83,7 +85,7 @@ def provenance(seed: int, started: dt.datetime, finished: dt.datetime) -> dict[s
 
 
 def _multiclass_pass(
-    cfg: DictConfig, dataset: Dataset, booster, order: np.ndarray, on_progress, spec: AlgorithmSpec
+    protocol: ProtocolConfig, dataset: Dataset, booster, order: np.ndarray, on_progress, track_members: bool
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Prequential pass (Jung et al. 2017): metrics and curve."""
     result = prequential(
@@ -91,10 +93,10 @@ def _multiclass_pass(
         dataset.X,
         dataset.y,
         order,
-        float(cfg.protocol.final_fraction),
+        protocol.final_fraction,
         on_progress,
-        track_members=spec.tracks_members,
-        delay=int(cfg.protocol.get("delay", 0)),
+        track_members=track_members,
+        delay=protocol.delay,
     )
     metrics: dict[str, Any] = {
         "final_accuracy": result.final_accuracy,
@@ -122,15 +124,13 @@ def _multiclass_pass(
                 "best_member": int(member_accuracy.argmax()),
             }
         )
-    seen, accuracy = result.curve(int(cfg.protocol.get("curve_points", 100)))
-    windowed = windowed_curves(
-        result.truth, result.predicted, dataset.n_classes, seen, int(cfg.protocol.get("window", 1000))
-    )
+    seen, accuracy = result.curve(protocol.curve_points)
+    windowed = windowed_curves(result.truth, result.predicted, dataset.n_classes, seen, protocol.window)
     return metrics, {"examples_seen": seen.tolist(), "cumulative_accuracy": accuracy.tolist(), **windowed}
 
 
 def _multilabel_pass(
-    cfg: DictConfig, dataset: MultilabelDataset, booster, order: np.ndarray, on_progress, spec: AlgorithmSpec
+    protocol: ProtocolConfig, dataset: MultilabelDataset, booster, order: np.ndarray, on_progress
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """MULAN train -> test pass (Jung & Tewari 2018): metrics and test rank-loss curve."""
     train = order[order < dataset.n_train]  # the seeded order, kept within each part
@@ -148,13 +148,12 @@ def _multilabel_pass(
         "n_train": len(train),
         "n_test": len(test),
     }
-    seen, loss = result.curve(int(cfg.protocol.get("curve_points", 100)))
+    seen, loss = result.curve(protocol.curve_points)
     return metrics, {"test_examples_seen": seen.tolist(), "test_rank_loss": loss.tolist()}
 
 
 def _online_booster(
-    cfg: DictConfig,
-    spec: AlgorithmSpec,
+    run: RunConfig,
     dataset,
     k: int,
     learners_rng: np.random.Generator,
@@ -164,27 +163,27 @@ def _online_booster(
     """``(pool, booster)`` of an online algorithm; a peer (river's or MOA's ensembles) builds its
     own learners: no pool, and it is told the data set's attribute kinds instead.
     """
-    n = spec.pool_size(int(cfg.n_learners))
+    spec = run.spec
+    n = spec.pool_size(run.n_learners)
     if spec.peer:
         return None, build_booster(
-            cfg.algorithm, None, k, booster_rng, spec, n_learners=n, n_categories=list(dataset.n_categories)
+            run.algorithm, None, k, booster_rng, spec, n_learners=n, n_categories=list(dataset.n_categories)
         )
     pool = make_pool(
-        cfg.learner,
+        run.learner,
         n,
         k,
         dataset.n_categories,
         learners_rng,
         X_train=X_train,
-        n_threads=run_threads(cfg, dataset.n_features, k),
+        n_threads=run_threads(run.learner, run.n_threads, dataset.n_features, k),
     )
-    return pool, build_booster(cfg.algorithm, pool, k, booster_rng, spec)
+    return pool, build_booster(run.algorithm, pool, k, booster_rng, spec)
 
 
 def _fit_one_split(
-    cfg: DictConfig,
+    run: RunConfig,
     dataset: Dataset,
-    spec: AlgorithmSpec,
     train: np.ndarray,
     test: np.ndarray,
     learners_rng: np.random.Generator,
@@ -192,34 +191,33 @@ def _fit_one_split(
     stream_rng: np.random.Generator,
 ) -> FoldResult:
     k = dataset.n_classes
-    if spec.family == "batch":
-        learner = make_batch_learner(cfg.learner, dataset.X[train], np.asarray(dataset.n_categories), learners_rng)
-        booster = build_batch_booster(cfg.algorithm, learner, k, booster_rng, spec)
+    if run.spec.family == "batch":
+        learner = make_batch_learner(run.learner, dataset.X[train], np.asarray(dataset.n_categories), learners_rng)
+        booster = build_batch_booster(run.algorithm, learner, k, booster_rng, run.spec)
         return fit_batch(booster, dataset.X, dataset.y, train, test)
-    _, booster = _online_booster(cfg, spec, dataset, k, learners_rng, booster_rng, dataset.X[train])
-    order = stream_rng.permutation(train) if bool(cfg.protocol.get("shuffle", True)) else train
+    _, booster = _online_booster(run, dataset, k, learners_rng, booster_rng, dataset.X[train])
+    order = stream_rng.permutation(train) if run.protocol.shuffle else train
     return fit_online(booster, dataset.X, dataset.y, order, test)
 
 
 def _split_pass(
-    cfg: DictConfig, dataset: Dataset, spec: AlgorithmSpec, generators, on_start, on_progress
+    run: RunConfig, dataset: Dataset, generators, on_start, on_progress
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """k-fold cross-validation or one holdout split: metrics, error-vs-rounds curve, extras."""
-    if cfg.protocol.name == "kfold":
-        splits = kfold_splits(dataset.y, int(cfg.protocol.n_splits), generators.stream)
-    elif dataset.n_train is not None and bool(cfg.protocol.get("use_dataset_split", True)):
+    protocol = run.protocol
+    if protocol.name == "kfold":
+        splits = kfold_splits(dataset.y, protocol.n_splits, generators.stream)
+    elif dataset.n_train is not None and protocol.use_dataset_split:
         splits = [(np.arange(dataset.n_train), np.arange(dataset.n_train, dataset.n_examples))]
     else:
-        splits = holdout_split(dataset.y, float(cfg.protocol.test_fraction), generators.stream)
+        splits = holdout_split(dataset.y, protocol.test_fraction, generators.stream)
     if on_start is not None:
         on_start(dataset, len(splits))
     learner_rngs = generators.learners.spawn(len(splits))
     booster_rngs = generators.booster.spawn(len(splits))
     folds: list[FoldResult] = []
     for f, (train, test) in enumerate(splits):
-        folds.append(
-            _fit_one_split(cfg, dataset, spec, train, test, learner_rngs[f], booster_rngs[f], generators.stream)
-        )
+        folds.append(_fit_one_split(run, dataset, train, test, learner_rngs[f], booster_rngs[f], generators.stream))
         if on_progress is not None:
             on_progress(f + 1, 1.0 - float(np.mean([r.test_error[-1] for r in folds])))
     test_final = np.array([r.test_error[-1] for r in folds])
@@ -246,7 +244,7 @@ def _split_pass(
         "test_error": np.mean([r.test_error for r in folds], axis=0).tolist(),
     }
     extras = {}
-    if bool(cfg.protocol.get("keep_weights", False)) and folds[0].weights is not None:
+    if protocol.keep_weights and folds[0].weights is not None:
         extras["weights"] = {
             "fold": 1,
             "train_index": splits[0][0].tolist(),
@@ -256,23 +254,23 @@ def _split_pass(
 
 
 # ``n_threads: null`` uses every core when a tree sees at least this many attributes x classes: a
-# threaded step costs about 25 us more, which a small example's training does not repay (car,
-# 6 x 4: 59 -> 83 us per example on 2 threads) and a large one's does (movement_like, 18 x 5:
-# 1,049 -> 690 us; mice, 77 x 8: 2,719 -> 2,347 us). The numbers are the same either way.
-THREADS_PAY_FROM = 64
+# threaded step has a fixed cost (waking the threads, joining them) that only the split attempts
+# of a large example repay: ISOLET-shaped ones (617 x 26) do, Movement-shaped (18 x 5) and mice
+# (77 x 8) do not (README, "Memory and threads", has the measurements). The numbers are the same
+# either way.
+THREADS_PAY_FROM = 4096
 
 
-def run_threads(cfg: DictConfig, n_features: int, k: int) -> int:
+def run_threads(learner: LearnerConfig, wanted: int | None, n_features: int, k: int) -> int:
     """The threads that train a run's trees (``n_features`` attributes, ``k`` classes or labels):
-    ``n_threads``, or (null) every core this process may use when a tree's split attempts are
-    big enough to repay them (:data:`THREADS_PAY_FROM`), else 1; at most numba's thread count.
-    Sets numba's count for the compiled pool.
+    ``wanted`` (the ``n_threads`` knob), or (None) every core this process may use when a tree's
+    split attempts are big enough to repay them (:data:`THREADS_PAY_FROM`), else 1; at most numba's
+    thread count; 1 for any pool but the compiled one. Sets numba's count for the compiled pool.
     """
-    if cfg.learner.get("backend") != "compiled":
+    if not isinstance(learner, HoeffdingTreeConfig) or learner.backend != "compiled":
         return 1
-    wanted = cfg.get("n_threads")
     if wanted is None:
-        seen = min(n_features, cfg.learner.get("feature_subset_size") or n_features)
+        seen = min(n_features, learner.feature_subset_size or n_features)
         wanted = len(os.sched_getaffinity(0)) if seen * k >= THREADS_PAY_FROM else 1
     import numba
 
@@ -284,7 +282,7 @@ def run_threads(cfg: DictConfig, n_features: int, k: int) -> int:
 WARM_UP_EXAMPLES = 3  # the throwaway pass's length (past any label delay): every entry point is called
 
 
-def warm_up_kernels(cfg: DictConfig, spec: AlgorithmSpec, dataset: Dataset | MultilabelDataset, k: int) -> float:
+def warm_up_kernels(run: RunConfig, dataset: Dataset | MultilabelDataset, k: int) -> float:
     """Compile (or load from numba's disk cache) the kernels this run calls, before its timed
     pass; returns the seconds taken (long only on an empty kernel cache).
 
@@ -295,20 +293,22 @@ def warm_up_kernels(cfg: DictConfig, spec: AlgorithmSpec, dataset: Dataset | Mul
     pass may not take. The run's booster caches must be loaded first (the pass adds to them).
     """
     began = time.perf_counter()
+    spec = run.spec
     if spec.family != "online" or spec.peer:  # batch boosters and the peers' learners: no kernels
         return 0.0
     from boostbench.system.kernel_cache import compile_lock
 
     with compile_lock():  # one process at a time fills the cache (a sweep's jobs start together)
-        for warm_up in spec.warm_ups(cfg.algorithm):
+        for warm_up in spec.warm_ups(run.algorithm):
             warm_up()
-        delay = int(cfg.protocol.get("delay", 0))
+        delay = run.protocol.delay
         rows = np.arange(min(dataset.n_examples, WARM_UP_EXAMPLES + delay))
         train, test = rows[:-1], rows[-1:]
-        generators = run_generators(int(cfg.seed))
-        X_train = dataset.X[train] if cfg.protocol.name in SPLIT_PROTOCOLS else None
-        _, booster = _online_booster(cfg, spec, dataset, k, generators.learners, generators.booster, X_train)
-        if cfg.protocol.name in SPLIT_PROTOCOLS:  # as _run_pass chooses
+        generators = run_generators(run.seed)
+        split = run.protocol.name in SPLIT_PROTOCOLS
+        X_train = dataset.X[train] if split else None
+        _, booster = _online_booster(run, dataset, k, generators.learners, generators.booster, X_train)
+        if split:  # as _run_pass chooses
             fit_online(booster, dataset.X, dataset.y, train, test)
         elif isinstance(dataset, MultilabelDataset):
             train_then_test(booster, dataset.X, dataset.Y, train, test)
@@ -317,20 +317,22 @@ def warm_up_kernels(cfg: DictConfig, spec: AlgorithmSpec, dataset: Dataset | Mul
     return time.perf_counter() - began
 
 
-def _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress):
+def _run_pass(run: RunConfig, dataset, k, generators, on_start, on_progress):
     """The protocol's pass over ``dataset`` (``k`` classes or labels): ``(metrics, curve, extras)``."""
-    if cfg.protocol.name in SPLIT_PROTOCOLS:
-        return _split_pass(cfg, dataset, spec, generators, on_start, on_progress)
-    multilabel = isinstance(dataset, MultilabelDataset)
-    shuffle_seed = cfg.protocol.get("shuffle_seed")
-    rows = None if shuffle_seed is None else source_rows(dataset.n_examples, cfg.dataset.get("moved_rows") or ())
-    order = stream_order(dataset.n_examples, generators.stream, bool(cfg.protocol.shuffle), shuffle_seed, rows)
-    order = order[: cfg.protocol.get("max_examples") or len(order)]
-    pool, booster = _online_booster(cfg, spec, dataset, k, generators.learners, generators.booster)
+    protocol = run.protocol
+    if protocol.name in SPLIT_PROTOCOLS:
+        return _split_pass(run, dataset, generators, on_start, on_progress)
+    shuffle_seed = protocol.shuffle_seed
+    rows = None if shuffle_seed is None else source_rows(dataset.n_examples, run.dataset.get("moved_rows") or ())
+    order = stream_order(dataset.n_examples, generators.stream, protocol.shuffle, shuffle_seed, rows)
+    order = order[: protocol.max_examples or len(order)]
+    pool, booster = _online_booster(run, dataset, k, generators.learners, generators.booster)
     if on_start is not None:
         on_start(dataset, len(order))
-    run_pass = _multilabel_pass if multilabel else _multiclass_pass
-    metrics, curve = run_pass(cfg, dataset, booster, order, on_progress, spec)
+    if isinstance(dataset, MultilabelDataset):
+        metrics, curve = _multilabel_pass(protocol, dataset, booster, order, on_progress)
+    else:
+        metrics, curve = _multiclass_pass(protocol, dataset, booster, order, on_progress, run.spec.tracks_members)
     if hasattr(pool, "size_bytes"):  # the compiled pool's memory, as its budget counts it
         metrics["pool_bytes"] = pool.size_bytes
         metrics["budget_enforcements"] = pool.enforcements
@@ -338,19 +340,18 @@ def _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress):
 
 
 def run_experiment(
-    cfg: DictConfig,
+    cfg: DictConfig | RunConfig,
     dataset: Dataset | MultilabelDataset | None = None,
     on_start: Callable[[Any, int], None] | None = None,
     on_progress: Callable[[int, float], None] | None = None,
     on_stage: Callable[[str], None] | None = None,
-    spec: AlgorithmSpec | None = None,
 ) -> dict[str, Any]:
     """Run the experiment ``cfg`` describes and return its result record (not yet written).
 
     Args:
-        cfg: a composed configuration (see :func:`boostbench.runner.config.compose_config`).
-        spec: the algorithm's registry entry :func:`boostbench.runner.config.validate` returned for
-            ``cfg`` (the caller validated it); None: validated here.
+        cfg: a composed configuration (see :func:`boostbench.runner.config.compose_config`),
+            validated here, or the :class:`~boostbench.runner.sections.RunConfig`
+            :func:`boostbench.runner.config.validate` returned for it (the caller validated it).
         dataset: the encoded data set, if already loaded (else loaded from ``cfg.dataset``).
         on_start: called with ``(dataset, stream length)`` before the pass.
         on_progress: called with ``(examples done, running accuracy or rank loss)``.
@@ -359,27 +360,28 @@ def run_experiment(
     Raises:
         ConfigError, DataError: invalid configuration or data.
     """
-    spec = spec or validate(cfg)
+    run = cfg if isinstance(cfg, RunConfig) else validate(cfg)
+    spec = run.spec
     started = dt.datetime.now(dt.UTC)
     stage = on_stage or (lambda _: None)
     if dataset is None:
-        stage(f"loading {cfg.dataset.name}")
-        dataset = load_dataset(cfg.dataset, cfg.get("data_dir"), int(cfg.seed))
+        stage(f"loading {run.dataset.name}")
+        dataset = load_dataset(run.dataset, run.data_dir, run.seed)
     multilabel = isinstance(dataset, MultilabelDataset)
     k = dataset.n_labels if multilabel else dataset.n_classes
-    generators = run_generators(int(cfg.seed))
+    generators = run_generators(run.seed)
     if spec.max_classes is not None and k > spec.max_classes:
-        raise NotApplicable(too_many_classes(str(cfg.algorithm.name), dataset.name, k, spec.max_classes))
-    spec.load_caches(k, cfg.algorithm, int(cfg.n_learners))  # what earlier runs computed (booster: no I/O)
+        raise NotApplicable(too_many_classes(str(run.algorithm["name"]), dataset.name, k, spec.max_classes))
+    spec.load_caches(k, run.algorithm, run.n_learners)  # what earlier runs computed (booster: no I/O)
     stage("compiling the numba kernels (cached after the first run)")
-    compile_s = warm_up_kernels(cfg, spec, dataset, k)
+    compile_s = warm_up_kernels(run, dataset, k)
     # this run's peak, as a fresh process would read it (a sweep's worker ran others before); it
     # collects the garbage, so what is left (modules, data, compiled kernels) outlives the pass and
     # is frozen: the collector need not scan it again and again while the pass is timed
     reset_peak_rss(sum(getattr(dataset, name).nbytes for name in ("X", "y", "Y") if hasattr(dataset, name)))
     gc.freeze()
     try:
-        metrics, curve, extras = _run_pass(cfg, dataset, k, spec, generators, on_start, on_progress)
+        metrics, curve, extras = _run_pass(run, dataset, k, generators, on_start, on_progress)
     finally:
         gc.unfreeze()
     spec.save_caches()  # what this run computed serves later runs
@@ -387,11 +389,10 @@ def run_experiment(
     metrics["peak_rss_bytes"] = peak_rss_bytes()
     metrics["compile_s"] = compile_s  # numba compilation before the timed pass (0 when cached)
     finished = dt.datetime.now(dt.UTC)
-    config = resolved_dict(cfg)
     names = dataset.label_names if multilabel else dataset.class_names
     return {
-        "config": config,
-        "config_hash": config_hash(config, spec),
+        "config": run.resolved,
+        "config_hash": config_hash(run.resolved, spec),
         "code": code_fingerprint(),  # which code computed the numbers (the store key has it)
         "dataset": {
             "name": dataset.name,
@@ -404,7 +405,7 @@ def run_experiment(
         "metrics": metrics,
         "curve": curve,
         **extras,
-        "provenance": provenance(int(cfg.seed), started, finished),
+        "provenance": provenance(run.seed, started, finished),
     }
 
 

@@ -206,7 +206,7 @@ def _job(cfg: DictConfig, began: float) -> JobOutcome:
     if reason is not None:
         return JobOutcome("n/a", key, label, 0.0, reason)
     try:
-        validate(cfg)  # a bad value: said once, in the table, before anything runs
+        run_config = validate(cfg)  # a bad value: said once, in the table, before anything runs
     except BoostbenchError as exc:
         return JobOutcome("error", key, label, 0.0, str(exc))
     if has_record(cfg.results_dir, key):
@@ -223,7 +223,7 @@ def _job(cfg: DictConfig, began: float) -> JobOutcome:
         try:
             from boostbench.runner.experiment import run_experiment, save  # heavy: not for a skipped job
 
-            save(run_experiment(cfg, spec=spec), str(cfg.results_dir))
+            save(run_experiment(run_config), str(cfg.results_dir))
         except NotApplicable as exc:  # found once the data set was loaded (its classes)
             return JobOutcome("n/a", key, label, time.perf_counter() - began, str(exc))
         except Exception as exc:  # one job's failure, whatever it is, must not sink the sweep

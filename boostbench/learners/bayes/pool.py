@@ -31,86 +31,52 @@ import numpy as np
 
 from boostbench.errors import ConfigError
 from boostbench.learners.bayes.ci_tests import ban_ci_parents
-from boostbench.learners.bayes.discretize import SAMPLE_ROWS, Discretizer
+from boostbench.learners.bayes.discretize import Discretizer
 from boostbench.learners.bayes.network import BayesNetModel, RowTable
 from boostbench.learners.bayes.structure import ban_parents, tan_parents
+from boostbench.learners.config import BayesConfig
 from boostbench.learners.pool import WeakLearnerPool
 
 
 @dataclass(frozen=True)
 class BayesParams:
-    """A ``learner=naive_bayes|tan|ban`` config, with the discretiser fitted on the training part."""
+    """A ``learner=naive_bayes|tan|ban`` config with its discretiser, fitted on the training part."""
 
-    kind: str
+    config: BayesConfig
     discretizer: Discretizer
-    alpha: float = 1.0
-    max_parents: int = 2
-    relearn_first: int = 50
-    relearn_factor: float = 2.0
-    structure: str = "ci"
-    epsilon: float | None = None
-    ci_alpha: float = 0.01
-    ess: float = 1.0
-    online_structure: str = "lossless"
-    window: int = 1000
-    smoothing: str = "laplace"
-    smoothing_n0: float = 5.0
 
     @classmethod
     def from_config(
-        cls, cfg: Any, X_train: np.ndarray | None, n_categories: np.ndarray, rng: np.random.Generator
+        cls, config: BayesConfig, X_train: np.ndarray | None, n_categories: np.ndarray, rng: np.random.Generator
     ) -> BayesParams:
-        """The values are checked with the config (:mod:`boostbench.learners.registry`).
+        """Fit the discretiser of ``config`` (checked with the config,
+        :func:`boostbench.learners.registry.learner_config`) on ``X_train`` ``(n, d)``.
 
         Raises:
             ConfigError: numeric attributes to discretise (TAN/BAN) without training rows.
         """
-        kind = str(cfg.name)
-        discretize = kind != "naive_bayes"
-        n_bins = cfg.get("n_bins", 5)
+        discretize = config.name != "naive_bayes"
         numeric = np.asarray(n_categories) == 0
         if discretize and numeric.any() and X_train is None:
             raise ConfigError(
-                f"learner={kind} discretises numeric attributes on a training part: use "
+                f"learner={config.name} discretises numeric attributes on a training part: use "
                 "protocol=kfold or protocol=holdout"
             )
         X = X_train if X_train is not None else np.zeros((0, len(n_categories)))
         discretizer = Discretizer.fit(
-            X,
-            n_categories,
-            n_bins,
-            rng,
-            discretize,
-            str(cfg.get("binning", "frequency")),
-            str(cfg.get("missing", "value")),
-            int(cfg.get("bin_rows", SAMPLE_ROWS)),
+            X, n_categories, config.n_bins, rng, discretize, config.binning, config.missing, config.bin_rows
         )
-        return cls(
-            kind,
-            discretizer,
-            float(cfg.get("alpha", 1.0)),
-            int(cfg.get("max_parents", 2)),
-            int(cfg.get("relearn_first", 50)),
-            float(cfg.get("relearn_factor", 2.0)),
-            str(cfg.get("structure", "ci")),
-            None if cfg.get("epsilon") is None else float(cfg.epsilon),
-            float(cfg.get("ci_alpha", 0.01)),
-            float(cfg.get("ess", 1.0)),
-            str(cfg.get("online_structure", "lossless")),
-            int(cfg.get("window", 1000)),
-            str(cfg.get("smoothing", "laplace")),
-            float(cfg.get("smoothing_n0", 5.0)),
-        )
+        return cls(config, discretizer)
 
     def learn_parents(self, codes: np.ndarray, y: np.ndarray, w: np.ndarray, k: int) -> list[tuple[int, ...]]:
         """The attribute parents this kind learns from weighted rows."""
-        cards = self.discretizer.cards
-        if self.kind == "tan":
+        cards, config = self.discretizer.cards, self.config
+        if config.name == "tan":
             return tan_parents(codes, y, w, cards, k)
-        if self.kind == "ban" and self.structure == "ci":
-            return ban_ci_parents(codes, y, w, cards, k, self.epsilon, self.max_parents, alpha=self.ci_alpha)
-        if self.kind == "ban":
-            return ban_parents(codes, y, w, cards, k, self.max_parents, score=self.structure, ess=self.ess)
+        if config.name == "ban" and config.structure == "ci":
+            return ban_ci_parents(codes, y, w, cards, k, config.epsilon, config.max_parents, alpha=config.ci_alpha)
+        if config.name == "ban":
+            return ban_parents(codes, y, w, cards, k, config.max_parents, score=config.structure, ess=config.ess)
         return [()] * len(cards)
 
     def fit_label(
@@ -129,7 +95,10 @@ class BayesParams:
 
     def model(self, parents: list[tuple[int, ...]], n_classes: int) -> BayesNetModel:
         """An empty model of these attribute parents with this config's smoothing."""
-        return BayesNetModel(self.discretizer.cards, n_classes, parents, self.alpha, self.smoothing, self.smoothing_n0)
+        config = self.config
+        return BayesNetModel(
+            self.discretizer.cards, n_classes, parents, config.alpha, config.smoothing, config.smoothing_n0
+        )
 
 
 class BatchBayesNet:
@@ -160,15 +129,16 @@ class OnlineBayesNet:
         self.params = params
         self.k = int(n_classes)
         cards = params.discretizer.cards
+        config = params.config
         self.model = params.model([()] * len(cards), self.k)  # NB until a structure
-        structured = params.kind != "naive_bayes"
-        self.table = RowTable(len(cards), self.k) if structured and params.online_structure == "lossless" else None
+        structured = config.name != "naive_bayes"
+        self.table = RowTable(len(cards), self.k) if structured and config.online_structure == "lossless" else None
         # frozen: the first n0 examples; window: the last `window` ones (codes, label, weight)
         self.kept: deque | None = None
-        if structured and params.online_structure != "lossless":
-            self.kept = deque(maxlen=params.window if params.online_structure == "window" else None)
+        if structured and config.online_structure != "lossless":
+            self.kept = deque(maxlen=config.window if config.online_structure == "window" else None)
         self.n_seen = 0
-        self.next_relearn = params.relearn_first
+        self.next_relearn = config.relearn_first
         self.frozen = False
 
     def learn(self, codes: np.ndarray, x: np.ndarray, y: int, weight: float) -> None:
@@ -186,7 +156,7 @@ class OnlineBayesNet:
         if self.n_seen >= self.next_relearn:
             self.relearn()
             while self.next_relearn <= self.n_seen:
-                self.next_relearn = int(np.ceil(self.next_relearn * self.params.relearn_factor))
+                self.next_relearn = int(np.ceil(self.next_relearn * self.params.config.relearn_factor))
 
     def relearn(self) -> None:
         """Re-learn the structure and the counts from what is kept (the row table, the first n0
@@ -201,7 +171,7 @@ class OnlineBayesNet:
         parents = self.params.learn_parents(codes, y, w, self.k)
         self.model = self.params.model(parents, self.k)
         self.model.add_batch(codes, None, y, w)
-        if self.params.online_structure == "frozen":
+        if self.params.config.online_structure == "frozen":
             self.frozen, self.kept = True, None
 
     def predict_proba(self, codes: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Cheap bounds on a numeric attribute's split merit (the information gain of river's Gaussian
 splitter, ``InfoGainSplitCriterion``), to skip exact evaluations that cannot change a split
-attempt's decision (issue 15). The bounds rest on the tables' interpolation error, measured at 15
+attempt's decision. The bounds rest on the tables' interpolation error, measured at 15
 points per cell and padded fourfold, not proven: the tests compare whole trees with the exact path.
 
 A split attempt on a numeric attribute evaluates, at each of 10 thresholds, every class's Gaussian

@@ -1,6 +1,6 @@
 """Guaranteed bounds on a nominal attribute's best split merit (river's ``InfoGainSplitCriterion``
 over its nominal splitter's proposals), to skip the exact evaluations that cannot change a split
-attempt's decision (issue 37). Unlike the numeric bounds (:mod:`~.merit_bounds`), these rest on a
+attempt's decision. Unlike the numeric bounds (:mod:`~.merit_bounds`), these rest on a
 proof, not on measured interpolation errors.
 
 River's nominal splitter proposes the multiway split (a branch per value) and every one-vs-rest
