@@ -344,3 +344,46 @@ def test_adaboost_m1_by_resampling_fits_each_round_on_unit_weight_rows_drawn_fro
 def test_adaboost_m1_refuses_a_resample_that_is_not_a_boolean():
     with pytest.raises(ValueError, match="resample"):
         AdaBoostM1(2, 2, resample="sometimes")
+
+
+@pytest.mark.parametrize("name", sorted(BATCH_ALGORITHMS))
+def test_integer_sample_weights_are_repeated_rows(name):
+    """``D_1`` proportional to the weights; weight w fits as w copies of the row do, on data
+    without ties (continuous attributes; weights drawn so that no leaf of MH or M2 sums its gains
+    to exactly 0, where the float rounding of the two sums picks the sign). Weights of 1 change
+    no bit."""
+    k = 2 if name == "adaboost" else 3
+    X, y = gaussian_blobs(n=60, k=k, seed=3, spread=0.8)
+    w = np.random.default_rng(5).integers(1, 4, size=len(y))
+    cls = BATCH_ALGORITHMS[name]
+
+    def fit(*data):
+        return cls(k, 20, TreeParams(max_depth=2), np.random.default_rng(1)).fit(*data)
+
+    weighted, repeated = fit(X, y, w), fit(X.repeat(w, axis=0), y.repeat(w))
+    np.testing.assert_allclose(weighted.weight_history_[0], w / w.sum(), rtol=1e-12)
+    assert weighted.n_rounds_fitted == repeated.n_rounds_fitted
+    np.testing.assert_allclose(weighted.staged_scores(X), repeated.staged_scores(X), rtol=1e-9, atol=1e-9)
+    assert np.array_equal(fit(X, y, np.ones(len(y))).staged_scores(X), fit(X, y).staged_scores(X))
+
+
+def test_sample_weights_must_be_a_distribution():
+    X, y = gaussian_blobs(n=10)
+    for w, message in ((np.ones(3), r"\(10,\)"), (-np.ones(10), ">= 0"), (np.zeros(10), "zero on every example")):
+        with pytest.raises(ValueError, match=message):
+            SAMME(3, 2).fit(X, y, w)
+
+
+def test_one_vs_all_is_k_binary_adaboost_runs_on_one_generator():
+    X, y = gaussian_blobs(k=3, seed=5, spread=0.8)
+    X[y == 2, 0] += 20.0  # class 2 against the rest: one stump, no training error, the run stops
+    rng = np.random.default_rng(4)
+    runs = [AdaBoost(2, 10, TreeParams(), rng).fit(X, (y == j).astype(np.int64)) for j in range(3)]
+    model = OneVsAll(3, 10, TreeParams(), np.random.default_rng(4)).fit(X, y)
+    assert [run.n_rounds_fitted for run in runs] == [10, 10, 1] and model.n_rounds_fitted == 10
+    for t, scores in enumerate(model.iter_scores(X)):  # a stopped run keeps its final margin
+        for j, run in enumerate(runs):
+            np.testing.assert_array_equal(scores[:, j], run.margins(X)[min(t, run.n_rounds_fitted - 1)])
+    np.testing.assert_array_equal(model.alphas_[2], np.pad(runs[2].alphas_, (0, 9)))
+    np.testing.assert_allclose(model.weight_history_.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(model.staged_predict(X)[-1], model.predict(X))

@@ -1,8 +1,10 @@
 """One owner per hyper-parameter: the booster class (constructor defaults, ``_parameter_constraints``);
-the registry, the YAML under configs/algorithm/ and the river estimators agree with it."""
+the registry, the YAML under configs/algorithm/, the river and the scikit-learn estimators agree
+with it."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import subprocess
 import sys
@@ -10,9 +12,12 @@ import sys
 import pytest
 
 import boostbench.estimators as estimators
+import boostbench.sklearn as sklearn_estimators
 from boostbench.algorithms import ALGORITHMS, algorithm_spec
 from boostbench.constraints import InvalidParameterError
 from boostbench.errors import ConfigError
+from boostbench.learners.batch_trees import TreeParams
+from boostbench.learners.registry import LEARNERS
 from boostbench.runner.config import compose_config, resolved_dict
 
 
@@ -58,6 +63,20 @@ def test_an_estimator_agrees_with_its_booster(estimator):
     ours, theirs = _defaults(estimator), _defaults(booster)
     for key in estimator._booster_params:
         assert ours[key] == theirs[key], key
+
+
+@pytest.mark.parametrize("estimator", [getattr(sklearn_estimators, name) for name in sklearn_estimators.__all__])
+def test_a_scikit_learn_estimator_agrees_with_its_booster_and_the_tree_learner(estimator):
+    """Its parameters: the booster's (defaults: the booster's, or the config's top-level knob),
+    the tree learner's (defaults: :class:`TreeParams`'s) and ``random_state``."""
+    booster = algorithm_spec(estimator._algorithm).cls
+    trees = LEARNERS["tree"].params
+    assert set(estimator().get_params()) == set(booster._parameter_constraints) | set(trees) | {"random_state"}
+    ours, knobs = _defaults(estimator), resolved_dict(compose_config([]))
+    theirs = {**_defaults(booster), **{f.name: f.default for f in dataclasses.fields(TreeParams)}}
+    for key in set(booster._parameter_constraints) | set(trees):
+        assert ours[key] == theirs.get(key, knobs.get(key)), key
+    assert ours["random_state"] is None
 
 
 def test_a_constructor_checks_its_constraints():

@@ -7,7 +7,7 @@ from boostbench.batch.adaboost_m1 import AdaBoostM1
 from boostbench.batch.adaboost_m2 import AdaBoostM2
 from boostbench.batch.adaboost_mh import AdaBoostMH
 from boostbench.batch.adaboost_mm import AdaBoostMM
-from boostbench.batch.base import BatchBooster
+from boostbench.batch.base import BatchBooster, BatchModel
 from boostbench.batch.base_model import BaseModel
 from boostbench.batch.one_vs_all import OneVsAll
 from boostbench.batch.samme import SAMME
@@ -22,6 +22,7 @@ __all__ = [
     "AdaBoostMM",
     "BaseModel",
     "BatchBooster",
+    "BatchModel",
     "OneVsAll",
     "TreeParams",
 ]

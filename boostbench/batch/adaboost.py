@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench.batch.base import BatchBooster, Round
+from boostbench.batch.base import BatchBooster, Round, uniform
 from boostbench.learners.batch_trees import predict_labels
 
 # A weighted error below this counts as 0: the hypothesis is perfect on the training set, gets
@@ -36,8 +36,8 @@ class AdaBoost(BatchBooster):
             )
         super().__init__(n_classes, n_rounds, learner, rng)
 
-    def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return np.full(len(y), 1.0 / len(y))
+    def _start(self, X: np.ndarray, y: np.ndarray, D: np.ndarray | None) -> np.ndarray:
+        return uniform(len(y)) if D is None else D
 
     def _boost_round(self, X: np.ndarray, y: np.ndarray, D: np.ndarray) -> Round | None:
         s = np.where(y == 1, 1.0, -1.0)

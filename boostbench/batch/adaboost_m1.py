@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from boostbench.batch.adaboost import ERROR_FLOOR
-from boostbench.batch.base import BatchBooster, Round
+from boostbench.batch.base import BatchBooster, Round, uniform
 from boostbench.constraints import BOOLEAN, Constraint, check, positive_int
 from boostbench.learners.batch_trees import predict_labels
 
@@ -45,9 +45,9 @@ class AdaBoostM1(BatchBooster):
         check(type(self).__name__, {"resample": resample}, self._parameter_constraints)
         self.resample = bool(resample)
 
-    def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def _start(self, X: np.ndarray, y: np.ndarray, D: np.ndarray | None) -> np.ndarray:
         self.stopped_error_ = None
-        return np.full(len(y), 1.0 / len(y))
+        return uniform(len(y)) if D is None else D
 
     def _boost_round(self, X: np.ndarray, y: np.ndarray, D: np.ndarray) -> Round | None:
         if self.resample:

@@ -12,7 +12,8 @@ from boostbench.learners.batch_trees import fit_gain_tree
 class AdaBoostM2(BatchBooster):
     """AdaBoost.M2: pseudo-loss over mislabels with confidence-rated hypotheses ``h(x, y) in [0, 1]``.
 
-    Mislabel weights ``w_{i,y}`` (``y != y_i``) start at ``1 / (n (k - 1))``. Round t:
+    Mislabel weights ``w_{i,y}`` (``y != y_i``) start at ``D_1(i) / (k - 1)`` (``D_1``: uniform, or
+    the sample weights normalised). Round t:
     ``D_t(i) = W_i / sum_j W_j`` with ``W_i = sum_{y != y_i} w_{i,y}``; label weights
     ``q_t(i, y) = w_{i,y} / W_i``; the weak learner gets both; pseudo-loss
     ``eps_t = 1/2 sum_i D_t(i) (1 - h_t(x_i, y_i) + sum_{y != y_i} q_t(i, y) h_t(x_i, y))``;
@@ -29,10 +30,10 @@ class AdaBoostM2(BatchBooster):
     name = "adaboost_m2"
     needs_trees = True  # hypotheses fitted to a gain matrix
 
-    def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """The mislabel weights ``w (n, k)``, 0 at the true labels."""
+    def _start(self, X: np.ndarray, y: np.ndarray, D: np.ndarray | None) -> np.ndarray:
+        """The mislabel weights ``w (n, k)``: ``D(i) / (k - 1)``, 0 at the true labels."""
         n, k = len(y), self.n_classes
-        w = np.full((n, k), 1.0 / (n * (k - 1)))
+        w = np.full((n, k), 1.0 / (n * (k - 1))) if D is None else np.repeat(D[:, None] / (k - 1), k, axis=1)
         w[np.arange(n), y] = 0.0
         return w
 

@@ -13,7 +13,8 @@ EDGE_CEILING = 1.0 - 1e-10
 class AdaBoostMH(BatchBooster):
     """Discrete AdaBoost.MH with domain-partitioning trees ``h(x, l) in {-1, +1}``.
 
-    A distribution ``D(i, l)`` over (example, label) pairs starts uniform, ``1 / (n k)``; with
+    A distribution ``D(i, l)`` over (example, label) pairs starts at ``D_1(i) / k`` (uniform, ``1 / (n k)``,
+    unless sample weights are given); with
     ``Y(i, l) = +1`` if ``l = y_i`` else ``-1``, round t fits ``h_t`` maximising the edge
     ``r_t = sum_{i,l} D(i, l) Y(i, l) h_t(x_i, l)`` (each leaf takes, per label, the sign of its
     summed ``D Y``: exact for the partition), stops if ``r_t <= 0``, sets
@@ -25,10 +26,10 @@ class AdaBoostMH(BatchBooster):
     name = "adaboost_mh"
     needs_trees = True  # hypotheses fitted to a gain matrix
 
-    def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """``D (n, k)``, uniform over (example, label) pairs."""
+    def _start(self, X: np.ndarray, y: np.ndarray, D: np.ndarray | None) -> np.ndarray:
+        """``D (n, k)``: ``D(i) / k`` over (example, label) pairs."""
         n, k = len(y), self.n_classes
-        return np.full((n, k), 1.0 / (n * k))
+        return np.full((n, k), 1.0 / (n * k)) if D is None else np.repeat(D[:, None] / k, k, axis=1)
 
     def _boost_round(self, X: np.ndarray, y: np.ndarray, D: np.ndarray) -> Round | None:
         Y = -np.ones(D.shape)

@@ -40,20 +40,27 @@ class AdaBoostMM(BatchBooster):
     at least); the seed slides print it without the 1/2, which we read as a dropped factor.
     Costs are rescaled by their total each round (the edge is scale-free), so long runs cannot
     overflow. ``weight_history_`` holds the rows' normalised ``sum_{l != y_i} C_t(i, l)``.
+
+    Sample weights ``w_i`` weight the loss, ``sum_i w_i sum_{l != y_i} exp(f(i, l) - f(i, y_i))``:
+    row i of every cost matrix is scaled by ``w_i`` (relative to the largest weight).
     """
 
     name = "adaboost_mm"
     needs_trees = True  # hypotheses fitted to a gain matrix
 
-    def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """The scores ``f (n, k)``, 0."""
-        return np.zeros((len(y), self.n_classes))
+    def _start(self, X: np.ndarray, y: np.ndarray, D: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """The scores ``f (n, k)``, 0, and the examples' weights ``D / max D`` (all 1 without
+        sample weights).
+        """
+        return np.zeros((len(y), self.n_classes)), np.ones(len(y)) if D is None else D / D.max()
 
-    def _boost_round(self, X: np.ndarray, y: np.ndarray, f: np.ndarray) -> Round | None:
+    def _boost_round(self, X: np.ndarray, y: np.ndarray, state: tuple[np.ndarray, np.ndarray]) -> Round | None:
+        f, example_weight = state
         rows = np.arange(len(y))
         gaps = f - f[rows, y][:, None]
         gaps[rows, y] = -np.inf
         C = mm_cost_matrix(f, y, shift=float(gaps.max()))  # the largest entry becomes 1
+        C *= example_weight[:, None]
         row_weight = -C[rows, y]
         C /= row_weight.sum()
         h = fit_gain_tree(X, -C, self.learner, self.rng, "argmax")
@@ -65,7 +72,7 @@ class AdaBoostMM(BatchBooster):
         alpha = 0.5 * np.log((1.0 + delta) / (1.0 - delta))
         f = f.copy()
         f[rows, labels] += alpha
-        return Round(h, alpha, row_weight, delta, f)
+        return Round(h, alpha, row_weight, delta, (f, example_weight))
 
     def _votes(self, h, X: np.ndarray) -> np.ndarray:
         return one_hot(h.predict_values(X).argmax(axis=1), self.n_classes)

@@ -1,4 +1,4 @@
-"""The batch booster interface: ``fit`` once, then every stage's prediction from one fit.
+"""The batch model interface, and the boosters' round loop.
 
 A batch booster runs up to T rounds over a training set. Round t adds a weak hypothesis with
 weight ``alpha_t``; its *votes* ``v_t(x) (k,)`` (a one-hot label, a [0, 1] or +-1 value per label)
@@ -6,6 +6,11 @@ make the final scores ``F_T(x) = sum_t alpha_t v_t(x)`` and the prediction ``arg
 (ties to the lowest label, as scikit-learn). ``staged_scores`` gives ``F_1 .. F_T`` at once, so an
 error-vs-rounds curve costs one fit. The distribution over training examples before each round
 is kept in ``weight_history_`` (Combessie & Machraoui's "evolution of the sample weights").
+
+:class:`BatchModel` is what the runner (:func:`~boostbench.protocols.fit_evaluate.fit_batch`) and
+the scikit-learn estimators (:mod:`boostbench.sklearn`) use: ``fit`` once, then every stage's
+scores and predictions. :class:`BatchBooster` is a model with one round loop; a composite of
+boosters (:class:`~boostbench.batch.one_vs_all.OneVsAll`) is a model too.
 
 :meth:`BatchBooster.fit` owns the round loop (as scikit-learn's ``BaseWeightBoosting.fit``); a
 subclass gives the first round's state (:meth:`~BatchBooster._start`) and one round
@@ -17,6 +22,8 @@ run after it, e.g. a hypothesis without training error).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -48,27 +55,46 @@ class Round:
     last: bool = False
 
 
-class BatchBooster(ABC):
-    """Base class of the batch boosters.
+def uniform(n: int) -> np.ndarray:
+    """``(n,)`` float64, ``1/n`` each."""
+    return np.full(n, 1.0 / n)
+
+
+def weight_distribution(sample_weight: Any, n: int) -> np.ndarray:
+    """``(n,)`` float64: ``sample_weight`` normalised to sum 1.
+
+    Raises:
+        ValueError: ``sample_weight`` not of shape ``(n,)``, negative, not finite, or all zero.
+    """
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"sample_weight must be ({n},), got {w.shape}")
+    if not (np.all(np.isfinite(w)) and np.all(w >= 0)):
+        raise ValueError("sample_weight must be finite and >= 0")
+    if not w.sum() > 0:
+        raise ValueError("sample_weight is zero on every example")
+    return w / w.sum()
+
+
+class BatchModel(ABC):
+    """A model fitted once on a training set, predicting after each of its stages (rounds).
 
     Args:
         n_classes: k >= 2; labels are ints ``0..k-1``.
         n_rounds: T >= 1, the most rounds to run (a booster may stop earlier, see subclasses).
-        learner: the weak trees' size bounds.
-        rng: the booster's generator (the trees' random states).
+        learner: the weak learner (:class:`~boostbench.learners.batch_trees.TreeParams`: the
+            trees' size bounds; or a Bayesian network's parameters).
+        rng: the model's generator (the trees' random states, resampling draws).
 
     Raises:
         ValueError: k < 2, ``n_rounds`` < 1, or a Bayesian-network learner for a booster whose
             hypotheses are gain trees (``needs_trees``).
 
     Attributes (after :meth:`fit`):
-        alphas_: ``(T_fit,)`` float64 hypothesis weights (T_fit <= n_rounds).
-        round_stats_: ``(T_fit,)`` float64, the quantity each kept round's weight was computed
-            from: the weighted error (AdaBoost, M1, SAMME), the pseudo-loss (M2) or the edge
-            (MH's ``r_t``, MM's ``delta_t``).
         weight_history_: ``(T_fit, n)`` float64, the distribution over training examples used in
             each round (rows sum to 1).
-        majority_: the most frequent training label, predicted when no round was kept.
+        majority_: the most frequent (most weighted) training label, predicted when no round
+            was kept.
     """
 
     name = "batch"
@@ -89,11 +115,16 @@ class BatchBooster(ABC):
             require_trees(self.learner, self.name)
         self.rng = rng if rng is not None else np.random.default_rng(0)
 
-    def fit(self, X: np.ndarray, y: np.ndarray) -> BatchBooster:
-        """Run the rounds on ``X (n, d)`` float64 and labels ``y (n,)`` int64 in ``0..k-1``.
+    def fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> BatchModel:
+        """Fit on ``X (n, d)`` float64 and labels ``y (n,)`` int64 in ``0..k-1``.
+
+        Args:
+            sample_weight: ``(n,)`` float64 >= 0, the examples' weights: the first round's
+                distribution ``D_1`` is proportional to them (None: uniform).
 
         Raises:
-            ValueError: shapes disagree, or a label is outside ``0..k-1``.
+            ValueError: shapes disagree, a label is outside ``0..k-1``, or a bad ``sample_weight``
+                (see :func:`weight_distribution`).
         """
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray(y, dtype=np.int64)
@@ -101,20 +132,86 @@ class BatchBooster(ABC):
             raise ValueError(f"X must be (n, d) and y (n,), got {X.shape} and {y.shape}")
         if len(y) and (y.min() < 0 or y.max() >= self.n_classes):
             raise ValueError(f"labels must be in 0..{self.n_classes - 1}")
-        self.majority_ = int(np.bincount(y, minlength=self.n_classes).argmax())
+        D = None if sample_weight is None else weight_distribution(sample_weight, len(y))
+        self.majority_ = int(np.bincount(y, weights=D, minlength=self.n_classes).argmax())
+        self._fit(X, y, D)
+        return self
+
+    @abstractmethod
+    def _fit(self, X: np.ndarray, y: np.ndarray, D: np.ndarray | None) -> None:
+        """Fit on checked inputs; ``D (n,)``: the sample weights normalised (None: uniform). Sets
+        ``weight_history_``.
+        """
+
+    @property
+    @abstractmethod
+    def n_rounds_fitted(self) -> int:
+        """Rounds kept (fewer than ``n_rounds`` when the model stopped early)."""
+
+    @abstractmethod
+    def iter_scores(self, X: np.ndarray) -> Iterator[np.ndarray]:
+        """The ``(n, k)`` float64 scores after each kept round in turn (their argmax: the
+        prediction), ``n_rounds_fitted`` arrays; one stage in memory at a time.
+        """
+
+    def staged_scores(self, X: np.ndarray) -> np.ndarray:
+        """``(T_fit, n, k)`` float64: :meth:`iter_scores` stacked."""
+        X = np.asarray(X, dtype=np.float64)
+        out = np.zeros((self.n_rounds_fitted, len(X), self.n_classes))
+        for t, scores in enumerate(self.iter_scores(X)):
+            out[t] = scores
+        return out
+
+    def staged_predict(self, X: np.ndarray, n_rounds: int | None = None) -> np.ndarray:
+        """``(T, n)`` int64 predictions after rounds 1..T (``T = n_rounds``, default ``self.n_rounds``).
+
+        Rounds after an early stop repeat the last ensemble's prediction; with no kept round the
+        prediction is the training majority label.
+        """
+        T = self.n_rounds if n_rounds is None else int(n_rounds)
+        scores = self.staged_scores(X)
+        labels = scores.argmax(axis=2)
+        if len(labels) == 0:
+            labels = np.full((1, len(X)), self.majority_, dtype=np.int64)
+        if len(labels) < T:
+            labels = np.vstack([labels, np.repeat(labels[-1:], T - len(labels), axis=0)])
+        return labels[:T].astype(np.int64)
+
+    def scores(self, X: np.ndarray) -> np.ndarray:
+        """``(n, k)`` float64 final scores (0 if no round was kept)."""
+        final = deque(self.iter_scores(np.asarray(X, dtype=np.float64)), maxlen=1)
+        return final[0] if final else np.zeros((len(X), self.n_classes))
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """``(n,)`` int64 final predictions (the training majority label if no round was kept)."""
+        if not self.n_rounds_fitted:
+            return np.full(len(X), self.majority_, dtype=np.int64)
+        return self.scores(X).argmax(axis=1).astype(np.int64)
+
+
+class BatchBooster(BatchModel):
+    """A booster with one round loop (see the module's docstring).
+
+    Attributes (after :meth:`fit`, besides :class:`BatchModel`'s):
+        alphas_: ``(T_fit,)`` float64 hypothesis weights (T_fit <= n_rounds).
+        round_stats_: ``(T_fit,)`` float64, the quantity each kept round's weight was computed
+            from: the weighted error (AdaBoost, M1, SAMME), the pseudo-loss (M2) or the edge
+            (MH's ``r_t``, MM's ``delta_t``).
+    """
+
+    def _fit(self, X: np.ndarray, y: np.ndarray, D: np.ndarray | None) -> None:
         self.alphas_: list[float] = []
         self.round_stats_: list[float] = []
         self._hypotheses: list[Any] = []
         self._weights: list[np.ndarray] = []
-        self._run_rounds(X, y)
+        self._run_rounds(X, y, D)
         self.alphas_ = np.asarray(self.alphas_, dtype=np.float64)
         self.round_stats_ = np.asarray(self.round_stats_, dtype=np.float64)
         self.weight_history_ = np.vstack(self._weights) if self._weights else np.zeros((0, len(y)))
-        return self
 
-    def _run_rounds(self, X: np.ndarray, y: np.ndarray) -> None:
+    def _run_rounds(self, X: np.ndarray, y: np.ndarray, D: np.ndarray | None) -> None:
         """Up to ``n_rounds`` rounds, each kept until the stop rule (see the module's docstring)."""
-        state = self._start(X, y)
+        state = self._start(X, y, D)
         for _ in range(self.n_rounds):
             kept = self._boost_round(X, y, state)
             if kept is None:
@@ -125,8 +222,11 @@ class BatchBooster(ABC):
             state = kept.state
 
     @abstractmethod
-    def _start(self, X: np.ndarray, y: np.ndarray) -> Any:
-        """The first round's state (e.g. the uniform distribution)."""
+    def _start(self, X: np.ndarray, y: np.ndarray, D: np.ndarray | None) -> Any:
+        """The first round's state, e.g. the distribution ``D_1``, from the sample weights
+        normalised, ``D (n,)``, or None without sample weights: then each booster starts from
+        its paper's uniform values (``1/n``, ``1/(n (k - 1))``, ...), written as the paper does.
+        """
 
     @abstractmethod
     def _boost_round(self, X: np.ndarray, y: np.ndarray, state: Any) -> Round | None:
@@ -149,31 +249,10 @@ class BatchBooster(ABC):
         """Rounds kept (fewer than ``n_rounds`` when the booster stopped early)."""
         return len(self._hypotheses)
 
-    def staged_scores(self, X: np.ndarray) -> np.ndarray:
-        """``(T_fit, n, k)`` float64 cumulative scores ``F_t(x)`` after each kept round."""
+    def iter_scores(self, X: np.ndarray) -> Iterator[np.ndarray]:
+        """The cumulative scores ``F_t(x) (n, k)`` after each kept round t in turn."""
         X = np.asarray(X, dtype=np.float64)
-        out = np.zeros((self.n_rounds_fitted, len(X), self.n_classes))
         total = np.zeros((len(X), self.n_classes))
-        for t, (h, alpha) in enumerate(zip(self._hypotheses, self.alphas_)):
+        for h, alpha in zip(self._hypotheses, self.alphas_):
             total += alpha * self._votes(h, X)
-            out[t] = total
-        return out
-
-    def staged_predict(self, X: np.ndarray, n_rounds: int | None = None) -> np.ndarray:
-        """``(T, n)`` int64 predictions after rounds 1..T (``T = n_rounds``, default ``self.n_rounds``).
-
-        Rounds after an early stop repeat the last ensemble's prediction; with no kept round the
-        prediction is the training majority label.
-        """
-        T = self.n_rounds if n_rounds is None else int(n_rounds)
-        scores = self.staged_scores(X)
-        labels = scores.argmax(axis=2)
-        if len(labels) == 0:
-            labels = np.full((1, len(X)), self.majority_, dtype=np.int64)
-        if len(labels) < T:
-            labels = np.vstack([labels, np.repeat(labels[-1:], T - len(labels), axis=0)])
-        return labels[:T].astype(np.int64)
-
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        """``(n,)`` int64 final predictions."""
-        return self.staged_predict(X, max(self.n_rounds_fitted, 1))[-1]
+            yield total.copy()

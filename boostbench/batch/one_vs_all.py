@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from boostbench.batch.adaboost import AdaBoost
-from boostbench.batch.base import BatchBooster
+from boostbench.batch.base import BatchModel
 
 
 def _pad(stages: np.ndarray, T: int) -> np.ndarray:
@@ -16,43 +18,47 @@ def _pad(stages: np.ndarray, T: int) -> np.ndarray:
     return np.concatenate([stages, np.repeat(last, T - len(stages), axis=0)])
 
 
-class OneVsAll(BatchBooster):
+class OneVsAll(BatchModel):
     """k binary AdaBoost runs, class ``j`` against the rest; predict ``argmax_j f^(j)(x)``.
 
-    ``f^(j)(x) = sum_t alpha^(j)_t h^(j)_t(x)`` is run j's margin (``h in {-1, +1}``); stage t uses
-    the first t rounds of every run (a run that stopped early keeps its final margin).
-    ``weight_history_`` is the mean over the k runs of their example distributions.
+    A composite: run j is an :class:`~boostbench.batch.adaboost.AdaBoost` on the labels
+    ``[y = j]``, fitted in turn with the model's learner and generator. ``f^(j)(x) = sum_t
+    alpha^(j)_t h^(j)_t(x)`` is run j's margin (``h in {-1, +1}``); stage t uses the first t
+    rounds of every run (a run that stopped early keeps its final margin), so the model has as
+    many stages as its longest run.
+
+    Attributes (after :meth:`fit`):
+        binary_: the k fitted :class:`~boostbench.batch.adaboost.AdaBoost` runs.
+        alphas_: ``(k, T_fit)`` float64, run j's hypothesis weights in row j (0 after its stop).
+        weight_history_: ``(T_fit, n)`` float64, the mean over the k runs of their example
+            distributions (a stopped run's last one repeated).
     """
 
     name = "one_vs_all"
 
-    def _run_rounds(self, X: np.ndarray, y: np.ndarray) -> None:  # k binary runs, each with its loop
+    def _fit(self, X: np.ndarray, y: np.ndarray, D: np.ndarray | None) -> None:
         self.binary_ = [
-            AdaBoost(2, self.n_rounds, self.learner, self.rng).fit(X, (y == j).astype(np.int64))
+            AdaBoost(2, self.n_rounds, self.learner, self.rng).fit(X, (y == j).astype(np.int64), D)
             for j in range(self.n_classes)
         ]
-        T = max(b.n_rounds_fitted for b in self.binary_)
-        if T:
-            mean_weights = np.mean([_pad(b.weight_history_, T) for b in self.binary_], axis=0)
-            self._weights = list(mean_weights)
-            self._hypotheses = list(range(T))
-            self.alphas_ = [1.0] * T
-            self.round_stats_ = [float("nan")] * T
-
-    def _start(self, X: np.ndarray, y: np.ndarray) -> None:  # _run_rounds is overridden
-        raise NotImplementedError
-
-    def _boost_round(self, X: np.ndarray, y: np.ndarray, state) -> None:
-        raise NotImplementedError
-
-    def _votes(self, hypothesis, X: np.ndarray) -> np.ndarray:  # staged_scores is overridden
-        raise NotImplementedError
-
-    def staged_scores(self, X: np.ndarray) -> np.ndarray:
-        """``(T_fit, n, k)`` float64: stage t's margins ``f^(j)_t(x)`` of the k runs."""
         T = self.n_rounds_fitted
-        return (
-            np.stack([_pad(b.margins(X), T) for b in self.binary_], axis=2)
-            if T
-            else np.zeros((0, len(X), self.n_classes))
+        self.alphas_ = np.array([np.pad(b.alphas_, (0, T - b.n_rounds_fitted)) for b in self.binary_])
+        self.weight_history_ = (
+            np.mean([_pad(b.weight_history_, T) for b in self.binary_], axis=0) if T else np.zeros((0, len(y)))
         )
+
+    @property
+    def n_rounds_fitted(self) -> int:
+        """Rounds of the longest binary run."""
+        return max(b.n_rounds_fitted for b in self.binary_)
+
+    def iter_scores(self, X: np.ndarray) -> Iterator[np.ndarray]:
+        """Stage t's margins ``f^(j)_t(x)`` of the k runs, ``(n, k)``, for t = 1..T_fit in turn."""
+        runs = [b.iter_scores(X) for b in self.binary_]
+        margins = np.zeros((len(X), self.n_classes))
+        for _ in range(self.n_rounds_fitted):
+            for j, run in enumerate(runs):
+                scores = next(run, None)
+                if scores is not None:  # else run j stopped: its final margin stays
+                    margins[:, j] = scores[:, 1]
+            yield margins.copy()

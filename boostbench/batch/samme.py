@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.batch.adaboost_m1 import one_hot
-from boostbench.batch.base import BatchBooster, Round
+from boostbench.batch.base import BatchBooster, Round, uniform
 from boostbench.learners.batch_trees import predict_labels
 
 
@@ -21,8 +21,8 @@ class SAMME(BatchBooster):
 
     name = "samme"
 
-    def _start(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return np.full(len(y), 1.0 / len(y))
+    def _start(self, X: np.ndarray, y: np.ndarray, D: np.ndarray | None) -> np.ndarray:
+        return uniform(len(y)) if D is None else D
 
     def _boost_round(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> Round | None:
         k = self.n_classes
@@ -34,8 +34,10 @@ class SAMME(BatchBooster):
         if err >= 1.0 - 1.0 / k:
             return None
         alpha = np.log((1.0 - err) / err) + np.log(k - 1.0)
-        # in log space, as scikit-learn, so both see bit-identical weights (and trees)
-        w_next = np.exp(np.log(w) + alpha * incorrect * (w > 0))
+        # in log space, as scikit-learn, so both see bit-identical weights (and trees); a zero
+        # sample weight stays 0 (log 0 = -inf)
+        with np.errstate(divide="ignore"):
+            w_next = np.exp(np.log(w) + alpha * incorrect * (w > 0))
         return Round(tree, alpha, w, err, w_next / w_next.sum())
 
     def _votes(self, tree, X: np.ndarray) -> np.ndarray:

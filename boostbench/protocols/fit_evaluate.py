@@ -16,7 +16,7 @@ import numpy as np
 from boostbench.system.resources import SAMPLE_EVERY, ResourceMeter, release_free_memory
 
 if TYPE_CHECKING:  # the batch family imports scikit-learn: not for an online run (its memory)
-    from boostbench.batch.base import BatchBooster
+    from boostbench.batch.base import BatchModel
     from boostbench.boosters.base import OnlineBooster
 
 
@@ -57,7 +57,7 @@ def _meter() -> ResourceMeter:
     return meter
 
 
-def fit_batch(booster: BatchBooster, X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray) -> FoldResult:
+def fit_batch(booster: BatchModel, X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray) -> FoldResult:
     """Fit ``booster`` on ``X[train]`` and score every stage on both parts.
 
     Args:
