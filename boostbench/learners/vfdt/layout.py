@@ -21,9 +21,13 @@ TEST, LEAF = 0, -1
 N_SPLIT_POINTS = 10  # candidate thresholds of a numeric attribute (river's Gaussian splitter)
 GRACE, DELTA, TAU = 0, 1, 2  # columns of a pool's per-tree ``split_params``
 NODE_BYTES, SLOT_BYTES, MAX_BYTES = 0, 1, 2  # entries of a pool's ``limits``
+NODES_USED, SLOTS_USED, FREE_SLOTS, ENFORCEMENTS = 0, 1, 2, 3  # entries of a pool's ``counters``
+# columns of a pool's ``route[tree]``: where the last predicted example ends (routing.predict_all)
+ROUTE_LEAF, ROUTE_PARENT, ROUTE_BRANCH, ROUTE_VALID = 0, 1, 2, 3
 NUMERIC_COLUMNS = 5  # a class's Gaussian estimator (numeric_stats[slot, c, j]): weight, mean, S, min, max
-INVALID, CLEAN, DIRTY = 0, 1, 2  # a slot's screen cache (screen_state[slot, 0]; DIRTY + class)
-# screen_state[slot, 1] packs three things: the screens since the sums were last taken afresh
+STATUS, HISTORY = 0, 1  # columns of a slot's ``screen_state[slot]``
+INVALID, CLEAN, DIRTY = 0, 1, 2  # a slot's screen cache (screen_state[slot, STATUS]; DIRTY + class)
+# screen_state[slot, HISTORY] packs three things: the screens since the sums were last taken afresh
 # (below PREFIX_UNIT), how many attributes in rank order the last screen brought up to date (times
 # PREFIX_UNIT), and MISSING: a value was missing since the slot was emptied. One column, not three:
 # a slot's bytes are what a memory budget counts, and the screen must not change what it admits.
@@ -45,6 +49,7 @@ FEATURE_VALUE, FEATURE_KIND = 14, 15  # (attributes,) its best split's value and
 POINTS = 16  # (N_SPLIT_POINTS,) a numeric attribute's thresholds
 CLASSWISE = 17  # 7 rows (k,): merit_bounds' per-class scratch (its last two rows a memo kept between calls)
 CLASSWISE_ROWS = 7
+MEMO_WEIGHT, MEMO_TERM = 5, 6  # rows of the CLASSWISE block: a class's weight and its w log2 w, kept between calls
 SUMS = 24  # 2 rows (N_SPLIT_POINTS,): merit_bounds' sums without a slot's cache
 GRID = 26  # (5,) their range and totals
 TERMS = 27  # one row (k,) per nominal value: its class weights' w log2 w; a multiway split's table
@@ -93,17 +98,19 @@ class Forest(NamedTuple):
     Per tree: ``root``, ``feat_map`` int64 ``(N, d_local)`` the attributes each tree sees,
     ``feat_nominal`` bool ``(N, d_local)``, ``split_params`` float64 ``(N, 3)`` (columns GRACE,
     DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i).
-    ``counters`` int64 ``(4,)`` nodes used, slots used, free slots, budget enforcements;
+    ``counters`` int64 ``(4,)`` nodes used, slots used, free slots, budget enforcements (entries
+    NODES_USED, SLOTS_USED, FREE_SLOTS, ENFORCEMENTS);
     ``limits`` int64 ``(3,)`` bytes of a node row, of a statistics slot and the pool's budget
     (entries NODE_BYTES, SLOT_BYTES, MAX_BYTES); ``sort_keys`` float64, ``sort_ids`` int64
     ``(capacity,)`` scratch for ranking the leaves (:mod:`~.budget`); ``pending`` int64 ``(N, 5)``
     and ``pending_value`` float64 ``(N,)`` a split attempt decided, not yet made
-    (:mod:`~.training`); ``route`` int64 ``(N, 4)`` and ``route_x`` float64 ``(d,)`` where the
+    (:mod:`~.training`); ``route`` int64 ``(N, 4)`` (columns ROUTE_LEAF, ROUTE_PARENT, ROUTE_BRANCH,
+    ROUTE_VALID) and ``route_x`` float64 ``(d,)`` where the
     last predicted example ends in each tree (:func:`~.routing.predict_all`); ``work``/``iwork``
     scratch (:func:`scratch`). Per slot, the split screen's cache (:mod:`~.merit_bounds`):
     ``screen_sums`` float64 ``(d_numeric, 2, N_SPLIT_POINTS)``, ``screen_grid`` and ``screen_base``
-    float64 ``(d_numeric, 5)``, ``screen_state`` int64 ``(2,)`` (INVALID, CLEAN or DIRTY + the one
-    class trained since the last screen; screens since the sums were last taken afresh, how many
+    float64 ``(d_numeric, 5)``, ``screen_state`` int64 ``(2,)`` (STATUS: INVALID, CLEAN or DIRTY + the
+    one class trained since the last screen; HISTORY: screens since the sums were last taken afresh, how many
     attributes the last screen reached, and whether a value was missing: see PREFIX_UNIT).
     """
 
@@ -223,8 +230,8 @@ def in_rank_order(row, out):  # pragma: no cover - compiled
 def new_node(F, parent, depth):  # pragma: no cover - compiled
     """A new empty, active leaf under ``parent`` (-1 for a root) with a statistics slot; its id."""
     counters = F.counters
-    node = counters[0]
-    counters[0] += 1
+    node = counters[NODES_USED]
+    counters[NODES_USED] += 1
     F.node_parent[node] = parent
     F.node_sub[node] = np.nan
     F.node_active[node] = True
@@ -240,11 +247,11 @@ def new_node(F, parent, depth):  # pragma: no cover - compiled
 @kernel
 def take_slot(counters, free_slots):  # pragma: no cover - compiled
     """A free statistics slot (zeroed), or a new one."""
-    if counters[2] > 0:
-        counters[2] -= 1
-        return free_slots[counters[2]]
-    counters[1] += 1
-    return counters[1] - 1
+    if counters[FREE_SLOTS] > 0:
+        counters[FREE_SLOTS] -= 1
+        return free_slots[counters[FREE_SLOTS]]
+    counters[SLOTS_USED] += 1
+    return counters[SLOTS_USED] - 1
 
 
 @kernel
@@ -255,7 +262,7 @@ def reset_splitters(F, slot):  # pragma: no cover - compiled
     one class of 26 on ISOLET-shaped data).
     """
     classes = F.ranks[slot, 0]
-    if (F.screen_state[slot, 1] & MISSING) == 0:
+    if (F.screen_state[slot, HISTORY] & MISSING) == 0:
         for c in range(classes.shape[0] - 1):
             if classes[c] != 0:
                 F.nominal_counts[slot, c] = 0
@@ -268,7 +275,7 @@ def reset_splitters(F, slot):  # pragma: no cover - compiled
     F.ranks[slot] = 0
     F.attr_ranks[slot] = 0
     # the slot's next leaf starts its screen cache afresh, also for attributes it sees late
-    F.screen_state[slot] = INVALID
+    F.screen_state[slot, STATUS], F.screen_state[slot, HISTORY] = INVALID, 0
     F.screen_grid[slot] = 0.0
 
 
@@ -278,8 +285,8 @@ def release(F, node):  # pragma: no cover - compiled
     slot = F.node_slot[node]
     if slot >= 0:
         reset_splitters(F, slot)
-        F.free_slots[F.counters[2]] = slot
-        F.counters[2] += 1
+        F.free_slots[F.counters[FREE_SLOTS]] = slot
+        F.counters[FREE_SLOTS] += 1
         F.node_slot[node] = -1
 
 

@@ -10,8 +10,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench.learners.vfdt.layout import LEAF, NOMINAL_BINARY, NUMERIC, TEST, Forest, copy_into, node_weight
+from boostbench.learners.vfdt.layout import (
+    LEAF,
+    NOMINAL_BINARY,
+    NUMERIC,
+    ROUTE_BRANCH,
+    ROUTE_LEAF,
+    ROUTE_PARENT,
+    ROUTE_VALID,
+    TEST,
+    Forest,
+    copy_into,
+    node_weight,
+)
 from boostbench.system.kernel_cache import inlined_kernel, kernel
+
+# How a walk reached its leaf (find_leaf's branch, and a route's ROUTE_BRANCH): directly (in
+# predict_all also: still walking), by a missing value's detour, or not yet (predict_all walks the
+# tree again alone); a branch >= 0 is a multiway value's code without a child
+DIRECT, DETOUR, REWALK = -1, -2, -3
 
 
 @kernel
@@ -111,7 +128,7 @@ def _walk(
             child = _heaviest_child(node, node_nav, node_stats, node_classes, node_sub, node_parent)
         parent = node
         node = child
-    return node, parent, -2 if detour else -1
+    return node, parent, DETOUR if detour else DIRECT
 
 
 @kernel
@@ -122,7 +139,7 @@ def find_leaf(
 
     Returns ``(leaf, parent, branch)``; ``leaf = -1`` when a multiway branch has no child for
     the value, with ``parent`` that branch and ``branch`` the value's code (training adds a leaf
-    there); ``branch = -2`` when the path took a missing value's detour.
+    there); ``branch`` DETOUR when the path took a missing value's detour, else DIRECT.
     """
     return _walk(
         root[tree], -1, x, tree, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map
@@ -195,9 +212,10 @@ def _write_distribution(node_stats, node_classes, source, out):  # pragma: no co
 def predict_all(x, out, trees):  # pragma: no cover - compiled
     """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``.
 
-    Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 4)``, column 3
-    = valid) and ``x`` in ``route_x``, so that training on the same ``x`` right after need not
-    walk the trees again (:func:`~.training.learn_all` checks ``x`` and each tree's flag).
+    Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 4)``, columns
+    ROUTE_LEAF, ROUTE_PARENT, ROUTE_BRANCH and ROUTE_VALID = 1) and ``x`` in ``route_x``, so that
+    training on the same ``x`` right after need not walk the trees again
+    (:func:`~.training.learn_all` checks ``x`` and each tree's flag).
 
     The trees are walked side by side, a level of every tree at a time: a walk is a chain of
     dependent loads, and chains of different trees overlap. A tree whose walk meets a missing
@@ -209,24 +227,25 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
     route_x = F.route_x
     copy_into(route_x, x)
     n_trees = out.shape[0]
-    for tree in range(n_trees):  # route[tree] = (node, parent, -1 while walking / -3 to redo, 0)
-        route[tree, 0], route[tree, 1], route[tree, 2], route[tree, 3] = root[tree], -1, -1, 0
+    for tree in range(n_trees):  # each walk starts at its root, DIRECT while walking
+        route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT] = root[tree], -1
+        route[tree, ROUTE_BRANCH], route[tree, ROUTE_VALID] = DIRECT, 0
     walking = n_trees
     while walking > 0:
         walking = 0
         for tree in range(n_trees):
-            node = route[tree, 0]
-            if route[tree, 2] != -1 or node_nav[node, TEST] == LEAF:
+            node = route[tree, ROUTE_LEAF]
+            if route[tree, ROUTE_BRANCH] != DIRECT or node_nav[node, TEST] == LEAF:
                 continue
             branch = _branch(node, x[feat_map[tree, node_nav[node, TEST] >> 2]], node_nav, node_value)
             child = node_nav[node, 1 + branch] if branch >= 0 else -1
             if child < 0:
-                route[tree, 2] = -3
+                route[tree, ROUTE_BRANCH] = REWALK
                 continue
-            route[tree, 0], route[tree, 1] = child, node
+            route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT] = child, node
             walking += 1
     for tree in range(n_trees):
-        if route[tree, 2] == -3:
+        if route[tree, ROUTE_BRANCH] == REWALK:
             leaf, parent, branch = find_leaf(
                 tree,
                 x,
@@ -239,7 +258,7 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
                 F.node_parent,
                 F.feat_map,
             )
-            route[tree, 0], route[tree, 1], route[tree, 2] = leaf, parent, branch
+            route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT], route[tree, ROUTE_BRANCH] = leaf, parent, branch
             leaf = _predicting_leaf(
                 leaf,
                 parent,
@@ -254,8 +273,8 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
                 F.feat_map,
             )
         else:
-            leaf = route[tree, 0]
-        route[tree, 3] = 1
+            leaf = route[tree, ROUTE_LEAF]
+        route[tree, ROUTE_VALID] = 1
         _write_distribution(F.node_stats, F.node_classes, leaf, out[tree])
 
 
@@ -273,4 +292,4 @@ def forget_routes_unless(x, trees):  # pragma: no cover - compiled
     """Clear the kept routes (:func:`predict_all`) unless they were taken for ``x``."""
     F = Forest(*trees)
     if not same_example(x, F.route_x):
-        F.route[:, 3] = 0
+        F.route[:, ROUTE_VALID] = 0

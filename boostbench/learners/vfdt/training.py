@@ -18,10 +18,16 @@ from boostbench.learners.vfdt.layout import (
     CLEAN,
     DIRTY,
     GRACE,
+    HISTORY,
     INVALID,
     MAX_BYTES,
     MISSING,
+    ROUTE_BRANCH,
+    ROUTE_LEAF,
+    ROUTE_PARENT,
+    ROUTE_VALID,
     SETTINGS,
+    STATUS,
     Forest,
     add_class,
     copy_into,
@@ -30,7 +36,7 @@ from boostbench.learners.vfdt.layout import (
     node_weight,
     reset_splitters,
 )
-from boostbench.learners.vfdt.routing import find_leaf, forget_routes_unless, mark_stale
+from boostbench.learners.vfdt.routing import DETOUR, DIRECT, find_leaf, forget_routes_unless, mark_stale
 from boostbench.learners.vfdt.split import KEEP, RESET, SPLIT, best_split, split_leaf
 from boostbench.system.kernel_cache import inlined_kernel, kernel, parallel_kernel
 
@@ -113,8 +119,8 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     """
     node_nav, node_stats, node_classes, route, pending = F.node_nav, F.node_stats, F.node_classes, F.route, F.pending
     w = weight * F.weight_scale[tree]
-    if route[tree, 3] == 1:
-        leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
+    if route[tree, ROUTE_VALID] == 1:
+        leaf, parent, branch = route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT], route[tree, ROUTE_BRANCH]
     else:
         leaf, parent, branch = find_leaf(
             tree,
@@ -132,13 +138,13 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     if leaf < 0 and not may_grow:
         pending[tree, PENDING] = DEFERRED
         return -1
-    route[tree, 3] = 0
-    may_split = branch == -1  # river tries splits only at a leaf reached directly
+    route[tree, ROUTE_VALID] = 0
+    may_split = branch == DIRECT  # river tries splits only at a leaf reached directly
     if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
         leaf = new_node(F, parent, F.node_depth[parent] + 1)
         node_nav[parent, 1 + branch] = leaf
         may_split = False
-    result = leaf if branch != -2 else -1  # a detour may turn with the new weight
+    result = leaf if branch != DETOUR else -1  # a detour may turn with the new weight
     pending[tree, PENDING_LEAF] = leaf
     pending[tree, PENDING_RESULT] = result
     node_stats[leaf, y] += w
@@ -188,17 +194,17 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
     snapshot = False
     if F.work[thread][SETTINGS, CACHE] > 0.0:
         state = F.screen_state[slot]
-        snapshot = state[0] == CLEAN
+        snapshot = state[STATUS] == CLEAN
         if snapshot:
-            state[0] = DIRTY + y
-        elif state[0] != DIRTY + y:
-            state[0] = INVALID
+            state[STATUS] = DIRTY + y
+        elif state[STATUS] != DIRTY + y:
+            state[STATUS] = INVALID
     for j in range(feat_map.shape[1]):
         value = x[feat_map[tree, j]]
         if snapshot and not feat_nominal[tree, j]:
             copy_into(F.screen_base[slot, j], numeric_stats[slot, y, j])
         if value != value:
-            F.screen_state[slot, 1] |= MISSING
+            F.screen_state[slot, HISTORY] |= MISSING
             continue
         first_seen(attr_ranks[slot], j)
         if feat_nominal[tree, j]:
