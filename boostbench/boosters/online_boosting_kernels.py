@@ -34,7 +34,7 @@ def update(seed, x, y, w, P, lambda_sc, lambda_sw, unit, proba, counts, trees): 
             counts[m] = presentations * unit[m]
             leaf = learn_trees(m, m + 1, x, y, counts, trees)
             if leaf >= 0:  # x still ends at the leaf it trained: no second walk
-                write_distribution(trees, leaf, proba)
+                write_distribution(trees, m, leaf, x, proba)
             else:
                 predict_tree(m, x, proba, trees)
         if pick_tie_u(proba, np.random.random(), False) == y:

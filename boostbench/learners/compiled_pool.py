@@ -17,6 +17,8 @@ import numpy as np
 from boostbench.learners.pool import HoeffdingTreeParams, WeakLearnerPool
 from boostbench.learners.vfdt import budget, layout, routing, training
 
+LEAF_KINDS = {"mc": layout.MC, "nb": layout.NB, "nba": layout.NBA}  # river's leaf_prediction values
+
 
 class CompiledHoeffdingTreePool(WeakLearnerPool):
     """N VFDTs with per-tree delta, tau, grace period and weight scale c_i, in numba.
@@ -38,6 +40,14 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             With at least ``layout.SCREEN_CACHE_MIN_CLASSES`` classes, each active leaf also keeps
             its bounds' sums between attempts (30 floats per numeric attribute, against the
             statistics' 5 per class), which makes an attempt after one new example cheap.
+        leaf_prediction: river's ``'mc'`` (majority class), ``'nb'`` (naive Bayes) or ``'nba'``
+            (naive Bayes adaptive: each leaf's two running correct weights, 16 bytes more per node
+            in the budget's count), as :mod:`~boostbench.learners.vfdt.naive_bayes` describes.
+        nb_threshold: river's ``nb_threshold``: ``'nb'`` leaves with less weight predict their
+            majority class.
+
+    Raises:
+        ValueError: an unknown ``leaf_prediction``.
     """
 
     def __init__(
@@ -50,8 +60,15 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         max_size: float | None = None,
         n_threads: int = 1,
         screen_splits: bool = True,
+        leaf_prediction: str = "mc",
+        nb_threshold: float = 0.0,
     ):
+        if leaf_prediction not in LEAF_KINDS:
+            raise ValueError(f"leaf_prediction must be one of {', '.join(LEAF_KINDS)}, got {leaf_prediction!r}")
         n = len(params.delta)
+        self.leaf_prediction = leaf_prediction
+        # (2,) entries LEAF_KIND, NB_THRESHOLD (vfdt.layout): fixed for the pool, read by the kernels
+        self.leaf_params = np.array([LEAF_KINDS[leaf_prediction], nb_threshold], dtype=np.float64)
         self.screen_splits = bool(screen_splits)
         n_categories = np.asarray(n_categories, dtype=np.int64)
         self.n_learners = n
@@ -205,11 +222,17 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             "node_nav": (np.int64, (1 + self.width,)),  # test (leaf, or feature and kind), children
             "node_value": (np.float64, ()),  # threshold or value of the test
             "node_classes": (np.int32, (k + 1,)),  # classes by first sight, count
-            "_node_f": (np.float64, (k + 2,)),  # class weights, weight at last attempt, subtree sum
+            # class weights, weight at last attempt, subtree sum (and an NBA leaf's correct weights)
+            "_node_f": (np.float64, (k + 2 + self._correct_columns,)),
             "_node_i": (np.int64, (4,)),  # parent, slot, active, depth
             "sort_keys": (np.float64, ()),
             "sort_ids": (np.int64, ()),  # ranking the leaves (budget)
         }
+
+    @property
+    def _correct_columns(self) -> int:
+        """Columns MC_CORRECT, NB_CORRECT of ``node_correct``: NBA leaves only."""
+        return 2 if self.leaf_params[layout.LEAF_KIND] == layout.NBA else 0
 
     def _slot_arrays(self) -> dict:
         return {
@@ -255,6 +278,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     def _node_views(self) -> None:
         k = self.n_classes
         self.node_stats, self.node_last, self.node_sub = self._node_f[:, :k], self._node_f[:, k], self._node_f[:, k + 1]
+        self.node_correct = self._node_f[:, k + 2 :]  # (capacity, 2) with NBA leaves, else (capacity, 0)
         self.node_parent, self.node_slot, self.node_active, self.node_depth = (self._node_i[:, c] for c in range(4))
 
     def _budget_rows(self, entry: int) -> int:
@@ -271,6 +295,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         views = (
             "node_stats",
             "node_last",
+            "node_correct",
             "node_sub",
             "node_parent",
             "node_slot",

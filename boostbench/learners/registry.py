@@ -65,6 +65,7 @@ LEARNERS: dict[str, LearnerSpec] = {
         params={
             "backend": OneOf(("compiled", "river")),
             "leaf_prediction": OneOf(("mc", "nb", "nba")),
+            "nb_threshold": Interval(0.0, closed_low=True),
             "delta": RangePair(POSITIVE),
             "tau": RangePair(POSITIVE),
             "grace_period": RangePair(POSITIVE),
@@ -116,16 +117,16 @@ def check_learner(cfg: Mapping[str, Any]) -> None:
 
     spec = learner_spec(str(cfg["name"]))
     check("learner", cfg, spec.params)
-    if cfg["name"] == "hoeffding_tree" and cfg.get("backend") == "compiled":
-        if cfg.get("rules", "river") != "river":
+    if cfg["name"] == "hoeffding_tree" and cfg.get("rules", "river") != "river":
+        if cfg.get("backend") == "compiled":
             raise ConfigError(
                 "the compiled pool grows river's trees only; learner.rules=reference (the "
                 "authors' tree rules) needs learner.backend=river"
             )
         if cfg.get("leaf_prediction", "mc") != "mc":
             raise ConfigError(
-                "the compiled pool has majority-class leaves only (learner.leaf_prediction=mc); "
-                "naive-Bayes leaves need learner.backend=river"
+                "the authors' tree rules (learner.rules=reference) have majority-class leaves: "
+                f"learner.leaf_prediction={cfg['leaf_prediction']} needs learner.rules=river"
             )
 
 
@@ -144,8 +145,9 @@ def make_pool(
     :func:`check_learner`): the one pool factory, of the runner and of the river estimators.
 
     Args:
-        cfg: the ``learner`` config (Hoeffding trees: ranges, ``backend``: river or compiled,
-            ``feature_subset_size``; Bayesian networks: see :mod:`boostbench.learners.bayes.pool`).
+        cfg: the ``learner`` config (Hoeffding trees: ranges, ``backend``: river or
+            compiled, ``leaf_prediction``, ``nb_threshold``, ``feature_subset_size``; Bayesian
+            networks: see :mod:`boostbench.learners.bayes.pool`).
         n_learners: N; n_classes: k.
         n_categories: ``(d,)`` category count of each attribute, 0 for numeric ones.
         rng: the run's learner generator (parameters, then feature subsets).
@@ -177,6 +179,9 @@ def make_pool(
 
         return RiverModelPool(model, n_learners, n_classes, params.weight_scale, rng, *columns)
     subsets = draw_feature_subsets(n_learners, len(n_categories), cfg.get("feature_subset_size"), rng)
+    # what the leaves predict, where the config says (else the pools' defaults: river's 'mc', nb_threshold 0)
+    kinds = {"leaf_prediction": str, "nb_threshold": float}
+    leaves = {key: kind(cfg[key]) for key, kind in kinds.items() if cfg.get(key) is not None}
     if cfg["backend"] == "river":
         from boostbench.learners.river_pool import RiverHoeffdingTreePool
 
@@ -186,15 +191,21 @@ def make_pool(
             params,
             n_classes,
             nominal,
-            str(cfg["leaf_prediction"]),
-            subsets,
+            feature_subsets=subsets,
             max_size=None if max_size is None else max_size / n_learners,
             rules=str(cfg.get("rules", "river")),
+            **leaves,
         )
     from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 
     return CompiledHoeffdingTreePool(
-        params, n_classes, n_categories, subsets, max_size=cfg.get("max_size"), n_threads=n_threads
+        params,
+        n_classes,
+        n_categories,
+        subsets,
+        max_size=cfg.get("max_size"),
+        n_threads=n_threads,
+        **leaves,
     )
 
 

@@ -2,8 +2,8 @@
 
 As river's trees: a missing value follows the child with the most weight (ties: the oldest
 child); in training, an unseen nominal value gets a new leaf under a multiway branch, in
-prediction it follows the heaviest child; leaves predict their normalised class weights
-(majority-class leaves, ``'mc'``).
+prediction it follows the heaviest child. Leaves predict their normalised class weights
+(majority-class leaves, ``'mc'``), or by naive Bayes (``'nb'``, ``'nba'``: :mod:`~.naive_bayes`).
 """
 
 from __future__ import annotations
@@ -11,18 +11,25 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.learners.vfdt.layout import (
+    ATTRIBUTES,
     LEAF,
+    LEAF_KIND,
+    MC,
     NOMINAL_BINARY,
     NUMERIC,
     ROUTE_BRANCH,
     ROUTE_LEAF,
     ROUTE_PARENT,
     ROUTE_VALID,
+    SETTINGS,
     TEST,
+    TWO,
+    VALUE_ORDERS,
     Forest,
     copy_into,
     node_weight,
 )
+from boostbench.learners.vfdt.naive_bayes import naive_bayes_into, predicts_by_naive_bayes
 from boostbench.system.kernel_cache import inlined_kernel, kernel
 
 # How a walk reached its leaf (find_leaf's branch, and a route's ROUTE_BRANCH): directly (in
@@ -181,16 +188,44 @@ def predict_tree(tree, x, out, trees):  # pragma: no cover - compiled
         F.node_parent,
         F.feat_map,
     )
-    _write_distribution(F.node_stats, F.node_classes, leaf, out)
+    _leaf_distribution(F, tree, leaf, x, out)
 
 
 @inlined_kernel
-def write_distribution(trees, source, out):  # pragma: no cover - compiled
-    """Leaf ``source``'s class weights times 1 / their total into ``out`` (``(k,)``; river's
-    normalisation, to the last bit), or uniform if empty.
+def write_distribution(trees, tree, source, x, out):  # pragma: no cover - compiled
+    """Write what leaf ``source`` of tree ``tree`` predicts for ``x`` into ``out`` (``(k,)``), to
+    the last bit as river's leaf: its class weights times 1 / their total (river's
+    normalisation), or uniform if empty; or its naive Bayes (:mod:`~.naive_bayes`).
     """
-    F = Forest(*trees)
-    _write_distribution(F.node_stats, F.node_classes, source, out)
+    _leaf_distribution(Forest(*trees), tree, source, x, out)
+
+
+@inlined_kernel
+def _leaf_distribution(F, tree, leaf, x, out):  # pragma: no cover - compiled
+    """:func:`write_distribution` inside the kernels (prediction is serial: thread 0's scratch)."""
+    if F.leaf_params[LEAF_KIND] != MC and predicts_by_naive_bayes(
+        leaf, F.node_stats, F.node_classes, F.node_active, F.node_correct, F.leaf_params
+    ):
+        slot = F.node_slot[leaf]
+        naive_bayes_into(
+            leaf,
+            x,
+            F.node_stats,
+            F.node_classes,
+            F.nominal_counts[slot],
+            F.numeric_stats[slot],
+            F.ranks[slot],
+            F.attr_ranks[slot],
+            F.value_ranks[slot],
+            F.feat_map[tree],
+            F.feat_nominal[tree],
+            F.work[0, SETTINGS, TWO],
+            F.iwork[0, ATTRIBUTES],
+            F.iwork[0, VALUE_ORDERS],
+            out,
+        )
+    else:
+        _write_distribution(F.node_stats, F.node_classes, leaf, out)
 
 
 @kernel
@@ -275,7 +310,7 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
         else:
             leaf = route[tree, ROUTE_LEAF]
         route[tree, ROUTE_VALID] = 1
-        _write_distribution(F.node_stats, F.node_classes, leaf, out[tree])
+        _leaf_distribution(F, tree, leaf, x, out[tree])
 
 
 @kernel

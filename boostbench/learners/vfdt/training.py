@@ -5,7 +5,9 @@ leaf keeps class weights; while active it also keeps, per attribute it sees, a n
 table or per-class Gaussian estimators (weighted mean/variance, min, max); when an active, impure
 leaf has gained ``grace_period`` weight since its last attempt it tries to split
 (:mod:`~.split`). A leaf reached by a detour (a missing value) learns from the example but does
-not try to split on it, nor does a new leaf made for an unseen nominal value (as in river).
+not try to split on it, nor does a new leaf made for an unseen nominal value (as in river). An
+active naive-Bayes-adaptive leaf first tallies which of its predictions would have been right
+(:func:`~.naive_bayes.tally`).
 """
 
 from __future__ import annotations
@@ -14,20 +16,26 @@ import numba
 
 from boostbench.learners.vfdt.budget import limit_size, size_bytes
 from boostbench.learners.vfdt.layout import (
+    ATTRIBUTES,
     CACHE,
     CLEAN,
     DIRTY,
     GRACE,
     HISTORY,
     INVALID,
+    LEAF_KIND,
     MAX_BYTES,
     MISSING,
+    NBA,
     ROUTE_BRANCH,
     ROUTE_LEAF,
     ROUTE_PARENT,
     ROUTE_VALID,
     SETTINGS,
     STATUS,
+    TWO,
+    VALUE_ORDERS,
+    VOTES,
     Forest,
     add_class,
     copy_into,
@@ -36,6 +44,7 @@ from boostbench.learners.vfdt.layout import (
     node_weight,
     reset_splitters,
 )
+from boostbench.learners.vfdt.naive_bayes import tally
 from boostbench.learners.vfdt.routing import DETOUR, DIRECT, find_leaf, forget_routes_unless, mark_stale
 from boostbench.learners.vfdt.split import KEEP, RESET, SPLIT, best_split, split_leaf
 from boostbench.system.kernel_cache import inlined_kernel, kernel, parallel_kernel
@@ -147,6 +156,8 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     result = leaf if branch != DETOUR else -1  # a detour may turn with the new weight
     pending[tree, PENDING_LEAF] = leaf
     pending[tree, PENDING_RESULT] = result
+    if F.leaf_params[LEAF_KIND] == NBA and F.node_active[leaf]:
+        _tally(F, tree, leaf, x, y, w, thread)
     node_stats[leaf, y] += w
     add_class(node_classes[leaf], y)
     mark_stale(F.node_parent[leaf], F.node_sub, F.node_parent)
@@ -228,6 +239,32 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
             st[0] += w
             st[1] += w / st[0] * (value - old_mean)
             st[2] += w * (value - old_mean) * (value - st[1])
+
+
+@inlined_kernel
+def _tally(F, tree, leaf, x, y, w, thread):  # pragma: no cover - compiled
+    """:func:`~.naive_bayes.tally` of an active NBA ``leaf`` of ``tree`` with ``thread``'s scratch."""
+    slot = F.node_slot[leaf]
+    tally(
+        leaf,
+        x,
+        y,
+        w,
+        F.node_stats,
+        F.node_classes,
+        F.node_correct,
+        F.nominal_counts[slot],
+        F.numeric_stats[slot],
+        F.ranks[slot],
+        F.attr_ranks[slot],
+        F.value_ranks[slot],
+        F.feat_map[tree],
+        F.feat_nominal[tree],
+        F.work[thread, SETTINGS, TWO],
+        F.iwork[thread, ATTRIBUTES],
+        F.iwork[thread, VALUE_ORDERS],
+        F.work[thread, VOTES, : F.node_stats.shape[1]],
+    )
 
 
 @kernel
