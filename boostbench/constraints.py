@@ -88,11 +88,16 @@ class OneOf(Constraint):
 
 @dataclass(frozen=True)
 class RangePair(Constraint):
-    """``[low, high]`` with ``low <= high`` both inside ``bound`` (e.g. a parameter range to draw from)."""
+    """``[low, high]`` with ``low <= high`` both inside ``bound`` (e.g. a parameter range to draw from),
+    or with ``fixed`` also one value inside ``bound`` (the parameter fixed).
+    """
 
     bound: Interval
+    fixed: bool = False
 
     def ok(self, value: Any) -> bool:
+        if self.fixed and not isinstance(value, (list, tuple)):
+            return self.bound.ok(value)
         return (
             isinstance(value, (list, tuple))
             and len(value) == 2
@@ -101,7 +106,8 @@ class RangePair(Constraint):
         )
 
     def describe(self) -> str:
-        return f"[low, high] with low <= high, each {self.bound.describe()}"
+        pair = f"[low, high] with low <= high, each {self.bound.describe()}"
+        return f"{self.bound.describe()} or {pair}" if self.fixed else pair
 
 
 POSITIVE = Interval(0.0)

@@ -1,6 +1,6 @@
 """Naive-Bayes leaves ('nb', 'nba') in the compiled trees against river's (the river pool), node for
 node and prediction for prediction, with and without a memory budget and on two threads; a
-known naive-Bayes prediction."""
+known naive-Bayes prediction; the learner config of river's (and MOA's) defaults."""
 
 import sys
 
@@ -17,6 +17,7 @@ from boostbench.learners.registry import check_learner
 from boostbench.learners.river_pool import RiverHoeffdingTreePool
 from boostbench.learners.vfdt import layout
 from boostbench.runner.config import compose_config
+from boostbench.runner.experiment import run_experiment
 
 # as in test_compiled_pool: river's sum() compensates from Python 3.12 on
 bit_for_bit = pytest.mark.skipif(sys.version_info >= (3, 12), reason="river's sum() compensates from Python 3.12")
@@ -270,8 +271,39 @@ def test_an_unknown_leaf_kind_is_refused():
         CompiledHoeffdingTreePool(pool_params(), 2, [0], leaf_prediction="bayes")
 
 
+def test_the_defaults_learner_is_rivers_hoeffding_tree():
+    """``learner=hoeffding_tree_defaults``: every tree has river's default parameters (which are
+    MOA's), c_i = 1, on the compiled pool; the river pool builds river's default tree."""
+    cfg = compose_config(["dataset=car", "algorithm=online_boosting", "learner=hoeffding_tree_defaults"]).learner
+    params = HoeffdingTreeParams.draw(3, np.random.default_rng(0), cfg)
+    default = HoeffdingTreeClassifier()
+    assert cfg.backend == "compiled" and cfg.leaf_prediction == default.leaf_prediction == "nba"
+    assert (params.delta == default.delta).all() and (params.tau == default.tau).all()
+    assert (params.grace_period == default.grace_period).all() and (params.weight_scale == 1.0).all()
+    assert cfg.nb_threshold == default.nb_threshold and cfg.feature_subset_size is None
+    river = RiverHoeffdingTreePool(params, 4, [0, 1], leaf_prediction=cfg.leaf_prediction)
+    ours = river.trees[0]._get_params()
+    assert ours == {**default._get_params(), "nominal_attributes": [0, 1]}
+
+
 def test_leaf_configs_are_checked():
-    base = {"name": "hoeffding_tree", "backend": "river", "delta": [0.01, 0.9]}
+    base = {"name": "hoeffding_tree", "backend": "river", "delta": 1e-7, "tau": [0.01, 0.9]}
     check_learner({**base, "leaf_prediction": "nba", "rules": "river"})
     with pytest.raises(ConfigError, match=r"majority-class leaves: learner\.leaf_prediction=nb needs learner\.rules"):
         check_learner({**base, "leaf_prediction": "nb", "rules": "reference"})
+    with pytest.raises(ConfigError, match=r"learner\.delta must be a number > 0 or \[low, high\]"):
+        check_learner({**base, "delta": -1.0, "leaf_prediction": "mc"})
+
+
+@bit_for_bit
+@pytest.mark.parametrize("dataset,algorithm", [("car", "online_boosting"), ("balance", "adaboost_olm")])
+def test_boosters_on_rivers_default_trees_match_the_river_pool(dataset, algorithm):
+    """The peers' trees (grace 200, delta 1e-7, tau 0.05, NBA leaves) under our boosters: the same
+    run on the compiled pool as on river's trees."""
+
+    def curve(backend):
+        overrides = [f"dataset={dataset}", f"algorithm={algorithm}", "n_learners=10", "seed=0"]
+        learner = ["learner=hoeffding_tree_defaults", f"learner.backend={backend}"]
+        return run_experiment(compose_config([*overrides, *learner]))["curve"]
+
+    assert curve("compiled") == curve("river")

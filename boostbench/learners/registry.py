@@ -66,10 +66,10 @@ LEARNERS: dict[str, LearnerSpec] = {
             "backend": OneOf(("compiled", "river")),
             "leaf_prediction": OneOf(("mc", "nb", "nba")),
             "nb_threshold": Interval(0.0, closed_low=True),
-            "delta": RangePair(POSITIVE),
-            "tau": RangePair(POSITIVE),
-            "grace_period": RangePair(POSITIVE),
-            "weight_scale": RangePair(POSITIVE),
+            "delta": RangePair(POSITIVE, fixed=True),
+            "tau": RangePair(POSITIVE, fixed=True),
+            "grace_period": RangePair(POSITIVE, fixed=True),
+            "weight_scale": RangePair(POSITIVE, fixed=True),
             "feature_subset_size": positive_int(nullable=True),
             "max_size": Interval(0.0, nullable=True),
             "rules": OneOf(("river", "reference")),
@@ -145,7 +145,7 @@ def make_pool(
     :func:`check_learner`): the one pool factory, of the runner and of the river estimators.
 
     Args:
-        cfg: the ``learner`` config (Hoeffding trees: ranges, ``backend``: river or
+        cfg: the ``learner`` config (Hoeffding trees: ranges or fixed values, ``backend``: river or
             compiled, ``leaf_prediction``, ``nb_threshold``, ``feature_subset_size``; Bayesian
             networks: see :mod:`boostbench.learners.bayes.pool`).
         n_learners: N; n_classes: k.
