@@ -40,7 +40,7 @@ import numpy as np
 
 from boostbench.learners.vfdt import layout
 from boostbench.learners.vfdt.layout import GRACE, Forest, node_weight
-from boostbench.learners.vfdt.routing import find_leaf, predict_all
+from boostbench.learners.vfdt.routing import DIRECT, find_leaf, predict_all
 from boostbench.learners.vfdt.split import KEEP, RESET, SPLIT, best_split
 from boostbench.learners.vfdt.training import _add_to_statistics, learn_all
 from boostbench.system.kernel_cache import kernel
@@ -203,7 +203,8 @@ def replay(pool_bytes: bytes, stream, screen: bool, walk_only: bool = False) -> 
         t2 = clock()
         if walk_only:
             predict_all(xp, out, trees)  # untimed: training reads the routes it leaves
-        leaves = np.where((pool.route[:, 2] == -1) & (weights > 0), pool.route[:, 0], -1)
+        direct = pool.route[:, layout.ROUTE_BRANCH] == DIRECT
+        leaves = np.where(direct & (weights > 0), pool.route[:, layout.ROUTE_LEAF], -1)
         last = pool.node_last[leaves]
         if (
             cached and not walk_only

@@ -93,11 +93,16 @@ class OneOf(Constraint):
 
 @dataclass(frozen=True)
 class RangePair(Constraint):
-    """``[low, high]`` with ``low <= high`` both inside ``bound`` (e.g. a parameter range to draw from)."""
+    """``[low, high]`` with ``low <= high`` both inside ``bound`` (e.g. a parameter range to draw from),
+    or with ``fixed`` also one value inside ``bound`` (the parameter fixed).
+    """
 
     bound: Interval
+    fixed: bool = False
 
     def ok(self, value: Any) -> bool:
+        if self.fixed and not isinstance(value, (list, tuple)):
+            return self.bound.ok(value)
         return (
             isinstance(value, (list, tuple))
             and len(value) == 2
@@ -106,7 +111,8 @@ class RangePair(Constraint):
         )
 
     def describe(self) -> str:
-        return f"[low, high] with low <= high, each {self.bound.describe()}"
+        pair = f"[low, high] with low <= high, each {self.bound.describe()}"
+        return f"{self.bound.describe()} or {pair}" if self.fixed else pair
 
 
 POSITIVE = Interval(0.0)
@@ -172,9 +178,13 @@ def typed_section(cls: type[T], section: str, values: Mapping[str, Any]) -> T:
 
 
 def _as_type(kind: Any, value: Any) -> Any:
-    """``value`` as ``kind`` (``int | None``: an int or None; ``tuple[float, float]``: a tuple)."""
+    """``value`` as ``kind`` (``int | None``: an int or None; ``tuple[float, float]``: a tuple;
+    ``tuple[float, float] | float``: a tuple for a pair, else a float).
+    """
     if value is None:
         return None
-    if isinstance(kind, types.UnionType):
-        kind = next(k for k in typing.get_args(kind) if k is not type(None))
+    if isinstance(kind, types.UnionType):  # a pair or one value (a range, or a fixed parameter)
+        choices = [k for k in typing.get_args(kind) if k is not type(None)]
+        pair = isinstance(value, (list, tuple))
+        kind = next((k for k in choices if (typing.get_origin(k) is tuple) == pair), choices[0])
     return (typing.get_origin(kind) or kind)(value)

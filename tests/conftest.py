@@ -1,11 +1,11 @@
-"""Shared fixtures: a scripted weak-learner pool and small data sets."""
+"""Shared fixtures and helpers: a scripted weak-learner pool, a tiny compiled pool, peers' libraries."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from boostbench.learners.pool import WeakLearnerPool
+from boostbench.learners.pool import HoeffdingTreeParams, WeakLearnerPool
 
 
 class ScriptedPool(WeakLearnerPool):
@@ -34,6 +34,18 @@ class ScriptedPool(WeakLearnerPool):
         for i, _, w in self.calls:
             out[i] += w
         return out
+
+
+def tiny_pool(n_classes: int, n_threads: int = 1):
+    """Two compiled trees over a numeric and a two-valued nominal attribute (delta = tau = 0.5,
+    grace period 1, c_i = 1): a small pool whose kernels have the types of a real run.
+    """
+    from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
+
+    params = HoeffdingTreeParams(
+        delta=np.full(2, 0.5), tau=np.full(2, 0.5), grace_period=np.full(2, 1), weight_scale=np.ones(2)
+    )
+    return CompiledHoeffdingTreePool(params, n_classes, [0, 2], capacity=8, n_threads=n_threads)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -192,7 +192,7 @@ def test_memory_budget_bounds_the_pool():
     rng = np.random.default_rng(5)
     budget_mib = 0.01
     pool = CompiledHoeffdingTreePool(params(3, grace=5, scale=20.0), 3, [0, 0, 0, 4], max_size=budget_mib)
-    node_bytes, slot_bytes = pool.limits[:2]
+    node_bytes, slot_bytes = pool.limits[layout.NODE_BYTES], pool.limits[layout.SLOT_BYTES]
 
     def feed(n):
         for _ in range(n):
@@ -204,7 +204,7 @@ def test_memory_budget_bounds_the_pool():
     leaves, active = _leaves(pool)
     assert len(leaves) == pool.n_nodes - np.count_nonzero(~pool.node_leaf[: pool.n_nodes])
     assert pool.size_bytes == pool.n_nodes * node_bytes + active.sum() * slot_bytes
-    assert pool.counters[1] - pool.counters[2] == active.sum() and (~active).any()
+    assert pool.counters[layout.SLOTS_USED] - pool.counters[layout.FREE_SLOTS] == active.sum() and (~active).any()
     assert pool.size_bytes <= budget_mib * 2**20 + 3 * (pool.width + 1) * (node_bytes + slot_bytes)
     sizes = (len(pool.node_leaf), len(pool.nominal_counts))
     feed(3000)
@@ -222,7 +222,7 @@ def test_a_slot_holds_only_the_attribute_kinds_the_trees_see(n_categories, nomin
     assert (pool.nominal_counts[0].size > 0) == nominal and (pool.value_ranks[0].size > 0) == nominal
     assert (pool.numeric_stats[0].size > 0) == numeric and (pool.screen_base[0].size > 0) == numeric
     slot = sum(getattr(pool, name)[0].nbytes for name in pool._slot_arrays())
-    assert pool.limits[1] == slot  # SLOT_BYTES
+    assert pool.limits[layout.SLOT_BYTES] == slot
     rng = np.random.default_rng(0)
     for _ in range(200):
         x = np.array([rng.integers(c) if c else rng.normal() for c in n_categories], dtype=float)
@@ -269,16 +269,19 @@ def test_compacting_slots_keeps_the_trees_and_releases_the_rest():
     for x, label in zip(X, y):
         for pool in pools:
             pool.learn(pool.prepare(x), int(label), np.ones(3))
-        compacted += pools[0].counters[2] == 0 and pools[1].counters[2] > 0
+        compacted += pools[0].counters[layout.FREE_SLOTS] == 0 and pools[1].counters[layout.FREE_SLOTS] > 0
         assert np.array_equal(pools[0].predict_proba(pools[0].prepare(x)), pools[1].predict_proba(pools[1].prepare(x)))
-    assert compacted > 0 and pools[0].counters[1] < pools[1].counters[1]
+    assert compacted > 0 and pools[0].counters[layout.SLOTS_USED] < pools[1].counters[layout.SLOTS_USED]
     a, b = pools
     for name in ("node_stats", "node_nav", "node_value"):
         assert np.array_equal(getattr(a, name)[: a.n_nodes], getattr(b, name)[: b.n_nodes])
     for node in np.flatnonzero(a.node_slot[: a.n_nodes] >= 0):
         assert np.array_equal(a.numeric_stats[a.node_slot[node]], b.numeric_stats[b.node_slot[node]])
-    high = a.counters[1]
-    assert not a.numeric_stats[high : b.counters[1]].any() and not a.ranks[high : b.counters[1]].any()
+    high = a.counters[layout.SLOTS_USED]
+    assert (
+        not a.numeric_stats[high : b.counters[layout.SLOTS_USED]].any()
+        and not a.ranks[high : b.counters[layout.SLOTS_USED]].any()
+    )
     big = np.arange(40_000, dtype=np.float64).reshape(10_000, 4) + 1  # release: zeros, any alignment
     release_rows(big, 123, 9_877)
     assert not big[123:9_877].any() and big[122].all() and big[9_877].all()
@@ -304,7 +307,7 @@ def test_enforcement_keeps_the_most_promising_leaves():
     in_tree_1 = np.isin(leaves, _subtree(pool, pool.root[1]))
     promise = (stats.sum(axis=1) - stats.max(axis=1)) / np.where(in_tree_1, 10.0, 5.0)
     _, active = _leaves(pool)
-    assert active.sum() == keep == pool.counters[1] - pool.counters[2]
+    assert active.sum() == keep == pool.counters[layout.SLOTS_USED] - pool.counters[layout.FREE_SLOTS]
     assert promise[active].min() >= promise[~active].max()
     assert (pool.node_slot[leaves[~active]] == -1).all() and (pool.node_slot[leaves[active]] >= 0).all()
     pool.limits[MAX_BYTES] = np.iinfo(np.int64).max // 4  # room again: every leaf is reactivated
@@ -431,12 +434,12 @@ def test_emptied_slots_read_zero(missing):
     free_seen = 0
 
     def check():
-        free = set(pool.free_slots[: pool.counters[2]].tolist())
-        for slot in range(pool.counters[1]):
+        free = set(pool.free_slots[: pool.counters[layout.FREE_SLOTS]].tolist())
+        for slot in range(pool.counters[layout.SLOTS_USED]):
             blocks = [pool.numeric_stats[slot, c].any() or pool.nominal_counts[slot, c].any() for c in range(k)]
             if slot in free:
                 assert not any(blocks) and not pool.ranks[slot].any() and not pool.value_ranks[slot].any()
-            elif not pool.screen_state[slot, 1] & layout.MISSING:
+            elif not pool.screen_state[slot, layout.HISTORY] & layout.MISSING:
                 assert all(pool.ranks[slot, 0, c] != 0 for c in range(k) if blocks[c])
 
     for t in range(1500):
@@ -444,12 +447,16 @@ def test_emptied_slots_read_zero(missing):
         x = np.array([y + rng.normal(), rng.normal(), y % 4, rng.uniform()])
         x[rng.random(4) < missing] = np.nan
         pool.learn(pool.prepare(x), y, np.ones(3))
-        if t % 50 == 0 or pool.counters[2] > 0:
-            free_seen += int(pool.counters[2] > 0)
+        if t % 50 == 0 or pool.counters[layout.FREE_SLOTS] > 0:
+            free_seen += int(pool.counters[layout.FREE_SLOTS] > 0)
             check()
     check()
     assert pool.n_nodes > 3 * 20 and free_seen > 0  # many splits, and freed slots checked
-    in_use = [s for s in range(pool.counters[1]) if s not in set(pool.free_slots[: pool.counters[2]].tolist())]
-    assert any(pool.screen_state[s, 1] & layout.MISSING for s in in_use) == (missing > 0)
+    in_use = [
+        s
+        for s in range(pool.counters[layout.SLOTS_USED])
+        if s not in set(pool.free_slots[: pool.counters[layout.FREE_SLOTS]].tolist())
+    ]
+    assert any(pool.screen_state[s, layout.HISTORY] & layout.MISSING for s in in_use) == (missing > 0)
     pool.grow(n_categories=np.array([0, 0, 4, 0, 0]))
-    assert all(pool.screen_state[s, 1] & layout.MISSING for s in in_use)
+    assert all(pool.screen_state[s, layout.HISTORY] & layout.MISSING for s in in_use)

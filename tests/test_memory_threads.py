@@ -16,6 +16,7 @@ import pytest
 from conftest import learner_file
 
 import boostbench.runner.experiment as experiment
+from boostbench.learners.vfdt.layout import MAX_BYTES
 from boostbench.runner.config import compose_config
 from boostbench.system.resources import MACHINE_DEPENDENT as TIMING
 
@@ -85,9 +86,11 @@ def test_default_budget_is_never_reached_on_vendored_data(monkeypatch, dataset, 
     cfg = compose_config([f"dataset={dataset}", f"algorithm={algorithm}", f"seed={seed}", "progress=false"])
     experiment.run_experiment(cfg)
     pool = kept.pools[-1]
-    assert cfg.learner.max_size == 640 and pool.limits[2] == 640 * 2**20
+    assert cfg.learner.max_size == 640 and pool.limits[MAX_BYTES] == 640 * 2**20
     assert pool.enforcements == 0
-    assert 0.3 * pool.limits[2] < pool.size_bytes < 0.9 * pool.limits[2]  # the heaviest: near, not at, the budget
+    assert (
+        0.3 * pool.limits[MAX_BYTES] < pool.size_bytes < 0.9 * pool.limits[MAX_BYTES]
+    )  # the heaviest: near, not at, the budget
 
 
 def test_a_reached_budget_bounds_the_pool_and_keeps_learning(monkeypatch):

@@ -217,7 +217,7 @@ def test_screening_changes_no_tree_on_isolet_shaped_data(max_size, threads):
     cache = (0, layout.SETTINGS, layout.CACHE)
     assert pools[0].work[cache] == 1.0 and pools[1].work[cache] == 0.0  # cache on, off
     assert pools[0].n_nodes > 6 * 3  # the trees grew
-    reached = pools[0].screen_state[: pools[0].counters[1], 1] // layout.PREFIX_UNIT
+    reached = pools[0].screen_state[: pools[0].counters[layout.SLOTS_USED], layout.HISTORY] // layout.PREFIX_UNIT
     assert ((reached > 0) & (reached < data.n_features)).any()  # screens that stopped early
     assert B.REFRESH_AFTER < layout.PREFIX_UNIT  # the screen counter stays below the packed prefix
 
@@ -232,7 +232,7 @@ def test_screening_changes_no_tree_on_movement_shaped_data(missing):
         data.X[np.random.default_rng(9).random(data.X.shape) < missing] = np.nan
     pools = _screened_grows_the_unscreened_trees(data, data.n_categories, 10, 1500, None, 1)
     assert pools[0].n_nodes > 10 * 5
-    has_missing = (pools[0].screen_state[: pools[0].counters[1], 1] & layout.MISSING) != 0
+    has_missing = (pools[0].screen_state[: pools[0].counters[layout.SLOTS_USED], layout.HISTORY] & layout.MISSING) != 0
     assert has_missing.any() == bool(missing)
 
 
@@ -267,4 +267,4 @@ def test_screening_changes_no_tree_when_slots_are_reused():
     slot = pool.node_slot[node]
     pool.screen_grid[slot, :, B.VALID] = 1.0  # as a screen leaves it
     layout.release(layout.Forest(*pool.kernel_state()), node)
-    assert not pool.screen_grid[slot].any() and pool.screen_state[slot, 0] == layout.INVALID
+    assert not pool.screen_grid[slot].any() and pool.screen_state[slot, layout.STATUS] == layout.INVALID

@@ -33,11 +33,13 @@ def _stream(rng, m):
 
 
 @pytest.mark.parametrize("threads", [1, pytest.param(2, marks=pytest.mark.slow)])  # threads=2: make test-slow
-def test_a_grown_compiled_pool_equals_one_built_whole(threads):
+@pytest.mark.parametrize("leaves", ["mc", "nba"])
+def test_a_grown_compiled_pool_equals_one_built_whole(threads, leaves):
     rng = np.random.default_rng(3)
     params = _params(5, rng)
-    whole = CompiledHoeffdingTreePool(params, 3, [0, 3, 0, 4], capacity=8, max_size=1.0, n_threads=threads)
-    grown = CompiledHoeffdingTreePool(params, 2, [0, 2], capacity=8, max_size=1.0, n_threads=threads)
+    common = {"capacity": 8, "max_size": 1.0, "n_threads": threads, "leaf_prediction": leaves}
+    whole = CompiledHoeffdingTreePool(params, 3, [0, 3, 0, 4], **common)
+    grown = CompiledHoeffdingTreePool(params, 2, [0, 2], **common)
     grown_yet = False
     for _, late, x, y, weights in _stream(np.random.default_rng(4), 1200):
         if late and not grown_yet:
@@ -53,6 +55,7 @@ def test_a_grown_compiled_pool_equals_one_built_whole(threads):
     assert whole.n_nodes > 5 * 3  # the trees grew on both sides of the growth
     assert grown.n_nodes == whole.n_nodes and grown.enforcements == whole.enforcements > 0
     np.testing.assert_array_equal(grown.node_stats[: grown.n_nodes], whole.node_stats[: whole.n_nodes])
+    np.testing.assert_array_equal(grown.node_correct[: grown.n_nodes], whole.node_correct[: whole.n_nodes])
 
 
 def test_a_pool_grows_only():

@@ -183,7 +183,7 @@ def test_a_message_with_brackets_prints_whole(tmp_path):
     """Messages are text, not rich markup: '[low, high]' must not vanish."""
     result = runner.invoke(app, ["run", "learner.delta=[0.5,0.1]", f"results_dir={tmp_path}"])
     assert result.exit_code == 2
-    assert "learner.delta must be [low, high] with low <= high" in " ".join(result.output.split())
+    assert "learner.delta must be a number > 0 or [low, high] with low <= high" in " ".join(result.output.split())
 
 
 def test_hydra_flags_print_the_config_and_run_nothing(tmp_path):

@@ -5,7 +5,7 @@ import copy
 
 import numpy as np
 import pytest
-from conftest import ScriptedPool
+from conftest import ScriptedPool, tiny_pool
 
 import boostbench.estimators as E
 from boostbench.boosters import AdaboostOLM, OnlineBoosting, OnlineMBBM
@@ -13,7 +13,6 @@ from boostbench.boosters.ada_olmr import AdaOLMR
 from boostbench.boosters.hedge import HedgeExperts
 from boostbench.boosters.online_bagging import OnlineBagging
 from boostbench.boosters.online_bmr import OnlineBMR
-from boostbench.learners.compiled_pool import tiny_pool
 
 X0 = np.zeros(2)
 PROBA = [[0.7, 0.2, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8]]

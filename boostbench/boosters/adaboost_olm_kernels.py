@@ -14,7 +14,7 @@ import numpy as np
 from boostbench.core.hedge import hedge_pick, hedge_probabilities_into, hedge_update_01
 from boostbench.core.ogd import olm_step_size
 from boostbench.core.ties import pick_tie_u as _pick
-from boostbench.learners.vfdt.layout import Forest, copy_into
+from boostbench.learners.vfdt.layout import NODES_USED, SLOTS_USED, Forest, copy_into
 from boostbench.learners.vfdt.routing import forget_routes_unless, predict_all
 from boostbench.learners.vfdt.training import learn_trees
 from boostbench.system.kernel_cache import inlined_kernel, kernel, njit
@@ -245,7 +245,7 @@ def run_steps(
     n_nodes, n_slots = F.node_nav.shape[0], F.nominal_counts.shape[0]
     counters = F.counters
     for i in range(X.shape[0]):
-        if counters[0] + room > n_nodes or counters[1] + room > n_slots:
+        if counters[NODES_USED] + room > n_nodes or counters[SLOTS_USED] + room > n_slots:
             return i
         x = X[i]
         predicted[i] = predict_step(x, alpha, log_v, U[i], step, trees)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.core.ties import argmax_draw, argmax_rows_draw, pick_tie_u
-from boostbench.learners.vfdt.layout import Forest, copy_into
+from boostbench.learners.vfdt.layout import NODES_USED, SLOTS_USED, Forest, copy_into
 from boostbench.learners.vfdt.routing import forget_routes_unless, predict_all, predict_tree, write_distribution
 from boostbench.learners.vfdt.training import learn_trees
 from boostbench.system.kernel_cache import kernel, njit
@@ -34,7 +34,7 @@ def update(seed, x, y, w, P, lambda_sc, lambda_sw, unit, proba, counts, trees): 
             counts[m] = presentations * unit[m]
             leaf = learn_trees(m, m + 1, x, y, counts, trees)
             if leaf >= 0:  # x still ends at the leaf it trained: no second walk
-                write_distribution(trees, leaf, proba)
+                write_distribution(trees, m, leaf, x, proba)
             else:
                 predict_tree(m, x, proba, trees)
         if pick_tie_u(proba, np.random.random(), False) == y:
@@ -117,7 +117,7 @@ def run_steps(
     counters = F.counters
     k = votes.shape[0]
     for i in range(X.shape[0]):
-        if counters[0] + room > n_nodes or counters[1] + room > n_slots:
+        if counters[NODES_USED] + room > n_nodes or counters[SLOTS_USED] + room > n_slots:
             return i
         x = X[i]
         predict_all(x, P, trees)

@@ -17,6 +17,8 @@ import numpy as np
 from boostbench.learners.pool import HoeffdingTreeParams, WeakLearnerPool
 from boostbench.learners.vfdt import budget, layout, routing, training
 
+LEAF_KINDS = {"mc": layout.MC, "nb": layout.NB, "nba": layout.NBA}  # river's leaf_prediction values
+
 
 class CompiledHoeffdingTreePool(WeakLearnerPool):
     """N VFDTs with per-tree delta, tau, grace period and weight scale c_i, in numba.
@@ -38,6 +40,14 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             With at least ``layout.SCREEN_CACHE_MIN_CLASSES`` classes, each active leaf also keeps
             its bounds' sums between attempts (30 floats per numeric attribute, against the
             statistics' 5 per class), which makes an attempt after one new example cheap.
+        leaf_prediction: river's ``'mc'`` (majority class), ``'nb'`` (naive Bayes) or ``'nba'``
+            (naive Bayes adaptive: each leaf's two running correct weights, 16 bytes more per node
+            in the budget's count), as :mod:`~boostbench.learners.vfdt.naive_bayes` describes.
+        nb_threshold: river's ``nb_threshold``: ``'nb'`` leaves with less weight predict their
+            majority class.
+
+    Raises:
+        ValueError: an unknown ``leaf_prediction``.
     """
 
     def __init__(
@@ -50,8 +60,15 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         max_size: float | None = None,
         n_threads: int = 1,
         screen_splits: bool = True,
+        leaf_prediction: str = "mc",
+        nb_threshold: float = 0.0,
     ):
+        if leaf_prediction not in LEAF_KINDS:
+            raise ValueError(f"leaf_prediction must be one of {', '.join(LEAF_KINDS)}, got {leaf_prediction!r}")
         n = len(params.delta)
+        self.leaf_prediction = leaf_prediction
+        # (2,) entries LEAF_KIND, NB_THRESHOLD (vfdt.layout): fixed for the pool, read by the kernels
+        self.leaf_params = np.array([LEAF_KINDS[leaf_prediction], nb_threshold], dtype=np.float64)
         self.screen_splits = bool(screen_splits)
         n_categories = np.asarray(n_categories, dtype=np.int64)
         self.n_learners = n
@@ -64,14 +81,14 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._set_shapes(int(n_classes), n_categories)
         self._counts = np.zeros(n)  # per-tree weights of a single tree's training (scratch)
         self._forest = None
-        self.counters = np.zeros(4, dtype=np.int64)  # nodes used, slots used, free slots, enforcements
+        self.counters = np.zeros(4, dtype=np.int64)  # entries NODES_USED ... ENFORCEMENTS (vfdt.layout)
         self.max_size = max_size
         max_bytes = np.iinfo(np.int64).max // 4 if max_size is None else int(max_size * 2**20)
         self.limits = np.array([0, 0, max_bytes], dtype=np.int64)
         self._set_limits()
         self._allocate_nodes(max(capacity, 4 * n, self._budget_rows(layout.NODE_BYTES)))
         self._allocate_slots(max(capacity, 4 * n, self._budget_rows(layout.SLOT_BYTES)))
-        # where the last example predicted for every tree ends (leaf, parent, branch, valid)
+        # where the last example predicted for every tree ends (columns ROUTE_LEAF ... ROUTE_VALID)
         self.route = np.zeros((n, 4), dtype=np.int64)
         self.route_x = np.full(len(n_categories), np.nan)
         self.pending = np.zeros((n, 5), dtype=np.int64)
@@ -153,7 +170,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             self.feat_nominal.any(),
             (~self.feat_nominal).any(),
         )
-        used_nodes, used_slots = max(int(self.counters[0]), 1), max(int(self.counters[1]), 1)
+        used_nodes, used_slots = self._used(layout.NODES_USED), self._used(layout.SLOTS_USED)
         old = {
             name: getattr(self, name)[:used]
             for names, used in ((self._node_arrays(), used_nodes), (self._slot_arrays(), used_slots))
@@ -180,9 +197,9 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         # The slots' screen caches start afresh (INVALID), but a slot keeps its flag of missing
         # values, and a leaf's slot counts as having missed some when attributes are added (they
         # lack its earlier examples): the early KEEP and the emptying by class block rely on it.
-        flags = old["screen_state"][:, 1] & layout.MISSING
-        self.screen_state[:s, 1] = flags if self.feat_map.shape[1] == dl else layout.MISSING
-        self.screen_state[self.free_slots[: int(self.counters[2])], 1] = 0
+        flags = old["screen_state"][:, layout.HISTORY] & layout.MISSING
+        self.screen_state[:s, layout.HISTORY] = flags if self.feat_map.shape[1] == dl else layout.MISSING
+        self.screen_state[self.free_slots[: int(self.counters[layout.FREE_SLOTS])], layout.HISTORY] = 0
         if had_numeric:
             self.numeric_stats[:s, :k, :dl] = old["numeric_stats"]
         if had_nominal:
@@ -190,7 +207,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             self.nominal_counts[:s, :k, :dn, :v] = old["nominal_counts"]
             self.value_ranks[:s, :k, :dn, :v] = old["value_ranks"][..., :v]
             self.value_ranks[:s, :k, :dn, -1] = old["value_ranks"][..., -1]
-        self.route[:, 3] = 0  # the kept routes were for the old attributes
+        self.route[:, layout.ROUTE_VALID] = 0  # the kept routes were for the old attributes
         self.route_x = np.full(len(cats), np.nan)
 
     # -- storage --------------------------------------------------------------------------
@@ -205,11 +222,17 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             "node_nav": (np.int64, (1 + self.width,)),  # test (leaf, or feature and kind), children
             "node_value": (np.float64, ()),  # threshold or value of the test
             "node_classes": (np.int32, (k + 1,)),  # classes by first sight, count
-            "_node_f": (np.float64, (k + 2,)),  # class weights, weight at last attempt, subtree sum
+            # class weights, weight at last attempt, subtree sum (and an NBA leaf's correct weights)
+            "_node_f": (np.float64, (k + 2 + self._correct_columns,)),
             "_node_i": (np.int64, (4,)),  # parent, slot, active, depth
             "sort_keys": (np.float64, ()),
             "sort_ids": (np.int64, ()),  # ranking the leaves (budget)
         }
+
+    @property
+    def _correct_columns(self) -> int:
+        """Columns MC_CORRECT, NB_CORRECT of ``node_correct``: NBA leaves only."""
+        return 2 if self.leaf_params[layout.LEAF_KIND] == layout.NBA else 0
 
     def _slot_arrays(self) -> dict:
         return {
@@ -242,7 +265,11 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     @property
     def enforcements(self) -> int:
         """How many times the pool went past its budget and deactivated leaves."""
-        return int(self.counters[3])
+        return int(self.counters[layout.ENFORCEMENTS])
+
+    def _used(self, entry: int) -> int:
+        """Rows in use of the nodes (``entry`` NODES_USED) or slots (SLOTS_USED), at least one."""
+        return max(int(self.counters[entry]), 1)
 
     def _allocate_nodes(self, size: int) -> None:
         self._grow(self._node_arrays(), size)
@@ -251,6 +278,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     def _node_views(self) -> None:
         k = self.n_classes
         self.node_stats, self.node_last, self.node_sub = self._node_f[:, :k], self._node_f[:, k], self._node_f[:, k + 1]
+        self.node_correct = self._node_f[:, k + 2 :]  # (capacity, 2) with NBA leaves, else (capacity, 0)
         self.node_parent, self.node_slot, self.node_active, self.node_depth = (self._node_i[:, c] for c in range(4))
 
     def _budget_rows(self, entry: int) -> int:
@@ -267,6 +295,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         views = (
             "node_stats",
             "node_last",
+            "node_correct",
             "node_sub",
             "node_parent",
             "node_slot",
@@ -275,9 +304,9 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             "_forest",
         )
         state = {name: value for name, value in self.__dict__.items() if name not in views}
-        for names, used in ((self._node_arrays(), self.counters[0]), (self._slot_arrays(), self.counters[1])):
+        for names, used in ((self._node_arrays(), layout.NODES_USED), (self._slot_arrays(), layout.SLOTS_USED)):
             for name in names:  # the rows in use only: a budget's preallocated rows are empty
-                state[name] = state[name][: max(int(used), 1)].copy()
+                state[name] = state[name][: self._used(used)].copy()
         return state
 
     def __setstate__(self, state):
@@ -315,11 +344,11 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
     def _ensure(self, trees: int) -> None:
         """Room for ``trees`` trees each to split once and add a leaf in this call."""
         extra = trees * (self.width + 1)  # as room_per_example for all trees
-        if self.counters[2] > self._compact_after:
+        if self.counters[layout.FREE_SLOTS] > self._compact_after:
             self._compact_slots()
-        if self.counters[0] + extra > len(self.node_nav):
+        if self.counters[layout.NODES_USED] + extra > len(self.node_nav):
             self._allocate_nodes(2 * (len(self.node_nav) + extra))
-        if self.counters[1] + extra > len(self.nominal_counts):
+        if self.counters[layout.SLOTS_USED] + extra > len(self.nominal_counts):
             self._allocate_slots(2 * (len(self.nominal_counts) + extra))
 
     def _compact_slots(self) -> None:
@@ -328,7 +357,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         stay resident; without this a pool at its budget would keep up to twice the budget in
         memory (its nodes, plus every slot it ever used). Slot ids change; nothing else does.
         """
-        used, high = int(self.counters[0]), int(self.counters[1])
+        used, high = int(self.counters[layout.NODES_USED]), int(self.counters[layout.SLOTS_USED])
         nodes = np.flatnonzero(self.node_slot[:used] >= 0)
         nodes = nodes[np.argsort(self.node_slot[nodes], kind="stable")]
         old = self.node_slot[nodes]
@@ -343,7 +372,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
                 array[start : start + len(chunk)] = array[chunk]
             release_rows(array, active, high)
         self.node_slot[nodes] = np.arange(active)
-        self.counters[1], self.counters[2] = active, 0
+        self.counters[layout.SLOTS_USED], self.counters[layout.FREE_SLOTS] = active, 0
 
     @property
     def node_leaf(self) -> np.ndarray:
@@ -352,7 +381,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     @property
     def n_nodes(self) -> int:
-        return int(self.counters[0])
+        return int(self.counters[layout.NODES_USED])
 
     # -- the pool interface -----------------------------------------------------------------
     compiled = True
@@ -484,13 +513,3 @@ def _libc_madvise():
 
 
 _MADVISE = _libc_madvise()
-
-
-def tiny_pool(n_classes: int, n_threads: int = 1) -> CompiledHoeffdingTreePool:
-    """Two trees over a numeric and a nominal attribute: a throwaway pool that compiles the
-    kernels with the types of a real run (for tests).
-    """
-    params = HoeffdingTreeParams(
-        delta=np.full(2, 0.5), tau=np.full(2, 0.5), grace_period=np.full(2, 1), weight_scale=np.ones(2)
-    )
-    return CompiledHoeffdingTreePool(params, n_classes, [0, 2], capacity=8, n_threads=n_threads)

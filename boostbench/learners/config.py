@@ -21,26 +21,30 @@ class HoeffdingTreeConfig:
     Attributes:
         name: ``"hoeffding_tree"``.
         backend: ``"compiled"`` (numba trees, bit for bit river's) or ``"river"``.
-        leaf_prediction: river's leaf rule, ``"mc"``, ``"nb"`` or ``"nba"`` (compiled: ``"mc"``).
-        delta: ``(low, high)`` of the split confidence (log-uniform).
-        tau: ``(low, high)`` of the tie threshold (log-uniform).
-        grace_period: ``(low, high)`` of the weight between split attempts (uniform integers).
-        weight_scale: ``(low, high)`` of the importance-weight constant ``c_i`` (uniform).
+        leaf_prediction: river's leaf rule, ``"mc"`` (majority class), ``"nb"`` (naive Bayes) or
+            ``"nba"`` (naive Bayes adaptive).
+        delta: ``(low, high)`` of the split confidence (log-uniform), or one value for every tree.
+        tau: ``(low, high)`` of the tie threshold (log-uniform), or one value.
+        grace_period: ``(low, high)`` of the weight between split attempts (uniform integers), or one value.
+        weight_scale: ``(low, high)`` of the importance-weight constant ``c_i`` (uniform), or one value.
         feature_subset_size: the attributes each tree sees, a random subset (None: all).
         max_size: the memory budget of the pool's N trees in MiB (None: none).
         rules: ``"river"`` or ``"reference"``, the authors' tree rules (river backend only).
+        nb_threshold: the weight a leaf sees before it predicts by naive Bayes (``nb``/``nba``;
+            river's default 0).
     """
 
     name: str
     backend: str
     leaf_prediction: str
-    delta: tuple[float, float]
-    tau: tuple[float, float]
-    grace_period: tuple[float, float]
-    weight_scale: tuple[float, float]
+    delta: tuple[float, float] | float
+    tau: tuple[float, float] | float
+    grace_period: tuple[float, float] | float
+    weight_scale: tuple[float, float] | float
     feature_subset_size: int | None
     max_size: float | None
     rules: str
+    nb_threshold: float = 0.0
 
 
 @dataclass(frozen=True)

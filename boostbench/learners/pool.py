@@ -9,6 +9,7 @@ constant ``c_i`` that scales every training weight the learner receives.
 
 from __future__ import annotations
 
+import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -41,24 +42,30 @@ class HoeffdingTreeParams:
 
     @classmethod
     def draw(cls, n: int, rng: np.random.Generator, config: HoeffdingTreeConfig) -> HoeffdingTreeParams:
-        """Draw N parameter sets: delta, tau log-uniform; grace period, c_i uniform.
+        """Draw N parameter sets: delta, tau log-uniform; grace period, c_i uniform; a parameter
+        given one value instead of a range is that value for every learner (and draws nothing).
 
         Args:
             n: number of learners.
             rng: the run's learner generator.
-            config: the ``learner`` section, whose ``(low, high)`` ranges ``delta``, ``tau``,
-                ``grace_period`` and ``weight_scale`` are checked with the config
-                (:mod:`boostbench.learners.registry`).
+            config: the ``learner`` section, whose ``delta``, ``tau``, ``grace_period`` and
+                ``weight_scale`` are each a ``(low, high)`` range or one value, checked with the
+                config (:mod:`boostbench.learners.registry`).
         """
-        bounds = {
-            key: (float(getattr(config, key)[0]), float(getattr(config, key)[1]))
-            for key in ("delta", "tau", "grace_period", "weight_scale")
-        }
+
+        def values(key, draw, dtype):
+            spec = getattr(config, key)
+            if isinstance(spec, numbers.Real):
+                return np.full(n, spec, dtype=dtype)
+            return draw(float(spec[0]), float(spec[1])).astype(dtype)
+
         return cls(
-            delta=_log_uniform(rng, *bounds["delta"], n),
-            tau=_log_uniform(rng, *bounds["tau"], n),
-            grace_period=rng.integers(int(bounds["grace_period"][0]), int(bounds["grace_period"][1]) + 1, size=n),
-            weight_scale=rng.uniform(*bounds["weight_scale"], size=n),
+            delta=values("delta", lambda low, high: _log_uniform(rng, low, high, n), np.float64),
+            tau=values("tau", lambda low, high: _log_uniform(rng, low, high, n), np.float64),
+            grace_period=values(
+                "grace_period", lambda low, high: rng.integers(int(low), int(high) + 1, size=n), np.int64
+            ),
+            weight_scale=values("weight_scale", lambda low, high: rng.uniform(low, high, size=n), np.float64),
         )
 
 

@@ -68,10 +68,11 @@ LEARNERS: dict[str, LearnerSpec] = {
         params={
             "backend": OneOf(("compiled", "river")),
             "leaf_prediction": OneOf(("mc", "nb", "nba")),
-            "delta": RangePair(POSITIVE),
-            "tau": RangePair(POSITIVE),
-            "grace_period": RangePair(POSITIVE),
-            "weight_scale": RangePair(POSITIVE),
+            "nb_threshold": Interval(0.0, closed_low=True),
+            "delta": RangePair(POSITIVE, fixed=True),
+            "tau": RangePair(POSITIVE, fixed=True),
+            "grace_period": RangePair(POSITIVE, fixed=True),
+            "weight_scale": RangePair(POSITIVE, fixed=True),
             "feature_subset_size": positive_int(nullable=True),
             "max_size": Interval(0.0, nullable=True),
             "rules": OneOf(("river", "reference")),
@@ -121,16 +122,16 @@ def learner_config(values: Mapping[str, Any]) -> LearnerConfig:
     spec = learner_spec(str(values["name"]))
     check("learner", values, spec.params)
     config = typed_section(spec.config, "learner", values)
-    if isinstance(config, HoeffdingTreeConfig) and config.backend == "compiled":
-        if config.rules != "river":
+    if isinstance(config, HoeffdingTreeConfig) and config.rules != "river":
+        if config.backend == "compiled":
             raise ConfigError(
                 "the compiled pool grows river's trees only; learner.rules=reference (the "
                 "authors' tree rules) needs learner.backend=river"
             )
         if config.leaf_prediction != "mc":
             raise ConfigError(
-                "the compiled pool has majority-class leaves only (learner.leaf_prediction=mc); "
-                "naive-Bayes leaves need learner.backend=river"
+                "the authors' tree rules (learner.rules=reference) have majority-class leaves: "
+                f"learner.leaf_prediction={config.leaf_prediction} needs learner.rules=river"
             )
     return config
 
@@ -182,6 +183,7 @@ def make_pool(
 
         return RiverModelPool(model, n_learners, n_classes, params.weight_scale, rng, *columns)
     subsets = draw_feature_subsets(n_learners, len(n_categories), config.feature_subset_size, rng)
+    leaves = {"leaf_prediction": config.leaf_prediction, "nb_threshold": config.nb_threshold}
     if config.backend == "river":
         from boostbench.learners.river_pool import RiverHoeffdingTreePool
 
@@ -190,16 +192,16 @@ def make_pool(
             params,
             n_classes,
             nominal,
-            config.leaf_prediction,
-            subsets,
+            feature_subsets=subsets,
             # the pool's MiB; river's max_size is per tree
             max_size=None if config.max_size is None else config.max_size / n_learners,
             rules=config.rules,
+            **leaves,
         )
     from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 
     return CompiledHoeffdingTreePool(
-        params, n_classes, n_categories, subsets, max_size=config.max_size, n_threads=n_threads
+        params, n_classes, n_categories, subsets, max_size=config.max_size, n_threads=n_threads, **leaves
     )
 
 

@@ -19,14 +19,17 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
 
     Features are keyed by column index; a missing value (NaN) is left out of the example, which
     is how river's trees treat missing attributes. Leaves predict the majority class by default
-    (``leaf_prediction='mc'``): river's naive-Bayes leaves fail on purely nominal data
-    (reference-implementation-facts.md).
+    (``leaf_prediction='mc'``); river's naive-Bayes leaves count a nominal value a class never had
+    as probability 1 (:mod:`boostbench.learners.vfdt.naive_bayes`, which the compiled pool
+    follows; reference-implementation-facts.md: on car, poor accuracy).
 
     Args:
         params: the drawn parameters, arrays ``(N,)``.
         n_classes: k; labels are ints ``0..k-1``.
         nominal: indices of nominal attributes (their codes are split multiway).
         leaf_prediction: river's ``'mc'``, ``'nb'`` or ``'nba'``.
+        nb_threshold: river's ``nb_threshold`` (``'nb'`` leaves with less weight predict their
+            majority class).
         feature_subsets: ``(N, m)`` attribute indices each tree may see, or None for all.
         max_size: river's ``max_size``, the memory budget per tree in MiB (None: river's default,
             100). river checks it every ``memory_estimate_period`` (10^6) units of training weight.
@@ -43,6 +46,7 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
         feature_subsets: np.ndarray | None = None,
         max_size: float | None = None,
         rules: str = "river",
+        nb_threshold: float = 0.0,
     ):
         self.params = params
         self.n_learners = len(params.delta)
@@ -53,7 +57,7 @@ class RiverHoeffdingTreePool(WeakLearnerPool):
 
             tree, kind = ReferenceHoeffdingTree, {"n_classes": self.n_classes}
         else:
-            tree, kind = HoeffdingTreeClassifier, {"leaf_prediction": leaf_prediction}
+            tree, kind = HoeffdingTreeClassifier, {"leaf_prediction": leaf_prediction, "nb_threshold": nb_threshold}
         self.trees = [
             tree(
                 grace_period=int(params.grace_period[i]),

@@ -4,6 +4,7 @@ By concern, each module importing only those above it in this list:
 
 - :mod:`.layout`: the arrays (:class:`~.layout.Forest`), their constants, the scratch rows, and
   allocating nodes and statistics slots;
+- :mod:`.naive_bayes`: naive-Bayes leaves' predictions (river's ``'nb'`` and ``'nba'``);
 - :mod:`.routing`: walking a tree to a leaf, and prediction;
 - :mod:`.merits`: entropies and information gains of candidate splits, as river computes them;
 - :mod:`.merit_bounds`: cheap intervals that hold a numeric attribute's best merit;

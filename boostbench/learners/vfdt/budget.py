@@ -16,10 +16,14 @@ unless given; the configs set a budget that no vendored data set reaches.
 from __future__ import annotations
 
 from boostbench.learners.vfdt.layout import (
+    ENFORCEMENTS,
+    FREE_SLOTS,
     LEAF,
     MAX_BYTES,
     NODE_BYTES,
+    NODES_USED,
     SLOT_BYTES,
+    SLOTS_USED,
     TEST,
     Forest,
     node_weight,
@@ -35,7 +39,8 @@ def size_bytes(counters, limits):  # pragma: no cover - compiled
     """The pool's size as its budget counts it: nodes times a node row plus active leaves (slots
     in use) times a statistics slot, in bytes.
     """
-    return counters[0] * limits[NODE_BYTES] + (counters[1] - counters[2]) * limits[SLOT_BYTES]
+    active = counters[SLOTS_USED] - counters[FREE_SLOTS]
+    return counters[NODES_USED] * limits[NODE_BYTES] + active * limits[SLOT_BYTES]
 
 
 @kernel
@@ -113,7 +118,7 @@ def limit_size(F):  # pragma: no cover - compiled
                 majority = max(majority, node_stats[ids[i], c])
             keys[i] = (total - majority) / F.weight_scale[tree] if total > 0.0 else 0.0
     _sort_by_key(keys, ids, n)
-    room = limits[MAX_BYTES] - limits[MAX_BYTES] // 10 - F.counters[0] * limits[NODE_BYTES]
+    room = limits[MAX_BYTES] - limits[MAX_BYTES] // 10 - F.counters[NODES_USED] * limits[NODE_BYTES]
     cutoff = n - min(n, max(0, room // limits[SLOT_BYTES]))
     for i in range(cutoff):  # first release, so that the reactivated find free slots
         if node_active[ids[i]]:
@@ -123,7 +128,7 @@ def limit_size(F):  # pragma: no cover - compiled
         if not node_active[ids[i]]:
             node_active[ids[i]] = True
             F.node_slot[ids[i]] = take_slot(F.counters, F.free_slots)
-    F.counters[3] += 1
+    F.counters[ENFORCEMENTS] += 1
 
 
 @kernel

@@ -20,10 +20,20 @@ NUMERIC, NOMINAL_BINARY, MULTIWAY = 0, 1, 2  # a split's kind
 TEST, LEAF = 0, -1
 N_SPLIT_POINTS = 10  # candidate thresholds of a numeric attribute (river's Gaussian splitter)
 GRACE, DELTA, TAU = 0, 1, 2  # columns of a pool's per-tree ``split_params``
+# What a leaf predicts (a pool's, river's ``leaf_prediction``): majority class, naive Bayes, or
+# naive Bayes adaptive (:mod:`~.naive_bayes`); entries of a pool's ``leaf_params``: its kind,
+# and river's ``nb_threshold`` (the weight from which a naive-Bayes leaf predicts by naive Bayes)
+MC, NB, NBA = 0, 1, 2
+LEAF_KIND, NB_THRESHOLD = 0, 1
+MC_CORRECT, NB_CORRECT = 0, 1  # columns of ``node_correct`` (NBA leaves): weight each got right
 NODE_BYTES, SLOT_BYTES, MAX_BYTES = 0, 1, 2  # entries of a pool's ``limits``
+NODES_USED, SLOTS_USED, FREE_SLOTS, ENFORCEMENTS = 0, 1, 2, 3  # entries of a pool's ``counters``
+# columns of a pool's ``route[tree]``: where the last predicted example ends (routing.predict_all)
+ROUTE_LEAF, ROUTE_PARENT, ROUTE_BRANCH, ROUTE_VALID = 0, 1, 2, 3
 NUMERIC_COLUMNS = 5  # a class's Gaussian estimator (numeric_stats[slot, c, j]): weight, mean, S, min, max
-INVALID, CLEAN, DIRTY = 0, 1, 2  # a slot's screen cache (screen_state[slot, 0]; DIRTY + class)
-# screen_state[slot, 1] packs three things: the screens since the sums were last taken afresh
+STATUS, HISTORY = 0, 1  # columns of a slot's ``screen_state[slot]``
+INVALID, CLEAN, DIRTY = 0, 1, 2  # a slot's screen cache (screen_state[slot, STATUS]; DIRTY + class)
+# screen_state[slot, HISTORY] packs three things: the screens since the sums were last taken afresh
 # (below PREFIX_UNIT), how many attributes in rank order the last screen brought up to date (times
 # PREFIX_UNIT), and MISSING: a value was missing since the slot was emptied. One column, not three:
 # a slot's bytes are what a memory budget counts, and the screen must not change what it admits.
@@ -33,7 +43,7 @@ SCREEN_CACHE_MIN_CLASSES = 16  # fewer classes: the slots keep no screen cache (
 
 # A thread's float scratch ``work[thread]`` (:func:`scratch`), by row; the rows' width is
 # ``max(k, attributes, values, N_SPLIT_POINTS)``, and each row's use reads the columns it needs.
-SETTINGS = 0  # columns HALF, SCREEN, CACHE below
+SETTINGS = 0  # columns HALF ... TOUCHED below
 REST = 1  # (k,) a one-vs-rest split's class weights on the side of the other values
 SIDES = 2  # 2 rows (k,): a split's class weights by side, its children's start
 KEPT = 4  # 2 rows (k,): which classes each side holds (> 0), as river's split keeps them
@@ -45,16 +55,15 @@ FEATURE_VALUE, FEATURE_KIND = 14, 15  # (attributes,) its best split's value and
 POINTS = 16  # (N_SPLIT_POINTS,) a numeric attribute's thresholds
 CLASSWISE = 17  # 7 rows (k,): merit_bounds' per-class scratch (its last two rows a memo kept between calls)
 CLASSWISE_ROWS = 7
+MEMO_WEIGHT, MEMO_TERM = 5, 6  # rows of the CLASSWISE block: a class's weight and its w log2 w, kept between calls
 SUMS = 24  # 2 rows (N_SPLIT_POINTS,): merit_bounds' sums without a slot's cache
 GRID = 26  # (5,) their range and totals
-TERMS = 27  # one row (k,) per nominal value: its class weights' w log2 w; a multiway split's table
-FLOAT_ROWS = 27  # rows before TERMS's
-HALF, SCREEN, CACHE, TOUCHED = (
-    0,
-    1,
-    2,
-    3,
-)  # columns of the SETTINGS row: 0.5 (merits.sigma_of); flags 1.0 / 0.0; a sink (split._touch)
+VOTES = 27  # (k,) a naive-Bayes leaf's class probabilities (an NBA leaf's tally in training)
+TERMS = 28  # one row (k,) per nominal value: its class weights' w log2 w; a multiway split's table
+FLOAT_ROWS = 28  # rows before TERMS's
+# columns of the SETTINGS row: 0.5 (merits.sigma_of) and 2.0 (naive_bayes.log_pdf), exponents
+# read at run time; flags 1.0 / 0.0; a sink (split._touch)
+HALF, TWO, SCREEN, CACHE, TOUCHED = 0, 1, 2, 3, 4
 # A thread's int scratch ``iwork[thread]``, by row:
 ATTRIBUTES = 0  # (attributes,) a slot's attributes in the order first seen
 CLASSES = 1  # (k,) a splitter's classes in the order first seen
@@ -85,25 +94,30 @@ class Forest(NamedTuple):
     (TEST, children), ``node_value`` float64 (threshold or value), ``node_stats`` float64
     ``(capacity, k)`` class weights, ``node_classes`` int32 ``(capacity, k + 1)`` classes by first
     sight and their count, ``node_sub`` float64 cached subtree weight (NaN: stale),
-    ``node_last`` float64 weight at the last split attempt, ``node_parent``, ``node_slot``,
-    ``node_depth`` int64, ``node_active`` bool-like int64. Statistics slots (active leaves):
+    ``node_last`` float64 weight at the last split attempt, ``node_correct`` float64
+    ``(capacity, 2)`` with NBA leaves (columns MC_CORRECT, NB_CORRECT: the weight each of the
+    leaf's predictions got right while active), else ``(capacity, 0)``, ``node_parent``,
+    ``node_slot``, ``node_depth`` int64, ``node_active`` bool-like int64. Statistics slots (active leaves):
     ``nominal_counts``, ``numeric_stats`` (per class and attribute, class first, a Gaussian estimator
     ``[weight, mean, S, min, max]``), ``ranks``, ``attr_ranks``, ``value_ranks`` (first-seen
     orders, :func:`first_seen`), ``free_slots``.
     Per tree: ``root``, ``feat_map`` int64 ``(N, d_local)`` the attributes each tree sees,
     ``feat_nominal`` bool ``(N, d_local)``, ``split_params`` float64 ``(N, 3)`` (columns GRACE,
-    DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i).
-    ``counters`` int64 ``(4,)`` nodes used, slots used, free slots, budget enforcements;
+    DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i); ``leaf_params`` float64 ``(2,)`` what the
+    leaves predict (entries LEAF_KIND: MC, NB or NBA; NB_THRESHOLD).
+    ``counters`` int64 ``(4,)`` nodes used, slots used, free slots, budget enforcements (entries
+    NODES_USED, SLOTS_USED, FREE_SLOTS, ENFORCEMENTS);
     ``limits`` int64 ``(3,)`` bytes of a node row, of a statistics slot and the pool's budget
     (entries NODE_BYTES, SLOT_BYTES, MAX_BYTES); ``sort_keys`` float64, ``sort_ids`` int64
     ``(capacity,)`` scratch for ranking the leaves (:mod:`~.budget`); ``pending`` int64 ``(N, 5)``
     and ``pending_value`` float64 ``(N,)`` a split attempt decided, not yet made
-    (:mod:`~.training`); ``route`` int64 ``(N, 4)`` and ``route_x`` float64 ``(d,)`` where the
+    (:mod:`~.training`); ``route`` int64 ``(N, 4)`` (columns ROUTE_LEAF, ROUTE_PARENT, ROUTE_BRANCH,
+    ROUTE_VALID) and ``route_x`` float64 ``(d,)`` where the
     last predicted example ends in each tree (:func:`~.routing.predict_all`); ``work``/``iwork``
     scratch (:func:`scratch`). Per slot, the split screen's cache (:mod:`~.merit_bounds`):
     ``screen_sums`` float64 ``(d_numeric, 2, N_SPLIT_POINTS)``, ``screen_grid`` and ``screen_base``
-    float64 ``(d_numeric, 5)``, ``screen_state`` int64 ``(2,)`` (INVALID, CLEAN or DIRTY + the one
-    class trained since the last screen; screens since the sums were last taken afresh, how many
+    float64 ``(d_numeric, 5)``, ``screen_state`` int64 ``(2,)`` (STATUS: INVALID, CLEAN or DIRTY + the
+    one class trained since the last screen; HISTORY: screens since the sums were last taken afresh, how many
     attributes the last screen reached, and whether a value was missing: see PREFIX_UNIT).
     """
 
@@ -114,6 +128,7 @@ class Forest(NamedTuple):
     node_classes: np.ndarray
     node_sub: np.ndarray
     node_last: np.ndarray
+    node_correct: np.ndarray
     node_parent: np.ndarray
     node_slot: np.ndarray
     node_active: np.ndarray
@@ -134,6 +149,7 @@ class Forest(NamedTuple):
     feat_nominal: np.ndarray
     split_params: np.ndarray
     weight_scale: np.ndarray
+    leaf_params: np.ndarray
     route: np.ndarray
     route_x: np.ndarray
     work: np.ndarray
@@ -148,8 +164,8 @@ def scratch(
     n_classes: int, n_local: int, n_values: int, threads: int = 1, screen: bool = True, cache: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
     """Scratch space for the training kernels, one per thread: float64
-    ``(threads, FLOAT_ROWS + values, w)`` (row SETTINGS: column HALF holds 0.5, see
-    :func:`~.merits.sigma_of`; SCREEN 1.0 if ``screen``: split attempts screen with merit bounds,
+    ``(threads, FLOAT_ROWS + values, w)`` (row SETTINGS: columns HALF and TWO hold 0.5 and 2.0,
+    see :func:`~.merits.sigma_of`; SCREEN 1.0 if ``screen``: split attempts screen with merit bounds,
     see :func:`~.split.best_split`; CACHE 1.0 if ``cache``: the slots keep the screen's sums) and
     int64 ``(threads, INT_ROWS + k, w)`` (row CLASS_IDS holds ``0..k-1``),
     ``w = max(k, attributes, values, N_SPLIT_POINTS)``.
@@ -159,6 +175,7 @@ def scratch(
     iwork[:, CLASS_IDS, :n_classes] = np.arange(n_classes)
     work = np.zeros((threads, FLOAT_ROWS + n_values, width))
     work[:, SETTINGS, HALF] = 0.5
+    work[:, SETTINGS, TWO] = 2.0
     work[:, SETTINGS, SCREEN] = float(screen)
     work[:, SETTINGS, CACHE] = float(screen and cache)
     return work, iwork
@@ -223,8 +240,8 @@ def in_rank_order(row, out):  # pragma: no cover - compiled
 def new_node(F, parent, depth):  # pragma: no cover - compiled
     """A new empty, active leaf under ``parent`` (-1 for a root) with a statistics slot; its id."""
     counters = F.counters
-    node = counters[0]
-    counters[0] += 1
+    node = counters[NODES_USED]
+    counters[NODES_USED] += 1
     F.node_parent[node] = parent
     F.node_sub[node] = np.nan
     F.node_active[node] = True
@@ -233,6 +250,7 @@ def new_node(F, parent, depth):  # pragma: no cover - compiled
     F.node_stats[node, :] = 0.0
     F.node_classes[node, -1] = 0
     F.node_last[node] = 0.0
+    F.node_correct[node, :] = 0.0
     F.node_slot[node] = take_slot(counters, F.free_slots)
     return node
 
@@ -240,11 +258,11 @@ def new_node(F, parent, depth):  # pragma: no cover - compiled
 @kernel
 def take_slot(counters, free_slots):  # pragma: no cover - compiled
     """A free statistics slot (zeroed), or a new one."""
-    if counters[2] > 0:
-        counters[2] -= 1
-        return free_slots[counters[2]]
-    counters[1] += 1
-    return counters[1] - 1
+    if counters[FREE_SLOTS] > 0:
+        counters[FREE_SLOTS] -= 1
+        return free_slots[counters[FREE_SLOTS]]
+    counters[SLOTS_USED] += 1
+    return counters[SLOTS_USED] - 1
 
 
 @kernel
@@ -255,7 +273,7 @@ def reset_splitters(F, slot):  # pragma: no cover - compiled
     one class of 26 on ISOLET-shaped data).
     """
     classes = F.ranks[slot, 0]
-    if (F.screen_state[slot, 1] & MISSING) == 0:
+    if (F.screen_state[slot, HISTORY] & MISSING) == 0:
         for c in range(classes.shape[0] - 1):
             if classes[c] != 0:
                 F.nominal_counts[slot, c] = 0
@@ -268,7 +286,7 @@ def reset_splitters(F, slot):  # pragma: no cover - compiled
     F.ranks[slot] = 0
     F.attr_ranks[slot] = 0
     # the slot's next leaf starts its screen cache afresh, also for attributes it sees late
-    F.screen_state[slot] = INVALID
+    F.screen_state[slot, STATUS], F.screen_state[slot, HISTORY] = INVALID, 0
     F.screen_grid[slot] = 0.0
 
 
@@ -278,8 +296,8 @@ def release(F, node):  # pragma: no cover - compiled
     slot = F.node_slot[node]
     if slot >= 0:
         reset_splitters(F, slot)
-        F.free_slots[F.counters[2]] = slot
-        F.counters[2] += 1
+        F.free_slots[F.counters[FREE_SLOTS]] = slot
+        F.counters[FREE_SLOTS] += 1
         F.node_slot[node] = -1
 
 

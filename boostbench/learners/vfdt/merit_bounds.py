@@ -29,6 +29,7 @@ import math
 import numpy as np
 from scipy.special import ndtr
 
+from boostbench.learners.vfdt.layout import MEMO_TERM, MEMO_WEIGHT
 from boostbench.learners.vfdt.merits import MIN_BRANCH_FRACTION
 from boostbench.system.kernel_cache import kernel, njit
 
@@ -114,10 +115,10 @@ def _full_sums(stats, points, n_points, classwise, sums):  # pragma: no cover - 
     """Every class's share of each threshold's left weight and ``w psi`` into ``sums`` (``(2, >=
     n_points)``); returns ``(total weight, h = -sum w log2 w, ok)``, ``ok`` False where river's
     CDF is NaN (a class with zero deviation exactly at a threshold: on neither side).
-    ``classwise`` is :func:`numeric_merit_bounds`' scratch (rows 5 and 6: the memo of ``w log2 w``).
+    ``classwise`` is :func:`numeric_merit_bounds`' scratch (rows MEMO_WEIGHT and MEMO_TERM: the memo of ``w log2 w``).
     """
     weights, means, inverses, lows, highs = classwise[0], classwise[1], classwise[2], classwise[3], classwise[4]
-    memo_weight, memo_term = classwise[5], classwise[6]
+    memo_weight, memo_term = classwise[MEMO_WEIGHT], classwise[MEMO_TERM]
     k = stats.shape[0]
     n, n_steps = 0, 0  # Gaussians from the front of the scratch, zero deviations from the back
     total = 0.0
@@ -240,8 +241,8 @@ def numeric_merit_bounds(
 
     ``stats`` is the attribute's ``(k, 5)`` per-class Gaussian estimators ``[weight, mean, S, min,
     max]`` (:mod:`~boostbench.learners.vfdt.layout`), ``pre_entropy`` the leaf's class entropy in
-    bits; ``classwise`` (``(7, >= k)`` float64, C-contiguous rows) is scratch, whose rows 5 and 6
-    carry a memo of ``w log2 w`` by class from call to call (zeros: empty).
+    bits; ``classwise`` (``(7, >= k)`` float64, C-contiguous rows) is scratch, whose rows
+    MEMO_WEIGHT and MEMO_TERM carry a memo of ``w log2 w`` by class from call to call (zeros: empty).
 
     The leaf's cache for the attribute: ``sums`` (``(2, N_SPLIT_POINTS)``: left weight and ``w psi``
     per threshold), ``grid`` (``(5,)``, columns VALID ... ENTROPY_SUM) and ``base`` (``(5,)``, the

@@ -2,16 +2,40 @@
 
 As river's trees: a missing value follows the child with the most weight (ties: the oldest
 child); in training, an unseen nominal value gets a new leaf under a multiway branch, in
-prediction it follows the heaviest child; leaves predict their normalised class weights
-(majority-class leaves, ``'mc'``).
+prediction it follows the heaviest child. Leaves predict their normalised class weights
+(majority-class leaves, ``'mc'``), or by naive Bayes (``'nb'``, ``'nba'``: :mod:`~.naive_bayes`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from boostbench.learners.vfdt.layout import LEAF, NOMINAL_BINARY, NUMERIC, TEST, Forest, copy_into, node_weight
+from boostbench.learners.vfdt.layout import (
+    ATTRIBUTES,
+    LEAF,
+    LEAF_KIND,
+    MC,
+    NOMINAL_BINARY,
+    NUMERIC,
+    ROUTE_BRANCH,
+    ROUTE_LEAF,
+    ROUTE_PARENT,
+    ROUTE_VALID,
+    SETTINGS,
+    TEST,
+    TWO,
+    VALUE_ORDERS,
+    Forest,
+    copy_into,
+    node_weight,
+)
+from boostbench.learners.vfdt.naive_bayes import naive_bayes_into, predicts_by_naive_bayes
 from boostbench.system.kernel_cache import inlined_kernel, kernel
+
+# How a walk reached its leaf (find_leaf's branch, and a route's ROUTE_BRANCH): directly (in
+# predict_all also: still walking), by a missing value's detour, or not yet (predict_all walks the
+# tree again alone); a branch >= 0 is a multiway value's code without a child
+DIRECT, DETOUR, REWALK = -1, -2, -3
 
 
 @kernel
@@ -111,7 +135,7 @@ def _walk(
             child = _heaviest_child(node, node_nav, node_stats, node_classes, node_sub, node_parent)
         parent = node
         node = child
-    return node, parent, -2 if detour else -1
+    return node, parent, DETOUR if detour else DIRECT
 
 
 @kernel
@@ -122,7 +146,7 @@ def find_leaf(
 
     Returns ``(leaf, parent, branch)``; ``leaf = -1`` when a multiway branch has no child for
     the value, with ``parent`` that branch and ``branch`` the value's code (training adds a leaf
-    there); ``branch = -2`` when the path took a missing value's detour.
+    there); ``branch`` DETOUR when the path took a missing value's detour, else DIRECT.
     """
     return _walk(
         root[tree], -1, x, tree, node_nav, node_value, node_stats, node_classes, node_sub, node_parent, feat_map
@@ -164,16 +188,44 @@ def predict_tree(tree, x, out, trees):  # pragma: no cover - compiled
         F.node_parent,
         F.feat_map,
     )
-    _write_distribution(F.node_stats, F.node_classes, leaf, out)
+    _leaf_distribution(F, tree, leaf, x, out)
 
 
 @inlined_kernel
-def write_distribution(trees, source, out):  # pragma: no cover - compiled
-    """Leaf ``source``'s class weights times 1 / their total into ``out`` (``(k,)``; river's
-    normalisation, to the last bit), or uniform if empty.
+def write_distribution(trees, tree, source, x, out):  # pragma: no cover - compiled
+    """Write what leaf ``source`` of tree ``tree`` predicts for ``x`` into ``out`` (``(k,)``), to
+    the last bit as river's leaf: its class weights times 1 / their total (river's
+    normalisation), or uniform if empty; or its naive Bayes (:mod:`~.naive_bayes`).
     """
-    F = Forest(*trees)
-    _write_distribution(F.node_stats, F.node_classes, source, out)
+    _leaf_distribution(Forest(*trees), tree, source, x, out)
+
+
+@inlined_kernel
+def _leaf_distribution(F, tree, leaf, x, out):  # pragma: no cover - compiled
+    """:func:`write_distribution` inside the kernels (prediction is serial: thread 0's scratch)."""
+    if F.leaf_params[LEAF_KIND] != MC and predicts_by_naive_bayes(
+        leaf, F.node_stats, F.node_classes, F.node_active, F.node_correct, F.leaf_params
+    ):
+        slot = F.node_slot[leaf]
+        naive_bayes_into(
+            leaf,
+            x,
+            F.node_stats,
+            F.node_classes,
+            F.nominal_counts[slot],
+            F.numeric_stats[slot],
+            F.ranks[slot],
+            F.attr_ranks[slot],
+            F.value_ranks[slot],
+            F.feat_map[tree],
+            F.feat_nominal[tree],
+            F.work[0, SETTINGS, TWO],
+            F.iwork[0, ATTRIBUTES],
+            F.iwork[0, VALUE_ORDERS],
+            out,
+        )
+    else:
+        _write_distribution(F.node_stats, F.node_classes, leaf, out)
 
 
 @kernel
@@ -195,9 +247,10 @@ def _write_distribution(node_stats, node_classes, source, out):  # pragma: no co
 def predict_all(x, out, trees):  # pragma: no cover - compiled
     """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``.
 
-    Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 4)``, column 3
-    = valid) and ``x`` in ``route_x``, so that training on the same ``x`` right after need not
-    walk the trees again (:func:`~.training.learn_all` checks ``x`` and each tree's flag).
+    Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 4)``, columns
+    ROUTE_LEAF, ROUTE_PARENT, ROUTE_BRANCH and ROUTE_VALID = 1) and ``x`` in ``route_x``, so that
+    training on the same ``x`` right after need not walk the trees again
+    (:func:`~.training.learn_all` checks ``x`` and each tree's flag).
 
     The trees are walked side by side, a level of every tree at a time: a walk is a chain of
     dependent loads, and chains of different trees overlap. A tree whose walk meets a missing
@@ -209,24 +262,25 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
     route_x = F.route_x
     copy_into(route_x, x)
     n_trees = out.shape[0]
-    for tree in range(n_trees):  # route[tree] = (node, parent, -1 while walking / -3 to redo, 0)
-        route[tree, 0], route[tree, 1], route[tree, 2], route[tree, 3] = root[tree], -1, -1, 0
+    for tree in range(n_trees):  # each walk starts at its root, DIRECT while walking
+        route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT] = root[tree], -1
+        route[tree, ROUTE_BRANCH], route[tree, ROUTE_VALID] = DIRECT, 0
     walking = n_trees
     while walking > 0:
         walking = 0
         for tree in range(n_trees):
-            node = route[tree, 0]
-            if route[tree, 2] != -1 or node_nav[node, TEST] == LEAF:
+            node = route[tree, ROUTE_LEAF]
+            if route[tree, ROUTE_BRANCH] != DIRECT or node_nav[node, TEST] == LEAF:
                 continue
             branch = _branch(node, x[feat_map[tree, node_nav[node, TEST] >> 2]], node_nav, node_value)
             child = node_nav[node, 1 + branch] if branch >= 0 else -1
             if child < 0:
-                route[tree, 2] = -3
+                route[tree, ROUTE_BRANCH] = REWALK
                 continue
-            route[tree, 0], route[tree, 1] = child, node
+            route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT] = child, node
             walking += 1
     for tree in range(n_trees):
-        if route[tree, 2] == -3:
+        if route[tree, ROUTE_BRANCH] == REWALK:
             leaf, parent, branch = find_leaf(
                 tree,
                 x,
@@ -239,7 +293,7 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
                 F.node_parent,
                 F.feat_map,
             )
-            route[tree, 0], route[tree, 1], route[tree, 2] = leaf, parent, branch
+            route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT], route[tree, ROUTE_BRANCH] = leaf, parent, branch
             leaf = _predicting_leaf(
                 leaf,
                 parent,
@@ -254,9 +308,9 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
                 F.feat_map,
             )
         else:
-            leaf = route[tree, 0]
-        route[tree, 3] = 1
-        _write_distribution(F.node_stats, F.node_classes, leaf, out[tree])
+            leaf = route[tree, ROUTE_LEAF]
+        route[tree, ROUTE_VALID] = 1
+        _leaf_distribution(F, tree, leaf, x, out[tree])
 
 
 @kernel
@@ -273,4 +327,4 @@ def forget_routes_unless(x, trees):  # pragma: no cover - compiled
     """Clear the kept routes (:func:`predict_all`) unless they were taken for ``x``."""
     F = Forest(*trees)
     if not same_example(x, F.route_x):
-        F.route[:, 3] = 0
+        F.route[:, ROUTE_VALID] = 0

@@ -28,7 +28,10 @@ from boostbench.learners.vfdt.layout import (
     FEATURE_VALUE,
     GRID,
     HALF,
+    HISTORY,
     KEPT,
+    MEMO_TERM,
+    MEMO_WEIGHT,
     MERIT_HIGH,
     MERIT_LOW,
     MISSING,
@@ -43,6 +46,7 @@ from boostbench.learners.vfdt.layout import (
     SETTINGS,
     SIDES,
     SIGMAS,
+    STATUS,
     SUMS,
     TAU,
     TERMS,
@@ -133,10 +137,10 @@ def best_split(
     cached = work[SETTINGS, CACHE] > 0.0
     # the slot's cached sums: updated for the one class trained since the last screen, or afresh
     changed = -1
-    missing = screen_state[1] & MISSING
-    screens = screen_state[1] % PREFIX_UNIT
-    if cached and screen_state[0] >= DIRTY and screens < REFRESH_AFTER:
-        changed = screen_state[0] - DIRTY
+    missing = screen_state[HISTORY] & MISSING
+    screens = screen_state[HISTORY] % PREFIX_UNIT
+    if cached and screen_state[STATUS] >= DIRTY and screens < REFRESH_AFTER:
+        changed = screen_state[STATUS] - DIRTY
         screens += 1
     else:
         screens = 0
@@ -149,7 +153,7 @@ def best_split(
     if not cached and numeric_stats.shape[0] * numeric_stats.shape[1] <= TOUCH_AT_MOST:
         _touch(numeric_stats, work[SETTINGS, TOUCHED:])
     # the cached sums are current for the attributes the last screen reached (in rank order)
-    prefix = (screen_state[1] - missing) // PREFIX_UNIT if changed >= 0 else 0
+    prefix = (screen_state[HISTORY] - missing) // PREFIX_UNIT if changed >= 0 else 0
     # An early KEEP: no binary split's merit exceeds the ceiling of _merit_ceiling, which holds
     # for every numeric attribute at once when none missed a value (they all hold the same class
     # weights); once the second best lower bound is within the Hoeffding bound of it, the leaf
@@ -157,7 +161,8 @@ def best_split(
     may_stop = screen and not decided and nominal_counts.shape[1] == 0 and missing == 0
     ceiling = np.inf
     if may_stop and n_attributes > 1:
-        ceiling = _merit_ceiling(numeric_stats[:, attributes[0]], pre_entropy, work[CLASSWISE + 5], work[CLASSWISE + 6])
+        memo_weight, memo_term = work[CLASSWISE + MEMO_WEIGHT], work[CLASSWISE + MEMO_TERM]
+        ceiling = _merit_ceiling(numeric_stats[:, attributes[0]], pre_entropy, memo_weight, memo_term)
     top, second, top_high = -np.inf, -np.inf, -np.inf
     n_done = n_attributes
     # 1. Each attribute's best split, or when screening an interval that the exact merit is
@@ -218,10 +223,10 @@ def best_split(
                 )
         merit_low[a], merit_high[a] = feature_best, feature_best
         feature_values[a], feature_kinds[a] = feature_value, feature_kind
-    screen_state[1] = missing + screens
+    screen_state[HISTORY] = missing + screens
     if cached:
-        screen_state[0] = CLEAN
-        screen_state[1] += n_done * PREFIX_UNIT
+        screen_state[STATUS] = CLEAN
+        screen_state[HISTORY] += n_done * PREFIX_UNIT
     if n_done < n_attributes:
         return KEEP, -1, -1, 0.0
     if screen and not _evaluate_within_reach(

@@ -5,7 +5,9 @@ leaf keeps class weights; while active it also keeps, per attribute it sees, a n
 table or per-class Gaussian estimators (weighted mean/variance, min, max); when an active, impure
 leaf has gained ``grace_period`` weight since its last attempt it tries to split
 (:mod:`~.split`). A leaf reached by a detour (a missing value) learns from the example but does
-not try to split on it, nor does a new leaf made for an unseen nominal value (as in river).
+not try to split on it, nor does a new leaf made for an unseen nominal value (as in river). An
+active naive-Bayes-adaptive leaf first tallies which of its predictions would have been right
+(:func:`~.naive_bayes.tally`).
 """
 
 from __future__ import annotations
@@ -14,14 +16,26 @@ import numba
 
 from boostbench.learners.vfdt.budget import limit_size, size_bytes
 from boostbench.learners.vfdt.layout import (
+    ATTRIBUTES,
     CACHE,
     CLEAN,
     DIRTY,
     GRACE,
+    HISTORY,
     INVALID,
+    LEAF_KIND,
     MAX_BYTES,
     MISSING,
+    NBA,
+    ROUTE_BRANCH,
+    ROUTE_LEAF,
+    ROUTE_PARENT,
+    ROUTE_VALID,
     SETTINGS,
+    STATUS,
+    TWO,
+    VALUE_ORDERS,
+    VOTES,
     Forest,
     add_class,
     copy_into,
@@ -30,7 +44,8 @@ from boostbench.learners.vfdt.layout import (
     node_weight,
     reset_splitters,
 )
-from boostbench.learners.vfdt.routing import find_leaf, forget_routes_unless, mark_stale
+from boostbench.learners.vfdt.naive_bayes import tally
+from boostbench.learners.vfdt.routing import DETOUR, DIRECT, find_leaf, forget_routes_unless, mark_stale
 from boostbench.learners.vfdt.split import KEEP, RESET, SPLIT, best_split, split_leaf
 from boostbench.system.kernel_cache import inlined_kernel, kernel, parallel_kernel
 
@@ -113,8 +128,8 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     """
     node_nav, node_stats, node_classes, route, pending = F.node_nav, F.node_stats, F.node_classes, F.route, F.pending
     w = weight * F.weight_scale[tree]
-    if route[tree, 3] == 1:
-        leaf, parent, branch = route[tree, 0], route[tree, 1], route[tree, 2]
+    if route[tree, ROUTE_VALID] == 1:
+        leaf, parent, branch = route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT], route[tree, ROUTE_BRANCH]
     else:
         leaf, parent, branch = find_leaf(
             tree,
@@ -132,15 +147,17 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     if leaf < 0 and not may_grow:
         pending[tree, PENDING] = DEFERRED
         return -1
-    route[tree, 3] = 0
-    may_split = branch == -1  # river tries splits only at a leaf reached directly
+    route[tree, ROUTE_VALID] = 0
+    may_split = branch == DIRECT  # river tries splits only at a leaf reached directly
     if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
         leaf = new_node(F, parent, F.node_depth[parent] + 1)
         node_nav[parent, 1 + branch] = leaf
         may_split = False
-    result = leaf if branch != -2 else -1  # a detour may turn with the new weight
+    result = leaf if branch != DETOUR else -1  # a detour may turn with the new weight
     pending[tree, PENDING_LEAF] = leaf
     pending[tree, PENDING_RESULT] = result
+    if F.leaf_params[LEAF_KIND] == NBA and F.node_active[leaf]:
+        _tally(F, tree, leaf, x, y, w, thread)
     node_stats[leaf, y] += w
     add_class(node_classes[leaf], y)
     mark_stale(F.node_parent[leaf], F.node_sub, F.node_parent)
@@ -188,17 +205,17 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
     snapshot = False
     if F.work[thread][SETTINGS, CACHE] > 0.0:
         state = F.screen_state[slot]
-        snapshot = state[0] == CLEAN
+        snapshot = state[STATUS] == CLEAN
         if snapshot:
-            state[0] = DIRTY + y
-        elif state[0] != DIRTY + y:
-            state[0] = INVALID
+            state[STATUS] = DIRTY + y
+        elif state[STATUS] != DIRTY + y:
+            state[STATUS] = INVALID
     for j in range(feat_map.shape[1]):
         value = x[feat_map[tree, j]]
         if snapshot and not feat_nominal[tree, j]:
             copy_into(F.screen_base[slot, j], numeric_stats[slot, y, j])
         if value != value:
-            F.screen_state[slot, 1] |= MISSING
+            F.screen_state[slot, HISTORY] |= MISSING
             continue
         first_seen(attr_ranks[slot], j)
         if feat_nominal[tree, j]:
@@ -222,6 +239,32 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
             st[0] += w
             st[1] += w / st[0] * (value - old_mean)
             st[2] += w * (value - old_mean) * (value - st[1])
+
+
+@inlined_kernel
+def _tally(F, tree, leaf, x, y, w, thread):  # pragma: no cover - compiled
+    """:func:`~.naive_bayes.tally` of an active NBA ``leaf`` of ``tree`` with ``thread``'s scratch."""
+    slot = F.node_slot[leaf]
+    tally(
+        leaf,
+        x,
+        y,
+        w,
+        F.node_stats,
+        F.node_classes,
+        F.node_correct,
+        F.nominal_counts[slot],
+        F.numeric_stats[slot],
+        F.ranks[slot],
+        F.attr_ranks[slot],
+        F.value_ranks[slot],
+        F.feat_map[tree],
+        F.feat_nominal[tree],
+        F.work[thread, SETTINGS, TWO],
+        F.iwork[thread, ATTRIBUTES],
+        F.iwork[thread, VALUE_ORDERS],
+        F.work[thread, VOTES, : F.node_stats.shape[1]],
+    )
 
 
 @kernel
