@@ -56,7 +56,7 @@ def html_section(out: Path) -> str | None:
     tables, figures = out / "tables", out / "figures" / "leaderboard"
     try:
         long = _read(tables, "leaderboard")
-        tests = _read(tables, "leaderboard_tests").fillna("").set_index("measure")
+        tests = pd.read_csv(tables / "leaderboard_tests.csv", keep_default_na=False).set_index("measure")
         wilcoxon = _read(tables, "leaderboard_wilcoxon")
         bayesian = _read(tables, "leaderboard_bayesian")
         equal = _read(tables, "leaderboard_equal_trees")
