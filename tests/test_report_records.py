@@ -90,6 +90,11 @@ def test_variants_say_what_differs():
     assert records.variant_labels([default, default]) == {default: ""}
 
 
+def test_a_metric_the_records_hold_is_loaded_without_a_line_for_it():
+    metrics = {"final_accuracy": 0.9, "final_fading_accuracy": 0.91, "model_bytes": 2048, "kept": True, "x": "a"}
+    assert records.extra_metrics(metrics) == {"final_fading_accuracy": 0.91, "model_bytes": 2048.0}
+
+
 def test_positive_measures_get_a_bootstrap_interval_above_zero():
     cpu = np.array([4.46e-09, 1.2e-09, 5.0e-08, 2.0e-09])  # skewed, as RAM-hours of small models are
     t_low = stats.t.interval(0.95, len(cpu) - 1, cpu.mean(), stats.sem(cpu))[0]

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from boostbench.reporting import leaderboard_figures, pairwise, significance
-from boostbench.reporting.intervals import measure_interval, positive
+from boostbench.reporting.intervals import measure_interval, metric_range
 from boostbench.reporting.records import describe, differing_keys
 from boostbench.reporting.wording import column_format, plural
 from boostbench.system.files import atomic_write_text
@@ -79,8 +79,10 @@ ACCURACY = "accuracy"
 
 
 def measures(runs: pd.DataFrame) -> list[Measure]:
-    """:data:`MEASURES`, then every other ``final_*`` measure of the runs (a measure new records
-    hold shows up without a line here), titled after its name.
+    """:data:`MEASURES`, then every other ``final_*`` measure of the runs whose range its name
+    tells (an accuracy, kappa, F1, error or loss: :func:`~boostbench.reporting.intervals.metric_range`;
+    a measure new records hold shows up without a line here, a count such as
+    ``final_window_examples`` does not), titled after its name.
     """
     known = {m.metric for m in MEASURES}
     extra = [
@@ -89,10 +91,12 @@ def measures(runs: pd.DataFrame) -> list[Measure]:
             column.removeprefix("final_").replace("_", " "),
             not any(word in column for word in LOWER_IS_BETTER),
             f"{column.removeprefix('final_').replace('_', ' ')} {_FINAL}",
-            None if positive(column) else ".4f",
         )
         for column in runs.columns
-        if column.startswith("final_") and column not in known and pd.api.types.is_numeric_dtype(runs[column])
+        if column.startswith("final_")
+        and column not in known
+        and np.isfinite(metric_range(column)[1])
+        and pd.api.types.is_numeric_dtype(runs[column])
     ]
     return [*MEASURES, *extra]
 

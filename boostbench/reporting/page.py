@@ -55,6 +55,14 @@ figcaption{font-size:12px;color:#444}nav a{margin-right:1em}code{background:#f5f
 """
 
 
+#: Decimals of the summary tables' numbers
+NUMBERS = {"mean": 4, "runtime (s)": 2}
+
+
+def _gamma(value: float) -> str:
+    return "" if value != value else f"{value:g}"
+
+
 def summary_sections(frame: pd.DataFrame, images: list[tuple[Path, str]], out: Path) -> list[str]:
     """A section per data set and protocol: its groups of runs and its figures."""
     parts = []
@@ -64,7 +72,7 @@ def summary_sections(frame: pd.DataFrame, images: list[tuple[Path, str]], out: P
                 "algorithm": group["algorithm"],
                 "weak learners": group["learner"],
                 "N": group["n_learners"],
-                **{name: group[name] for name in varying(group)},
+                **{name: group[name].map(_gamma) if name == "gamma" else group[name] for name in varying(group)},
                 "metric": group["metric"],
                 "mean": group["mean"],
                 "95% interval": [interval_cell(row) for row in group.itertuples()],
@@ -82,7 +90,7 @@ def summary_sections(frame: pd.DataFrame, images: list[tuple[Path, str]], out: P
         parts.append(
             f"<section id='{esc(dataset)}-{esc(protocol)}'><h2>{esc(dataset)} ({esc(protocol)})</h2>"
             f"<p class='caption'>{esc(caption)}</p>"
-            f"{html_table(shown, {'mean': 4, 'runtime (s)': 2}, right=('95% interval',))}{''.join(mine)}</section>"
+            f"{html_table(shown, NUMBERS, right=('95% interval', 'gamma'))}{''.join(mine)}</section>"
         )
     return parts
 

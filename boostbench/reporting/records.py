@@ -74,7 +74,8 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
     ``fold_test_error`` is a list per run under the split protocols). ``learner`` is the learner
     config's name, ``trees`` and ``tree_kind`` what weak learners the run had
     (:mod:`boostbench.reporting.weak_learners`: a peer's own, not the learner config), and
-    ``settings_items`` the settings as JSON (:func:`settings_items`). Records that compute the
+    ``settings_items`` the settings as JSON (:func:`settings_items`); after :data:`COLUMNS`, any
+    other numeric metric the records hold (:func:`extra_metrics`). Records that compute the
     same numbers and hold the same curves (:func:`run_identity`, e.g. written before an algorithm
     declared a knob unused) count once: the one made by today's code
     (:func:`boostbench.system.fingerprint.code_fingerprint`)
@@ -127,8 +128,21 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
             **{name: float("nan") if metrics.get(name) is None else metrics[name] for name in METRICS},
             **dataset_facts(config["dataset"]),
             "settings_items": settings_items(config),
+            **extra_metrics(metrics),
         }
-    return pd.DataFrame(list(rows.values()), columns=COLUMNS)
+    extra = sorted({name for row in rows.values() for name in row} - set(COLUMNS) - {"_rank"})
+    return pd.DataFrame(list(rows.values()), columns=[*COLUMNS, *extra])
+
+
+def extra_metrics(metrics: dict) -> dict[str, float]:
+    """The record's numeric metrics that :data:`METRICS` does not list (a measure added after this
+    module, e.g. a fading-factor accuracy), so that the reports show it without a line here.
+    """
+    return {
+        name: float(value)
+        for name, value in metrics.items()
+        if name not in METRICS and isinstance(value, int | float) and not isinstance(value, bool)
+    }
 
 
 # What computes the same numbers into the same record (compiled kernels): not part of a run's

@@ -120,8 +120,8 @@ def curve_figures(
 ) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Learning curves of every online group (PNG and PDF), one figure per data set, protocol,
     N, curve and (for a windowed curve) window: a line per algorithm, weak learners, gamma,
-    preset and variant with its 95% band over seeds (no windowed-accuracy figure where the
-    window spans the stream: it is the cumulative one).
+    preset and variant with its 95% band over seeds (no windowed figure where the window spans
+    the stream and the record has the cumulative curve it then is).
 
     Returns:
         The paths written, and each PNG with its caption (:func:`figure_caption`).
@@ -137,10 +137,12 @@ def curve_figures(
     written, shown = [], []
     keys = ["dataset", "protocol", "n_learners", "metric", "shown_window"]
     windows = long.groupby(keys[:-1])["shown_window"].nunique()
+    drawn = set(long["metric"])
     for (dataset, protocol, n, metric, window), group in long.groupby(keys, dropna=False):
         whole = window == window and window >= group["x"].max()  # the window spans the stream
-        if whole and metric == "windowed_accuracy":
-            continue  # it is the cumulative accuracy: that figure is drawn already
+        twin = "cumulative_" + metric.removeprefix(figures.WINDOWED_PREFIX)
+        if whole and twin in drawn:
+            continue  # it is the cumulative curve: that figure is drawn already
         fig, ax = figures.new_figure((7.5, 4.5))
         several_trees = group["trees"].nunique() > 1
         for (algorithm, trees, gamma, preset, variant), sub in group.groupby(["algorithm", *LINE_KEYS], dropna=False):
