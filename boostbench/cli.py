@@ -440,6 +440,12 @@ def report(
         help="summary: the metric shown (default: each protocol's "
         "headline; e.g. cumulative_accuracy, kappa, runtime_s)",
     ),
+    rope: float = typer.Option(
+        0.01,
+        min=0.0,
+        help="leaderboard: the Bayesian signed-rank test's region of practical equivalence, "
+        "+/- this accuracy difference (0.01: one accuracy point)",
+    ),
 ):
     """Report a result store: a summary of every run (table, curves, summary.html) and the paper
     tables next to the papers' numbers, with figures.
@@ -482,7 +488,7 @@ def report(
         if name == "leaderboard":
             from boostbench.reporting import leaderboard
 
-            board, written = leaderboard.write(results_dir, target, runs)
+            board, written = leaderboard.write(results_dir, target, runs, rope)
             if not board.tables:
                 console.print(f"[dim]{name}: no prequential runs of online algorithms in {results_dir}[/]")
                 continue
@@ -490,8 +496,9 @@ def report(
                 console.print(shown)
             console.print(f"wrote {len(written)} files under {target} ({name})")
             continue
-        if report.paper_table and table == "all" and tables.table_runs(name, runs).empty:
-            console.print(f"[dim]{name}: no runs for it in {results_dir}[/]")
+        why = tables.unfilled(name, runs, n_learners) if report.paper_table and table == "all" else None
+        if why:
+            console.print(f"[dim]{name}: {why} in {results_dir}[/]", highlight=False)
             continue
         # a paper table shows each preset apart; the studies are of the defaults
         chosen = runs if report.paper_table else runs[runs["preset"] == "paper"]

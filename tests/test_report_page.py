@@ -45,6 +45,8 @@ def _runs(values, metric="final_accuracy", dataset="car", algorithm="adaboost_ol
             "protocol": "prequential",
             "algorithm": algorithm,
             "learner": "hoeffding_tree",
+            "trees": "papers' trees",
+            "settings_items": "{}",
             "n_learners": n,
             "gamma": np.nan,
             "preset": "paper",
@@ -102,9 +104,10 @@ def test_figure_titles_name_the_metric_and_a_window_longer_than_the_stream():
     group = pd.DataFrame(
         {
             "algorithm": "a",
+            "trees": "papers' trees",
             "gamma": np.nan,
             "preset": "paper",
-            "variant": 1,
+            "variant": "",
             "seed": [0, 1, 2],
             "window": 1000,
             "x": 625,

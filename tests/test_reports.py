@@ -15,7 +15,9 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    """A sweep no paper made: german and balance, N = 3, three seeds, two settings of one booster."""
+    """A sweep no paper made: german and balance, N = 3, three seeds, two settings of one booster,
+    and one run beside them with a window of 10 (its windowed curves are other curves).
+    """
     path = tmp_path_factory.mktemp("store")
     grid = ["dataset=german,balance", "algorithm=online_boosting", "n_learners=3", "seed=0,1,2", f"results_dir={path}"]
     assert summarize(run_sweep(grid, n_jobs=2)).get("done") == 6
@@ -25,16 +27,25 @@ def store(tmp_path_factory):
         ).get("done")
         == 3
     )
+    window = ["dataset=balance", "algorithm=online_boosting", "n_learners=3", "seed=0", "protocol.window=10"]
+    assert summarize(run_sweep([*window, f"results_dir={path}"], n_jobs=1)).get("done") == 1
     return path
 
 
 def test_summary_groups_runs_by_everything_but_the_seed(store):
     runs = load_runs(store)
+    assert len(runs) == 10  # every record: the window-10 run is not seed 0's window-1000 run done twice
     frame = summary.summarize(runs)
-    assert len(frame) == 3 and set(frame["dataset"]) == {"german", "balance"}
+    assert len(frame) == 4 and set(frame["dataset"]) == {"german", "balance"}
     balance = frame[frame["dataset"] == "balance"].sort_values("variant")
-    assert list(balance["variant"]) == [1, 2]  # the soft vote is another variant, not averaged in
-    for row in frame.itertuples():
+    # the soft vote and the window are other settings, each its own group, said in words
+    assert list(balance["variant"]) == [
+        "algorithm.vote=hard, protocol.window=10",
+        "algorithm.vote=hard, protocol.window=1000",
+        "algorithm.vote=soft, protocol.window=1000",
+    ]
+    assert list(balance["n_seeds"]) == [1, 3, 3] and set(frame["learner"]) == {"papers' trees"}
+    for row in frame[frame["n_seeds"] == 3].itertuples():
         values = runs[(runs["dataset"] == row.dataset) & (runs["settings"] == row.settings)]["final_accuracy"]
         assert row.mean == pytest.approx(values.mean()) and row.n_seeds == 3
         low, high = tables.confidence_interval(values.to_numpy())
@@ -48,32 +59,44 @@ def test_summary_groups_runs_by_everything_but_the_seed(store):
 def test_report_all_shows_a_non_paper_sweep_as_table_figures_and_page(store, tmp_path):
     result = runner.invoke(app, ["report", "all", "--results-dir", str(store), "--out-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
+    assert len(pd.read_parquet(tmp_path / "runs.parquet")) == 10  # no record dropped
     text = (tmp_path / "tables" / "summary.md").read_text()
-    assert "| german | prequential | online_boosting | hoeffding_tree | 3 |" in text
+    assert "| german | prequential | online_boosting | papers' trees | 3 |" in text
     for name in ("german.prequential.N3.png", "german.prequential.N3.pdf", "balance.prequential.N3.png"):
         assert (tmp_path / "figures" / "summary" / name).stat().st_size > 1000
     # a window (1000) as long as the stream: no windowed-accuracy figure repeating the cumulative one
     assert not (tmp_path / "figures" / "summary" / "german.prequential.N3.windowed_accuracy.png").exists()
+    # the window-10 run's windowed curves have a figure of their own, titled with their window
+    tens = tmp_path / "figures" / "summary" / "balance.prequential.N3.windowed_kappa.window10.png"
+    assert "window 10," in figures.caption_of(tens) + "," and "1 seed" in figures.caption_of(tens)
+    thousands = tmp_path / "figures" / "summary" / "balance.prequential.N3.windowed_kappa.window1000.png"
+    assert "window 1000 (longer than the stream: cumulative)" in figures.caption_of(thousands)
     assert "groups of runs" in result.output and "online_boosting" in result.output  # the summary on screen
     page = (tmp_path / "summary.html").read_text()
-    assert "figures/summary/german.prequential.N3.png" in page and "tables/jung2017_table1.md" in page
+    assert "figures/summary/german.prequential.N3.png" in page
     for part in (
         "<section id='german-prequential'>",
         "id='provenance'",
         "href='runs.parquet'",
         "code fingerprint (this report)",
-        "seeds each",
+        "3 seeds.",  # german: one group, its seeds
+        "1-3 seeds each.",  # balance: three groups
+        "<td>command</td>",
     ):
-        assert part in page
+        assert part in page, part
+    assert "1 groups" not in page and "1 seeds" not in page
     assert page_check.problems(tmp_path / "summary.html", page_check.parse(page)) == []
-    # nothing to rank (no cell filled at N = 100): no significance file
-    assert not (tmp_path / "tables" / "jung2017_table1_significance.md").exists()
-    # a paper cell with runs of another N says where they are
+    # no paper cell is filled at N = 100: no paper table of empty cells, and the screen says where the runs are
+    assert not (tmp_path / "tables" / "jung2017_table1.md").exists()
+    assert "jung2017_table1: no cell filled at N = 100; its runs have N = 3 (--n-learners 3)" in result.output
+    assert "jung_tewari2018_table3: no runs of its data sets and algorithms" in result.output
+    # asked for by name, the table is written, and its empty cells say where the runs are
+    named = runner.invoke(app, ["report", "jung2017_table1", "--results-dir", str(store), "--out-dir", str(tmp_path)])
+    assert named.exit_code == 0, named.output
     table1 = (tmp_path / "tables" / "jung2017_table1.md").read_text()
     assert "not run; the store has runs with N = 3 (report --n-learners 3)" in table1
-    # a paper table none of whose data sets and algorithms the store has is left out, as the studies are
-    assert not (tmp_path / "tables" / "jung_tewari2018_table3.md").exists()
-    assert "jung_tewari2018_table3: no runs for it" in result.output
+    # nothing to rank (no cell filled at N = 100): no significance file
+    assert not (tmp_path / "tables" / "jung2017_table1_significance.md").exists()
     bad = runner.invoke(app, ["report", "summary", "--results-dir", str(store), "--metric", "nope"])
     assert bad.exit_code == 2 and "unknown metric 'nope'" in bad.output
 

@@ -33,17 +33,23 @@ def vendored() -> set[str]:
 
 
 def markdown_tables(text: str) -> dict[str, dict[str, dict[str, str]]]:
-    """Every Markdown table under a ``###`` heading: heading -> data set -> column -> cell."""
-    found, heading, header = {}, None, None
+    """The first Markdown table under each ``###`` heading: heading -> data set -> column -> cell
+    (a rebuilt paper table's footnotes resolved: a missing cell reads ``— (reason) / paper``).
+    """
+    found, heading, header, done = {}, None, None, set()
+    notes = dict(re.findall(r"^- \[(\w+)\] (.+)$", text, flags=re.M))
     for line in text.splitlines():
         if line.startswith("### "):
             heading, header = line[4:].strip(), None
-        elif line.startswith("|") and heading is not None:
+        elif heading in found and not line.strip():
+            done.add(heading)
+        elif line.startswith("|") and heading is not None and heading not in done:
             cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
             if header is None:
                 header = cells
             elif not set(line) <= set("|-: "):
                 assert len(cells) == len(header), f"{heading}: a row with {len(cells)} cells under {len(header)}"
+                cells = [re.sub(r"^— \[(\w+)\] / ", lambda m: f"— ({notes[m.group(1)]}) / ", c) for c in cells]
                 found.setdefault(heading, {})[cells[0]] = dict(zip(header[1:], cells[1:]))
         elif not line.strip().startswith("|"):
             header = None if not line.strip() else header

@@ -1,28 +1,22 @@
-"""The stream papers' streams and measures, and the leaderboard.
+"""The stream papers' streams and measures (the leaderboard: tests/test_leaderboard.py).
 
 - river's bundled real sets load without a network; the generated streams keep their order
   whatever the protocol says, and a non-adaptive learner's windowed accuracy falls after the drift;
 - a generated stream is drawn once, then read from the cache (a scrambled file is drawn again);
 - kappa-M and kappa-T as MOA counts them (hand-computed values; the windowed majority class
   against brute force);
-- a run's peak RSS after memory an earlier job freed reads as the run before it;
-- the leaderboard's ranks, Pareto front, files, and the reason of an algorithm not run.
+- a run's peak RSS after memory an earlier job freed reads as the run before it.
 """
 
 from __future__ import annotations
 
-import json
 import socket
 
 import numpy as np
-import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
-from boostbench.cli import app
 from boostbench.data import load_dataset
 from boostbench.metrics import classification_metrics, kappa_against, majority_predictions, no_change_predictions
-from boostbench.reporting import leaderboard
 from boostbench.runner.config import compose_config
 
 
@@ -177,106 +171,6 @@ def test_a_run_after_freed_memory_reads_the_peak_of_the_run_before_it():
     again = run_experiment(cfg)["metrics"]["peak_rss_bytes"]
     assert len(keep) == 1025
     assert abs(again - first) < 0.15 * first, (first / 2**20, again / 2**20)
-
-
-def _runs(rows):
-    return pd.DataFrame([{"protocol": "prequential", "n_learners": 10, **row} for row in rows])
-
-
-def test_leaderboard_ranks_means_and_pareto_front(tmp_path):
-    rows = []
-    for d, dataset in enumerate(["a", "b", "c", "d"]):
-        for seed in (0, 1):
-            for algorithm, accuracy, cpu in (
-                ("adaboost_olm", 0.9, 2.0),
-                ("online_boosting", 0.8, 1.0),
-                ("vfdt", 0.7, 0.1),
-                ("river_adaboost", 0.6, 5.0),
-            ):
-                if (algorithm, dataset) == ("river_adaboost", "d"):
-                    continue  # a gap, whose failed job says why
-                rows.append(
-                    {
-                        "dataset": dataset,
-                        "algorithm": algorithm,
-                        "seed": seed,
-                        "final_accuracy": accuracy + 0.01 * d + 0.001 * seed,
-                        "final_kappa_m": accuracy - 0.5,
-                        "final_kappa_t": np.nan,
-                        "cpu_s": cpu,
-                        "ram_hours": cpu * 1e-6,
-                    }
-                )
-    (tmp_path / "failed").mkdir()
-    (tmp_path / "failed" / "x.json").write_text(
-        json.dumps({"reason": "capymoa not installed", "config": {"algorithm": {"name": "moa_ozaboost"}}})
-    )
-    (tmp_path / "failed" / "y.json").write_text(
-        json.dumps(
-            {
-                "reason": "the MOA process stopped: java.lang.OutOfMemoryError",
-                "config": {"algorithm": {"name": "river_adaboost"}, "dataset": {"name": "d"}},
-            }
-        )
-    )
-    board, written = leaderboard.write(tmp_path, tmp_path, _runs(rows))
-    accuracy = board.tables["accuracy"]
-    assert list(accuracy["algorithm"]) == ["adaboost_olm", "online_boosting", "vfdt", "river_adaboost"]
-    assert list(accuracy["mean_rank"]) == [1.0, 2.0, 3.0, 4.0]
-    assert accuracy["mean"].iloc[0] == pytest.approx(0.9 + 0.015 + 0.0005)
-    assert board.tables["CPU s"]["algorithm"].iloc[0] == "vfdt"
-    assert "kappa-T" not in board.tables  # no run has it (records before the measure)
-    assert board.not_run["moa_ozaboost"] == "not run: capymoa not installed"
-    assert board.not_run["online_mbbm"] == "not run: no run in this store"
-    assert board.gaps == {("river_adaboost", "d"): "not run: the MOA process stopped: java.lang.OutOfMemoryError"}
-    names = {p.name for p in written}
-    assert {"leaderboard.md", "leaderboard.csv", "cd_final_accuracy.png", "pareto_a.png"} <= names
-    text = (tmp_path / "tables" / "leaderboard.md").read_text()
-    assert "| adaboost_olm | 0.9155 ± 0.0" in text and "| moa_ozaboost | not run: capymoa not installed |" in text
-    assert "| river_adaboost | d | not run: the MOA process stopped" in text
-    assert "`final_accuracy`: accuracy over the final part of each pass" in text  # what each table measures
-    # summary.html's section: each measure in its own format, the CD diagram, the reasons, the fronts
-    section = leaderboard.html_section(tmp_path)
-    assert "<td>2e-06 ± 0</td>" in section and "<td>0.9155 ± 0.0" in section  # RAM-hours not rounded to 0
-    assert "figures/leaderboard/cd_final_accuracy.png" in section and "pareto_a.png" in section
-    assert "not run: capymoa not installed" in section and "java.lang.OutOfMemoryError" in section
-    assert "Friedman chi-square" in section and "MOA&#x27;s RAM-hours" in section
-    assert leaderboard._cell(0.5, np.nan, np.nan, ".4f", 2) == "0.5000 (n < 3)"  # no interval, and why
-    # vfdt (cheapest), online_boosting, adaboost_olm (best) are on the front; river_adaboost is beaten
-    cost, score = np.array([2.0, 1.0, 0.1, 5.0]), np.array([0.9, 0.8, 0.7, 0.6])
-    assert list(leaderboard.pareto_front(cost, score)) == [2, 1, 0]
-
-
-def test_report_leaderboard_on_a_store_with_a_failed_peer(tmp_path):
-    from boostbench.runner.sweep import run_sweep, summarize
-
-    grid = [
-        "dataset=balance,car",
-        "algorithm=vfdt,online_boosting,river_adaboost",
-        "n_learners=3",
-        "seed=0,1",
-        "protocol.max_examples=300",
-        f"results_dir={tmp_path}",
-    ]
-    assert summarize(run_sweep(grid, n_jobs=2)).get("done") == 12
-    # a peer whose library is absent leaves its reason in failed/ (where capymoa runs, it runs)
-    try:
-        from boostbench.boosters.peers.moa_peers import moa_python
-
-        moa_python()
-        moa_absent = False
-    except ValueError:
-        moa_absent = True
-        run_sweep(["dataset=balance", "algorithm=moa_ozaboost", "n_learners=3", f"results_dir={tmp_path}"], n_jobs=1)
-    result = CliRunner().invoke(app, ["report", "leaderboard", "--results-dir", str(tmp_path)])
-    assert result.exit_code == 0, result.output
-    assert "kappa-M" in result.output and "CPU s" in result.output and "RAM-hours" in result.output
-    assert "online_mbbm" in result.output and "not run: no run in this store" in result.output
-    if moa_absent:
-        text = (tmp_path / "tables" / "leaderboard.md").read_text()
-        assert "| moa_ozaboost | not run: algorithm moa_ozaboost: MOA's ensembles need capymoa" in text
-    assert (tmp_path / "tables" / "leaderboard.md").is_file()
-    assert (tmp_path / "figures" / "leaderboard" / "pareto_car.png").stat().st_size > 1000
 
 
 def test_the_stream_benchmark_resizes_its_streams_in_a_sweep(tmp_path):

@@ -64,6 +64,17 @@ def _examples(spec: Any, key: str, default: float, n: int) -> int:
     return round(value * n) if 0 < value < 1 else int(value)
 
 
+def drift_region(spec: Any) -> tuple[int, int] | None:
+    """Where a stream's concept drift is: ``(position, width)`` in examples (river's switch is
+    centred at ``position`` and ``width`` examples wide), or None for a config without
+    ``drift_to``. Unchecked (:func:`drift_dataset` checks them).
+    """
+    if spec.get("drift_to") is None:
+        return None
+    n = int(spec.get("n_examples") or 0)
+    return _examples(spec, "position", n // 2, n), _examples(spec, "width", 1, n)
+
+
 def stream_seed(spec: Any, run_seed: int) -> int:
     """The seed of run ``run_seed``'s draw of a generated stream: ``generator_seed + run_seed``."""
     return int(spec.get("generator_seed") or 0) + int(run_seed)
@@ -90,9 +101,8 @@ def drift_dataset(spec: Any, run_seed: int = 0) -> Dataset:
     n = int(spec.get("n_examples") or 0)
     if n < 2:
         raise ConfigError(f"dataset.n_examples must be at least 2, got {spec.get('n_examples')}")
-    drift = None
-    if spec.get("drift_to") is not None:
-        drift = _examples(spec, "position", n // 2, n), _examples(spec, "width", 1, n)
+    drift = drift_region(spec)
+    if drift is not None:
         # river's switch is 1 / (1 + exp(-4 (t - position) / width)): math.exp overflows past 709
         narrowest = int(np.ceil(4 * max(drift[0], n - drift[0]) / 700))
         if not 0 < drift[0] < n or drift[1] < narrowest:

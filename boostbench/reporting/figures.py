@@ -11,6 +11,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from boostbench.reporting.intervals import confidence_interval, metric_range
+from boostbench.reporting.wording import count_range
 from boostbench.runner.store import read_record
 from boostbench.system.files import atomic_write_bytes
 
@@ -23,49 +24,53 @@ def new_figure(figsize: tuple[float, float]):
     return fig, fig.subplots()
 
 
+#: A record's curve axes: the boosting rounds (split protocols), the examples seen
+#: (prequential), the test examples seen (train/test); every other series of the curve as long as
+#: its axis is a measure along it
+CURVE_AXES = ("rounds", "examples_seen", "test_examples_seen")
+
+
 def curves(results_dir: str | Path, runs: pd.DataFrame) -> pd.DataFrame:
     """The runs' curves in long form: ``key, x, value, metric`` (one row per checkpoint; ``key`` is
-    the run's store key; ``x`` is examples seen, or the boosting round for ``train_error`` /
-    ``test_error``; a prequential run has ``cumulative_accuracy`` and the :data:`WINDOWED` curves,
-    NaN where a kappa is undefined).
+    the run's store key; ``x`` is the curve's axis, :data:`CURVE_AXES`: the boosting round for
+    ``train_error`` / ``test_error``, the examples seen for a prequential run's
+    ``cumulative_accuracy``, its windowed curves and any other it holds, NaN where a kappa is
+    undefined).
     """
     rows = []
     for key in runs["key"]:
-        record = read_record(results_dir, key)
-        curve = record["curve"]
-        if "rounds" in curve:  # split protocols: errors against boosting rounds
-            for metric in ("train_error", "test_error"):
-                rows.append(pd.DataFrame({"key": key, "x": curve["rounds"], "value": curve[metric], "metric": metric}))
+        curve = read_record(results_dir, key)["curve"]
+        axis = next((name for name in CURVE_AXES if name in curve), None)
+        if axis is None:
             continue
-        if "cumulative_accuracy" in curve:
-            for metric in ("cumulative_accuracy", *WINDOWED):
-                if metric in curve:  # records before the windowed curves have none
-                    rows.append(
-                        pd.DataFrame(
-                            {
-                                "key": key,
-                                "x": curve["examples_seen"],
-                                "metric": metric,
-                                "value": pd.array(curve[metric], dtype="Float64").astype(float),
-                            }
-                        )
-                    )
-        else:
+        x = curve[axis]
+        for metric, values in curve.items():
+            if metric in CURVE_AXES or not isinstance(values, list) or len(values) != len(x):
+                continue
+            if not all(v is None or isinstance(v, int | float) for v in values):
+                continue  # not one number per checkpoint (e.g. a value per member)
             rows.append(
                 pd.DataFrame(
                     {
                         "key": key,
-                        "x": curve["test_examples_seen"],
-                        "value": curve["test_rank_loss"],
-                        "metric": "test_rank_loss",
+                        "x": x,
+                        "metric": metric,
+                        "value": pd.array(values, dtype="Float64").astype(float),
                     }
                 )
             )
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["key", "x", "value", "metric"])
 
 
-#: The sliding-window curves of a prequential record
-WINDOWED = ("windowed_accuracy", "windowed_kappa")
+#: The sliding-window curves of a prequential record: their names' prefix
+WINDOWED_PREFIX = "windowed_"
+
+
+def windowed(metric: str) -> bool:
+    """Whether a curve is over a sliding window (``protocol.window`` examples)."""
+    return metric.startswith(WINDOWED_PREFIX)
+
+
 #: What a curve's label says of an algorithm whose curve is not what its table cell is
 CURVE_NOTES = {"best_vfdt": "online choice of tree; the table's is the best in hindsight"}
 LABELS = {
@@ -73,6 +78,10 @@ LABELS = {
     "test_rank_loss": ("test examples seen", "mean test rank loss"),
     "windowed_accuracy": ("examples seen", "accuracy over the last window"),
     "windowed_kappa": ("examples seen", "Cohen's kappa over the last window"),
+    "windowed_kappa_m": ("examples seen", "kappa-M over the last window"),
+    "windowed_kappa_t": ("examples seen", "kappa-T over the last window"),
+    "cumulative_kappa_m": ("examples seen", "cumulative kappa-M"),
+    "cumulative_kappa_t": ("examples seen", "cumulative kappa-T"),
     "test_error": ("boosting rounds", "test error"),
     "train_error": ("boosting rounds", "training error"),
 }
@@ -96,6 +105,20 @@ def seed_band(values: pd.DataFrame, bounds: tuple[float, float] | None = None) -
         mean = float(v.mean())
         rows.append((x, mean, mean if low != low else low, mean if high != high else high))
     return pd.DataFrame(rows, columns=["x", "mean", "low", "high"])
+
+
+def palette(i: int):
+    """The ``i``-th line colour from matplotlib's tab20: its 10 dark hues first, then their light
+    twins (then again): 20 distinct colours, neighbours far apart.
+    """
+    from matplotlib import colormaps
+
+    return colormaps["tab20"]((2 * i) % 20 + (i // 10) % 2)
+
+
+def label(metric: str) -> tuple[str, str]:
+    """A curve's axis labels (x, y): :data:`LABELS`, else its axis and its name in words."""
+    return LABELS.get(metric, ("examples seen", metric.replace("_", " ")))
 
 
 def plot_band(ax, sub: pd.DataFrame, label: str) -> None:
@@ -135,13 +158,14 @@ def style_legend(ax) -> None:
 
 
 def title(dataset: str, runs: pd.DataFrame, metric: str) -> str:
-    """A figure title: the data set, the curve, N, the protocol and the seeds of its runs."""
+    """A figure title: the data set, the curve, N, the protocol, the seeds and the preset of its
+    runs (the two presets' figures of one table titled apart).
+    """
     n = ", ".join(str(int(v)) for v in sorted(runs["n_learners"].unique()))
-    seeds = sorted(runs.groupby(["algorithm", "gamma"], dropna=False)["seed"].nunique().unique())
-    seeds_text = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
-    return (
-        f"{dataset}: {LABELS[metric][1]}\nN = {n}, {', '.join(sorted(runs['protocol'].unique()))}, {seeds_text} seeds"
-    )
+    seeds = runs.groupby(["algorithm", "gamma"], dropna=False)["seed"].nunique()
+    protocols = ", ".join(sorted(runs["protocol"].unique()))
+    presets = ", ".join(sorted(runs["preset"].unique()))
+    return f"{dataset}: {label(metric)[1]}\nN = {n}, {protocols}, {count_range(seeds, 'seed')}, preset {presets}"
 
 
 def learning_curves(
@@ -164,36 +188,57 @@ def learning_curves(
         final = "final_accuracy" if metric == "cumulative_accuracy" else "test_rank_loss"
         fig, ax = new_figure((7, 4.2))
         for algorithm, sub in group.groupby("algorithm"):
-            label = algorithm + (f" ({CURVE_NOTES[algorithm]})" if algorithm in CURVE_NOTES else "")
+            name = algorithm + (f" ({CURVE_NOTES[algorithm]})" if algorithm in CURVE_NOTES else "")
             if sub["gamma"].notna().any():
                 by_gamma = (
                     runs[(runs["dataset"] == dataset) & (runs["algorithm"] == algorithm)].groupby("gamma")[final].mean()
                 )
                 best = by_gamma.idxmax() if higher_is_better[metric] else by_gamma.idxmin()
                 sub = sub[sub["gamma"] == best]
-                label = f"{algorithm} (gamma={best:g})"
-            plot_band(ax, sub, label)
-        xlabel, ylabel = LABELS[metric]
-        ax.set(xlabel=xlabel, ylabel=ylabel, title=title(dataset, runs[runs["dataset"] == dataset], metric))
+                name = f"{algorithm} (gamma={best:g})"
+            plot_band(ax, sub, name)
+        xlabel, ylabel = label(metric)
+        heading = title(dataset, runs[runs["dataset"] == dataset], metric)
+        ax.set(xlabel=xlabel, ylabel=ylabel, title=heading)
         fit_y(ax, metric_range(metric))
         ax.grid(alpha=0.3)
         style_legend(ax)
         fig.tight_layout()
-        written += save_figure(fig, Path(out_dir) / dataset)
+        caption = heading.replace("\n", "; ") + "; mean over seeds with its 95% band (t, none below 3 seeds)"
+        written += save_figure(fig, Path(out_dir) / dataset, caption)
     return written
 
 
-def save_figure(fig, stem: Path, formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:
+def save_figure(fig, stem: Path, caption: str | None = None, formats: tuple[str, ...] = ("png", "pdf")) -> list[Path]:
     """Write ``fig`` atomically as ``<stem>.<format>`` for each format (PNG at 110 dpi; PDF and SVG
-    are vector); returns the paths.
+    are vector); returns the paths. ``caption`` (what the figure shows, its N, protocol, seeds and
+    preset) travels inside the files (PNG ``Description``, PDF ``Subject``): the pages that
+    show the figure read it there (:func:`caption_of`).
     """
-    return [atomic_write_bytes(stem.with_name(f"{stem.name}.{fmt}"), figure_bytes(fig, fmt)) for fmt in formats]
+    return [
+        atomic_write_bytes(stem.with_name(f"{stem.name}.{fmt}"), figure_bytes(fig, fmt, caption)) for fmt in formats
+    ]
 
 
-def figure_bytes(fig, fmt: str = "png") -> bytes:
-    """A matplotlib figure as ``fmt`` bytes (png at 110 dpi, pdf, svg), for an atomic write."""
+#: Where a caption is kept in each format's metadata
+CAPTION_KEY = {"png": "Description", "pdf": "Subject", "svg": "Description"}
+
+
+def figure_bytes(fig, fmt: str = "png", caption: str | None = None) -> bytes:
+    """A matplotlib figure as ``fmt`` bytes (png at 110 dpi, pdf, svg), for an atomic write;
+    ``caption`` in its metadata (:data:`CAPTION_KEY`).
+    """
     import io
 
     buffer = io.BytesIO()
-    fig.savefig(buffer, format=fmt, dpi=110, bbox_inches="tight")  # a legend below the axes included
+    metadata = {CAPTION_KEY[fmt]: caption} if caption and fmt in CAPTION_KEY else None
+    fig.savefig(buffer, format=fmt, dpi=110, bbox_inches="tight", metadata=metadata)  # a legend below the axes included
     return buffer.getvalue()
+
+
+def caption_of(png: Path) -> str:
+    """The caption :func:`save_figure` put in a PNG ("" when it has none)."""
+    from PIL import Image
+
+    with Image.open(png) as image:
+        return str(getattr(image, "text", {}).get(CAPTION_KEY["png"], ""))

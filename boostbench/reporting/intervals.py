@@ -1,10 +1,13 @@
-"""Intervals over seeds that stay inside the metric's range.
+"""Intervals over seeds (or data sets) that stay inside the measure's range.
 
-A mean over seeds gets Student's t interval (95%), clipped to the range the metric can take
-(an accuracy to [0, 1], a kappa to [-1, 1]): with few, spread seeds the t interval runs past
-the range, and a bound no run can reach is not a statement about the runs. Below
-:data:`MIN_SEEDS` seeds there is no interval: a t interval over two seeds (t = 12.7) covers
-nearly any range and reads as a result; the reports print "n < 3" instead.
+A mean of a bounded measure (an accuracy in [0, 1], a kappa in [-1, 1]) gets Student's t
+interval (95%), clipped to the range: with few, spread seeds the t interval runs past it, and a
+bound no run can reach is not a statement about the runs. A positive measure with no upper
+bound (seconds, bytes, RAM-hours, counts) gets the bootstrap percentile interval of its mean
+(``scipy.stats.bootstrap``, seeded): it lies between the smallest and the largest value, so
+above zero, where a t interval over skewed times runs below zero (``4.46e-09 ± 1.65e-08``).
+Below :data:`MIN_SEEDS` values there is no interval: a t interval over two seeds (t = 12.7)
+covers nearly any range and reads as a result; the reports print "n < 3" instead.
 """
 
 from __future__ import annotations
@@ -14,19 +17,42 @@ import math
 import numpy as np
 from scipy import stats
 
-#: Seeds below which no interval is given (t with 1 degree of freedom is 12.7: no information)
+#: Values below which no interval is given (t with 1 degree of freedom is 12.7: no information)
 MIN_SEEDS = 3
-#: Where each metric lies; a metric not listed is in [0, 1] unless it is a count, time or size
-#: (:data:`UNBOUNDED_ABOVE`)
-RANGES = {name: (-1.0, 1.0) for name in ("final_kappa", "cumulative_kappa", "windowed_kappa")}
-UNBOUNDED_ABOVE = ("runtime_s", "us_per_example", "peak_rss_bytes", "n_examples", "n_test", "n_rounds", "max_depth")
+#: The bootstrap of a positive measure's mean: resamples and the seed of their generator
+BOOTSTRAP_RESAMPLES = 9999
+BOOTSTRAP_SEED = 0
+#: Where a measure lies, by its name: Cohen's kappa in [-1, 1]; kappa-M and kappa-T at most 1
+#: (a classifier worse than the majority-class or no-change one has any negative value); a rate
+#: (accuracy, error, F1, rank loss) in [0, 1]; a time, size or count (:func:`positive`) in
+#: [0, inf); anything else unbounded
+KAPPA = ("kappa",)
+KAPPA_AGAINST_A_BASELINE = ("kappa_m", "kappa_t")
+RATES = ("accuracy", "error", "f1", "rank_loss", "precision", "recall")
+POSITIVE_SUFFIXES = ("_s", "_bytes", "_hours", "_mib")
+POSITIVE_NAMES = ("us_per_example", "max_depth")
+
+
+def positive(metric: str) -> bool:
+    """Whether ``metric`` is a time, size or count: positive, with no upper bound (``runtime_s``,
+    ``cpu_s``, ``ram_hours``, ``peak_rss_bytes``, ``n_examples``, ...).
+    """
+    return metric.endswith(POSITIVE_SUFFIXES) or metric in POSITIVE_NAMES or metric.startswith("n_")
 
 
 def metric_range(metric: str) -> tuple[float, float]:
-    """The values ``metric`` can take (``(0, inf)`` for a time, size or count)."""
-    if metric in UNBOUNDED_ABOVE:
+    """The values ``metric`` can take, from its name (see :data:`KAPPA`, :data:`RATES`,
+    :func:`positive`); ``(-inf, inf)`` for a name none of them covers.
+    """
+    if positive(metric):
         return 0.0, math.inf
-    return RANGES.get(metric, (0.0, 1.0))
+    if any(part in metric for part in KAPPA_AGAINST_A_BASELINE):
+        return -math.inf, 1.0
+    if any(part in metric for part in KAPPA):
+        return -1.0, 1.0
+    if any(part in metric for part in RATES):
+        return 0.0, 1.0
+    return -math.inf, math.inf
 
 
 def confidence_interval(
@@ -47,6 +73,43 @@ def confidence_interval(
     return low, high
 
 
+def bootstrap_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """The bootstrap percentile interval of the mean of ``values`` (``scipy.stats.bootstrap``,
+    :data:`BOOTSTRAP_RESAMPLES` resamples from a generator seeded :data:`BOOTSTRAP_SEED`: the same
+    values give the same interval); ``(nan, nan)`` below :data:`MIN_SEEDS` values, the mean twice
+    when they are all equal.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) < MIN_SEEDS:
+        return float("nan"), float("nan")
+    if np.ptp(values) == 0:
+        return float(values[0]), float(values[0])
+    result = stats.bootstrap(
+        (values,),
+        np.mean,
+        confidence_level=level,
+        n_resamples=BOOTSTRAP_RESAMPLES,
+        method="percentile",
+        rng=np.random.default_rng(BOOTSTRAP_SEED),
+    )
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def measure_interval(values: np.ndarray, metric: str, level: float = 0.95) -> tuple[float, float, bool]:
+    """The interval of the mean of ``values`` of ``metric``: a bootstrap percentile interval for a
+    positive measure (:func:`positive`), else Student's t clipped to :func:`metric_range`.
+
+    Returns:
+        ``(low, high, clipped)``: NaN bounds below :data:`MIN_SEEDS` values; ``clipped`` whether
+        the t interval had to be clipped to the measure's range.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if positive(metric):
+        return (*bootstrap_interval(values, level), False)
+    bounds = metric_range(metric)
+    return (*confidence_interval(values, level, bounds), clipped(values, bounds, level))
+
+
 def clipped(values: np.ndarray, bounds: tuple[float, float], level: float = 0.95) -> bool:
     """Whether the t interval of ``values`` had to be clipped to ``bounds``."""
     raw = confidence_interval(values, level)
@@ -60,11 +123,21 @@ def interval_text(low: float, high: float, n: int, digits: int = 4) -> str:
     return f"n < {MIN_SEEDS}" if 0 < n < MIN_SEEDS else ""
 
 
-def caption(bounds_note: bool = True) -> str:
-    """How the reports' intervals are made, for a table's caption."""
-    text = f'Interval: 95% over seeds, Student\'s t; none below {MIN_SEEDS} seeds ("n < {MIN_SEEDS}")'
+def caption(bounds_note: bool = True, over: str = "seeds") -> str:
+    """How the reports' intervals are made, for a table's caption (``over``: what the values are
+    one per).
+    """
+    text = (
+        f"Interval: 95% over {over}: Student's t for an accuracy, kappa or other bounded measure; "
+        f"for a time, memory or count the bootstrap percentile interval of the mean "
+        f"({BOOTSTRAP_RESAMPLES:,} resamples), which stays above zero; none below {MIN_SEEDS} {over} "
+        f'("n < {MIN_SEEDS}")'
+    )
     if bounds_note:
-        text += ", clipped to the metric's range (accuracy [0, 1], kappa [-1, 1]; * marks a clipped one)"
+        text += (
+            "; a t interval is clipped to the measure's range (accuracy [0, 1], kappa [-1, 1], kappa-M and "
+            "kappa-T at most 1; * marks a clipped one)"
+        )
     return text + "."
 
 

@@ -23,6 +23,7 @@ from boostbench.reporting import intervals, significance, tables
 from boostbench.reporting.html_parts import esc, figure, html_table, link
 from boostbench.reporting.intervals import interval_cell
 from boostbench.reporting.records import varying
+from boostbench.reporting.wording import count_range, plural
 
 #: The packages whose versions the provenance lists
 PACKAGES = (
@@ -49,8 +50,17 @@ th{background:#f3f3f3;border-bottom:2px solid #bbb}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 td.flag{background:#fde8e8}.note{color:#666;font-size:12px}.caption{color:#444;font-size:13px}
 figure{display:inline-block;margin:.5em;width:48%;vertical-align:top}figure img{width:100%}
+figure.wide{width:90%}details{margin:.3em 0 1em}summary{cursor:pointer;font-size:13px}
 figcaption{font-size:12px;color:#444}nav a{margin-right:1em}code{background:#f5f5f5;padding:0 3px}
 """
+
+
+#: Decimals of the summary tables' numbers
+NUMBERS = {"mean": 4, "runtime (s)": 2}
+
+
+def _gamma(value: float) -> str:
+    return "" if value != value else f"{value:g}"
 
 
 def summary_sections(frame: pd.DataFrame, images: list[tuple[Path, str]], out: Path) -> list[str]:
@@ -60,9 +70,9 @@ def summary_sections(frame: pd.DataFrame, images: list[tuple[Path, str]], out: P
         shown = pd.DataFrame(
             {
                 "algorithm": group["algorithm"],
-                "learner": group["learner"],
+                "weak learners": group["learner"],
                 "N": group["n_learners"],
-                **{name: group[name] for name in varying(group)},
+                **{name: group[name].map(_gamma) if name == "gamma" else group[name] for name in varying(group)},
                 "metric": group["metric"],
                 "mean": group["mean"],
                 "95% interval": [interval_cell(row) for row in group.itertuples()],
@@ -70,50 +80,57 @@ def summary_sections(frame: pd.DataFrame, images: list[tuple[Path, str]], out: P
                 "runtime (s)": group["runtime_s"],
             }
         )
-        seeds = sorted(set(group["n_seeds"]))
         caption = (
-            f"{len(group)} groups of runs under the {protocol} protocol, N = "
+            f"{plural(len(group), 'group')} of runs under the {protocol} protocol, N = "
             f"{', '.join(map(str, sorted(set(group['n_learners']))))}, "
-            f"{'-'.join(map(str, (seeds[0], seeds[-1])) if len(seeds) > 1 else str(seeds[0]))} seeds each."
+            f"{count_range(group['n_seeds'], 'seed')} {'each' if len(group) > 1 else ''}".rstrip()
+            + "."
         )
         mine = [figure(path, out, text) for path, text in images if path.name.startswith(f"{dataset}.{protocol}.")]
         parts.append(
             f"<section id='{esc(dataset)}-{esc(protocol)}'><h2>{esc(dataset)} ({esc(protocol)})</h2>"
-            f"<p class='caption'>{esc(caption)}</p>{html_table(shown)}{''.join(mine)}</section>"
+            f"<p class='caption'>{esc(caption)}</p>"
+            f"{html_table(shown, NUMBERS, right=('95% interval', 'gamma'))}{''.join(mine)}</section>"
         )
     return parts
 
 
 def paper_table_html(name: str, frame: pd.DataFrame, preset: str) -> str:
-    """A rebuilt paper table: per cell ours, interval, seeds, the paper's value, difference, flag."""
+    """A rebuilt paper table: per cell ``ours [interval] / paper`` (:func:`tables.cell_text`, a
+    flagged one shaded), then each cell's seeds, difference, costs and note
+    (:func:`tables.details`).
+    """
     spec = tables.TABLES[name]
     digits = 3 if spec.higher_is_better else 4
     columns = tables.table_columns(frame)
 
     def cell(row) -> str:
-        paper = "—" if row["paper"] != row["paper"] else f"{row['paper']:.{digits}f}"
-        if row["n_seeds"] == 0:
-            return f"<td class='note'>— / paper {paper}<br>{esc(row['note'])}</td>"
-        diff = "" if row["diff"] != row["diff"] else f" ({row['diff']:+.{digits}f})"
-        note = (
-            f"<br><span class='note'>{esc(row['note'])}</span>" if isinstance(row["note"], str) and row["note"] else ""
-        )
-        return (
-            f"<td class='num{' flag' if row['flagged'] else ''}'><b>{row['ours']:.{digits}f}</b> "
-            f"{esc(tables.cell_interval(row, digits))} n={row['n_seeds']}{' ⚑' if row['flagged'] else ''}"
-            f"<br>paper {paper}{diff}{note}</td>"
-        )
+        if not row["n_seeds"]:  # the reason under the dash
+            why = row["note"] or "not run"
+            return f"<td class='num note'>{esc(tables.cell_text(row, digits))}<br>{esc(why)}</td>"
+        return f"<td class='num{' flag' if row['flagged'] else ''}'>{esc(tables.cell_text(row, digits))}</td>"
 
     head = "<th>data set</th>" + "".join(f"<th class='num'>{esc(c)}</th>" for c in columns)
     body = ""
     for dataset, group in frame.groupby("dataset", sort=False):
         by_column = {row["column"]: row for _, row in group.iterrows()}
         body += f"<tr><td>{esc(dataset)}</td>" + "".join(cell(by_column[c]) for c in columns) + "</tr>"
+    extra = tables.details(name, frame)
     return (
         f"<h3>{esc(tables.caption(name, frame, preset))}</h3><table><thead><tr>{head}</tr></thead>"
         f"<tbody>{body}</tbody></table><p class='caption'>Cells: our mean of <code>{esc(spec.metric)}</code> "
-        f"over seeds, its interval, the seeds; the paper's value (ours − paper). ⚑: the paper's value is "
-        f"outside the interval and more than {spec.tolerance:g} away. {esc(intervals.caption())}</p>"
+        f"over seeds [its interval] / the paper's value. ⚑ (shaded): the paper's value is outside the interval "
+        f"and more than {spec.tolerance:g} away; —: no run. {esc(intervals.caption())}</p>"
+        + (
+            html_table(
+                extra, {t: digits if d is None else d for t, (_, d) in tables.DETAIL_COLUMNS.items() if t in extra}
+            )
+            + "<p class='caption'>Per cell: seeds, ours − paper, the held-out score of a gamma-tuned column, our "
+            "mean wall and CPU seconds, the largest peak memory (MiB), the paper's runtime in seconds (the "
+            "authors' machine), and the note.</p>"
+            if not extra.empty
+            else ""
+        )
     )
 
 
@@ -204,8 +221,10 @@ def exports(out: Path) -> str:
     return "<ul>" + "".join(f"<li>{link(p, out)}</li>" for p in files) + "</ul>"
 
 
-def provenance(frame: pd.DataFrame) -> str:
-    """Who made the page and the runs: code fingerprints, package versions, machine, date."""
+def provenance(frame: pd.DataFrame, command: str) -> str:
+    """Who made the page and the runs: the command, code fingerprints, package versions, machine,
+    date.
+    """
     from boostbench.system.fingerprint import code_fingerprint
 
     def version(name: str) -> str:
@@ -215,6 +234,7 @@ def provenance(frame: pd.DataFrame) -> str:
             return "not installed"
 
     rows = [
+        ("command", command),
         ("date (UTC)", datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")),
         ("code fingerprint (this report)", code_fingerprint()),
         (
@@ -228,10 +248,10 @@ def provenance(frame: pd.DataFrame) -> str:
     return html_table(pd.DataFrame(rows, columns=["what", "value"]))
 
 
-def render(frame: pd.DataFrame, store: str, images: list[tuple[Path, str]], out: Path) -> str:
+def render(frame: pd.DataFrame, store: str, images: list[tuple[Path, str]], out: Path, command: str) -> str:
     """The page. ``frame``: the summary (:func:`boostbench.reporting.summary.summarize`);
     ``images``: the summary's PNGs with their captions; ``out``: the report directory (links
-    are relative to it).
+    are relative to it); ``command``: the command line that wrote the report (its provenance).
     """
     sections = summary_sections(frame, images, out)
     from boostbench.reporting import leaderboard
@@ -252,8 +272,8 @@ def render(frame: pd.DataFrame, store: str, images: list[tuple[Path, str]], out:
     )
     body = [
         f"<h1>boostbench report: {esc(store)}</h1>",
-        f"<p class='caption'>{len(frame)} groups of runs that differ only by seed, "
-        f"{int(frame['n_seeds'].sum())} runs. {esc(intervals.caption())}</p><nav>{nav}</nav>",
+        f"<p class='caption'>{plural(len(frame), 'group')} of runs that differ only by seed, "
+        f"{plural(int(frame['n_seeds'].sum()), 'run')}. {esc(intervals.caption())}</p><nav>{nav}</nav>",
         "<h2 id='runs'>Runs by data set</h2>",
         *sections,
     ]
@@ -261,7 +281,12 @@ def render(frame: pd.DataFrame, store: str, images: list[tuple[Path, str]], out:
         body += ["<h2 id='paper-tables'>Paper tables</h2>", *papers]
     if others:
         body += ["<h2 id='other'>Other tables</h2>", *others]
-    body += ["<h2 id='exports'>Exports</h2>", exports(out), "<h2 id='provenance'>Provenance</h2>", provenance(frame)]
+    body += [
+        "<h2 id='exports'>Exports</h2>",
+        exports(out),
+        "<h2 id='provenance'>Provenance</h2>",
+        provenance(frame, command),
+    ]
     return (
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>boostbench: {esc(store)}</title>"
         f"<style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n"

@@ -138,8 +138,9 @@ REPORTS: dict[str, Report] = {
         lambda results_dir, out_dir, runs, _: sun_tables.write(runs, out_dir),
     ),
     "leaderboard": Report(
-        "every online algorithm ranked over the store's streams: accuracy, kappa-M, kappa-T, CPU s, "
-        "RAM-hours; Friedman + Nemenyi, accuracy against CPU s",
+        "every online algorithm on its weak learners ranked over the store's streams: accuracy, kappa-M, "
+        "kappa-T, CPU s, RAM-hours; Friedman + Nemenyi, Wilcoxon-Holm, Bayesian signed-rank (ROPE); the "
+        "boosters at equal trees; accuracy against CPU s; the streams' learning curves",
         lambda results_dir, out_dir, runs, _: _leaderboard(results_dir, out_dir, runs),
     ),
     # last: its HTML page links the tables written before it

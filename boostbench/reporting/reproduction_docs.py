@@ -38,6 +38,7 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import OmegaConf
 
+from boostbench.reporting.figures import caption_of
 from boostbench.system.files import atomic_write_text
 from boostbench.system.paths import CONFIG_DIR
 
@@ -356,7 +357,8 @@ def write_page(
     commit: str,
 ) -> Path | None:
     """Write ``page``'s tables and figures (its report's own files) under ``out``, then
-    ``<out>/<page>.md``: the provenance, the report's Markdown tables in order, its figures.
+    ``<out>/<page>.md``: the provenance, the report's Markdown tables in order, its figures, each
+    numbered and captioned (the caption its files carry: :func:`figures.caption_of`).
     Returns the page's path, or None when the store has no runs for it.
     """
     from boostbench.reporting.report import REPORTS
@@ -375,7 +377,16 @@ def write_page(
     figures = [p for p in written if p.suffix == ".png"]
     if figures:
         lines += ["## Figures", ""]
-        lines += [f"![{p.relative_to(out).with_suffix('')}]({p.relative_to(out).as_posix()})" for p in figures]
+        for number, path in enumerate(figures, 1):
+            caption = caption_of(path) or path.stem.replace("_", " ")
+            pdf = path.with_suffix(".pdf")
+            vector = f" ([PDF]({pdf.relative_to(out).as_posix()}))" if pdf.is_file() else ""
+            lines += [
+                f"![{caption}]({path.relative_to(out).as_posix()})",
+                "",
+                f"*Figure {number}. {caption}*{vector}",
+                "",
+            ]
     return atomic_write_text(out / f"{page.name}.md", "\n".join(lines).rstrip() + "\n")
 
 
@@ -401,7 +412,7 @@ def index(
         "",
         "| study | runs | seeds | sweep wall s | all processes' CPU s | runs' CPU s | compiling, cache fills, "
         "wall s | not in the runs' CPU s |",
-        "|---|---|---|---|---|---|---|---|",
+        "|---|" + "---:|" * 7,
     ]
 
     def fmt(value: float) -> str:

@@ -49,10 +49,13 @@ def critical_difference(k: int, n: int, alpha: float = ALPHA) -> float:
     return float(q * np.sqrt(k * (k + 1) / (6 * n)))
 
 
-def cd_diagram(scores: pd.DataFrame, higher_is_better: bool, stem: Path, title: str, p_value: float) -> list[Path]:
-    """Critical-difference diagram (Nemenyi) as PNG and PDF, its CD in the title; drawn only when
-    the Friedman test rejects equal ranks (``p_value`` < :data:`ALPHA`), since without that the
-    post-hoc differences mean nothing. Returns the paths (none: not drawn).
+def cd_diagram(
+    scores: pd.DataFrame, higher_is_better: bool, stem: Path, title: str, p_value: float, caption: str | None = None
+) -> list[Path]:
+    """Critical-difference diagram (Nemenyi) as PNG and PDF, its CD in the title (``caption``
+    inside the files); drawn only when the Friedman test rejects equal ranks (``p_value`` <
+    :data:`ALPHA`), since without that the post-hoc differences mean nothing. Returns the paths
+    (none: not drawn).
     """
     if scores.shape[1] < 3 or scores.shape[0] < 3 or not p_value < ALPHA:
         return []
@@ -65,7 +68,7 @@ def cd_diagram(scores: pd.DataFrame, higher_is_better: bool, stem: Path, title: 
     cd = critical_difference(scores.shape[1], scores.shape[0])
     ax.set_title(f"{title} (Friedman p = {p_value:.3g}, Nemenyi CD = {cd:.2f} at alpha = {ALPHA:g})")
     fig.tight_layout()
-    return save_figure(fig, stem)
+    return save_figure(fig, stem, caption or title)
 
 
 def to_markdown(name: str, result: dict) -> str:
@@ -74,7 +77,7 @@ def to_markdown(name: str, result: dict) -> str:
         f"### {name}: average ranks over {result['n_datasets']} data sets (1 = best)",
         "",
         "| algorithm | average rank |",
-        "|---|---|",
+        "|---|---:|",
     ]
     lines += [f"| {algorithm} | {rank:.2f} |" for algorithm, rank in result["ranks"].items()]
     if result["statistic"] != result["statistic"]:

@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 
 from boostbench.reporting import figures, page
-from boostbench.reporting.intervals import caption, clipped, confidence_interval, interval_cell, metric_range
+from boostbench.reporting.intervals import caption, interval_cell, measure_interval, metric_range
+from boostbench.reporting.records import variant_labels
+from boostbench.reporting.wording import count_range
 from boostbench.system.files import atomic_write_text
 
 #: A protocol's headline metric and whether higher is better
@@ -25,17 +27,21 @@ PRIMARY = {
 }
 #: The curve of a protocol's main figure; the others get a figure each, named after them
 PRIMARY_CURVES = ("cumulative_accuracy", "test_rank_loss")
-#: What a group of runs shares: everything but the seed (``settings`` holds every other key)
-GROUP = ["dataset", "protocol", "algorithm", "learner", "n_learners", "gamma", "preset", "settings"]
+#: What a group of runs shares: everything but the seed (``settings`` holds every other key;
+#: ``trees`` the weak learners, a peer's own)
+GROUP = ["dataset", "protocol", "algorithm", "trees", "n_learners", "gamma", "preset", "settings"]
 SHOWN = ["dataset", "protocol", "algorithm", "learner", "n_learners", "gamma", "preset"]
 
 
 def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
     """One row per group of runs (:data:`GROUP`): ``metric`` (default: each protocol's headline,
-    :data:`PRIMARY`) as ``mean``, ``ci_low``, ``ci_high`` (95%, Student's t over seeds, clipped to the
-    metric's range and then ``clipped``; NaN below 3 seeds), ``n_seeds``,
-    mean ``runtime_s`` (seconds), the code fingerprints that made the runs (``code``), and
-    ``variant`` (1, 2, ... when one data set and algorithm has several settings).
+    :data:`PRIMARY`) as ``mean``, ``ci_low``, ``ci_high`` (95% over seeds,
+    :func:`~boostbench.reporting.intervals.measure_interval`: Student's t clipped to the metric's
+    range and then ``clipped``, or a bootstrap percentile interval for a time, memory or count;
+    NaN below 3 seeds), ``n_seeds``, mean ``runtime_s`` (seconds), the code fingerprints that made
+    the runs (``code``), ``learner`` (the weak learners: :mod:`~boostbench.reporting.weak_learners`,
+    a peer's own) and ``variant`` (what sets the group's settings apart from the other groups of
+    its data set, algorithm and learners, e.g. ``dataset.file=iris.arff``; "" when it has one).
 
     Raises:
         KeyError: ``metric`` is not a column of the runs (see :data:`records.COLUMNS`).
@@ -47,16 +53,17 @@ def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
         name = metric or PRIMARY.get(group["protocol"].iloc[0], ("final_accuracy", True))[0]
         values = group[name].to_numpy(dtype=float)
         values = values[~np.isnan(values)]
-        bounds = metric_range(name)
-        low, high = confidence_interval(values, bounds=bounds)
+        low, high, was_clipped = measure_interval(values, name)
         rows.append(
             {
                 **dict(zip(GROUP, key)),
+                "learner": key[GROUP.index("trees")],
+                "settings_items": group["settings_items"].iloc[0],
                 "metric": name,
                 "mean": float(values.mean()) if len(values) else np.nan,
                 "ci_low": low,
                 "ci_high": high,
-                "clipped": clipped(values, bounds),
+                "clipped": was_clipped,
                 "n_seeds": int(group["seed"].nunique()),
                 "runtime_s": float(group["runtime_s"].mean()),
                 "code": ", ".join(sorted(c or "(before fingerprints)" for c in group["code"].unique())),
@@ -65,20 +72,23 @@ def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
-    # settings digests are unreadable: number the variants of one data set x algorithm instead
-    frame["variant"] = frame.groupby(["dataset", "protocol", "algorithm"])["settings"].transform(
-        lambda s: pd.factorize(s)[0] + 1
-    )
-    return frame
+    labels = {}
+    for _, same in frame.groupby(["dataset", "protocol", "algorithm", "trees"]):
+        labels.update(variant_labels(list(same["settings_items"])))
+    frame["variant"] = frame["settings_items"].map(labels)
+    return frame.drop(columns="settings_items")
 
 
 def to_markdown(frame: pd.DataFrame, store: str) -> str:
-    """The summary as Markdown: one line per group, ``mean [95% CI] (n seeds)``."""
+    """The summary as Markdown: one line per group, ``mean [95% CI]``, numbers right-aligned."""
+    numeric = {"N", "mean [95% CI]", "seeds", "runtime (s)"}
+    columns = [*SHOWN, "variant", "metric", "mean [95% CI]", "seeds", "runtime (s)", "code"]
+    shown = {"learner": "weak learners", "n_learners": "N"}
     lines = [
         f"# Runs in {store}",
         "",
-        "| " + " | ".join([*SHOWN, "variant", "metric", "mean [95% CI]", "seeds", "runtime (s)", "code"]) + " |",
-        "|" + "---|" * (len(SHOWN) + 6),
+        "| " + " | ".join(shown.get(c, c) for c in columns) + " |",
+        "|" + "".join("---:|" if shown.get(c, c) in numeric else "---|" for c in columns),
     ]
     for row in frame.itertuples():
         gamma = "" if row.gamma != row.gamma else f"{row.gamma:g}"
@@ -91,20 +101,27 @@ def to_markdown(frame: pd.DataFrame, store: str) -> str:
         )
     lines += [
         "",
-        "One line per group of runs that differ only by seed; variant numbers the settings of one data "
-        "set and algorithm (any key besides seed, gamma, N and preset). "
+        "One line per group of runs that differ only by seed; weak learners: the trees our boosters grew "
+        "(the learner config's, named after its configs/learner/ file, with the keys set otherwise), or a "
+        "peer's own library's; variant: what sets a group's settings apart from the other groups of its "
+        "data set, algorithm and weak learners (any key besides seed, gamma, N and preset). "
         + caption()
         + " code: the fingerprint of the code that computed the runs.",
     ]
     return "\n".join(lines) + "\n"
 
 
+#: What tells a figure's lines apart, besides the algorithm
+LINE_KEYS = ["trees", "gamma", "preset", "variant"]
+
+
 def curve_figures(
     results_dir: str | Path, runs: pd.DataFrame, out_dir: Path
 ) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Learning curves of every online group (PNG and PDF), one figure per data set, protocol,
-    N and curve: a line per algorithm, gamma, preset and variant with its 95% band over seeds (no
-    windowed-accuracy figure where the window spans the stream: it is the cumulative one).
+    N, curve and (for a windowed curve) window: a line per algorithm, weak learners, gamma,
+    preset and variant with its 95% band over seeds (no windowed figure where the window spans
+    the stream and the record has the cumulative curve it then is).
 
     Returns:
         The paths written, and each PNG with its caption (:func:`figure_caption`).
@@ -115,26 +132,31 @@ def curve_figures(
     long = figures.curves(results_dir, online).merge(online, on="key")
     variants = summarize(online)[GROUP + ["variant"]]
     long = long.merge(variants, on=GROUP, how="left")
+    # a windowed curve depends on its window: one figure per window, never two windows in one band
+    long["shown_window"] = long["window"].where(long["metric"].map(figures.windowed))
     written, shown = [], []
-    for (dataset, protocol, n, metric), group in long.groupby(["dataset", "protocol", "n_learners", "metric"]):
-        window = group["window"].max()
-        whole = metric in figures.WINDOWED and window >= group["x"].max()  # the window spans the stream
-        if whole and metric == "windowed_accuracy":
-            continue  # it is the cumulative accuracy: that figure is drawn already
+    keys = ["dataset", "protocol", "n_learners", "metric", "shown_window"]
+    windows = long.groupby(keys[:-1])["shown_window"].nunique()
+    drawn = set(long["metric"])
+    for (dataset, protocol, n, metric, window), group in long.groupby(keys, dropna=False):
+        whole = window == window and window >= group["x"].max()  # the window spans the stream
+        twin = "cumulative_" + metric.removeprefix(figures.WINDOWED_PREFIX)
+        if whole and twin in drawn:
+            continue  # it is the cumulative curve: that figure is drawn already
         fig, ax = figures.new_figure((7.5, 4.5))
-        for (algorithm, gamma, preset, variant), sub in group.groupby(
-            ["algorithm", "gamma", "preset", "variant"], dropna=False
-        ):
+        several_trees = group["trees"].nunique() > 1
+        for (algorithm, trees, gamma, preset, variant), sub in group.groupby(["algorithm", *LINE_KEYS], dropna=False):
             label = algorithm + (f" ({figures.CURVE_NOTES[algorithm]})" if algorithm in figures.CURVE_NOTES else "")
             label += "".join(
                 [
+                    f" [{trees}]" if several_trees else "",
                     f", gamma={gamma:g}" if gamma == gamma else "",
                     f", {preset}" if preset != "paper" else "",
-                    f", variant {variant}" if variant > 1 else "",
+                    f", {variant}" if variant else "",
                 ]
             )
             figures.plot_band(ax, sub, label)
-        xlabel, ylabel = figures.LABELS[metric]
+        xlabel, ylabel = figures.label(metric)
         caption = figure_caption(dataset, protocol, n, metric, group)
         ax.set(xlabel=xlabel, ylabel=ylabel, title=caption)
         figures.fit_y(ax, bounds=metric_range(metric))
@@ -142,30 +164,36 @@ def curve_figures(
         figures.style_legend(ax)
         fig.tight_layout()
         suffix = "" if metric in PRIMARY_CURVES else f".{metric}"
-        paths = figures.save_figure(fig, out_dir / f"{dataset}.{protocol}.N{n}{suffix}")
+        if windows[(dataset, protocol, n, metric)] > 1:
+            suffix += f".window{int(window)}"
+        paths = figures.save_figure(fig, out_dir / f"{dataset}.{protocol}.N{n}{suffix}", caption.replace("\n", "; "))
         written += paths
         shown.append((paths[0], caption.replace("\n", "; ")))
     return written, shown
 
 
 def figure_caption(dataset: str, protocol: str, n: int, metric: str, group: pd.DataFrame) -> str:
-    """A summary figure's title: data set, what is plotted, N, protocol, seeds and window."""
-    what = figures.LABELS[metric][1]
-    seeds = sorted(group.groupby(["algorithm", "gamma", "preset", "variant"], dropna=False)["seed"].nunique().unique())
-    seeds_text = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+    """A summary figure's title: data set, what is plotted, N, protocol, seeds, preset (when not
+    the papers') and window.
+    """
+    what = figures.label(metric)[1]
+    seeds = group.groupby(["algorithm", *LINE_KEYS], dropna=False)["seed"].nunique()
+    presets = sorted(set(group["preset"]) - {"paper"})
     window = ""
-    if metric in figures.WINDOWED:
+    if figures.windowed(metric):
         w = int(group["window"].max())
         window = f", window {w}" if w < group["x"].max() else f", window {w} (longer than the stream: cumulative)"
-    return f"{dataset}: {what}\nN = {n}, {protocol}, {seeds_text} seeds{window}"
+    preset = f", preset {', '.join(presets)}" if presets else ""
+    return f"{dataset}: {what}\nN = {n}, {protocol}, {count_range(seeds, 'seed')}{preset}{window}"
 
 
 def write(
-    results_dir: str | Path, out_dir: Path, runs: pd.DataFrame, metric: str | None = None
+    results_dir: str | Path, out_dir: Path, runs: pd.DataFrame, metric: str | None = None, command: str | None = None
 ) -> tuple[pd.DataFrame, list[Path]]:
     """Write ``tables/summary.{md,csv}``, ``figures/summary/<dataset>.<protocol>.N<n>.{png,pdf}`` and
     ``summary.html`` (:mod:`boostbench.reporting.page`: it shows the paper tables and other
-    tables already under ``out_dir`` too).
+    tables already under ``out_dir`` too). ``command``: the command line the page's provenance
+    shows (None: this process's, :func:`command_line`).
 
     Returns:
         The summary frame (:func:`summarize`) and the paths written.
@@ -180,5 +208,14 @@ def write(
     ]
     images, shown = curve_figures(results_dir, runs, out_dir / "figures" / "summary")
     written += images
-    written.append(atomic_write_text(out_dir / "summary.html", page.render(frame, str(results_dir), shown, out_dir)))
+    html = page.render(frame, str(results_dir), shown, out_dir, command or command_line())
+    written.append(atomic_write_text(out_dir / "summary.html", html))
     return frame, written
+
+
+def command_line() -> str:
+    """This process's command line as a shell would take it back (``boostbench report ...``)."""
+    import shlex
+    import sys
+
+    return shlex.join([Path(sys.argv[0]).name, *sys.argv[1:]])

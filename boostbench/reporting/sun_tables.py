@@ -190,7 +190,7 @@ def to_markdown(table: pd.DataFrame) -> str:
             f"### {titles[learner]}",
             "",
             "| data set | " + " | ".join(COLUMNS) + " |",
-            "|---|" + "---|" * len(COLUMNS),
+            "|---|" + "---:|" * len(COLUMNS),
         ]
         for dataset, cells in cell_rows(block, cell):
             lines.append(f"| {dataset} | " + " | ".join(cells) + " |")

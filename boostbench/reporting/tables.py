@@ -21,6 +21,7 @@ from omegaconf import OmegaConf
 
 from boostbench.data.registry import available_datasets
 from boostbench.reporting.intervals import clipped, confidence_interval, interval_text, metric_range
+from boostbench.reporting.wording import plural
 
 PAPER_TABLES = Path(__file__).with_name("paper_tables.yaml")
 
@@ -167,6 +168,22 @@ def table_runs(name: str, runs: pd.DataFrame) -> pd.DataFrame:
     ]
 
 
+def unfilled(name: str, runs: pd.DataFrame, n_learners: int = 100) -> str | None:
+    """Why table ``name`` would have no cell filled from ``runs`` at ``n_learners`` under any
+    preset (``report all`` then writes no table of empty cells), or None when one is filled.
+    """
+    mine = table_runs(name, runs)
+    if mine.empty:
+        return "no runs of its data sets and algorithms"
+    for preset in presets(mine):
+        if (rebuild(name, runs, n_learners=n_learners, preset=preset)["n_seeds"] > 0).any():
+            return None
+    ns = sorted(int(n) for n in mine["n_learners"].unique() if n != n_learners)
+    if ns:
+        return f"no cell filled at N = {n_learners}; its runs have N = {', '.join(map(str, ns))} (--n-learners {ns[0]})"
+    return f"no cell filled at N = {n_learners} (its runs have other settings)"
+
+
 def presets(runs: pd.DataFrame) -> list[str]:
     """The presets the store has runs of, ``paper`` (the defaults) first, always."""
     return ["paper", *sorted(set(runs["preset"]) - {"paper"})]
@@ -215,7 +232,7 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
             if algorithm is not None:  # runs with other settings (a lever switched, a key changed) are another cell
                 matching = subset[subset["settings"] == expected_settings(dataset, algorithm, preset)]
                 if len(matching) < len(subset):
-                    note = f"{len(subset) - len(matching)} runs with other settings left out"
+                    note = f"{plural(len(subset) - len(matching), 'run')} with other settings left out"
                 subset = matching
             if algorithm is None:
                 note = "paper only (not an online algorithm)"
@@ -256,10 +273,10 @@ def rebuild(name: str, runs: pd.DataFrame, n_learners: int = 100, preset: str = 
                     "flagged": bool(
                         compared
                         and paper_value is not None
-                        and n > 0
+                        and low == low  # no interval (n < 3): nothing to be outside of
                         and abs(diff) > spec.tolerance
                         and not low <= paper_value <= high
-                    ),  # no interval (n < 3): outside
+                    ),
                     "gamma": gamma,
                     "held_out": held_out,
                     "runtime_s": float(subset["runtime_s"].mean()) if n else float("nan"),
@@ -325,8 +342,63 @@ def _fmt(value: float, digits: int) -> str:
     return "—" if value != value else f"{value:.{digits}f}"
 
 
+def cell_text(row, digits: int, footnote: str = "") -> str:
+    """A rebuilt cell as ``ours [interval] / paper`` (``⚑`` after a flagged one; ``— [a] / paper``
+    for ours without runs, ``footnote`` the mark of its reason), the rest of the cell in
+    :func:`details`.
+    """
+    paper = _fmt(row["paper"], digits)
+    if row["n_seeds"] == 0:
+        return f"—{f' [{footnote}]' if footnote else ''} / {paper}"
+    interval = cell_interval(row, digits)
+    return f"{_fmt(row['ours'], digits)}{f' {interval}' if interval else ''} / {paper}{' ⚑' if row['flagged'] else ''}"
+
+
+#: :func:`details`' columns: title -> (the rebuilt table's column, decimals; None: text)
+DETAIL_COLUMNS = {
+    "seeds": ("n_seeds", 0),
+    "ours − paper": ("diff", None),
+    "held-out gamma score": ("held_out", None),
+    "wall s": ("runtime_s", 1),
+    "CPU s": ("cpu_s", 1),
+    "peak MiB": ("peak_mib", 0),
+    "paper's s": ("paper_runtime_s", 0),
+}
+
+
+def footnotes(table: pd.DataFrame) -> dict[str, str]:
+    """Why cells are empty, each reason once: reason -> its mark (``a``, ``b``, ...), in order."""
+    reasons = dict.fromkeys(table.loc[table["n_seeds"] == 0, "note"].fillna("").replace("", "not run"))
+    return {reason: chr(ord("a") + i) if i < 26 else str(i + 1) for i, reason in enumerate(reasons)}
+
+
+def details(name: str, table: pd.DataFrame) -> pd.DataFrame:
+    """What a cell holds besides ``ours [interval] / paper``, one row per cell with runs: data set,
+    column, seeds, ours − paper, the held-out score of a gamma-tuned column, mean wall and CPU
+    seconds, largest peak memory (MiB), the paper's runtime (seconds, the authors' machine) and
+    the note; numbers as numbers (NaN: none; a column empty in every cell left out).
+    """
+    spec = TABLES[name]
+    digits = 3 if spec.higher_is_better else 4
+    shown = table[table["n_seeds"] > 0]
+    frame = pd.DataFrame({"data set": shown["dataset"], "column": shown["column"]})
+    for title, (column, decimals) in DETAIL_COLUMNS.items():
+        values = pd.to_numeric(shown[column], errors="coerce").where(shown["n_seeds"] > 0)
+        frame[title] = values.round(digits if decimals is None else decimals)
+    frame["note"] = shown["note"].fillna("")
+    # a column no cell has (no gamma-tuned column, records from before cpu_s) says nothing
+    return frame.dropna(axis=1, how="all").reset_index(drop=True)
+
+
+def _markdown_number(value, decimals: int, signed: bool = False) -> str:
+    return "" if value != value else f"{value:{'+' if signed else ''}.{decimals}f}"
+
+
 def to_markdown(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
-    """The rebuilt table as Markdown: one row per data set, ``ours [95% CI] (n) / paper [diff]; runtimes``."""
+    """The rebuilt table as Markdown: one row per data set, ``ours [95% CI] / paper`` per cell
+    (:func:`cell_text`), then the cells' seeds, differences, costs and notes in a table of their
+    own (:func:`details`), numbers right-aligned.
+    """
     spec = TABLES[name]
     digits = 3 if spec.higher_is_better else 4
     columns = table_columns(table)
@@ -337,39 +409,52 @@ def to_markdown(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
         + (" (the papers' text: every config's defaults)" if preset == "paper" else f" (configs/preset/{preset}.yaml)"),
         "",
         "| data set | " + " | ".join(columns) + " |",
-        "|---|" + "---|" * len(columns),
+        "|---|" + "---:|" * len(columns),
     ]
-    for dataset, group in table.groupby("dataset", sort=False):
-        cells = []
-        for column in columns:
-            row = group[group["column"] == column].iloc[0]
-            paper = _fmt(row["paper"], digits)
-            if row["n_seeds"] == 0:
-                cells.append(f"— ({row['note']}) / {paper}")
-                continue
-            extra = f", {row['note']}" if row["note"] else ""
-            if row["held_out"] == row["held_out"]:
-                extra += f"; held-out gamma {row['held_out']:.{digits}f}"
-            diff = "" if row["diff"] != row["diff"] else f" [{row['diff']:+.{digits}f}]"
-            flag = " ⚑" if row["flagged"] else ""
-            paper_time = "—" if pd.isna(row["paper_runtime_s"]) else f"{row['paper_runtime_s']}"
-            cells.append(
-                f"{_fmt(row['ours'], digits)} {cell_interval(row, digits)} "
-                f"(n={row['n_seeds']}{extra}) / {paper}{diff}{flag}; {runtime_text(row)}, "
-                f"{_fmt(row['peak_mib'], 0)} MiB / {paper_time} s"
-            )
+    notes = footnotes(table)
+
+    def cell(row) -> str:
+        row = row._asdict()
+        return cell_text(row, digits, notes.get(row["note"] or "not run", "") if row["n_seeds"] == 0 else "")
+
+    for dataset, cells in cell_rows(table, cell):
         lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        f"Cells: ours, mean over seeds of `{spec.metric}` [95% confidence interval, Student's t, "
-        f'clipped to the metric\'s range (*: clipped); "n < 3": too few seeds for one] '
-        "(n seeds; for a gamma-tuned column the gamma of best mean, and the held-out score: gamma "
-        "chosen on half the seeds, scored on the other half) / the paper's value [ours − paper]; "
-        f"⚑: the paper's value is outside the interval and more than {spec.tolerance:g} from our mean "
-        '(README, "Deviations", explains each). Then our mean runtime (wall seconds, and CPU seconds of '
-        "every thread where the runs measured them) and largest peak memory (RSS of the run's pass) / "
-        "the paper's runtime, in seconds (different machines).",
+        f"Cells: ours, the mean over seeds of `{spec.metric}` [its 95% interval over seeds, Student's t clipped "
+        f"to the metric's range (*: clipped); \"n < 3\": too few seeds for one] / the paper's value; ⚑: the "
+        f"paper's value is outside the interval and more than {spec.tolerance:g} from our mean (README, "
+        '"Deviations", explains each); — [a]: no run, for the reason marked a below.',
+        "",
+        *(f"- [{mark}] {reason}" for reason, mark in notes.items()),
+        "",
     ]
+    extra = details(name, table)
+    if not extra.empty:
+        titles = list(extra.columns)
+        numeric = [t for t in titles if t in DETAIL_COLUMNS]
+        lines += [
+            "| " + " | ".join(titles) + " |",
+            "|---|---|" + "---:|" * len(numeric) + "---|",
+        ]
+        for row in extra.itertuples(index=False):
+            values = dict(zip(titles, row))
+            numbers = [
+                _markdown_number(
+                    values[t], digits if DETAIL_COLUMNS[t][1] is None else DETAIL_COLUMNS[t][1], t == "ours − paper"
+                )
+                for t in numeric
+            ]
+            lines.append(
+                f"| {values['data set']} | {values['column']} | " + " | ".join(numbers) + f" | {values['note']} |"
+            )
+        lines += [
+            "",
+            "Per cell: its seeds; ours − the paper's value; for a gamma-tuned column the held-out score (gamma "
+            "chosen on half the seeds, scored on the other half; the note names the gamma of best mean); our "
+            "mean wall seconds and CPU seconds of every thread (where the runs measured them), the largest peak "
+            "memory (RSS of the run's pass, MiB); the paper's runtime in seconds (the authors' machine).",
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,225 @@
+"""The leaderboard's figures: per measure the critical-difference diagram and the pairwise
+tests' matrices, per data set accuracy against CPU seconds (the Pareto front), and per stream the
+learning curves of every row with the drift marked. Each is captioned (what it shows, N, the
+protocol, the seeds, the preset), the caption inside its files (:func:`figures.save_figure`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from boostbench.reporting import figures, pairwise, significance
+from boostbench.reporting.wording import count_range, plural
+
+
+def runs_text(chosen: pd.DataFrame) -> str:
+    """N, protocol, seeds and preset of a figure's runs, for its caption."""
+    ns = ", ".join(f"{int(n)}" for n in sorted(chosen["n_learners"].unique()))
+    seeds = chosen.groupby(["entry", "shown_dataset"])["seed"].nunique()
+    presets = ", ".join(sorted(chosen["preset"].unique()))
+    return f"N = {ns}, prequential, {count_range(seeds, 'seed')} per row and data set, preset {presets}"
+
+
+def draw(board, results_dir: str | Path, runs: pd.DataFrame, out: Path) -> list[Path]:
+    """Every figure of ``board`` (a :class:`~boostbench.reporting.leaderboard.Leaderboard`) under
+    ``out``: ``cd_<metric>``, ``wilcoxon_<metric>``, ``bayesian_<metric>``, ``pareto_<data set>``
+    and ``curves_<data set>`` (PNG and PDF). Returns the paths.
+    """
+    from boostbench.reporting.leaderboard import ACCURACY, online_runs
+
+    chosen = online_runs(runs)
+    about = runs_text(chosen) if not chosen.empty else ""
+    written: list[Path] = []
+    for measure in board.measures:
+        if measure.title not in board.scores:
+            continue
+        order = list(board.tables[measure.title]["algorithm"])
+        complete = board.scores[measure.title].dropna(axis=0, how="any")
+        test = board.tests[measure.title]
+        written += significance.cd_diagram(
+            complete,
+            measure.higher_is_better,
+            out / f"cd_{measure.metric}",
+            f"{measure.title}: mean ranks",
+            test["p_value"],
+            caption=f"{measure.title}: mean ranks over the {len(complete)} data sets every row ran on, Nemenyi's "
+            f"critical difference; {about}.",
+        )
+        written += pairwise.matrix_figure(
+            board.wilcoxon[measure.title],
+            order,
+            out / f"wilcoxon_{measure.metric}",
+            f"{measure.title}: Wilcoxon signed-rank, Holm-corrected (alpha = {pairwise.ALPHA:g})",
+            f"{measure.title}: pairwise Wilcoxon signed-rank tests over the data sets both rows ran on, Holm's "
+            f"correction over {len(board.wilcoxon[measure.title])} pairs; rows and columns by mean rank; {about}.",
+        )
+        if measure.title in board.bayesian:
+            written += pairwise.matrix_figure(
+                board.bayesian[measure.title],
+                order,
+                out / f"bayesian_{measure.metric}",
+                f"{measure.title}: Bayesian signed-rank, ROPE ±{board.rope:g}",
+                f"{measure.title}: Bayesian signed-rank tests (baycomp) with a ROPE of ±{board.rope:g}, over the "
+                f"data sets both rows ran on; a verdict at posterior probability ≥ {pairwise.DECISIVE:g}; {about}.",
+            )
+    if ACCURACY in board.scores and "CPU s" in board.scores:
+        order = list(board.tables[ACCURACY]["algorithm"])
+        for dataset in board.scores[ACCURACY].index:
+            written += pareto_plot(
+                board.scores[ACCURACY].loc[dataset],
+                board.scores["CPU s"].loc[dataset],
+                out / f"pareto_{_file_name(dataset)}",
+                dataset,
+                order,
+                about,
+            )
+    written += stream_curves(results_dir, chosen, out, about)
+    return written
+
+
+def _file_name(dataset: str) -> str:
+    """A data set's name as shown, fit for a file name."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in dataset).strip("_")
+
+
+def pareto_front(cost: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Indices of the points no other point beats on both axes (lower ``cost``, higher ``score``;
+    ties in both count as not beaten), in increasing cost.
+
+    Args:
+        cost, score: ``(m,)`` float64.
+    """
+    order = np.lexsort((-score, cost))  # by cost, the better score first among equal costs
+    front, best = [], -np.inf
+    for i in order:
+        if score[i] > best:
+            front.append(int(i))
+            best = score[i]
+    return np.asarray(front, dtype=np.int64)
+
+
+def pareto_plot(
+    scores: pd.Series, costs: pd.Series, stem: Path, dataset: str, order: list[str], about: str = ""
+) -> list[Path]:
+    """Accuracy (``scores``, per row) against CPU seconds (``costs``, log scale) on one data set,
+    the Pareto front drawn as a step line through its points. Each point carries its row's number
+    in ``order`` (the leaderboard's, so a number means one row in every plot), placed off the
+    others (adjustText), and a key beside the axes names the rows. PNG and PDF; the paths.
+    """
+    from adjustText import adjust_text
+    from matplotlib.lines import Line2D
+
+    both = pd.concat({"score": scores, "cost": costs}, axis=1).dropna()
+    if both.empty:
+        return []
+    number = {name: i + 1 for i, name in enumerate(order)}
+    both = both.loc[sorted(both.index, key=lambda n: number.get(n, len(order) + 1))]
+    cost, score = both["cost"].to_numpy(dtype=float), both["score"].to_numpy(dtype=float)
+    front = pareto_front(cost, score)
+    on_front = set(front.tolist())
+    fig, ax = figures.new_figure((9.5, 5.0))
+    ax.scatter(cost, score, color="0.55", zorder=2, s=18)
+    ax.step(cost[front], score[front], where="post", color="tab:red", zorder=1)
+    ax.scatter(cost[front], score[front], color="tab:red", zorder=3, s=22)
+    texts = [
+        ax.text(x, y, str(number.get(name, "?")), fontsize=8, color="tab:red" if i in on_front else "0.2")
+        for i, (name, x, y) in enumerate(zip(both.index, cost, score))
+    ]
+    if cost.min() > 0:
+        ax.set_xscale("log")
+    ax.margins(x=0.08, y=0.08)
+    adjust_text(texts, x=cost, y=score, ax=ax, arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.5})
+    key = [
+        Line2D([], [], linestyle="", marker="o", markersize=4, color="tab:red" if i in on_front else "0.55")
+        for i in range(len(both))
+    ]
+    ax.legend(
+        key,
+        [f"{number.get(name, '?')}  {name}" for name in both.index],
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        fontsize=7,
+        frameon=False,
+        title="row (red: on the Pareto front)",
+        title_fontsize=7,
+    )
+    ax.set_xlabel("CPU seconds of the pass (mean over seeds, log scale)")
+    ax.set_ylabel("accuracy, final part (mean over seeds)")
+    ax.set_title(f"{dataset}: accuracy against CPU seconds")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    caption = (
+        f"{dataset}: final-part accuracy against CPU seconds of {len(both)} rows, the Pareto front in red "
+        f"(no row is both faster and more accurate); {about}."
+    )
+    return figures.save_figure(fig, stem, caption)
+
+
+#: The curve the stream figures show
+STREAM_CURVE = "windowed_accuracy"
+
+
+def stream_curves(results_dir: str | Path, chosen: pd.DataFrame, out: Path, about: str) -> list[Path]:
+    """Per stream of ``chosen`` (:func:`leaderboard.online_runs`; an ordered data set,
+    :func:`boostbench.data.registry.is_stream`): the windowed accuracy of every row,
+    mean over seeds, against examples seen; the drift (``dataset.drift_to``, centred at
+    ``position``, ``width`` examples wide: :func:`boostbench.data.drift.drift_region`) shaded and
+    its centre drawn. Our boosters solid, the peers dashed. PNG and PDF; the paths.
+    """
+    if "stream" not in chosen:
+        return []
+    written = []
+    for dataset, group in chosen[chosen["stream"].astype(bool)].groupby("shown_dataset"):
+        long = figures.curves(results_dir, group)
+        long = long[long["metric"] == STREAM_CURVE].merge(group[["key", "entry", "seed", "window"]], on="key")
+        if long.empty:
+            continue
+        fig, ax = figures.new_figure((9.5, 5.0))
+        entries = list(dict.fromkeys(group.sort_values("entry")["entry"]))
+        colours = [figures.palette(i) for i in range(len(entries))]
+        for colour, entry in zip(colours, entries):
+            mine = long[long["entry"] == entry]
+            if mine.empty:
+                continue
+            mean = mine.groupby("x")["value"].mean()
+            ax.plot(
+                mean.index,
+                mean.to_numpy(),
+                color=colour,
+                linestyle="--" if _peer(group, entry) else "-",
+                linewidth=1.2,
+                label=f"{entry}, {plural(mine['seed'].nunique(), 'seed')}",
+            )
+        figures.fit_y(ax)  # from the curves alone (the drift's marks span the axes)
+        position, width = group["drift_position"].iloc[0], group["drift_width"].iloc[0]
+        drift = ""
+        if position == position:
+            position, width = int(position), int(width)
+            ax.axvspan(position - width / 2, position + width / 2, color="0.85", zorder=0)
+            ax.axvline(position, color="0.3", linestyle=":", linewidth=1, label="drift (centre; shaded: its width)")
+            drift = f"; the drift centred at example {position:,}, {width:,} examples wide (shaded)"
+        windows = ", ".join(f"{int(w):,}" for w in sorted(long["window"].unique()))
+        ax.set(
+            xlabel="examples seen",
+            ylabel=f"accuracy over the last {windows} examples",
+            title=f"{dataset}: windowed accuracy (mean over seeds)",
+        )
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        fig.tight_layout()
+        caption = (
+            f"{dataset}: accuracy over a sliding window of {windows} examples against examples seen, mean over "
+            f"seeds, of {len(entries)} rows (ours solid, peers dashed){drift}; {about}."
+        )
+        written += figures.save_figure(fig, out / f"curves_{_file_name(dataset)}", caption)
+    return written
+
+
+def _peer(group: pd.DataFrame, entry: str) -> bool:
+    from boostbench.algorithms import ALGORITHMS
+
+    algorithm = group.loc[group["entry"] == entry, "algorithm"].iloc[0]
+    return bool(getattr(ALGORITHMS.get(algorithm), "peer", False))

@@ -1,0 +1,127 @@
+"""What weak learners a run used, in words a reader can compare: the label a report's row carries.
+
+Our boosters take theirs from the run's ``learner`` config: the ``configs/learner/`` file it
+matches (``hoeffding_tree``: the papers' trees, per-tree draws of delta, tau, grace period and
+weight; ``hoeffding_tree_defaults``: river's and MOA's Hoeffding-tree defaults), with the keys
+where it differs from that file. A peer (river's, MOA's, VW's ensembles) brings its own learners
+and ignores the ``learner`` config: its label says which, from its library's defaults
+(river's ``river.ensemble`` / ``river.forest``, capymoa's wrappers of MOA).
+
+A label has two parts: the ``kind`` of trees, equal for any two runs whose trees are built alike
+whichever library builds them (ours on ``hoeffding_tree_defaults`` and river's AdaBoost both
+grow Hoeffding trees with grace 200, delta 1e-7, tau 0.05 and naive-Bayes-adaptive leaves), and
+the ``label`` shown, which also names a peer's library.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from omegaconf import OmegaConf
+
+from boostbench.system.paths import CONFIG_DIR
+
+#: The kind of trees river's and MOA's Hoeffding trees have at their defaults (grace period 200,
+#: split confidence 1e-7, tie threshold 0.05, naive-Bayes-adaptive leaves)
+HT_DEFAULTS = "HT defaults"
+#: A ``configs/learner/`` file's name in a report (files not listed: their own name)
+LEARNER_NAMES = {
+    "hoeffding_tree": "papers' trees",
+    "hoeffding_tree_mlr": "papers' trees",
+    "hoeffding_tree_defaults": HT_DEFAULTS,
+}
+#: Keys of a learner config that do not change its trees: how they are computed (the same
+#: numbers from the compiled pool and from river's)
+NOT_TREES = ("backend",)
+#: Per peer, its library and the kind of its learners (the defaults its library builds it with)
+PEER_LEARNERS: dict[str, tuple[str, str]] = {
+    **{
+        f"river_{name}": ("river", HT_DEFAULTS) for name in ("adaboost", "adwin_boosting", "bole", "leveraging_bagging")
+    },
+    "river_srp": ("river", "HT grace 50, delta 0.01"),
+    "river_arf": ("river", "ARF trees"),
+    **{f"moa_{name}": ("MOA", HT_DEFAULTS) for name in ("ozaboost", "online_smooth_boost", "leveraging_bagging")},
+    "moa_srp": ("MOA", "HT grace 50, delta 0.01"),
+    "moa_arf": ("MOA", "ARF trees"),
+    "moa_sgbt": ("MOA", "FIMT-DD regression trees"),
+    "vw_boosting": ("VW", "linear learners"),
+}
+
+
+@dataclass(frozen=True)
+class WeakLearners:
+    """A run's weak learners: ``kind`` (runs of one kind grow the same trees) and ``label`` (what
+    a report shows: the kind, and for a peer its library).
+    """
+
+    kind: str
+    label: str
+
+
+@functools.cache
+def learner_files() -> dict[str, dict[str, Any]]:
+    """Every ``configs/learner/*.yaml`` as plain data, by file stem."""
+    return {
+        path.stem: OmegaConf.to_container(OmegaConf.load(path), resolve=True)
+        for path in sorted((CONFIG_DIR / "learner").glob("*.yaml"))
+    }
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, list | dict) else str(value)
+
+
+def _differences(learner: Mapping[str, Any], default: Mapping[str, Any]) -> list[str]:
+    """``key=value`` for each key of ``learner`` (a record's) whose value is not ``default``'s;
+    keys the record lacks (written before they existed) are not differences.
+    """
+    return [
+        f"{key}={_text(value)}"
+        for key, value in learner.items()
+        if key not in NOT_TREES and key != "name" and (key not in default or default[key] != value)
+    ]
+
+
+def of_learner(learner: Mapping[str, Any]) -> WeakLearners:
+    """The weak learners of a ``learner`` config (a record's): the ``configs/learner/`` file of its
+    ``name`` that it differs least from (any file when none has that name), named as
+    :data:`LEARNER_NAMES` says, followed by the keys where the config differs from it.
+    """
+    files = learner_files()
+    name = str(learner.get("name", ""))
+    candidates = {stem: spec for stem, spec in files.items() if spec.get("name") == name} or files
+    if not candidates:
+        return WeakLearners(name, name)
+    # fewest differences; among equals the file named as the learner
+    stem = min(candidates, key=lambda s: (len(_differences(learner, candidates[s])), s != name, s))
+    diffs = _differences(learner, candidates[stem])
+    text = ", ".join([LEARNER_NAMES.get(stem, stem), *diffs])
+    return WeakLearners(text, text)
+
+
+def of_peer(algorithm: str) -> WeakLearners:
+    """A peer's own learners (:data:`PEER_LEARNERS`; another peer: its library's own learners,
+    the library read from the name's prefix).
+    """
+    if algorithm not in PEER_LEARNERS:  # built alike by no other algorithm we know of
+        label = f"{algorithm.split('_')[0]}'s own learners"
+        return WeakLearners(f"{label} ({algorithm})", label)
+    library, kind = PEER_LEARNERS[algorithm]
+    return WeakLearners(kind, f"{library}'s {kind}")
+
+
+def of_config(config: Mapping[str, Any]) -> WeakLearners:
+    """The weak learners of a run's config: its peer's own (:func:`of_peer`) or its ``learner``
+    config's (:func:`of_learner`).
+    """
+    from boostbench.algorithms import ALGORITHMS
+
+    name = str(config["algorithm"]["name"])
+    spec = ALGORITHMS.get(name)
+    if spec is not None and spec.peer:
+        return of_peer(name)
+    return of_learner(config.get("learner") or {})
