@@ -104,9 +104,25 @@ class RangePair(Constraint):
         return f"[low, high] with low <= high, each {self.bound.describe()}"
 
 
+@dataclass(frozen=True)
+class Anything(Constraint):
+    """Any value: a plugin's hyper-parameter its class declares no constraint for (the constructor
+    then checks it, once the run has started).
+    """
+
+    def ok(self, value: Any) -> bool:
+        return True
+
+    def describe(self) -> str:
+        return "any value"
+
+
+ANY = Anything()
 POSITIVE = Interval(0.0)
 PROBABILITY = Interval(0.0, 1.0)  # open: an edge, a fraction strictly inside
 BOOLEAN = OneOf((True, False))
+#: a fidelity variant (README, "Deviations"): the paper's text or the authors' code
+PAPER_OR_REFERENCE = OneOf(("paper", "reference"))
 
 
 def positive_int(minimum: int = 1, nullable: bool = False) -> Interval:

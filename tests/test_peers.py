@@ -56,7 +56,7 @@ def test_a_moa_peer_that_cannot_start_says_why_in_one_line(monkeypatch, tmp_path
     monkeypatch.setattr(moa_peers, "moa_python", lambda: sys.executable)
     monkeypatch.setattr(moa_peers, "WORKER", worker)
     with pytest.raises(ValueError) as caught:
-        moa_peers.MOAEnsemble(None, 2, np.random.default_rng(0), "ozaboost", 3, [0, 0])
+        moa_peers.MOAEnsemble(None, 2, np.random.default_rng(0), ensemble="ozaboost", n_learners=3, n_categories=[0, 0])
     message = str(caught.value)
     assert message.endswith("ModuleNotFoundError: No module named 'capymoa_absent'")
     assert "Traceback" not in message and "\n" not in message and sys.executable in message
@@ -85,7 +85,7 @@ def test_a_moa_peer_that_stops_mid_stream_names_the_root_cause(monkeypatch, tmp_
     )
     monkeypatch.setattr(moa_peers, "moa_python", lambda: sys.executable)
     monkeypatch.setattr(moa_peers, "WORKER", worker)
-    peer = moa_peers.MOAEnsemble(None, 2, np.random.default_rng(0), "sgbt", 3, [0, 0])
+    peer = moa_peers.MOAEnsemble(None, 2, np.random.default_rng(0), ensemble="sgbt", n_learners=3, n_categories=[0, 0])
     with pytest.raises(PeerError) as caught:
         peer.test_then_train(np.zeros((4, 2)), np.zeros(4, dtype=np.int64))
     assert str(caught.value) == "MOA's StreamingGradientBoostedTrees stopped: KeyError: 'node 3 is null'"

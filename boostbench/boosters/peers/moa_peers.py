@@ -85,7 +85,7 @@ class MOAEnsemble(OnlineBooster):
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {"ensemble": OneOf(tuple(ENSEMBLES))}
 
-    def __init__(self, pool, n_classes, rng, ensemble: str, n_learners: int, n_categories):
+    def __init__(self, pool, n_classes, rng, *, ensemble: str, n_learners: int, n_categories):
         super().__init__(pool, n_classes, rng)
         self._validate_params(ensemble=ensemble)
         self.ensemble = ensemble
