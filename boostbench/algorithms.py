@@ -7,16 +7,30 @@ N is, whether the protocol tracks its members, the kernels to compile before the
 the caches the runner loads before the run and saves after it. The hyper-parameters are the
 class's own (its constructor's keyword-only arguments with their defaults, and
 ``_parameter_constraints``): an entry reads them, it does not re-declare them; they are checked
-once, in :func:`boostbench.runner.config.validate`. An algorithm's ``algorithm=<name>`` config
-(``configs/algorithm/``) is the one made from its class (:meth:`AlgorithmSpec.config`).
+once, in :func:`boostbench.runner.config.validate`.
+
+Our algorithms (:data:`BUILT_IN`) and those of installed packages (plugins: the entry points of
+group :data:`ENTRY_POINT_GROUP`, each a booster class or an :class:`AlgorithmSpec`) are entries of
+one registry, :data:`ALGORITHMS`, looked up, checked, configured, built and fingerprinted the same
+way; a built-in is a plugin that ships with us. An algorithm's ``algorithm=<name>`` config is the
+YAML its package ships (ours: ``configs/algorithm/``; a plugin's: ``<package>/configs/algorithm/``),
+else the one made from its class (:meth:`AlgorithmSpec.config`), which :func:`store_configs` puts in
+Hydra's ConfigStore. A plugin that cannot be imported, takes a registered name or breaks the
+interface (:func:`interface_problem`) is left out with one line naming its package
+(:attr:`Registry.problems`); everything else keeps working. docs/bring-your-own-booster.md shows
+how to write, test (:func:`boostbench.testing.check_booster`) and install one.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import re
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,13 +41,18 @@ from boostbench.errors import ConfigError
 __all__ = [
     "ALGORITHMS",
     "BUILT_IN",
+    "ENTRY_POINT_GROUP",
     "AlgorithmSpec",
+    "Plugin",
     "algorithm_spec",
     "build_batch_booster",
     "build_booster",
     "interface_problem",
+    "spec_of",
 ]
 
+#: The entry-point group through which an installed package adds algorithms (``name = "module:object"``)
+ENTRY_POINT_GROUP = "boostbench.algorithms"
 #: Top-level config keys whose meaning belongs to some algorithms only: an algorithm declares the
 #: ones it uses (:attr:`AlgorithmSpec.uses`), and the others leave its config hash.
 KNOBS = ("n_learners", "gamma", "n_rounds")
@@ -46,6 +65,8 @@ KNOB_CONSTRAINTS: dict[str, Constraint] = {
 }
 #: What the runner gives a peer's constructor instead of a pool (not hyper-parameters)
 PEER_ARGUMENTS = ("n_learners", "n_categories")
+#: An algorithm's name: it becomes a config option, a file name and a table's row
+_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
 def _resolve(target: str) -> Any:
@@ -56,9 +77,29 @@ def _resolve(target: str) -> Any:
     return getattr(importlib.import_module(module), attribute)
 
 
+@dataclass(frozen=True)
+class Plugin:
+    """Where a plugin algorithm comes from: its distribution (``pip``'s package name) and version,
+    its entry point's value (``"module:object"``) and the sources that enter the code fingerprint
+    (the directory of its top-level package, or its module's file).
+    """
+
+    distribution: str
+    version: str
+    value: str
+    source: Path
+
+    def provenance(self) -> dict[str, str]:
+        """What a run's record says of the plugin: its distribution, version and entry point."""
+        return {"distribution": self.distribution, "version": self.version, "entry_point": self.value}
+
+
 @dataclass(frozen=True, kw_only=True)
 class AlgorithmSpec:
     """One algorithm of the registry: what a booster class alone cannot say.
+
+    A plugin's entry point may name one of these instead of its class, e.g.
+    ``AlgorithmSpec("my_package.booster:MyBooster", uses=("n_learners", "gamma"))``.
 
     Attributes:
         target: the booster class, or ``"module:Class"`` (imported on first use).
@@ -84,6 +125,7 @@ class AlgorithmSpec:
         peer: another library's ensemble with its own weak learners (river's, MOA's): the runner
             builds no pool (the ``learner`` config does not apply) and passes ``n_learners`` and
             the attributes' ``n_categories`` to the constructor (keyword arguments).
+        plugin: where a plugin comes from (set by the registry; None for ours).
     """
 
     target: str | type = field(kw_only=False)
@@ -98,6 +140,7 @@ class AlgorithmSpec:
     compiled_warm_up: tuple[str, ...] = ()
     caches: tuple[str, str] | None = None
     peer: bool = False
+    plugin: Plugin | None = None
 
     @property
     def cls(self) -> type:
@@ -225,6 +268,20 @@ BUILT_IN: dict[str, AlgorithmSpec] = {
 }
 
 
+def spec_of(obj: Any) -> AlgorithmSpec | None:
+    """The registry entry an entry point's object stands for: an :class:`AlgorithmSpec` as it is,
+    a booster class as the entry of its defaults (``OnlineRanker``: a multi-label one); None for
+    anything else.
+    """
+    from boostbench.boosters.base import OnlineRanker
+
+    if isinstance(obj, AlgorithmSpec):
+        return obj
+    if isinstance(obj, type):
+        return AlgorithmSpec(obj, task="multilabel" if issubclass(obj, OnlineRanker) else "multiclass")
+    return None
+
+
 def _config_value(value: Any) -> bool:
     """Whether ``value`` can stand in a YAML config as it is (OmegaConf's primitives, lists, dicts)."""
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -282,16 +339,148 @@ def interface_problem(spec: AlgorithmSpec) -> str | None:
     return None
 
 
-ALGORITHMS = BUILT_IN
+def _source(cls: type) -> Path:
+    """The sources of the package ``cls`` comes from: its top-level package's directory, or the file
+    of a top-level module.
+    """
+    top = sys.modules[cls.__module__.partition(".")[0]]
+    path = Path(top.__file__).resolve()
+    return path.parent if path.name == "__init__.py" else path
+
+
+def _load_plugins(taken: Mapping[str, AlgorithmSpec]) -> tuple[dict[str, AlgorithmSpec], list[str]]:
+    """The installed plugins' entries, and one line for each one left out (naming its package)."""
+    found: dict[str, AlgorithmSpec] = {}
+    problems = []
+    for point in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+        dist = point.dist
+        who = f"{dist.name} {dist.version}" if dist is not None else "?"
+        problem = None
+        if point.name in taken:
+            problem = "takes the name of a built-in algorithm"
+        elif point.name in found:
+            problem = f"takes the name package {found[point.name].plugin.distribution} registered"
+        elif not _NAME.fullmatch(point.name):
+            problem = "is not named as an algorithm can be (lower-case letters, digits and _, a letter first)"
+        else:
+            try:
+                spec = spec_of(point.load())
+            except Exception as exc:
+                problem = f"fails to import ({point.value}): {type(exc).__name__}: {' '.join(str(exc).split())}"
+            else:
+                problem = (
+                    f"names {point.value}, neither a booster class nor an AlgorithmSpec"
+                    if spec is None
+                    else interface_problem(spec)
+                )
+        if problem is not None:
+            problems.append(f"plugin algorithm {point.name!r} of package {who} left out: it {problem}")
+            continue
+        plugin = Plugin(dist.name, dist.version, point.value, _source(spec.cls)) if dist else None
+        found[point.name] = replace(spec, plugin=plugin)
+    return found, problems
+
+
+class Registry(Mapping[str, AlgorithmSpec]):
+    """Every algorithm: :data:`BUILT_IN`, then the installed plugins (found on first use).
+
+    Attributes:
+        problems: one line for each plugin left out (it failed to import, took a name or broke the
+            interface), naming its package.
+    """
+
+    def __init__(self, built_in: Mapping[str, AlgorithmSpec]):
+        self._built_in = dict(built_in)
+        self._entries: dict[str, AlgorithmSpec] | None = None
+        self._problems: list[str] = []
+
+    def _all(self) -> dict[str, AlgorithmSpec]:
+        if self._entries is None:
+            plugins, self._problems = _load_plugins(self._built_in)
+            self._entries = {**self._built_in, **plugins}
+        return self._entries
+
+    def refresh(self) -> None:
+        """Find the plugins again on next use (after a package was installed or removed)."""
+        self._entries = None
+
+    @property
+    def problems(self) -> list[str]:
+        self._all()
+        return list(self._problems)
+
+    def plugins(self) -> dict[str, AlgorithmSpec]:
+        """The entries of installed packages (ours left out)."""
+        return {name: spec for name, spec in self._all().items() if spec.plugin is not None}
+
+    def __getitem__(self, name: str) -> AlgorithmSpec:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+ALGORITHMS = Registry(BUILT_IN)
 
 
 def algorithm_spec(name: str) -> AlgorithmSpec:
     """The registry entry for ``name``.
 
     Raises:
-        ConfigError: unknown algorithm (the message lists the known ones).
+        ConfigError: unknown algorithm (the message lists the known ones, or says why the plugin
+            of that name was left out).
     """
+    reason = left_out(name)
+    if reason is not None:
+        raise ConfigError(f"unknown algorithm {name!r}: the {reason}")
     return entry("algorithm", name, ALGORITHMS)
+
+
+def left_out(name: str) -> str | None:
+    """Why the plugin algorithm ``name`` was left out of the registry (None: it was not)."""
+    if name in ALGORITHMS:
+        return None
+    return next((line for line in ALGORITHMS.problems if line.startswith(f"plugin algorithm {name!r} ")), None)
+
+
+def shipped_config(name: str, spec: AlgorithmSpec) -> Path | None:
+    """The YAML a plugin ships for its algorithm, ``<its package>/configs/algorithm/<name>.yaml``
+    (None: its config is made from the class). Ours are under the configs folder.
+    """
+    if spec.plugin is None or not spec.plugin.source.is_dir():
+        return None
+    path = spec.plugin.source / "configs" / "algorithm" / f"{name}.yaml"
+    return path if path.is_file() else None
+
+
+def store_configs() -> None:
+    """Put every plugin algorithm's config (:func:`shipped_config`, else :meth:`AlgorithmSpec.config`
+    with :attr:`AlgorithmSpec.config_defaults`) in Hydra's ConfigStore, group ``algorithm``, where
+    ``compose`` and a sweep's jobs (which get the store with Hydra's state) find ``algorithm=<name>``.
+    """
+    from hydra.core.config_store import ConfigStore
+    from omegaconf import OmegaConf
+
+    store = ConfigStore.instance()
+    for name, spec in ALGORITHMS.plugins().items():
+        path = shipped_config(name, spec)
+        if path is not None:  # Hydra's header, which the loaded node loses, says where it goes
+            package = "_global_" if path.read_text(encoding="utf-8").startswith("# @package _global_") else None
+            store.store(group="algorithm", name=name, node=OmegaConf.load(path), package=package)
+        elif spec.config_defaults:  # the other groups' choices: a global package, as our YAML files
+            node = {"defaults": [_override(line) for line in spec.config_defaults], "algorithm": spec.config(name)}
+            store.store(group="algorithm", name=name, node=node, package="_global_")
+        else:
+            store.store(group="algorithm", name=name, node=spec.config(name))
+
+
+def _override(line: str) -> dict[str, str]:
+    """``"override /learner: tree"`` as a defaults-list entry."""
+    key, _, value = line.partition(": ")
+    return {key: value}
 
 
 def build_booster(
