@@ -65,8 +65,8 @@ KNOB_CONSTRAINTS: dict[str, Constraint] = {
 }
 #: What the runner gives a peer's constructor instead of a pool (not hyper-parameters)
 PEER_ARGUMENTS = ("n_learners", "n_categories")
-#: An algorithm's name: it becomes a config option, a file name and a table's row
-_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+#: A plugin algorithm's name: it becomes a config option, a file name and a table's row
+ALGORITHM_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 
 def _resolve(target: str) -> Any:
@@ -360,7 +360,7 @@ def _load_plugins(taken: Mapping[str, AlgorithmSpec]) -> tuple[dict[str, Algorit
             problem = "takes the name of a built-in algorithm"
         elif point.name in found:
             problem = f"takes the name package {found[point.name].plugin.distribution} registered"
-        elif not _NAME.fullmatch(point.name):
+        elif not ALGORITHM_NAME.fullmatch(point.name):
             problem = "is not named as an algorithm can be (lower-case letters, digits and _, a letter first)"
         else:
             try:

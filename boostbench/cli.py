@@ -395,6 +395,30 @@ def _print_summary(record: dict, path, spec) -> None:
     console.print(f"record: {path}")
 
 
+@app.command("new-algorithm")
+def new_algorithm(
+    name: str = typer.Argument(..., help="the algorithm's name: lower-case letters, digits and _ (my_boost)"),
+    directory: str = typer.Option(".", "--dir", help="where the project's folder (NAME) goes"),
+):
+    """Write an installable package that adds the online booster NAME to the bench (a booster to
+    fill in, its entry point, a test running boostbench.testing.check_booster, a README).
+    """
+    from boostbench.scaffold import new_algorithm as write
+
+    try:
+        root = write(name, directory)
+    except BoostbenchError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot write the project under {directory}: {exc.strerror or exc}")
+    for line in (
+        f"wrote {root}: edit {root / 'src' / f'boostbench_{name}' / 'booster.py'}",
+        f"  cd {root} && pip install --no-deps -e . && pytest",
+        f"  boostbench run algorithm={name} dataset=car",
+    ):
+        console.print(line, highlight=False, soft_wrap=True)
+
+
 @app.command()
 def datasets(
     data_dir: str | None = typer.Option(None, help="extra data directory to search"),

@@ -208,3 +208,45 @@ def test_a_plugin_sweeps_beside_ours_and_reaches_the_leaderboard(plugins, tmp_pa
     )
     result = CliRunner().invoke(app, ["report", "leaderboard", "--results-dir", str(store)])
     assert result.exit_code == 0 and "bar_majority" in result.output
+
+
+def test_new_algorithm_writes_a_package_whose_booster_passes_check_booster(tmp_path, monkeypatch):
+    """The scaffold: pyproject with the entry point, a booster that passes every check, a test
+    and a README; bad names and an existing folder are refused in one line. (Installed with pip and
+    its own pytest run: make plugin-example.)"""
+    import importlib
+    import tomllib
+
+    from boostbench.testing import CHECKS, check_booster
+
+    result = CliRunner().invoke(app, ["new-algorithm", "my_boost", "--dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    root = tmp_path / "my_boost"
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) == [
+        "README.md",
+        "pyproject.toml",
+        "src/boostbench_my_boost/__init__.py",
+        "src/boostbench_my_boost/booster.py",
+        "tests/test_my_boost.py",
+    ]
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    assert project["project"]["entry-points"]["boostbench.algorithms"] == {
+        "my_boost": "boostbench_my_boost.booster:MyBoost"
+    }
+    assert "check_booster(MyBoost)" in (root / "tests" / "test_my_boost.py").read_text()
+    monkeypatch.syspath_prepend(str(root / "src"))
+    booster = importlib.import_module("boostbench_my_boost.booster")
+    try:
+        report = check_booster(booster.MyBoost, checks=[c for c in CHECKS if c != "river_estimator"])
+    finally:
+        for name in [m for m in sys.modules if m.startswith("boostbench_my_boost")]:
+            del sys.modules[name]
+    assert set(report.values()) == {"passed"}
+    for args, message in (
+        (["my_boost", "--dir", str(tmp_path)], f"error: {root} exists already"),
+        (["My-Boost"], "error: 'My-Boost' cannot name an algorithm"),
+        (["online_mbbm"], "error: algorithm 'online_mbbm' exists already"),
+    ):
+        refused = CliRunner().invoke(app, ["new-algorithm", *args])
+        assert refused.exit_code == 2 and refused.output.startswith(message), refused.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my_boost"]  # nothing half-written
