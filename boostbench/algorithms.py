@@ -263,6 +263,13 @@ BUILT_IN: dict[str, AlgorithmSpec] = {
         f"moa_{name}": AlgorithmSpec(f"{_B}.peers.moa_peers:MOAEnsemble", fixed={"ensemble": name}, peer=True)
         for name in ("ozaboost", "online_smooth_boost", "sgbt", "arf", "srp", "leveraging_bagging")
     },
+    # the rest of MOA's online boosting family, and DEMS (an ensemble that picks the members that vote)
+    **{
+        f"moa_{name}": AlgorithmSpec(f"{_B}.peers.moa_peers:MOAEnsemble", fixed={"ensemble": name}, peer=True)
+        for name in ("ozaboost_adwin", "adob", "bole", "ocboost", "dems")
+    },
+    # any MOA classifier by its command line (algorithm.cli: code, see runner.checks.CODE_KEYS)
+    "moa": AlgorithmSpec(f"{_B}.peers.moa_peers:MOALearner", peer=True, uses=()),
     # Vowpal Wabbit's binary online boosting (Beygelzimer, Kale & Luo 2015) over its linear learners
     "vw_boosting": AlgorithmSpec(f"{_B}.peers.vw_boosting:VWBoosting", max_classes=2, peer=True),
 }

@@ -10,6 +10,7 @@ be, and the value given.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -102,6 +103,20 @@ class RangePair(Constraint):
 
     def describe(self) -> str:
         return f"[low, high] with low <= high, each {self.bound.describe()}"
+
+
+@dataclass(frozen=True)
+class Matches(Constraint):
+    """A string the regular expression ``pattern`` matches whole; ``what`` says it in words."""
+
+    pattern: str
+    what: str
+
+    def ok(self, value: Any) -> bool:
+        return isinstance(value, str) and re.fullmatch(self.pattern, value) is not None
+
+    def describe(self) -> str:
+        return self.what
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ def missing_peer(name: str) -> str | None:
     from boostbench.boosters.peers.moa_peers import moa_python
 
     target = ALGORITHMS[name].target
-    if target.endswith("MOAEnsemble"):
+    if ".moa_peers:" in target:
         try:
             moa_python()
         except ValueError:
