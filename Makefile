@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: setup run lint test test-slow smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults report-check stream-benchmark
+.PHONY: setup run lint test test-slow smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults report-check stream-benchmark plugin-example
 
 setup: $(STAMP)
 
@@ -23,8 +23,8 @@ run: setup
 
 # ruff's linter and formatter (pyproject.toml's [tool.ruff]); `ruff format boostbench tests benchmarks` mends
 lint: setup
-	$(BIN)/ruff check boostbench tests benchmarks
-	$(BIN)/ruff format --check boostbench tests benchmarks
+	$(BIN)/ruff check boostbench tests benchmarks examples
+	$(BIN)/ruff format --check boostbench tests benchmarks examples
 
 test: setup
 	$(BIN)/python -m pytest -q -n auto --dist worksteal -m "not slow"
@@ -123,6 +123,25 @@ smoke: setup
 	  && $(abspath results/wheel/venv/bin/boostbench) run dataset=car algorithm=samme learner=tree protocol=kfold n_rounds=5 \
 	     results_dir=$(abspath results/wheel/store) >/dev/null \
 	  && echo "wheel: installed, runs outside the checkout"
+
+# Bring your own booster (docs/bring-your-own-booster.md): the example plugin (examples/oza_adwin) and
+# the package `boostbench new-algorithm` writes, each pip-installed (editable; setuptools from pip's
+# index, build isolation) into a fresh venv over .venv, each passing its own tests; then the example
+# swept beside two built-ins on two small sets, and the leaderboard. Nothing is installed into .venv.
+PLUGIN_DIR ?= results/plugin-example
+PLUGIN_PY := $(PLUGIN_DIR)/venv/bin/python
+plugin-example: setup
+	@rm -rf $(PLUGIN_DIR) && $(BIN)/python -m venv $(PLUGIN_DIR)/venv
+	@echo "import site; site.addsitedir('$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')')" \
+	  > "$$($(PLUGIN_PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/boostbench-venv.pth"
+	$(PLUGIN_PY) -m pip install --quiet --disable-pip-version-check --no-deps -e examples/oza_adwin
+	cd examples/oza_adwin && $(abspath $(PLUGIN_PY)) -m pytest -q -p no:cacheprovider
+	$(PLUGIN_PY) -m boostbench new-algorithm my_boost --dir $(PLUGIN_DIR)
+	$(PLUGIN_PY) -m pip install --quiet --disable-pip-version-check --no-deps -e $(PLUGIN_DIR)/my_boost
+	cd $(PLUGIN_DIR)/my_boost && $(abspath $(PLUGIN_PY)) -m pytest -q -p no:cacheprovider
+	$(PLUGIN_PY) -m boostbench sweep algorithm=oza_adwin,online_boosting,adaboost_olm dataset=car,balance seed=0 \
+	  n_learners=10 results_dir=$(PLUGIN_DIR)/store
+	$(PLUGIN_PY) -m boostbench report leaderboard --results-dir $(PLUGIN_DIR)/store
 
 # The report page of the smoke grid (3 seeds, so intervals show) opened in headless Chromium
 # (Debian's package, installed if missing): fails on a broken image or link or an empty table,

@@ -87,13 +87,20 @@ def _complete_override(incomplete: str) -> list[str]:
 
 
 def _group_keys(group: str) -> list[str]:
-    """The keys the options of a config group set (``protocol``: final_fraction, window, ...)."""
+    """The keys the options of a config group set (``protocol``: final_fraction, window, ...;
+    ``algorithm``: the plugins' hyper-parameters too).
+    """
     from omegaconf import OmegaConf
 
     keys = set()
     for path in (CONFIG_DIR / group).glob("*.yaml"):
         node = OmegaConf.load(path)
         keys |= {str(k) for k in node if not str(k).startswith(("_", "defaults", "hydra"))}
+    if group == "algorithm":
+        from boostbench.algorithms import ALGORITHMS
+
+        for spec in ALGORITHMS.plugins().values():
+            keys |= set(spec.params)
     return sorted(keys - {"name"})
 
 
@@ -109,6 +116,16 @@ ALLOW_CODE_HELP = (
     "config search path, a SLURM setup (refused without it)"
 )
 OUT_OF_MEMORY = "out of memory: lower n_learners or the data set's size, or run on a larger machine"
+
+
+def _warn_plugins() -> None:
+    """One line on stderr for each plugin algorithm left out (it failed to import, took a name or
+    broke the interface; :attr:`boostbench.algorithms.Registry.problems`).
+    """
+    from boostbench.algorithms import ALGORITHMS
+
+    for problem in ALGORITHMS.problems:
+        err_console.print(f"[bold yellow]warning:[/] {escape(problem)}", highlight=False, soft_wrap=True)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -141,6 +158,7 @@ def run(
         flags, overrides = hydra_flags(overrides or [])
         if flags.multirun:
             return sweep(overrides, flags.jobs, allow_code_overrides)
+        _warn_plugins()
         check_overrides(overrides, allow_code_overrides)
         if flags.info:
             return _print_info(overrides)
@@ -210,6 +228,7 @@ def sweep(
     """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
     from boostbench.runner.sweep import count_jobs, run_sweep, summarize
 
+    _warn_plugins()
     began = time.perf_counter()
     total = count_jobs(overrides or [])
     live = console.is_terminal
@@ -288,7 +307,10 @@ def _print_config(cfg, which: str, overrides: list[str]) -> None:
 
 
 def _print_info(overrides: list[str]) -> None:
-    """``--info``: where configs come from, the groups and their options, the defaults chosen."""
+    """``--info``: where configs come from, the groups and their options, the defaults chosen, and
+    the installed plugins' algorithms (and those left out, with why).
+    """
+    from boostbench.algorithms import ALGORITHMS, shipped_config
     from boostbench.runner.config import GROUPS, compose_config, group_options
 
     cfg = compose_config(overrides)
@@ -301,6 +323,22 @@ def _print_info(overrides: list[str]) -> None:
         table.add_row(group, str(name), ", ".join(group_options(group)))
     console.print(f"config search path: file://{CONFIG_DIR} (BOOSTBENCH_CONFIG_DIR overrides it)", highlight=False)
     console.print(table)
+    plugins = ALGORITHMS.plugins()
+    if plugins or ALGORITHMS.problems:
+        shown = Table(title="plugin algorithms (entry points of group boostbench.algorithms)")
+        for column in ("algorithm", "package", "class", "config"):
+            shown.add_column(column, overflow="fold")
+        for name, spec in plugins.items():
+            config = shipped_config(name, spec)
+            shown.add_row(
+                name,
+                f"{spec.plugin.distribution} {spec.plugin.version}",
+                spec.plugin.value,
+                escape(str(config)) if config else "made from the class",
+            )
+        console.print(shown)
+        for problem in ALGORITHMS.problems:
+            console.print(f"[red]left out:[/] {escape(problem)}", highlight=False, soft_wrap=True)
 
 
 def _print_summary(record: dict, path, spec) -> None:
@@ -355,6 +393,30 @@ def _print_summary(record: dict, path, spec) -> None:
         table.add_row(name, value)
     console.print(table)
     console.print(f"record: {path}")
+
+
+@app.command("new-algorithm")
+def new_algorithm(
+    name: str = typer.Argument(..., help="the algorithm's name: lower-case letters, digits and _ (my_boost)"),
+    directory: str = typer.Option(".", "--dir", help="where the project's folder (NAME) goes"),
+):
+    """Write an installable package that adds the online booster NAME to the bench (a booster to
+    fill in, its entry point, a test running boostbench.testing.check_booster, a README).
+    """
+    from boostbench.scaffold import new_algorithm as write
+
+    try:
+        root = write(name, directory)
+    except BoostbenchError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"cannot write the project under {directory}: {exc.strerror or exc}")
+    for line in (
+        f"wrote {root}: edit {root / 'src' / f'boostbench_{name}' / 'booster.py'}",
+        f"  cd {root} && pip install --no-deps -e . && pytest",
+        f"  boostbench run algorithm={name} dataset=car",
+    ):
+        console.print(line, highlight=False, soft_wrap=True)
 
 
 @app.command()

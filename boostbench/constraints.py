@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -115,9 +116,39 @@ class RangePair(Constraint):
         return f"{self.bound.describe()} or {pair}" if self.fixed else pair
 
 
+@dataclass(frozen=True)
+class Matches(Constraint):
+    """A string the regular expression ``pattern`` matches whole; ``what`` says it in words."""
+
+    pattern: str
+    what: str
+
+    def ok(self, value: Any) -> bool:
+        return isinstance(value, str) and re.fullmatch(self.pattern, value) is not None
+
+    def describe(self) -> str:
+        return self.what
+
+
+@dataclass(frozen=True)
+class Anything(Constraint):
+    """Any value: a plugin's hyper-parameter its class declares no constraint for (the constructor
+    then checks it, once the run has started).
+    """
+
+    def ok(self, value: Any) -> bool:
+        return True
+
+    def describe(self) -> str:
+        return "any value"
+
+
+ANY = Anything()
 POSITIVE = Interval(0.0)
 PROBABILITY = Interval(0.0, 1.0)  # open: an edge, a fraction strictly inside
 BOOLEAN = OneOf((True, False))
+#: a fidelity variant (README, "Deviations"): the paper's text or the authors' code
+PAPER_OR_REFERENCE = OneOf(("paper", "reference"))
 
 
 def positive_int(minimum: int = 1, nullable: bool = False) -> Interval:

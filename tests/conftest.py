@@ -65,14 +65,9 @@ def scripted_pool():
 
 def learner_file(name: str, **changes):
     """The typed ``learner`` section of ``configs/learner/<name>.yaml``, with ``changes``."""
-    from omegaconf import OmegaConf
+    from boostbench.testing import _learner_file
 
-    from boostbench.learners.registry import learner_config
-    from boostbench.system.paths import CONFIG_DIR
-
-    return learner_config(
-        {**OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "learner" / f"{name}.yaml")), **changes}
-    )
+    return _learner_file(name, **changes)
 
 
 def missing_peer(name: str) -> str | None:
@@ -84,7 +79,7 @@ def missing_peer(name: str) -> str | None:
     from boostbench.boosters.peers.moa_peers import moa_python
 
     target = ALGORITHMS[name].target
-    if target.endswith("MOAEnsemble"):
+    if ".moa_peers:" in target:
         try:
             moa_python()
         except ValueError:

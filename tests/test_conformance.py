@@ -9,31 +9,28 @@ After a deliberate change of numbers, rewrite the file with
 
 from __future__ import annotations
 
-import copy
 import json
 import os
-import pickle
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import learner_file, missing_peer, skip_without_peer
+from conftest import missing_peer, skip_without_peer
 from omegaconf import OmegaConf
 
-from boostbench.algorithms import ALGORITHMS, algorithm_spec, build_batch_booster, build_booster
-from boostbench.data import load_dataset
-from boostbench.data.registry import registry_specs
-from boostbench.learners.registry import make_batch_learner, make_pool
+from boostbench.algorithms import BUILT_IN, algorithm_spec
+from boostbench.boosters.base import OnlineBooster
 from boostbench.runner.config import CONFIG_DIR, compose_config, incompatibility
 from boostbench.runner.experiment import run_experiment
 from boostbench.system.resources import MACHINE_DEPENDENT
+from boostbench.testing import CHECKS, check_booster
 
 GOLDEN = Path(__file__).with_name("golden_metrics.json")
-ONLINE = sorted(name for name, spec in ALGORITHMS.items() if spec.family == "online")
-OURS = [name for name in ONLINE if not ALGORITHMS[name].peer]  # over our pools (peers bring their own trees)
+ONLINE = sorted(name for name, spec in BUILT_IN.items() if spec.family == "online")
+OURS = [name for name in ONLINE if not BUILT_IN[name].peer]  # over our pools (peers bring their own trees)
 
-BATCH = sorted(name for name, spec in ALGORITHMS.items() if spec.family == "batch")
+BATCH = sorted(name for name, spec in BUILT_IN.items() if spec.family == "batch")
 METRIC = {"multiclass": "final_accuracy", "multilabel": "test_rank_loss", "batch": "test_error"}
 
 
@@ -96,98 +93,121 @@ def test_the_pools_agree_on_the_golden_runs():
         assert golden[f"{name}/compiled"] == golden[f"{name}/river"], name
 
 
-# -- the booster objects ---------------------------------------------------------------------------
+# -- the booster objects: boostbench.testing.check_booster, as a plugin's own tests run it ----------
+
+#: One MOA peer in make test (each check starts MOA's Java process again), the others in make test-slow
+FAST_MOA = "moa_ozaboost"
 
 
-@pytest.fixture(scope="module")
-def data():
-    specs = registry_specs()
-    return {
-        "multiclass": load_dataset(specs["balance"]),
-        "multilabel": load_dataset(specs["emotions"]),
-        "batch": load_dataset(specs["heart"]),
-        "binary": load_dataset(specs["german"]),
-    }
-
-
-def _online(name, data, seed=0):
-    spec = algorithm_spec(name)
-    dataset = data["binary" if spec.max_classes == 2 else spec.task]
-    k = dataset.n_labels if spec.task == "multilabel" else dataset.n_classes
-    learner = learner_file("hoeffding_tree_mlr" if spec.task == "multilabel" else "hoeffding_tree")
-    rngs = np.random.SeedSequence(seed).spawn(2)
-    pool = (
-        None
-        if spec.peer
-        else make_pool(learner, spec.pool_size(3), k, dataset.n_categories, np.random.default_rng(rngs[0]))
-    )
-    peer = {"n_learners": 3, "n_categories": list(dataset.n_categories)} if spec.peer else {}
-    cfg = OmegaConf.load(CONFIG_DIR / "algorithm" / f"{name}.yaml")
-    cfg = cfg.get("algorithm", cfg)  # a multi-label algorithm's file also sets its learner
-    cfg = OmegaConf.to_container(cfg, resolve=False)
-    cfg = {key: (0.1 if isinstance(value, str) and "${" in value else value) for key, value in cfg.items()}
-    return build_booster(cfg, pool, k, np.random.default_rng(rngs[1]), **peer), dataset
-
-
-def _stream(booster, dataset, rows):
-    """Predictions (multiclass labels, or label scores) then updates on ``rows``."""
-    out = []
-    for i in rows:
-        x = dataset.X[i]
-        if hasattr(dataset, "Y"):
-            out.append(booster.predict_scores(x))
-            booster.update(dataset.Y[i])
-        else:
-            out.append(booster.predict(x))
-            booster.update(int(dataset.y[i]))
-    return np.array(out)
-
-
-@pytest.mark.parametrize("name", ONLINE)
-def test_online_booster_conformance(name, data):
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.slow) if n.startswith("moa_") and n != FAST_MOA else n
+        for n in sorted(BUILT_IN)
+    ],
+)
+def test_check_booster_passes_on_every_built_in(name):
+    """Determinism under a seed, labels in range, inputs untouched, pickling, growth, sample
+    weights: every registered booster, online (ours and the peers) and batch."""
     skip_without_peer(name)
-    booster, dataset = _online(name, data)
-    rows = np.random.default_rng(0).permutation(dataset.n_examples)[:60]
-    X_before = dataset.X.copy()
-    first = _stream(booster, dataset, rows)
-    again = _stream(_online(name, data)[0], dataset, rows)
-    np.testing.assert_array_equal(first, again)  # determinism under a seed
-    np.testing.assert_array_equal(dataset.X, X_before)  # no input mutation
-    if hasattr(dataset, "Y"):
-        assert first.shape == (len(rows), dataset.n_labels) and np.isfinite(first).all()
-    else:
-        assert first.min() >= 0 and first.max() < dataset.n_classes  # labels in range
-    # pickling: the copy goes on exactly as the original (a MOA peer lives in a Java process)
-    if name.startswith(("moa_", "vw_")):  # in a Java process; in VW's C++ workspace
-        with pytest.raises(TypeError, match="does not pickle"):
-            pickle.dumps(booster)
-        return
-    copied = pickle.loads(pickle.dumps(booster))
-    more = rows[:20]
-    np.testing.assert_array_equal(_stream(copied, dataset, more), _stream(booster, dataset, more))
+    report = check_booster(name, checks=[c for c in CHECKS if c != "river_estimator"])
+    assert set(report) == set(CHECKS) - {"river_estimator"}
+    spec = algorithm_spec(name)
+    if spec.family == "online" and not spec.peer:  # ours grow, take weights, pickle (VFDTs: weight 1)
+        applies = {"grow", "pickling"} | ({"sample_weights"} if "vfdt" not in name and name != "online_base" else set())
+        assert all(report[check] == "passed" for check in applies), report
+    if name.startswith(("moa_", "vw_")):  # a Java process; VW's C++ workspace
+        assert report["pickling"].startswith("not applicable: refuses to pickle"), report
 
 
-@pytest.mark.parametrize("name", BATCH)
-def test_batch_booster_conformance(name, data):
-    dataset = data["binary" if algorithm_spec(name).max_classes == 2 else "batch"]
-    learner_cfg = learner_file("tree")
-    X, y = dataset.X, dataset.y
-    X_before = X.copy()
+@pytest.mark.parametrize(
+    "name",
+    [
+        n if n == "adaboost_olm" else pytest.param(n, marks=pytest.mark.slow)
+        for n in ("adaboost_olm", "online_mbbm", "online_boosting", "online_bagging", "hedge", "ada_olmr", "online_bmr")
+    ],
+)  # one in make test, all in make test-slow
+def test_check_booster_runs_rivers_checks_on_the_estimator(name):
+    assert check_booster(name, checks=["river_estimator"]) == {"river_estimator": "passed"}
+    assert check_booster("vfdt", checks=["river_estimator"])["river_estimator"].startswith("not applicable")
 
-    def fit(seed):
-        learner = make_batch_learner(learner_cfg, X, np.asarray(dataset.n_categories), np.random.default_rng(seed))
-        return build_batch_booster(
-            {"name": name, "n_rounds": 4}, learner, dataset.n_classes, np.random.default_rng(seed)
-        ).fit(X, y)
 
-    booster = fit(0)
-    predictions = booster.predict(X)
-    np.testing.assert_array_equal(predictions, fit(0).predict(X))  # determinism under a seed
-    np.testing.assert_array_equal(X, X_before)  # no input mutation
-    assert predictions.min() >= 0 and predictions.max() < dataset.n_classes
-    assert 1 <= booster.n_rounds_fitted <= 4
-    np.testing.assert_array_equal(pickle.loads(pickle.dumps(booster)).predict(X), predictions)
-    np.testing.assert_array_equal(copy.deepcopy(booster).predict(X), predictions)
+class _Broken(OnlineBooster):
+    """A working booster (the members' mean distribution), broken below one check at a time."""
+
+    def __init__(self, pool, n_classes, rng, *, beta: float = 0.5):
+        super().__init__(pool, n_classes, rng)
+        self.beta = beta
+
+    def predict_proba(self, x):
+        self._xp = self.pool.prepare(x)
+        return self.pool.predict_proba(self._xp).mean(axis=0)
+
+    def update(self, y, w=1.0):
+        if w:
+            self.pool.learn(self._xp, y, np.full(self.pool.n_learners, w))
+
+
+class _Unseeded(_Broken):
+    def predict(self, x):
+        self.predict_proba(x)
+        return int(np.random.default_rng().integers(self.n_classes))  # not the booster's generator
+
+
+class _OutOfRange(_Broken):
+    def predict(self, x):
+        return super().predict(x) + self.n_classes
+
+
+class _Unnormalised(_Broken):
+    def predict_proba(self, x):
+        return 2 * super().predict_proba(x)
+
+
+class _Mutating(_Broken):
+    def predict_proba(self, x):
+        x[0] = 0.0  # writes into the caller's row
+        return super().predict_proba(x)
+
+
+class _Unpicklable(_Broken):
+    def predict_proba(self, x):
+        self.hook = lambda: None  # a local lambda does not pickle
+        return super().predict_proba(x)
+
+
+class _StaleAfterGrowth(_Broken):
+    def grow(self, n_classes=None, n_categories=None):  # says it grew, keeps predicting old labels only
+        self.n_classes = n_classes
+
+
+class _WeightBlind(_Broken):
+    def update(self, y, w=1.0):
+        super().update(y, 1.0)  # ignores w: an example of weight 0 still trains
+
+
+class _Positional(_Broken):
+    def __init__(self, pool, n_classes, rng, beta=0.5):
+        super().__init__(pool, n_classes, rng, beta=beta)
+
+
+@pytest.mark.parametrize(
+    "cls, check, message",
+    [
+        (_Positional, "interface", r"_Positional.__init__ must be \(self, pool, n_classes, rng, \*, <hyper-param"),
+        (_Unseeded, "determinism", "the same seed gave other predictions"),
+        (_OutOfRange, "labels", "a label outside 0..2"),
+        (_Unnormalised, "labels", "predict_proba sums to 2.0"),
+        (_Mutating, "inputs", "the booster changed the examples it was given"),
+        (_Unpicklable, "pickling", "Can't pickle"),
+        (_StaleAfterGrowth, "grow", "predict_proba of shape"),
+        (_WeightBlind, "sample_weights", "an example of weight 0 changed the booster"),
+    ],
+)
+def test_check_booster_names_the_check_a_broken_class_fails(cls, check, message):
+    assert check_booster(_Broken, checks=[c for c in CHECKS if c != "river_estimator"])["grow"] == "passed"
+    with pytest.raises(AssertionError, match=rf"^check_booster\(.*{cls.__name__}\): {check}: .*{message}"):
+        check_booster(cls, checks=[c for c in CHECKS if c != "river_estimator"])
 
 
 # -- every experiment grid ---------------------------------------------------------------------------

@@ -1,13 +1,12 @@
-"""The river estimators: river's own estimator checks, river's loop, the runner's numbers, and
-classes, features and nominal values learned as they come."""
+"""The river estimators: river's loop, the runner's numbers, and classes, features and nominal
+values learned as they come (river's own estimator checks: check_booster's, tests/test_conformance.py)."""
 
-import functools
 import itertools
 import pickle
 
 import numpy as np
 import pytest
-from river import checks, datasets, evaluate, metrics, tree
+from river import datasets, evaluate, metrics, tree
 
 import boostbench.estimators as E
 from boostbench.data.registry import load_dataset
@@ -25,36 +24,6 @@ MULTICLASS = [
     "OnlineBaggingClassifier",
     "HedgeClassifier",
 ]
-MULTILABEL = ["AdaOLMRClassifier", "OnlineBMRClassifier"]
-
-
-def _emotions(scale):
-    # river's multi-label checks stream datasets.Music, a download: MULAN's emotions stands in
-    return list(itertools.islice(iter_dataset("emotions"), 50 * scale))
-
-
-@pytest.mark.parametrize(
-    "name",
-    [n if n == "AdaboostOLMClassifier" else pytest.param(n, marks=pytest.mark.slow) for n in MULTICLASS + MULTILABEL],
-)  # one in make test, all in make test-slow
-def test_rivers_estimator_checks_pass(name):
-    cls = getattr(E, name)
-    names = []
-    for params in cls._unit_test_params():
-        model = cls(**params)
-        for check in checks.yield_checks(model):
-            if name in MULTILABEL and isinstance(check, functools.partial) and "dataset" in check.keywords:
-                scale = 10 if check.func.__name__ == "check_bounded_memory_growth" else 1
-                check = functools.partial(check.func, dataset=_emotions(scale))
-            check(model.clone())
-            names.append(getattr(check, "__name__", None) or check.func.__name__)
-    assert {
-        "check_shuffle_features_no_impact",
-        "check_emerging_features",
-        "check_pickling",
-        "check_seeding_is_idempotent",
-        "check_bounded_memory_growth",
-    } <= set(names)
 
 
 @pytest.mark.parametrize("name", MULTICLASS)

@@ -10,15 +10,16 @@ import subprocess
 import sys
 
 import pytest
+from omegaconf import OmegaConf
 
 import boostbench.estimators as estimators
 import boostbench.sklearn as sklearn_estimators
-from boostbench.algorithms import ALGORITHMS, algorithm_spec
-from boostbench.constraints import InvalidParameterError
+from boostbench.algorithms import BUILT_IN, KNOBS, algorithm_spec, interface_problem
+from boostbench.constraints import ANY, InvalidParameterError
 from boostbench.errors import ConfigError
 from boostbench.learners.batch_trees import TreeParams
 from boostbench.learners.registry import LEARNERS
-from boostbench.runner.config import compose_config, resolved_dict
+from boostbench.runner.config import CONFIG_DIR, compose_config, resolved_dict
 
 
 def _defaults(cls) -> dict:
@@ -29,31 +30,45 @@ def _defaults(cls) -> dict:
     }
 
 
-@pytest.mark.parametrize("name", sorted(ALGORITHMS))
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
 def test_the_registry_reads_the_class_constraints(name):
-    spec = ALGORITHMS[name]
-    assert spec.params is spec.cls._parameter_constraints
+    """Each hyper-parameter of ours is a keyword-only argument (online) with a default that its
+    constraint, declared on the class, accepts; the entry declares none of its own."""
+    spec = BUILT_IN[name]
+    assert interface_problem(spec) is None
+    constraints = spec.cls._parameter_constraints
+    assert dict(spec.params) == dict(constraints) and ANY not in spec.params.values()
     keywords = inspect.signature(spec.cls.__init__).parameters
-    assert set(spec.params) <= set(keywords)
-    for key, default in _defaults(spec.cls).items():
-        if key in spec.params:
-            assert spec.params[key].ok(default), (key, default)
+    if spec.family == "online":
+        assert all(keywords[key].kind is inspect.Parameter.KEYWORD_ONLY for key in spec.params)
+    for key, default in spec.defaults.items():
+        assert constraints[key].ok(default), (key, default)
 
 
-@pytest.mark.parametrize("name", sorted(ALGORITHMS))
-def test_the_yaml_sets_each_parameter_to_the_constructor_default(name):
-    spec = ALGORITHMS[name]
-    section = resolved_dict(compose_config([f"algorithm={name}"]))["algorithm"]
-    values = {key: value for key, value in section.items() if key != "name"}
-    assert set(values) == set(spec.params) | set(spec.fixed)
-    defaults = _defaults(spec.cls)
-    for key, value in values.items():
-        if key in spec.fixed:
-            assert value == spec.fixed[key]
-        elif key in defaults and key not in ("gamma", "n_rounds"):  # the top-level knobs' values
-            assert value == defaults[key] and type(value) is type(defaults[key]), key
-    if "gamma" in values:  # ${gamma}: the top-level default is the constructor's
-        assert values["gamma"] == defaults["gamma"]
+@pytest.mark.parametrize("name", sorted(BUILT_IN))
+def test_the_yaml_is_the_config_made_from_the_class(name):
+    """configs/algorithm/<name>.yaml sets each parameter at the constructor's default (a knob as its
+    interpolation), and chooses the other groups the class's config would: the YAML we ship is
+    what a plugin without one gets."""
+    spec = BUILT_IN[name]
+    node = OmegaConf.to_container(OmegaConf.load(CONFIG_DIR / "algorithm" / f"{name}.yaml"), resolve=False)
+    section = node.get("algorithm", node)  # a global package: it also chooses the learner and protocol
+    assert section == spec.config(name)
+    for key, value in section.items():
+        if key in spec.defaults and key not in KNOBS:
+            assert type(value) is type(spec.defaults[key]), key
+    overrides = [f"{k}: {v}" for entry in node.get("defaults", []) for k, v in entry.items()]
+    assert overrides == spec.config_defaults
+
+
+def test_one_default_for_each_hyperparameter():
+    """The runner's hooks read the constructor's defaults (OnlineMBBM's caches, the compiled
+    kernels' warm-ups), not defaults of their own."""
+    spec = algorithm_spec("online_mbbm")
+    values = spec.hyperparameters({"name": "online_mbbm", "gamma": 0.05})
+    assert values["gamma"] == 0.05 and values["compiled"] is True and values["learners_left"] == "paper"
+    assert len(spec.warm_ups({"name": "online_mbbm"})) == 2  # compiled by default, as the class
+    assert len(spec.warm_ups({"name": "online_mbbm", "compiled": False})) == 1
 
 
 @pytest.mark.parametrize("estimator", [getattr(estimators, name) for name in estimators.__all__])
@@ -87,17 +102,21 @@ def test_a_constructor_checks_its_constraints():
 
 
 def test_an_entry_keeps_its_fixed_arguments():
-    from boostbench.runner.config import validate
+    from boostbench.runner.config import compose_config, validate
 
     with pytest.raises(ConfigError, match=r"algorithm.ensemble must be one of adaboost, got 'bole'"):
         validate(compose_config(["algorithm=river_adaboost", "algorithm.ensemble=bole"]))
 
 
 def test_checking_a_config_loads_no_kernel():
+    """Every booster class of ours, and the check of each online algorithm's config, import no
+    numba (the classes import their kernels on first use): a mistake is reported at once."""
+    ours = sorted(name for name, spec in BUILT_IN.items() if spec.family == "online" and not spec.peer)
     code = (
-        "import sys\nfrom boostbench.runner.config import compose_config, validate\n"
-        "for name in ('adaboost_olm', 'online_mbbm', 'online_boosting', 'best_vfdt', 'hedge'):\n"
-        "    validate(compose_config([f'algorithm={name}']))\n"
+        "import sys\nimport boostbench.boosters\nfrom boostbench.runner.config import compose_config, validate\n"
+        f"for name in {ours!r}:\n"
+        "    data = 'emotions' if name in ('ada_olmr', 'online_bmr') else 'balance'\n"
+        "    validate(compose_config([f'algorithm={name}', f'dataset={data}']))\n"
         "try:\n    validate(compose_config(['algorithm=online_mbbm', 'algorithm.mc_draws=0']))\n"
         "except Exception as exc:\n    print(exc)\n"
         "print('numba' in sys.modules)\n"

@@ -277,7 +277,7 @@ def test_a_code_change_reruns_a_finished_config_and_reports_prefer_the_new_code(
     import boostbench.runner.experiment as experiment
 
     for module in (fingerprint, experiment):  # what a code change does to every process
-        monkeypatch.setattr(module, "code_fingerprint", lambda: "0123456789abcdef")
+        monkeypatch.setattr(module, "code_fingerprint", lambda algorithm=None: "0123456789abcdef")
     assert summarize(run_sweep(grid, n_jobs=1)) == {"done": 1}  # new code: the old record is not reused
     assert sorted(r["code"] for r in records(tmp_path)) == sorted([old, "0123456789abcdef"])
     runs = load_runs(tmp_path)

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
-from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineRanker
-from boostbench.core.hedge import Hedge
-from boostbench.core.ogd import project
-from boostbench.core.rank_losses import label_indices, logistic_rank_gradients, rank_losses
+from boostbench.constraints import POSITIVE, Constraint, OneOf
+from boostbench.system.lazy import lazy_import
+
+# compiled: loaded with the first booster, not with the class (the config check reads the class)
+hedge = lazy_import("boostbench.core.hedge")
+ogd = lazy_import("boostbench.core.ogd")
+rank_losses = lazy_import("boostbench.core.rank_losses")
+
+#: what a weak learner contributes: its distribution over labels, or a basis vector at its argmax
+WEAK_PREDICTION = OneOf(("distribution", "label"))
 
 
 def train_on_relevant_labels(pool, xp, relevant: np.ndarray, costs: np.ndarray, w: float = 1.0) -> None:
@@ -42,13 +50,18 @@ class AdaOLMR(OnlineRanker):
             learner's most probable label).
     """
 
-    _parameter_constraints = hyperparameters.ADA_OLMR
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "alpha_bound": POSITIVE,
+        "hedge_eta": POSITIVE,
+        "weak_prediction": WEAK_PREDICTION,
+    }
 
     def __init__(
         self,
         pool,
         n_classes,
         rng,
+        *,
         alpha_bound: float = 2.0,
         hedge_eta: float = 1.0,
         weak_prediction: str = "distribution",
@@ -59,7 +72,7 @@ class AdaOLMR(OnlineRanker):
         self.hedge_eta = float(hedge_eta)
         self.weak_prediction = weak_prediction
         self.alpha = np.zeros(pool.n_learners)
-        self.hedge = Hedge(pool.n_learners, hedge_eta)
+        self.hedge = hedge.Hedge(pool.n_learners, hedge_eta)
         self.t = 0
         self._state = None
 
@@ -87,12 +100,12 @@ class AdaOLMR(OnlineRanker):
         # same as alone): rows 0..N-1 are the cost vectors c^i (at s^{i-1}), rows 1..N the
         # gradients at s^i, c^{i+1}
         # (compiled: the numpy functions logistic_rank_gradient and metrics.rank_loss are their reference)
-        rel, irr = label_indices(relevant)
-        G = logistic_rank_gradients(np.vstack([np.zeros(self.n_classes), S]), rel, irr)
+        rel, irr = rank_losses.label_indices(relevant)
+        G = rank_losses.logistic_rank_gradients(np.vstack([np.zeros(self.n_classes), S]), rel, irr)
         costs = G[:-1]
         gradients = np.einsum("ik,ik->i", G[1:], H)  # c^{i+1} . h^i
         step = 1.0 / np.sqrt(self.t)
-        self.alpha = project(self.alpha - step * gradients, self.alpha_bound)
-        self.hedge.update(rank_losses(S, rel, irr))
+        self.alpha = ogd.project(self.alpha - step * gradients, self.alpha_bound)
+        self.hedge.update(rank_losses.rank_losses(S, rel, irr))
         train_on_relevant_labels(self.pool, xp, relevant, costs, w)
         self._state = None

@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from boostbench import hyperparameters
-from boostbench.boosters import adaboost_olm_kernels
-from boostbench.boosters.adaboost_olm_kernels import (
-    FIRST_WEIGHT,
-    LINE_14_WEIGHT,
-    PAPER_VARIANT,
-    REFERENCE_GRADIENT,
-    variant_array,
-)
 from boostbench.boosters.base import OnlineBooster
+from boostbench.constraints import BOOLEAN, PAPER_OR_REFERENCE, POSITIVE, Constraint, Interval
 from boostbench.core.cost_matrix import cost_matrix_logistic, cost_row_logistic
-from boostbench.core.hedge import Hedge
-from boostbench.core.ogd import ogd_step, olm_step_size
-from boostbench.core.ties import argmax_tie_u, argmin_tie_u
+from boostbench.system.lazy import lazy_import
+
+# compiled: loaded with the first booster, not with the class (the config check reads the class)
+adaboost_olm_kernels = lazy_import("boostbench.boosters.adaboost_olm_kernels")
+hedge = lazy_import("boostbench.core.hedge")
+ogd = lazy_import("boostbench.core.ogd")
+ties = lazy_import("boostbench.core.ties")
 
 
 def forward_reference(P: np.ndarray, alpha: np.ndarray, u: np.ndarray):
@@ -40,9 +36,9 @@ def forward_reference(P: np.ndarray, alpha: np.ndarray, u: np.ndarray):
     experts = np.empty(n, dtype=np.int64)
     for i in range(n):
         s_before[i] = s
-        labels[i] = argmin_tie_u(P[i] @ cost_matrix_logistic(s), u[2 * i])
+        labels[i] = ties.argmin_tie_u(P[i] @ cost_matrix_logistic(s), u[2 * i])
         s[labels[i]] += alpha[i]
-        experts[i] = argmax_tie_u(s, u[2 * i + 1])
+        experts[i] = ties.argmax_tie_u(s, u[2 * i + 1])
     return s_before, labels, experts
 
 
@@ -53,7 +49,7 @@ def backward_reference(
     y: int,
     eta: float,
     bound: float,
-    variant: np.ndarray = PAPER_VARIANT,
+    variant: np.ndarray | None = None,
 ):
     """Algorithm 2, lines 13-14: OGD on each alpha (gradient eq. 10) and the training weights.
 
@@ -67,6 +63,7 @@ def backward_reference(
     Returns:
         ``(new_alpha (N,), weights (N,))`` with ``weights[i] = -C^i[y, y] / (k - 1)``.
     """
+    variant = adaboost_olm_kernels.PAPER_VARIANT if variant is None else variant
     n, k = s_before.shape
     new_alpha = np.empty(n)
     weights = np.empty(n)
@@ -77,11 +74,11 @@ def backward_reference(
         s_moved = s.copy()
         s_moved[labels[i]] += alpha[i]
         gradient = cost_row_logistic(s_moved, y)[labels[i]]
-        if variant[REFERENCE_GRADIENT] != 0.0 and labels[i] == y:
+        if variant[adaboost_olm_kernels.REFERENCE_GRADIENT] != 0.0 and labels[i] == y:
             gradient = -(k - 1) - gradient  # each term 1 - sigma: the complement
-        new_alpha[i] = ogd_step(alpha[i], gradient, eta, bound)
-    if variant[FIRST_WEIGHT] != LINE_14_WEIGHT:
-        weights[0] = variant[FIRST_WEIGHT]
+        new_alpha[i] = ogd.ogd_step(alpha[i], gradient, eta, bound)
+    if variant[adaboost_olm_kernels.FIRST_WEIGHT] != adaboost_olm_kernels.LINE_14_WEIGHT:
+        weights[0] = variant[adaboost_olm_kernels.FIRST_WEIGHT]
     return new_alpha, weights
 
 
@@ -133,13 +130,20 @@ class AdaboostOLM(OnlineBooster):
         InvalidParameterError: a value outside :attr:`_parameter_constraints` (a ValueError).
     """
 
-    _parameter_constraints = hyperparameters.ADABOOST_OLM
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "alpha_bound": POSITIVE,
+        "hedge_eta": POSITIVE,
+        "compiled": BOOLEAN,
+        "gradient": PAPER_OR_REFERENCE,
+        "first_weight": Interval(0.0, closed_low=True, nullable=True),
+    }
 
     def __init__(
         self,
         pool,
         n_classes,
         rng,
+        *,
         alpha_bound: float = 2.0,
         hedge_eta: float = 1.0,
         compiled: bool = True,
@@ -161,7 +165,7 @@ class AdaboostOLM(OnlineBooster):
         self.first_weight = first_weight
         n = pool.n_learners
         self.alpha = np.zeros(n)
-        self.hedge = Hedge(n, hedge_eta)
+        self.hedge = hedge.Hedge(n, hedge_eta)
         self.t = 0
         self._state = None
         self._on_growth()
@@ -182,7 +186,7 @@ class AdaboostOLM(OnlineBooster):
             if self.first_weight is None
             else float(self.pool.unscaled(np.full(self.pool.n_learners, float(self.first_weight)))[0])
         )
-        self._variant = variant_array(self.gradient == "reference", first)
+        self._variant = adaboost_olm_kernels.variant_array(self.gradient == "reference", first)
         # over the compiled pool, each step is one kernel call (same arithmetic, no Python loop)
         self._fused = adaboost_olm_kernels.FusedStep(self.pool) if self.compiled and self.pool.compiled else None
 
@@ -243,7 +247,7 @@ class AdaboostOLM(OnlineBooster):
             self._state = None
             return
         self.t += 1
-        eta = olm_step_size(self.t, self.n_classes)
+        eta = ogd.olm_step_size(self.t, self.n_classes)
         if self._fused is not None:
             self._fused.update(
                 xp, int(y), eta, self.alpha_bound, self._variant, self.hedge.eta, self.alpha, self.hedge.log_v, w

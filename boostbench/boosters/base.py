@@ -16,8 +16,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from boostbench.constraints import Constraint, check
-from boostbench.core.ties import argmax_random_tie
 from boostbench.learners.pool import WeakLearnerPool
+from boostbench.system.lazy import lazy_import
+
+ties = lazy_import("boostbench.core.ties")  # compiled: loaded by the first prediction, not with the class
 
 
 class _BoosterCore(ABC):  # noqa: B024 - the abstract calls differ by task (OnlineBooster, OnlineRanker)
@@ -75,8 +77,10 @@ class _BoosterCore(ABC):  # noqa: B024 - the abstract calls differ by task (Onli
         keeping what was learnt: the labels ``0..k-1`` keep their meaning, the new ones follow.
 
         Raises:
-            NotImplementedError: the pool cannot grow.
+            NotImplementedError: the pool cannot grow, or there is none (a peer's own ensemble).
         """
+        if self.pool is None:
+            raise NotImplementedError(f"{type(self).__name__} keeps its own ensemble, which cannot grow")
         self.pool.grow(n_classes, n_categories)
         if n_classes is not None:
             self.n_classes = int(n_classes)
@@ -98,7 +102,7 @@ class OnlineBooster(_BoosterCore):
 
     def predict(self, x: np.ndarray) -> int:
         """The booster's label for ``x`` (argmax of :meth:`predict_proba`, ties at random)."""
-        return argmax_random_tie(self.predict_proba(x), self.rng)
+        return ties.argmax_random_tie(self.predict_proba(x), self.rng)
 
     @abstractmethod
     def update(self, y: int, w: float = 1.0) -> None:

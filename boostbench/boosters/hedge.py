@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
-from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
-from boostbench.core.hedge import Hedge
-from boostbench.core.ties import argmax_rows_random_tie
+from boostbench.constraints import PROBABILITY, Constraint
+from boostbench.system.lazy import lazy_import
+
+hedge = lazy_import("boostbench.core.hedge")  # compiled: loaded with the first booster, not with the class
+ties = lazy_import("boostbench.core.ties")  # compiled: loaded by the first prediction, not with the class
 
 
 class HedgeExperts(OnlineBooster):
@@ -29,19 +33,19 @@ class HedgeExperts(OnlineBooster):
         InvalidParameterError: ``beta`` outside (0, 1) (a ValueError).
     """
 
-    _parameter_constraints = hyperparameters.HEDGE
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {"beta": PROBABILITY}
 
-    def __init__(self, pool, n_classes, rng, beta: float = 0.5):
+    def __init__(self, pool, n_classes, rng, *, beta: float = 0.5):
         super().__init__(pool, n_classes, rng)
         self._validate_params(beta=beta)
         self.beta = float(beta)
-        self.hedge = Hedge.from_beta(pool.n_learners, beta)
+        self.hedge = hedge.Hedge.from_beta(pool.n_learners, beta)
         self._state = None
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         """Hedge's mass on each label: ``(k,)`` float64."""
         xp = self.pool.prepare(x)
-        labels = argmax_rows_random_tie(self.pool.predict_proba(xp), self.rng)
+        labels = ties.argmax_rows_random_tie(self.pool.predict_proba(xp), self.rng)
         self._state = (xp, labels)
         return np.bincount(labels, weights=self.hedge.probabilities(), minlength=self.n_classes)
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
-from boostbench.core.ties import argmax_rows_random_tie
+from boostbench.system.lazy import lazy_import
+
+ties = lazy_import("boostbench.core.ties")  # compiled: loaded by the first prediction, not with the class
 
 
 class OnlineBagging(OnlineBooster):
@@ -16,12 +17,10 @@ class OnlineBagging(OnlineBooster):
     nothing changes, no draw either).
     """
 
-    _parameter_constraints = hyperparameters.ONLINE_BAGGING
-
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         """The members' vote shares, ``(k,)`` float64."""
         xp = self.pool.prepare(x)
-        labels = argmax_rows_random_tie(self.pool.predict_proba(xp), self.rng)
+        labels = ties.argmax_rows_random_tie(self.pool.predict_proba(xp), self.rng)
         self._xp = xp
         return np.bincount(labels, minlength=self.n_classes) / self.pool.n_learners
 

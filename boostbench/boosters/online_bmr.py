@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
-from boostbench import hyperparameters
-from boostbench.boosters.ada_olmr import train_on_relevant_labels
+from boostbench.boosters.ada_olmr import WEAK_PREDICTION, train_on_relevant_labels
 from boostbench.boosters.base import OnlineRanker
+from boostbench.constraints import PROBABILITY, Constraint, Interval, OneOf
 from boostbench.core.rank_potentials import PairPotential
 
 
@@ -28,13 +30,19 @@ class OnlineBMR(OnlineRanker):
             authors' code: 0).
     """
 
-    _parameter_constraints = hyperparameters.ONLINE_BMR
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "gamma": PROBABILITY,
+        "weak_prediction": WEAK_PREDICTION,
+        "potential_loss": OneOf((None, "hinge", "rank")),
+        "hinge_margin": Interval(0.0, closed_low=True),
+    }
 
     def __init__(
         self,
         pool,
         n_classes,
         rng,
+        *,
         gamma: float = 0.1,
         weak_prediction: str = "distribution",
         potential_loss: str | None = None,

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
-from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
-from boostbench.boosters.online_boosting_kernels import CompiledUpdate, vote_weights_into
-from boostbench.core.ties import argmax_rows_random_tie, argmax_tie_u
+from boostbench.boosters.vfdt import TREE_WEIGHT
+from boostbench.constraints import BOOLEAN, Constraint, Interval, OneOf
+from boostbench.system.lazy import lazy_import
+
+online_boosting_kernels = lazy_import("boostbench.boosters.online_boosting_kernels")  # loaded with the first booster
+ties = lazy_import("boostbench.core.ties")  # compiled: loaded by the first prediction, not with the class
+
+#: Oza's vote rules: ``hard`` (each member's label), ``soft`` (each member's distribution), ``moa``
+#: (MOA's OzaBoost: distributions, and no member votes after the first without a positive weight)
+VOTE = OneOf(("hard", "soft", "moa"))
 
 
 class OnlineBoosting(OnlineBooster):
@@ -48,13 +57,20 @@ class OnlineBoosting(OnlineBooster):
         InvalidParameterError: a value outside :attr:`_parameter_constraints` (a ValueError).
     """
 
-    _parameter_constraints = hyperparameters.ONLINE_BOOSTING
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "eps_floor": Interval(0.0, 0.5),
+        "compiled": BOOLEAN,
+        "vote": VOTE,
+        "tree_weight": TREE_WEIGHT,
+        "presentations": OneOf(("poisson", "expected")),
+    }
 
     def __init__(
         self,
         pool,
         n_classes,
         rng,
+        *,
         eps_floor: float = 1e-6,
         compiled: bool = True,
         vote: str = "hard",
@@ -80,7 +96,7 @@ class OnlineBoosting(OnlineBooster):
         ones = np.ones(self.pool.n_learners)
         self._unit = ones if self.tree_weight == "c_i" else self.pool.unscaled(ones)
         compiled = self.compiled and self.pool.compiled and self.presentations == "poisson"
-        self._compiled_update = CompiledUpdate(self.pool) if compiled else None
+        self._compiled_update = online_boosting_kernels.CompiledUpdate(self.pool) if compiled else None
 
     def vote_weights(self) -> np.ndarray:
         """``(N,)``: ``log((1 - eps_m) / eps_m)`` for members with ``0 <= eps_m < 1/2`` (``eps_m``
@@ -97,7 +113,9 @@ class OnlineBoosting(OnlineBooster):
                 weights[stops[0] :] = 0.0
             return weights
         weights = np.empty(self.pool.n_learners)
-        vote_weights_into(self.lambda_sc, self.lambda_sw, self.eps_floor, weights)  # libm's log, as the compiled pass
+        online_boosting_kernels.vote_weights_into(
+            self.lambda_sc, self.lambda_sw, self.eps_floor, weights
+        )  # libm's log, as the compiled pass
         return weights
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
@@ -105,7 +123,7 @@ class OnlineBoosting(OnlineBooster):
         xp = self.pool.prepare(x)
         P = self.pool.predict_proba(xp)
         if self.vote == "hard":
-            labels = argmax_rows_random_tie(P, self.rng)
+            labels = ties.argmax_rows_random_tie(P, self.rng)
             votes = np.bincount(labels, weights=self.vote_weights(), minlength=self.n_classes)
         else:
             votes = self.vote_weights() @ P
@@ -158,7 +176,7 @@ class OnlineBoosting(OnlineBooster):
             if presentations > 0:
                 self.pool.learn_member(m, xp, y, presentations * self._unit[m])
                 proba = self.pool.predict_proba_member(m, xp)  # Oza checks the member after training
-            if argmax_tie_u(proba, stream.random_sample()) == y:
+            if ties.argmax_tie_u(proba, stream.random_sample()) == y:
                 self.lambda_sc[m] += lam
                 lam *= (self.lambda_sc[m] + self.lambda_sw[m]) / (2.0 * self.lambda_sc[m])
             else:

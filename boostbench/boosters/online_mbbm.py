@@ -2,32 +2,35 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
-from boostbench import hyperparameters
-from boostbench.boosters import online_mbbm_kernels
 from boostbench.boosters.base import OnlineBooster
+from boostbench.constraints import BOOLEAN, PAPER_OR_REFERENCE, POSITIVE, PROBABILITY, Constraint, OneOf, positive_int
 from boostbench.core.monte_carlo_potentials import MonteCarloPotential01
-from boostbench.core.potentials import Potential01, cost_matrix_compiled
-from boostbench.core.ties import argmax_random_tie, argmin_tie_u
+from boostbench.system.lazy import lazy_import
+
+# compiled: loaded with the first booster, not with the class (the config check reads the class)
+online_mbbm_kernels = lazy_import("boostbench.boosters.online_mbbm_kernels")
+core_potentials = lazy_import("boostbench.core.potentials")
+ties = lazy_import("boostbench.core.ties")
 
 
 # -- the runner's hooks (the booster does no I/O) ------------------------------------------------
-def load_caches(k: int, algorithm_cfg, n_learners: int) -> None:
-    """Start from the potentials and cost matrices earlier runs of ``(k, gamma, N)`` kept on disk."""
-    from boostbench.core.potentials import load_memo
-
-    gamma = float(algorithm_cfg["gamma"])
-    load_memo(k, gamma, n_learners)
-    if algorithm_cfg.get("compiled", True):
-        online_mbbm_kernels.load_table(k, gamma, n_learners, _extra(algorithm_cfg.get("learners_left", "paper")))
+def load_caches(k: int, hyperparameters: dict, n_learners: int) -> None:
+    """Start from the potentials and cost matrices earlier runs of ``(k, gamma, N)`` kept on disk
+    (``hyperparameters``: the constructor's arguments, its defaults filled in).
+    """
+    gamma = float(hyperparameters["gamma"])
+    core_potentials.load_memo(k, gamma, n_learners)
+    if hyperparameters["compiled"]:
+        online_mbbm_kernels.load_table(k, gamma, n_learners, _extra(hyperparameters["learners_left"]))
 
 
 def save_caches() -> None:
     """Keep the potentials and cost matrices this process computed for later runs."""
-    from boostbench.core.potentials import save_memos
-
-    save_memos()
+    core_potentials.save_memos()
     online_mbbm_kernels.save_tables()
 
 
@@ -37,10 +40,8 @@ def _extra(learners_left: str) -> int:
 
 
 def warm_up() -> None:
-    """Compile (or load from numba's disk cache) the exact potentials."""
-    from boostbench.core.potentials import potential_01_exact, potential_tables
-
-    potential_01_exact(1, np.zeros(1, dtype=np.int64), potential_tables(2, 0.1, 1))
+    """Compile (or load from the kernel cache) the exact potentials."""
+    core_potentials.potential_01_exact(1, np.zeros(1, dtype=np.int64), core_potentials.potential_tables(2, 0.1, 1))
 
 
 class OnlineMBBM(OnlineBooster):
@@ -76,13 +77,22 @@ class OnlineMBBM(OnlineBooster):
         InvalidParameterError: a value outside :attr:`_parameter_constraints` (a ValueError).
     """
 
-    _parameter_constraints = hyperparameters.ONLINE_MBBM
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "gamma": PROBABILITY,
+        "weight_factor": POSITIVE,
+        "compiled": BOOLEAN,
+        "learners_left": PAPER_OR_REFERENCE,
+        "cost_argmin": OneOf(("normalized", "raw")),
+        "potentials": OneOf(("exact", "monte_carlo")),
+        "mc_draws": positive_int(),
+    }
 
     def __init__(
         self,
         pool,
         n_classes,
         rng,
+        *,
         gamma: float = 0.1,
         weight_factor: float = 0.1,
         compiled: bool = True,
@@ -119,7 +129,7 @@ class OnlineMBBM(OnlineBooster):
         if self._mc_rng is not None:
             self.potential = MonteCarloPotential01(self.n_classes, self.gamma, self.mc_draws, self._mc_rng)
             return
-        self.potential = Potential01(self.n_classes, self.gamma, max_n=n)
+        self.potential = core_potentials.Potential01(self.n_classes, self.gamma, max_n=n)
         if self.compiled and self.potential.memo is not None:
             try:
                 self.table = online_mbbm_kernels.shared_table(self.n_classes, self.gamma, n, self._extra)
@@ -149,7 +159,7 @@ class OnlineMBBM(OnlineBooster):
                 self._add_cache_fill(began)
             row_weights[i] = w
             p = P[i] * w if self.cost_argmin == "raw" else P[i]  # C = diag(w) D + a constant per row
-            s[argmin_tie_u(p @ D, u[i])] += 1
+            s[ties.argmin_tie_u(p @ D, u[i])] += 1
         return s, row_weights
 
     def _pass_compiled(self, P: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -179,7 +189,7 @@ class OnlineMBBM(OnlineBooster):
             votes = np.sort(s)  # the table holds sorted votes (see online_mbbm_kernels.forward)
             table.add(
                 votes,
-                *cost_matrix_compiled(
+                *core_potentials.cost_matrix_compiled(
                     n - 1 - i + self._extra,
                     votes,
                     potential.memo,
@@ -202,7 +212,7 @@ class OnlineMBBM(OnlineBooster):
 
     def predict(self, x: np.ndarray) -> int:
         self.predict_proba(x)
-        return argmax_random_tie(self._state[2].astype(np.float64), self.rng)
+        return ties.argmax_random_tie(self._state[2].astype(np.float64), self.rng)
 
     def update(self, y: int, w: float = 1.0) -> None:
         xp, row_weights, _ = self._state

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
-from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
-from boostbench.core.ties import argmax_rows_random_tie
+from boostbench.constraints import Constraint, OneOf
+from boostbench.system.lazy import lazy_import
+
+ties = lazy_import("boostbench.core.ties")  # compiled: loaded by the first prediction, not with the class
+
+#: a tree trains with weight c_i (its importance-weight constant, as inside the boosters) or 1
+TREE_WEIGHT = OneOf(("c_i", "one"))
 
 
 class VFDT(OnlineBooster):
     """One Hoeffding tree (learner 0 of the pool) trained on every example with weight 1."""
-
-    _parameter_constraints = hyperparameters.VFDT
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         xp = self.pool.prepare(x)
@@ -43,9 +48,9 @@ class BestVFDT(OnlineBooster):
         InvalidParameterError: an unknown ``tree_weight`` (a ValueError).
     """
 
-    _parameter_constraints = hyperparameters.BEST_VFDT
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {"tree_weight": TREE_WEIGHT}
 
-    def __init__(self, pool, n_classes, rng, tree_weight: str = "c_i"):
+    def __init__(self, pool, n_classes, rng, *, tree_weight: str = "c_i"):
         super().__init__(pool, n_classes, rng)
         self._validate_params(tree_weight=tree_weight)
         self.tree_weight = tree_weight
@@ -56,7 +61,7 @@ class BestVFDT(OnlineBooster):
         xp = self.pool.prepare(x)
         P = self.pool.predict_proba(xp)
         self._xp = xp
-        self.member_predictions = argmax_rows_random_tie(P, self.rng)
+        self.member_predictions = ties.argmax_rows_random_tie(P, self.rng)
         return P[int(np.argmax(self.correct))]
 
     def update(self, y: int) -> None:

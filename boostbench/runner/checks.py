@@ -85,7 +85,8 @@ def record_problem(record: Mapping[str, Any]) -> str | None:
 ALLOW_CODE_FLAG = "--allow-code-overrides"
 #: Override keys (and their sub-keys) that make Hydra run code or start processes of the user's
 #: choice: callbacks, a job's environment (LD_PRELOAD, PYTHONPATH), where configs are searched,
-#: the SLURM launcher's shell setup lines
+#: the SLURM launcher's shell setup lines; and the MOA command line of algorithm=moa (any class
+#: on MOA's class path, with its options)
 CODE_KEYS = (
     "hydra",
     "hydra.callbacks",
@@ -94,6 +95,7 @@ CODE_KEYS = (
     "hydra.job.env_copy",
     "hydra.searchpath",
     "hydra.launcher.setup",
+    "algorithm.cli",
 )
 
 

@@ -42,8 +42,15 @@ SPLIT_PROTOCOLS = ("kfold", "holdout")
 
 
 def group_options(group: str) -> list[str]:
-    """The options of a config group (the file stems under ``configs/<group>/``)."""
-    return sorted(p.stem for p in (CONFIG_DIR / group).glob("*.yaml"))
+    """The options of a config group: the file stems under ``configs/<group>/``, and for
+    ``algorithm`` the installed plugins' (:mod:`boostbench.algorithms`).
+    """
+    options = {p.stem for p in (CONFIG_DIR / group).glob("*.yaml")}
+    if group == "algorithm":
+        from boostbench.algorithms import ALGORITHMS
+
+        options |= set(ALGORITHMS.plugins())
+    return sorted(options)
 
 
 GROUPS = ("dataset", "algorithm", "learner", "protocol", "experiment", "preset")
@@ -71,6 +78,13 @@ def check_group_overrides(overrides: Sequence[str]) -> None:
             continue
         for choice in value.split(","):
             if choice.strip() not in group_options(key):
+                reason = None
+                if key == "algorithm":  # a plugin of that name left out of the registry: why
+                    from boostbench.algorithms import left_out
+
+                    reason = left_out(choice.strip())
+                if reason is not None:
+                    raise ConfigError(f"unknown algorithm {choice.strip()!r}: the {reason}")
                 raise ConfigError(
                     f"unknown {key} {choice.strip()!r}{did_you_mean(choice.strip(), group_options(key))} "
                     f"(available: {', '.join(group_options(key))})"
@@ -134,6 +148,9 @@ def hydra_config(overrides: Sequence[str]) -> dict[str, Any]:
     """
     from hydra import compose, initialize_config_dir
 
+    from boostbench.algorithms import store_configs
+
+    store_configs()
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=list(overrides), return_hydra_config=True)
     return OmegaConf.to_container(cfg.hydra, resolve=False)
@@ -150,10 +167,12 @@ def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
     from hydra.errors import HydraException, MissingConfigException
     from omegaconf.errors import OmegaConfBaseException
 
+    from boostbench.algorithms import store_configs
     from boostbench.suggest import quote_separators
 
     overrides = quote_separators(overrides)
     check_group_overrides(overrides)
+    store_configs()  # the plugins' algorithm configs
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
             cfg = compose(config_name="config", overrides=list(overrides))

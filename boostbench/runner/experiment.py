@@ -393,7 +393,8 @@ def run_experiment(
     return {
         "config": run.resolved,
         "config_hash": config_hash(run.resolved, spec),
-        "code": code_fingerprint(),  # which code computed the numbers (the store key has it)
+        "code": code_fingerprint(spec),  # which code computed the numbers (the store key has it)
+        **({"plugin": spec.plugin.provenance()} if spec.plugin else {}),  # a plugin's package and version
         "dataset": {
             "name": dataset.name,
             "task": "multilabel" if multilabel else "multiclass",

@@ -29,7 +29,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from boostbench.algorithms import algorithm_spec
+from boostbench.algorithms import algorithm_spec, store_configs
 from boostbench.errors import BoostbenchError, ConfigError, NotApplicable
 from boostbench.runner.checks import check_overrides, path_problem
 from boostbench.runner.config import check_group_overrides, complete, config_hash, incompatibility, validate
@@ -122,6 +122,7 @@ def count_jobs(overrides: Sequence[str]) -> int | None:
 
     parser = OverridesParser.create()
     overrides = quote_separators(overrides)
+    store_configs()
     try:
         parsed = parser.parse_overrides(list(overrides))
         plain = [o.input_line for o in parsed if not o.is_sweep_override() and not o.key_or_group.startswith("hydra")]
@@ -195,7 +196,7 @@ def _job(cfg: DictConfig, began: float) -> JobOutcome:
     try:
         cfg = complete(cfg)
         spec = algorithm_spec(str(cfg.algorithm.name))  # resolved once, passed along
-        key = run_key(config_hash(cfg, spec))
+        key = run_key(config_hash(cfg, spec), algorithm=spec)
         label = _label(cfg)
     except BoostbenchError as exc:
         return JobOutcome("error", "", "?", 0.0, str(exc))
@@ -335,6 +336,7 @@ def run_sweep(
     check_overrides(overrides, allow_code)
     overrides = quote_separators(overrides)
     check_group_overrides(overrides)
+    store_configs()  # the plugins' algorithm configs, which the jobs get with Hydra's state
     check_caches()  # here once, in one line (each job checks its own machine's again)
     results_dir = _results_dir(overrides)
     plain = results_dir is not None

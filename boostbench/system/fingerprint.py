@@ -5,6 +5,8 @@ package's sources that compute the numbers (data, learners, boosters, protocols,
 of the versions of the libraries they lean on, so editing a booster or upgrading river gives
 finished configs a new store key and a sweep runs them again instead of reusing old numbers.
 The reporting, the CLI and the store are left out: changing how a table is drawn reruns nothing.
+A plugin algorithm's runs (:mod:`boostbench.algorithms`) also take its package's sources, name and
+version: a changed plugin reruns its own runs, and installing one reruns nothing else.
 """
 
 from __future__ import annotations
@@ -14,8 +16,12 @@ import hashlib
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from boostbench.system.paths import PACKAGE_DIR
+
+if TYPE_CHECKING:
+    from boostbench.algorithms import AlgorithmSpec
 
 #: What computes a run's numbers: modules and subpackages of ``boostbench``
 NUMERIC_SOURCES = (
@@ -60,16 +66,39 @@ def _version(library: str) -> str:
         return "absent"
 
 
+def code_fingerprint(algorithm: AlgorithmSpec | None = None) -> str:
+    """The fingerprint of this process's code (16 hex digits; computed once per process, ~5 ms),
+    and, for a plugin's algorithm, of that plugin (:func:`plugin_digest`).
+    """
+    ours = _own_fingerprint()
+    if algorithm is None or algorithm.plugin is None:
+        return ours
+    plugin = algorithm.plugin
+    digest = hashlib.sha256(f"{ours}\0{plugin.distribution}\0{plugin.version}\0".encode())
+    digest.update(plugin_digest(plugin.source).encode())
+    return digest.hexdigest()[:16]
+
+
 @functools.cache
-def code_fingerprint() -> str:
-    """The fingerprint of this process's code (16 hex digits; computed once per process, ~5 ms)."""
+def _own_fingerprint() -> str:
     libraries = ",".join(f"{name}={_version(name)}" for name in LIBRARIES)
     digest = hashlib.sha256(sources_digest().encode() + b"\0" + libraries.encode())
     return digest.hexdigest()[:16]
 
 
-def run_key(config_hash: str, code: str | None = None) -> str:
-    """The store key of a run: ``<config hash>.<code fingerprint>`` (this process's code unless
-    ``code`` is given). The record of a config made by other code has another key.
+@functools.cache
+def plugin_digest(source: Path) -> str:
+    """:func:`digest_files` of a plugin's sources: every ``.py`` file under its package's directory
+    (``source``), or its module's file (once per process).
     """
-    return f"{config_hash}.{code or code_fingerprint()}"
+    if source.is_dir():
+        return digest_files(source, source.rglob("*.py"))
+    return digest_files(source.parent, [source])
+
+
+def run_key(config_hash: str, code: str | None = None, algorithm: AlgorithmSpec | None = None) -> str:
+    """The store key of a run: ``<config hash>.<code fingerprint>`` (this process's code, and the
+    plugin's of a plugin ``algorithm``, unless ``code`` is given). The record of a config made by
+    other code has another key.
+    """
+    return f"{config_hash}.{code or code_fingerprint(algorithm)}"

@@ -1,7 +1,11 @@
-"""MOA's online ensembles as runner algorithms: its boosting (``moa_ozaboost``,
-``moa_online_smooth_boost``, ``moa_sgbt``) and the stream-ensemble baselines (``moa_arf``,
+"""MOA's online ensembles as runner algorithms: its boosting family (``moa_ozaboost``,
+``moa_ozaboost_adwin``, ``moa_adob``, ``moa_bole``, ``moa_ocboost``, ``moa_online_smooth_boost``,
+``moa_sgbt``), ``moa_dems``, and the stream-ensemble baselines (``moa_arf``,
 ``moa_srp``, ``moa_leveraging_bagging``); peers in the same tables as the papers' algorithms,
-run as MOA ships them (its trees and defaults) through capymoa.
+run as MOA ships them (its trees and defaults) through capymoa. ``moa`` runs any MOA classifier
+its command line names (``algorithm.cli="meta.OzaBoostAdwin -s 10"``), as capymoa's
+``MOAClassifier`` does: a class of the command line's choice, so an override of it is code
+(``--allow-code-overrides``, :mod:`boostbench.runner.checks`).
 
 capymoa needs Java and pins an older pandas than boostbench, so it usually lives in its own
 environment (``make bench-moa-setup`` makes ``.venv-moa``): the ensemble runs in a child process
@@ -23,8 +27,8 @@ from typing import ClassVar
 import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
-from boostbench.boosters.peers.moa_worker import ENSEMBLES, ERROR_MARK, _read, _write
-from boostbench.constraints import Constraint, OneOf
+from boostbench.boosters.peers.moa_worker import CLI_ENSEMBLES, ENSEMBLES, ERROR_MARK, _read, _write, learner_name
+from boostbench.constraints import Constraint, Matches, OneOf
 from boostbench.errors import PeerError
 from boostbench.system.paths import REPO_ROOT
 
@@ -63,51 +67,34 @@ def last_error(stderr: str, limit: int = 400) -> str:
     return " ".join(" ".join(lines).split())[-limit:]
 
 
-class MOAEnsemble(OnlineBooster):
-    """One of MOA's ensembles over N of MOA's trees (a peer: no pool): OzaBoost,
-    OnlineSmoothBoost, StreamingGradientBoostedTrees (over FIMT-DD regression trees),
-    AdaptiveRandomForest, StreamingRandomPatches or LeveragingBagging (over Hoeffding trees),
-    each with capymoa's defaults.
-
-    Args:
-        pool: None (the ensemble has its own trees).
-        n_classes, rng: k and the generator the ensemble's seed is drawn from.
-        ensemble: a key of :data:`~boostbench.boosters.peers.moa_worker.ENSEMBLES`.
-        n_learners: N, MOA's ``boosting_iterations`` or ``ensemble_size``.
-        n_categories: ``(d,)`` category counts (0 = numeric), MOA's attribute types.
-
-    Raises:
-        ValueError: an unknown ``ensemble``, no Python with capymoa (see :func:`moa_python`), or
-            MOA did not start.
-        PeerError: (from the methods) MOA stopped with an error of its own, its first cause in the
-            message: SGBT's FIMT-DD trees raise a NullPointerException on some missing values.
+class _MOAProcess(OnlineBooster):
+    """A MOA classifier in a child process of a Python that has capymoa (a peer: no pool); the
+    subclasses say which (:meth:`_start`).
     """
 
-    _parameter_constraints: ClassVar[dict[str, Constraint]] = {"ensemble": OneOf(tuple(ENSEMBLES))}
+    def _start(self, setup: dict, n_classes: int, n_learners: int, n_categories) -> None:
+        """Start the worker with ``setup`` (``ensemble`` or ``cli``, see
+        :mod:`~boostbench.boosters.peers.moa_worker`) and wait for MOA to be ready.
 
-    def __init__(self, pool, n_classes, rng, ensemble: str, n_learners: int, n_categories):
-        super().__init__(pool, n_classes, rng)
-        self._validate_params(ensemble=ensemble)
-        self.ensemble = ensemble
+        Raises:
+            ValueError: no Python with capymoa (see :func:`moa_python`), or MOA did not start (its
+                first cause in the message: an unknown class of a command line, say).
+        """
+        self._name = learner_name(setup)
         self._log = tempfile.TemporaryFile()  # the child's stderr (the JVM's messages), for errors
         self._process = subprocess.Popen(
             [moa_python(), str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log
         )
         self._x = None
+        setup = {
+            **setup,
+            "n_learners": int(n_learners),
+            "seed": int(self.rng.integers(2**31)),
+            "n_classes": int(n_classes),
+            "n_categories": [int(m) for m in n_categories],
+        }
         try:
-            ready = self._ask(
-                (
-                    "setup",
-                    {
-                        "ensemble": ensemble,
-                        "n_learners": int(n_learners),
-                        "seed": int(rng.integers(2**31)),
-                        "n_classes": int(n_classes),
-                        "n_categories": [int(m) for m in n_categories],
-                    },
-                ),
-                setup=True,
-            )
+            ready = self._ask(("setup", setup), setup=True)
         except PeerError:
             ready = None
         if ready != "ready":
@@ -125,7 +112,7 @@ class MOAEnsemble(OnlineBooster):
             _write(self._process.stdin, message[1] if setup else message)
             return _read(self._process.stdout) if answer else None
         except (BrokenPipeError, OSError, EOFError) as exc:
-            raise PeerError(f"MOA's {ENSEMBLES[self.ensemble][0]} stopped: {self._stderr()}") from exc
+            raise PeerError(f"MOA's {self._name} stopped: {self._stderr()}") from exc
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         self._x = np.asarray(x, dtype=np.float64)
@@ -168,3 +155,62 @@ class MOAEnsemble(OnlineBooster):
 
     def __getstate__(self):
         raise TypeError("a MOA peer lives in its own Java process and does not pickle")
+
+
+class MOAEnsemble(_MOAProcess):
+    """One of MOA's ensembles over N of MOA's trees (a peer: no pool), each with MOA's defaults:
+    through capymoa's classes, OzaBoost, OnlineSmoothBoost, StreamingGradientBoostedTrees (over
+    FIMT-DD regression trees), AdaptiveRandomForest, StreamingRandomPatches, LeveragingBagging;
+    through their MOA command lines, OzaBoostAdwin, ADOB, BOLE, OCBoost (MOA's purpose string: for
+    two classes; run as shipped on any k) and DynamicEnsembleMemberSelection (over
+    StreamingRandomPatches).
+
+    Args:
+        pool: None (the ensemble has its own trees).
+        n_classes, rng: k and the generator the ensemble's seed is drawn from.
+        ensemble: a key of :data:`~boostbench.boosters.peers.moa_worker.ENSEMBLES` or of
+            :data:`~boostbench.boosters.peers.moa_worker.CLI_ENSEMBLES`.
+        n_learners: N, MOA's ``boosting_iterations``, ``ensemble_size`` or ``-s``.
+        n_categories: ``(d,)`` category counts (0 = numeric), MOA's attribute types.
+
+    Raises:
+        ValueError: an unknown ``ensemble``, no Python with capymoa (see :func:`moa_python`), or
+            MOA did not start.
+        PeerError: (from the methods) MOA stopped with an error of its own, its first cause in the
+            message: SGBT's FIMT-DD trees raise a NullPointerException on some missing values.
+    """
+
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {"ensemble": OneOf((*ENSEMBLES, *CLI_ENSEMBLES))}
+
+    def __init__(self, pool, n_classes, rng, *, ensemble: str, n_learners: int, n_categories):
+        super().__init__(pool, n_classes, rng)
+        self._validate_params(ensemble=ensemble)
+        self.ensemble = ensemble
+        self._start({"ensemble": ensemble}, n_classes, n_learners, n_categories)
+
+
+class MOALearner(_MOAProcess):
+    """Any MOA classifier, named by its command line as MOA's own option parser reads it
+    (``ClassOption.cliStringToObject``, what capymoa's ``MOAClassifier`` is given): e.g.
+    ``meta.OzaBoostAdwin -s 10 -l (trees.HoeffdingTree -g 50)``. A peer: its own learners and
+    defaults; N and the ``learner`` config do not apply.
+
+    Args:
+        pool: None. n_classes, rng: k and the generator MOA's seed is drawn from.
+        cli: the classifier's command line: its class under ``moa.classifiers`` (or a full name),
+            then its options.
+        n_learners: unused (the command line says it). n_categories: as :class:`MOAEnsemble`'s.
+
+    Raises:
+        ValueError: a command line MOA refuses (its message), or see :class:`MOAEnsemble`.
+    """
+
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "cli": Matches(r"[A-Za-z_][\w.$]*(\s.*)?", "a MOA classifier's command line (class, then options)")
+    }
+
+    def __init__(self, pool, n_classes, rng, *, cli: str = "trees.HoeffdingTree", n_learners: int, n_categories):
+        super().__init__(pool, n_classes, rng)
+        self._validate_params(cli=cli)
+        self.cli = cli
+        self._start({"cli": cli}, n_classes, n_learners, n_categories)

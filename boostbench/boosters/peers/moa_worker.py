@@ -3,8 +3,9 @@ capymoa (and so MOA, through Java): it imports neither boostbench nor anything b
 capymoa, since that Python may be another environment (capymoa pins an older pandas).
 
 Protocol on stdin/stdout: messages are pickles, each after its length (8 bytes, little endian).
-First the setup ``{"ensemble", "n_learners", "seed", "n_classes", "n_categories"}`` (answered
-"ready"), then ``(kind, payload)``: ``("predict", x)`` -> label (-1: none yet),
+First the setup ``{"ensemble" or "cli", "n_learners", "seed", "n_classes", "n_categories"}``
+(answered "ready"; ``cli``: any MOA classifier's command line, as capymoa's ``MOAClassifier``
+takes one), then ``(kind, payload)``: ``("predict", x)`` -> label (-1: none yet),
 ``("proba", x)`` -> ``(k,)`` or None, ``("learn", (x, y))`` (no answer),
 ``("test_then_train", (X, y))`` -> ``(m,)`` int64 labels predicted before training on each row
 (-1: none). Nominal attributes arrive as their codes
@@ -27,6 +28,26 @@ ENSEMBLES = {
     "srp": ("StreamingRandomPatches", "ensemble_size"),  # Gomes, Read & Bifet 2019
     "leveraging_bagging": ("LeveragingBagging", "ensemble_size"),  # Bifet, Holmes & Pfahringer 2010
 }
+#: runner name -> the MOA command line of the rest of MOA's online boosting family (moa.classifiers.meta;
+#: capymoa has no class for them): each with MOA's own base learner and defaults, ``-s`` members.
+#: Not Heros (meta.heros.Heros): its policy draws from an unseeded static java.util.Random, so a seed
+#: does not fix its numbers
+CLI_ENSEMBLES = {
+    "ozaboost_adwin": "meta.OzaBoostAdwin -s {n_learners}",  # Oza's boosting with ADWIN, Bifet et al. 2010
+    "adob": "meta.ADOB -s {n_learners}",  # Adaptable Diversity-based Online Boosting, Santos et al. 2014
+    "bole": "meta.BOLE -s {n_learners}",  # Boosting-like Online Learning Ensemble, de Barros et al. 2016
+    "ocboost": "meta.OCBoost -s {n_learners}",  # Online Coordinate Boosting, Pelossof et al. 2009
+    "dems": "meta.DynamicEnsembleMemberSelection -s {n_learners}",  # Sun et al. 2025, over SRP
+}
+
+
+def learner_name(setup: dict) -> str:
+    """The MOA class a setup builds, for messages: ``OzaBoost``, ``OzaBoostAdwin``, ..."""
+    if "cli" in setup:
+        return setup["cli"].split()[0].rpartition(".")[2] if setup["cli"].split() else "?"
+    if setup["ensemble"] in ENSEMBLES:
+        return ENSEMBLES[setup["ensemble"]][0]
+    return learner_name({"cli": CLI_ENSEMBLES[setup["ensemble"]]})
 
 
 def _read(stream):
@@ -59,8 +80,16 @@ def main() -> None:
     categories = {name: [str(v) for v in range(m)] for name, m in zip(names, setup["n_categories"]) if m > 0}
     categories["class"] = [str(c) for c in range(setup["n_classes"])]
     schema = Schema.from_custom([*names, "class"], target="class", categories=categories, name="boostbench")
-    name, size = ENSEMBLES[setup["ensemble"]]
-    model = getattr(classifier, name)(schema=schema, random_seed=setup["seed"], **{size: setup["n_learners"]})
+    cli = setup.get("cli") or CLI_ENSEMBLES.get(setup.get("ensemble"), "").format(n_learners=setup["n_learners"])
+    if cli:  # MOA's own option parser builds the learner, as capymoa's MOAClassifier is given one
+        from capymoa.base import MOAClassifier
+        from jpype import JClass
+
+        learner = JClass("moa.options.ClassOption").cliStringToObject(cli, JClass("moa.classifiers.Classifier"), None)
+        model = MOAClassifier(learner, schema=schema, random_seed=setup["seed"])
+    else:
+        name, size = ENSEMBLES[setup["ensemble"]]
+        model = getattr(classifier, name)(schema=schema, random_seed=setup["seed"], **{size: setup["n_learners"]})
     _write(out, "ready")
 
     def predict(x):
@@ -95,8 +124,11 @@ ERROR_MARK = "moa-worker error: "
 
 
 def root_cause(exc: BaseException) -> str:
-    """``exc``'s first cause (the Java exception under JPype's wrappers), on one line."""
-    while exc.__cause__ is not None:
+    """``exc``'s first cause (the Java exception under JPype's wrappers), on one line. JPype hangs
+    the Java stack under a Java exception as a cause of its own, ``Exception("Java Exception")``:
+    the walk stops above it.
+    """
+    while exc.__cause__ is not None and str(exc.__cause__) != "Java Exception":
         exc = exc.__cause__
     text = " ".join(str(exc).split())
     name = type(exc).__name__

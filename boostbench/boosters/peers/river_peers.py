@@ -70,7 +70,7 @@ class RiverEnsemble(OnlineBooster):
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {"ensemble": OneOf(tuple(ENSEMBLES))}
 
-    def __init__(self, pool, n_classes, rng, ensemble: str, n_learners: int, n_categories):
+    def __init__(self, pool, n_classes, rng, *, ensemble: str, n_learners: int, n_categories):
         super().__init__(pool, n_classes, rng)
         self._validate_params(ensemble=ensemble)
         nominal = [j for j, m in enumerate(n_categories) if m > 0]

@@ -56,7 +56,7 @@ class VWBoosting(OnlineBooster):
 
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {"alg": OneOf(tuple(ALGS))}
 
-    def __init__(self, pool, n_classes, rng, alg: str = "bbm", n_learners: int = 10, n_categories=()):
+    def __init__(self, pool, n_classes, rng, *, alg: str = "bbm", n_learners: int, n_categories):
         super().__init__(pool, n_classes, rng)
         if n_classes != 2:
             raise ValueError(f"vw_boosting is binary (VW's --boosting), the data set has {n_classes} classes")

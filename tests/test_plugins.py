@@ -1,0 +1,252 @@
+"""Plugins: an installed package's algorithms (entry points of group boostbench.algorithms) run,
+sweep, show and fingerprint as ours do; a broken one is left out in one line naming its package."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+import pytest
+from typer.testing import CliRunner
+
+from boostbench.algorithms import ALGORITHMS, algorithm_spec
+from boostbench.cli import _complete_override, app
+from boostbench.errors import ConfigError
+from boostbench.runner.config import compose_config, resolved_dict, validate
+from boostbench.system import fingerprint
+
+BOOSTER = '''
+import numpy as np
+
+from boostbench.boosters.base import OnlineBooster
+from boostbench.constraints import Interval
+
+
+class BarMajority(OnlineBooster):
+    """The members' mean distribution; member i trains with weight ``scale`` (times its c_i)."""
+
+    _parameter_constraints = {"scale": Interval(0.0)}
+
+    def __init__(self, pool, n_classes, rng, *, scale: float = 1.0):
+        super().__init__(pool, n_classes, rng)
+        self._validate_params(scale=scale)
+        self.scale = scale
+
+    def predict_proba(self, x):
+        self._xp = self.pool.prepare(x)
+        return self.pool.predict_proba(self._xp).mean(axis=0)
+
+    def update(self, y, w=1.0):
+        if w:
+            self.pool.learn(self._xp, y, np.full(self.pool.n_learners, self.scale * w))
+
+
+class Positional(BarMajority):
+    def __init__(self, pool, n_classes, rng, scale=1.0):
+        super().__init__(pool, n_classes, rng, scale=scale)
+'''
+
+
+def install(root, distribution: str, package: str, points: dict[str, str], source: str = BOOSTER, files=None):
+    """A package on ``root`` as pip leaves one: its module and a dist-info with its entry points."""
+    (root / package).mkdir(parents=True)
+    (root / package / "__init__.py").write_text(textwrap.dedent(source))
+    for name, text in (files or {}).items():
+        (root / package / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / package / name).write_text(text)
+    info = root / f"{distribution}-0.3.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {distribution}\nVersion: 0.3\n")
+    lines = "".join(f"{name} = {value}\n" for name, value in points.items())
+    (info / "entry_points.txt").write_text(f"[boostbench.algorithms]\n{lines}")
+
+
+@pytest.fixture
+def plugins(tmp_path, monkeypatch):
+    """Install fake plugins on ``sys.path`` (``install(...)`` through the fixture), and leave the
+    registry, Hydra's ConfigStore and ``sys.modules`` as they were."""
+    from hydra.core.config_store import ConfigStore
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    stored = dict(ConfigStore.instance().repo.get("algorithm", {}))
+    packages = []
+
+    def add(distribution, package, *args, **kwargs):
+        install(tmp_path, distribution, package, *args, **kwargs)
+        packages.append(package)
+        ALGORITHMS.refresh()
+        fingerprint.plugin_digest.cache_clear()
+
+    yield add
+    ALGORITHMS.refresh()
+    for name in [m for m in sys.modules if m.partition(".")[0] in packages]:
+        del sys.modules[name]
+    ConfigStore.instance().repo["algorithm"] = stored
+
+
+def test_a_plugins_class_runs_with_its_defaults_and_its_record_names_its_package(plugins, tmp_path):
+    from boostbench.runner.experiment import run_experiment, save
+
+    plugins("bar-boosting", "bar_boosting", {"bar_majority": "bar_boosting:BarMajority"})
+    cfg = compose_config(["algorithm=bar_majority", "dataset=balance", "n_learners=3", "progress=false"])
+    assert resolved_dict(cfg)["algorithm"] == {"name": "bar_majority", "scale": 1.0}  # no YAML: the class's
+    spec = validate(cfg)
+    record = run_experiment(cfg, spec=spec)
+    assert record["plugin"] == {
+        "distribution": "bar-boosting",
+        "version": "0.3",
+        "entry_point": "bar_boosting:BarMajority",
+    }
+    assert 0.5 < record["metrics"]["final_accuracy"] <= 1.0
+    assert record["code"] == fingerprint.code_fingerprint(spec) != fingerprint.code_fingerprint()
+    path = save(record, str(tmp_path / "store"))
+    assert path.name.endswith(f".{record['code']}.json")
+    with pytest.raises(ConfigError, match=r"algorithm.scale must be a number > 0, got -1"):
+        validate(compose_config(["algorithm=bar_majority", "algorithm.scale=-1"]))
+
+
+def test_a_broken_plugin_is_left_out_in_one_line_and_the_rest_works(plugins):
+    plugins(
+        "bar-boosting",
+        "bar_boosting",
+        {
+            "bar_majority": "bar_boosting:BarMajority",
+            "adaboost_olm": "bar_boosting:BarMajority",  # takes a built-in's name
+            "missing": "bar_boosting:Missing",  # fails to import
+            "positional": "bar_boosting:Positional",  # breaks the interface
+            "Bad-Name": "bar_boosting:BarMajority",
+        },
+    )
+    problems = ALGORITHMS.problems
+    assert len(problems) == 4 and all("\n" not in line and "package bar-boosting 0.3" in line for line in problems)
+    assert problems == [
+        "plugin algorithm 'Bad-Name' of package bar-boosting 0.3 left out: it is not named as an algorithm can be "
+        "(lower-case letters, digits and _, a letter first)",
+        "plugin algorithm 'adaboost_olm' of package bar-boosting 0.3 left out: it takes the name of a built-in "
+        "algorithm",
+        "plugin algorithm 'missing' of package bar-boosting 0.3 left out: it fails to import "
+        "(bar_boosting:Missing): AttributeError: module 'bar_boosting' has no attribute 'Missing'",
+        "plugin algorithm 'positional' of package bar-boosting 0.3 left out: it Positional.__init__ must be "
+        "(self, pool, n_classes, rng, *, <hyper-parameters>)",
+    ]
+    assert ALGORITHMS["adaboost_olm"].plugin is None and ALGORITHMS["bar_majority"].plugin is not None
+    validate(compose_config(["algorithm=adaboost_olm"]))  # ours, untouched
+    with pytest.raises(ConfigError, match=r"^unknown algorithm 'missing': the plugin algorithm 'missing' of pa"):
+        compose_config(["algorithm=missing"])
+    result = CliRunner().invoke(app, ["run", "algorithm=positional"])
+    assert result.exit_code == 2
+    assert "warning: plugin algorithm 'positional' of package bar-boosting 0.3 left out" in result.output
+
+
+def test_plugins_show_in_info_completion_and_did_you_mean(plugins):
+    plugins("bar-boosting", "bar_boosting", {"bar_majority": "bar_boosting:BarMajority"})
+    result = CliRunner().invoke(app, ["run", "--info"])
+    assert result.exit_code == 0
+    assert "bar_majority" in result.output.split("algorithm")[1]  # among the group's options
+    assert "bar-boosting 0.3" in result.output and "made from the class" in result.output
+    assert _complete_override("algorithm=bar") == ["algorithm=bar_majority"]
+    assert "algorithm.scale=" in _complete_override("algorithm.sc")
+    with pytest.raises(ConfigError, match=r"unknown algorithm 'bar_majorty' \(did you mean 'bar_majority'\?\)"):
+        compose_config(["algorithm=bar_majorty"])
+
+
+def test_a_changed_plugin_has_another_fingerprint_and_ours_is_unmoved(plugins, tmp_path):
+    plugins("bar-boosting", "bar_boosting", {"bar_majority": "bar_boosting:BarMajority"})
+    spec = algorithm_spec("bar_majority")
+    ours, theirs = fingerprint.code_fingerprint(), fingerprint.code_fingerprint(spec)
+    with open(tmp_path / "bar_boosting" / "__init__.py", "a") as handle:
+        handle.write("\n# a changed booster\n")
+    fingerprint.plugin_digest.cache_clear()
+    assert fingerprint.code_fingerprint(spec) != theirs
+    assert fingerprint.code_fingerprint() == ours == fingerprint.code_fingerprint(algorithm_spec("adaboost_olm"))
+
+
+def test_an_entry_point_may_name_an_algorithm_spec_or_ship_a_config(plugins):
+    """An AlgorithmSpec says what the class cannot (a knob it uses: gamma); a YAML the package
+    ships under configs/algorithm/ is the algorithm's config."""
+    source = BOOSTER.replace("scale: float = 1.0", "scale: float = 1.0, gamma: float = 0.2") + (
+        "\nfrom boostbench.algorithms import AlgorithmSpec\n"
+        "SPEC = AlgorithmSpec(BarMajority, uses=('n_learners', 'gamma'))\n"
+    )
+    files = {"configs/algorithm/bar_shipped.yaml": "name: bar_shipped\nscale: 2.5   # ours\ngamma: 0.3\n"}
+    plugins(
+        "bar-boosting",
+        "bar_boosting",
+        {"bar_gamma": "bar_boosting:SPEC", "bar_shipped": "bar_boosting:BarMajority"},
+        source=source,
+        files=files,
+    )
+    assert ALGORITHMS.problems == []
+    section = resolved_dict(compose_config(["algorithm=bar_gamma", "gamma=0.05"]))["algorithm"]
+    assert section == {"name": "bar_gamma", "scale": 1.0, "gamma": 0.05}  # gamma: ${gamma}
+    assert resolved_dict(compose_config(["algorithm=bar_shipped"]))["algorithm"] == {
+        "name": "bar_shipped",
+        "scale": 2.5,
+        "gamma": 0.3,
+    }
+
+
+@pytest.mark.slow  # a sweep's joblib workers: other processes
+def test_a_plugin_sweeps_beside_ours_and_reaches_the_leaderboard(plugins, tmp_path):
+    from boostbench.runner.sweep import run_sweep, summarize
+
+    plugins("bar-boosting", "bar_boosting", {"bar_majority": "bar_boosting:BarMajority"})
+    store = tmp_path / "store"
+    grid = [
+        "algorithm=bar_majority,adaboost_olm",
+        "dataset=balance,car",
+        "seed=0",
+        "n_learners=3",
+        f"results_dir={store}",
+    ]
+    assert summarize(run_sweep(grid, n_jobs=2)) == {"done": 4}
+    assert summarize(run_sweep(grid, n_jobs=2)) == {"skipped": 4}
+    records = [json.loads(p.read_text()) for p in (store / "runs").glob("*.json")]
+    assert (
+        sorted(r.get("plugin", {}).get("distribution", "ours") for r in records) == ["bar-boosting"] * 2 + ["ours"] * 2
+    )
+    result = CliRunner().invoke(app, ["report", "leaderboard", "--results-dir", str(store)])
+    assert result.exit_code == 0 and "bar_majority" in result.output
+
+
+def test_new_algorithm_writes_a_package_whose_booster_passes_check_booster(tmp_path, monkeypatch):
+    """The scaffold: pyproject with the entry point, a booster that passes every check, a test
+    and a README; bad names and an existing folder are refused in one line. (Installed with pip and
+    its own pytest run: make plugin-example.)"""
+    import importlib
+    import tomllib
+
+    from boostbench.testing import CHECKS, check_booster
+
+    result = CliRunner().invoke(app, ["new-algorithm", "my_boost", "--dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    root = tmp_path / "my_boost"
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) == [
+        "README.md",
+        "pyproject.toml",
+        "src/boostbench_my_boost/__init__.py",
+        "src/boostbench_my_boost/booster.py",
+        "tests/test_my_boost.py",
+    ]
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    assert project["project"]["entry-points"]["boostbench.algorithms"] == {
+        "my_boost": "boostbench_my_boost.booster:MyBoost"
+    }
+    assert "check_booster(MyBoost)" in (root / "tests" / "test_my_boost.py").read_text()
+    monkeypatch.syspath_prepend(str(root / "src"))
+    booster = importlib.import_module("boostbench_my_boost.booster")
+    try:
+        report = check_booster(booster.MyBoost, checks=[c for c in CHECKS if c != "river_estimator"])
+    finally:
+        for name in [m for m in sys.modules if m.startswith("boostbench_my_boost")]:
+            del sys.modules[name]
+    assert set(report.values()) == {"passed"}
+    for args, message in (
+        (["my_boost", "--dir", str(tmp_path)], f"error: {root} exists already"),
+        (["My-Boost"], "error: 'My-Boost' cannot name an algorithm"),
+        (["online_mbbm"], "error: algorithm 'online_mbbm' exists already"),
+    ):
+        refused = CliRunner().invoke(app, ["new-algorithm", *args])
+        assert refused.exit_code == 2 and refused.output.startswith(message), refused.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my_boost"]  # nothing half-written
