@@ -1,7 +1,8 @@
 """Evaluation metrics: the rank loss of Jung & Tewari 2018 (ties count 1/2), and the classification
 metrics beside accuracy (Cohen's kappa, macro-F1, sliding-window variants) through scikit-learn,
-and the stream-learning kappas as MOA computes them: kappa-M against the majority-class classifier
-(Bifet et al., KDD 2015) and kappa-T against the no-change classifier (Zliobaite et al., 2015).
+the stream-learning kappas as MOA's evaluators compute them: kappa-M against the majority-class
+classifier (Bifet et al., KDD 2015) and kappa-T against the no-change classifier (Zliobaite et
+al., 2015).
 """
 
 from __future__ import annotations
@@ -45,9 +46,14 @@ def cohen_kappa(truth: np.ndarray, predicted: np.ndarray, k: int) -> float | Non
 
 
 def majority_predictions(truth: np.ndarray, k: int, window: int | None = None) -> np.ndarray:
-    """What the majority-class classifier predicts at each step of a stream: the most frequent
-    true class among the examples before it (all of them, or the last ``window``), ties and the
-    first step to the lowest class, as MOA's evaluators count it.
+    """What the majority-class classifier scores at each step of a stream, as MOA's evaluators
+    count it: the most frequent true class among the examples up to and including the one
+    predicted (all of them, or the last ``window``), ties to the lowest class.
+
+    MOA's ``BasicClassificationPerformanceEvaluator.addResult`` adds the current example's label
+    to its class counts before it takes their majority, so the baseline has seen the label it is
+    scored on (it is always right on the first example). The literature's kappa-M figures are
+    MOA's, so this one counts as MOA does.
 
     Args:
         truth: ``(n,)`` int64 true labels in stream order, in ``0..k-1``.
@@ -63,16 +69,16 @@ def majority_predictions(truth: np.ndarray, k: int, window: int | None = None) -
     before = np.zeros(k, dtype=np.int64)  # the counts of truth[:start]
     for start in range(0, n, block):
         end = min(n, start + block)
-        low = start if window is None else max(0, start - window)
+        low = start if window is None else max(0, start + 1 - window)
         # counts[j]: the classes among truth[low:low + j]
         counts = np.vstack(
             [np.zeros((1, k), dtype=np.int64), np.cumsum(np.eye(k, dtype=np.int64)[truth[low:end]], axis=0)]
         )
-        rows = np.arange(start, end)
+        upper = np.arange(start, end) + 1  # each example's counts end with it
         if window is None:
-            current = before + counts[rows - low]
+            current = before + counts[upper - low]
         else:
-            current = counts[rows - low] - counts[np.maximum(rows - window, low) - low]
+            current = counts[upper - low] - counts[np.maximum(upper - window, low) - low]
         out[start:end] = current.argmax(axis=1)
         before = before + np.bincount(truth[start:end], minlength=k)
     return out
@@ -97,8 +103,9 @@ def classification_metrics(truth: np.ndarray, predicted: np.ndarray, k: int, fin
     """Cohen's kappa, kappa-M, kappa-T and macro-F1 over the final window (from ``final_start``) and
     the whole pass.
 
-    kappa-M's majority class is counted over every example before the one predicted (MOA's
-    basic evaluator), kappa-T's no-change classifier predicts the previous true label.
+    kappa-M's majority class is counted over every example up to the one predicted (MOA's basic
+    evaluator: :func:`majority_predictions`), kappa-T's no-change classifier predicts the
+    previous true label.
 
     Args:
         truth, predicted: ``(n,)`` int64 true and predicted labels in stream order.
@@ -127,8 +134,8 @@ def classification_metrics(truth: np.ndarray, predicted: np.ndarray, k: int, fin
 def windowed_curves(truth: np.ndarray, predicted: np.ndarray, k: int, seen: np.ndarray, window: int) -> dict:
     """Sliding-window accuracy, Cohen's kappa, kappa-M and kappa-T at each checkpoint: over the
     ``window`` examples before it (fewer at the start), as MOA's windowed evaluator (its
-    majority class counted over the window before each example), and kappa-M and kappa-T over
-    the whole pass up to each checkpoint.
+    majority class counted over the window that ends with each example), and kappa-M and
+    kappa-T over the whole pass up to each checkpoint.
 
     Args:
         seen: ``(m,)`` int64 checkpoints (examples seen, 1-based).
