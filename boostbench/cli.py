@@ -340,6 +340,10 @@ def _print_summary(record: dict, path, spec) -> None:
         if "final_kappa_m" in m:  # records before the stream metrics have none
             shown = ["undefined" if m[key] is None else f"{m[key]:.4f}" for key in ("final_kappa_m", "final_kappa_t")]
             rows.insert(2, ("final kappa-M, kappa-T", ", ".join(shown)))
+        if "fading_accuracy" in m:
+            kappa = "undefined" if m["fading_kappa"] is None else f"{m['fading_kappa']:.4f}"
+            alpha = c["protocol"]["fading"]
+            rows.append((f"fading accuracy, kappa (alpha {alpha})", f"{m['fading_accuracy']:.4f}, {kappa}"))
     if (not split or c["learner"]["name"] != "tree") and spec.family == "online":
         rows.append(("weak learners", str(spec.pool_size(c["n_learners"]))))
     rows += [

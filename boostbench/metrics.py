@@ -2,7 +2,8 @@
 metrics beside accuracy (Cohen's kappa, macro-F1, sliding-window variants) through scikit-learn,
 the stream-learning kappas as MOA's evaluators compute them: kappa-M against the majority-class
 classifier (Bifet et al., KDD 2015) and kappa-T against the no-change classifier (Zliobaite et
-al., 2015).
+al., 2015), and the fading-factor prequential accuracy and kappa (Gama, Sebastiao & Rodrigues,
+MLJ 90, 2013).
 """
 
 from __future__ import annotations
@@ -169,6 +170,44 @@ def windowed_curves(truth: np.ndarray, predicted: np.ndarray, k: int, seen: np.n
         curves["cumulative_kappa_m"].append(kappa_against(truth[:end], predicted[:end], majority[:end]))
         curves["cumulative_kappa_t"].append(kappa_against(truth[:end], predicted[:end], no_change[:end]))
     return curves
+
+
+def fading_sums(values: np.ndarray, alpha: float) -> np.ndarray:
+    """The fading sums ``S_i = x_i + alpha S_{i-1}`` (``S_1 = x_1``) of ``values`` (float64,
+    along the last axis), Gama, Sebastiao & Rodrigues 2013 (Sec. 4), through scipy's ``lfilter``:
+    ``alpha * S + x`` in float64, as MOA's ``FadingFactorEstimator`` adds.
+    """
+    from scipy.signal import lfilter
+
+    return lfilter([1.0], [1.0, -alpha], values, axis=-1)
+
+
+def fading_curves(truth: np.ndarray, predicted: np.ndarray, k: int, seen: np.ndarray, alpha: float) -> dict:
+    """Fading-factor prequential accuracy and Cohen's kappa at each checkpoint (Gama, Sebastiao &
+    Rodrigues, MLJ 90, 2013, Sec. 4): every count of the measure is a fading sum
+    (:func:`fading_sums`) over the examples up to the checkpoint, divided by ``N_i = 1 + alpha
+    N_{i-1}``: the accuracy ``S_i / N_i`` of the hits, and the kappa ``(p_o - p_e) / (1 - p_e)``
+    of the faded confusion margins, as MOA's ``FadingFactorClassificationPerformanceEvaluator``.
+
+    Args:
+        truth, predicted: ``(n,)`` int64 true and predicted labels in stream order, in ``0..k-1``.
+        seen: ``(m,)`` int64 checkpoints (examples seen, 1-based).
+        alpha: the fading factor in (0, 1] (1: the cumulative measures).
+
+    Returns:
+        ``fading_accuracy``, ``fading_kappa``: lists of ``m`` floats (the kappa None where
+        ``p_e = 1``: one class, true and predicted, over the faded examples).
+    """
+    at = np.asarray(seen) - 1
+    weight = fading_sums(np.ones(len(truth)), alpha)[at]
+    accuracy = fading_sums((truth == predicted).astype(np.float64), alpha)[at] / weight
+    chance = np.zeros(len(at))
+    for c in range(k):  # class by class: k faded margins, one stream-long row at a time
+        rows = fading_sums((predicted == c).astype(np.float64), alpha)[at] / weight
+        columns = fading_sums((truth == c).astype(np.float64), alpha)[at] / weight
+        chance += rows * columns
+    kappa = [None if pe == 1.0 else float((po - pe) / (1.0 - pe)) for po, pe in zip(accuracy, chance)]
+    return {"fading_accuracy": accuracy.tolist(), "fading_kappa": kappa}
 
 
 def rank_loss(scores: np.ndarray, relevant: np.ndarray) -> np.ndarray | float:

@@ -130,7 +130,7 @@ _ACROSS = {
 # Keys added after records were written, at the value that computes what the records computed
 # without them: left out at that value, so old and new records of one setting compare equal
 _NEUTRAL = {
-    "protocol": {"delay": 0, "shuffle_seed": None},
+    "protocol": {"delay": 0, "shuffle_seed": None, "fading": None},
     "learner": {"rules": "river", "binning": "frequency", "missing": "value", "bin_rows": 10_000},
     "algorithm": {"presentations": "poisson"},
 }

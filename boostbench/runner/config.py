@@ -300,6 +300,7 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
         "window": positive_int(1),
         "delay": positive_int(0),
         "shuffle_seed": positive_int(0, nullable=True),
+        "fading": Interval(0.0, 1.0, closed_high=True, nullable=True),
     }
     check("protocol", resolved["protocol"], protocol)
     protocol_config = typed_section(ProtocolConfig, "protocol", resolved["protocol"])

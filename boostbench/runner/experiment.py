@@ -28,9 +28,10 @@ from boostbench.data.stream import source_rows
 from boostbench.errors import NotApplicable
 from boostbench.learners.config import HoeffdingTreeConfig, LearnerConfig
 from boostbench.learners.registry import make_batch_learner, make_pool
-from boostbench.metrics import classification_metrics, windowed_curves
+from boostbench.metrics import classification_metrics, fading_curves, windowed_curves
 from boostbench.protocols import (
     FoldResult,
+    PrequentialResult,
     fit_batch,
     fit_online,
     holdout_split,
@@ -84,6 +85,26 @@ def provenance(seed: int, started: dt.datetime, finished: dt.datetime) -> dict[s
     }
 
 
+def _prequential_measures(protocol: ProtocolConfig, result: PrequentialResult, k: int) -> tuple[dict, dict]:
+    """The measures of one prequential pass's predictions (``k`` classes) and their curves."""
+    metrics: dict[str, Any] = {
+        "final_accuracy": result.final_accuracy,
+        "cumulative_accuracy": result.cumulative_accuracy,
+        **classification_metrics(result.truth, result.predicted, k, result.final_start),
+    }
+    seen, accuracy = result.curve(protocol.curve_points)
+    curve = {
+        "examples_seen": seen.tolist(),
+        "cumulative_accuracy": accuracy.tolist(),
+        **windowed_curves(result.truth, result.predicted, k, seen, protocol.window),
+    }
+    if protocol.fading is not None:
+        fading = fading_curves(result.truth, result.predicted, k, seen, protocol.fading)
+        curve.update(fading)
+        metrics.update({name: values[-1] for name, values in fading.items()})  # the last checkpoint: n
+    return metrics, curve
+
+
 def _multiclass_pass(
     protocol: ProtocolConfig, dataset: Dataset, booster, order: np.ndarray, on_progress, track_members: bool
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -98,20 +119,20 @@ def _multiclass_pass(
         track_members=track_members,
         delay=protocol.delay,
     )
-    metrics: dict[str, Any] = {
-        "final_accuracy": result.final_accuracy,
-        "cumulative_accuracy": result.cumulative_accuracy,
-        **classification_metrics(result.truth, result.predicted, dataset.n_classes, result.final_start),
-        # the caches' fill is timed apart (cache_fill_s), as the compilation is (compile_s)
-        "runtime_s": result.runtime_s - booster.cache_fill_s,
-        # CPU seconds of every thread and child, less the caches' fill (its own CPU seconds)
-        "cpu_s": max(0.0, result.cpu_s - booster.cache_fill_cpu_s),
-        "ram_hours": result.ram_hours,
-        "model_bytes": result.model_bytes,
-        "cache_fill_s": booster.cache_fill_s,
-        "n_examples": result.n_examples,
-        "final_window_examples": result.n_examples - result.final_start,
-    }
+    metrics, curve = _prequential_measures(protocol, result, dataset.n_classes)
+    metrics.update(
+        {
+            # the caches' fill is timed apart (cache_fill_s), as the compilation is (compile_s)
+            "runtime_s": result.runtime_s - booster.cache_fill_s,
+            # CPU seconds of every thread and child, less the caches' fill (its own CPU seconds)
+            "cpu_s": max(0.0, result.cpu_s - booster.cache_fill_cpu_s),
+            "ram_hours": result.ram_hours,
+            "model_bytes": result.model_bytes,
+            "cache_fill_s": booster.cache_fill_s,
+            "n_examples": result.n_examples,
+            "final_window_examples": result.n_examples - result.final_start,
+        }
+    )
     if result.member_correct_final is not None:
         member_accuracy = result.member_correct_final / (result.n_examples - result.final_start)
         metrics.update(
@@ -124,9 +145,7 @@ def _multiclass_pass(
                 "best_member": int(member_accuracy.argmax()),
             }
         )
-    seen, accuracy = result.curve(protocol.curve_points)
-    windowed = windowed_curves(result.truth, result.predicted, dataset.n_classes, seen, protocol.window)
-    return metrics, {"examples_seen": seen.tolist(), "cumulative_accuracy": accuracy.tolist(), **windowed}
+    return metrics, curve
 
 
 def _multilabel_pass(

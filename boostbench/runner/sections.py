@@ -35,6 +35,7 @@ class ProtocolConfig:
         test_fraction: the held-out part of ``holdout``.
         use_dataset_split: ``holdout`` takes a data set's own train/test split when it has one.
         keep_weights: the record keeps fold 1's per-round example distribution (split protocols).
+        fading: the fading factor alpha of the fading-factor accuracy and kappa (None: not measured).
     """
 
     name: str
@@ -49,6 +50,7 @@ class ProtocolConfig:
     test_fraction: float | None = None
     use_dataset_split: bool = True
     keep_weights: bool = False
+    fading: float | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
