@@ -2,8 +2,8 @@
 metrics beside accuracy (Cohen's kappa, macro-F1, sliding-window variants) through scikit-learn,
 the stream-learning kappas as MOA's evaluators compute them: kappa-M against the majority-class
 classifier (Bifet et al., KDD 2015) and kappa-T against the no-change classifier (Zliobaite et
-al., 2015), and the fading-factor prequential accuracy and kappa (Gama, Sebastiao & Rodrigues,
-MLJ 90, 2013).
+al., 2015), the fading-factor prequential accuracy and kappa (Gama, Sebastiao & Rodrigues, MLJ
+90, 2013), and the summary of k-fold distributed cross-validation's folds (Bifet et al., KDD 2015).
 """
 
 from __future__ import annotations
@@ -208,6 +208,34 @@ def fading_curves(truth: np.ndarray, predicted: np.ndarray, k: int, seen: np.nda
         chance += rows * columns
     kappa = [None if pe == 1.0 else float((po - pe) / (1.0 - pe)) for po, pe in zip(accuracy, chance)]
     return {"fading_accuracy": accuracy.tolist(), "fading_kappa": kappa}
+
+
+def fold_summary(values: list[float | None], confidence: float = 0.95) -> tuple[float | None, ...]:
+    """The mean of a measure over k-fold distributed cross-validation's folds, and its Student-t
+    interval ``mean -/+ t_{(1+confidence)/2, m-1} s / sqrt(m)`` (scipy's ``t``; ``s`` the folds'
+    sample standard deviation), over the ``m`` folds where the measure is defined.
+
+    The folds' copies are tested on the same examples and share most of their training (Bifet
+    et al., KDD 2015): the interval says how much the measure moves between copies of the
+    learner trained on other parts of one stream, not between streams.
+
+    Args:
+        values: one value per fold, None where undefined (a kappa).
+        confidence: the interval's coverage, in (0, 1).
+
+    Returns:
+        ``(mean, low, high)``; the mean None where no fold has a value, the ends None below 2.
+    """
+    from scipy import stats
+
+    defined = np.array([v for v in values if v is not None], dtype=np.float64)
+    if len(defined) == 0:
+        return None, None, None
+    mean = float(defined.mean())
+    if len(defined) < 2:
+        return mean, None, None
+    half = float(stats.t.ppf((1.0 + confidence) / 2.0, len(defined) - 1) * stats.sem(defined))
+    return mean, mean - half, mean + half
 
 
 def rank_loss(scores: np.ndarray, relevant: np.ndarray) -> np.ndarray | float:

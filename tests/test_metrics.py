@@ -1,11 +1,11 @@
 """Metrics beside accuracy (kappa, macro-F1, sliding windows) against river's, fading-factor measures
-by hand, and delayed labels."""
+by hand, the folds' summary against scipy's, and delayed labels."""
 
 import numpy as np
 import pytest
 from river import metrics as river_metrics
 
-from boostbench.metrics import classification_metrics, cohen_kappa, fading_curves, windowed_curves
+from boostbench.metrics import classification_metrics, cohen_kappa, fading_curves, fold_summary, windowed_curves
 from boostbench.runner.config import compose_config
 from boostbench.runner.experiment import run_experiment
 
@@ -140,6 +140,17 @@ def test_fading_with_alpha_one_is_the_cumulative_accuracy_and_kappa(labels):
     late = np.where(np.arange(3000) >= 2000, truth, predicted)
     faded = fading_curves(truth, late, 4, seen, alpha=0.999)["fading_accuracy"][-1]
     assert np.mean(truth == late) < faded < 1.0
+
+
+def test_fold_summary_is_the_mean_and_scipys_t_interval():
+    from scipy import stats
+
+    mean, low, high = fold_summary([0.8, 0.9, None, 0.7])  # the undefined fold left out
+    expected = stats.t.interval(0.95, 2, loc=0.8, scale=stats.sem([0.8, 0.9, 0.7]))
+    assert mean == pytest.approx(0.8) and (low, high) == pytest.approx(expected)
+    assert fold_summary([0.5, 0.5, 0.5]) == (0.5, 0.5, 0.5)
+    assert fold_summary([0.5]) == (0.5, None, None)
+    assert fold_summary([None, None]) == (None, None, None)
 
 
 def test_a_fading_run_records_its_curves_and_final_values():
