@@ -378,6 +378,14 @@ def _print_summary(record: dict, path, spec) -> None:
         if "final_kappa_m" in m:  # records before the stream metrics have none
             shown = ["undefined" if m[key] is None else f"{m[key]:.4f}" for key in ("final_kappa_m", "final_kappa_t")]
             rows.insert(2, ("final kappa-M, kappa-T", ", ".join(shown)))
+        if "fading_accuracy" in m:
+            kappa = "undefined" if m["fading_kappa"] is None else f"{m['fading_kappa']:.4f}"
+            alpha = c["protocol"]["fading"]
+            rows.append((f"fading accuracy, kappa (alpha {alpha})", f"{m['fading_accuracy']:.4f}, {kappa}"))
+        if "fold_final_accuracy" in m:  # prequential_cv: the copies' mean above, each copy's here
+            low, high = m["final_accuracy_ci_low"], m["final_accuracy_ci_high"]
+            rows.insert(1, ("final accuracy, 95% interval", f"[{low:.4f}, {high:.4f}] over {m['n_folds']} copies"))
+            rows.insert(2, ("final accuracy per copy", " ".join(f"{v:.4f}" for v in m["fold_final_accuracy"])))
     if (not split or c["learner"]["name"] != "tree") and spec.family == "online":
         rows.append(("weak learners", str(spec.pool_size(c["n_learners"]))))
     rows += [

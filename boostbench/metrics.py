@@ -1,7 +1,9 @@
 """Evaluation metrics: the rank loss of Jung & Tewari 2018 (ties count 1/2), and the classification
 metrics beside accuracy (Cohen's kappa, macro-F1, sliding-window variants) through scikit-learn,
-and the stream-learning kappas as MOA computes them: kappa-M against the majority-class classifier
-(Bifet et al., KDD 2015) and kappa-T against the no-change classifier (Zliobaite et al., 2015).
+the stream-learning kappas as MOA's evaluators compute them: kappa-M against the majority-class
+classifier (Bifet et al., KDD 2015) and kappa-T against the no-change classifier (Zliobaite et
+al., 2015), the fading-factor prequential accuracy and kappa (Gama, Sebastiao & Rodrigues, MLJ
+90, 2013), and the summary of k-fold distributed cross-validation's folds (Bifet et al., KDD 2015).
 """
 
 from __future__ import annotations
@@ -45,9 +47,14 @@ def cohen_kappa(truth: np.ndarray, predicted: np.ndarray, k: int) -> float | Non
 
 
 def majority_predictions(truth: np.ndarray, k: int, window: int | None = None) -> np.ndarray:
-    """What the majority-class classifier predicts at each step of a stream: the most frequent
-    true class among the examples before it (all of them, or the last ``window``), ties and the
-    first step to the lowest class, as MOA's evaluators count it.
+    """What the majority-class classifier scores at each step of a stream, as MOA's evaluators
+    count it: the most frequent true class among the examples up to and including the one
+    predicted (all of them, or the last ``window``), ties to the lowest class.
+
+    MOA's ``BasicClassificationPerformanceEvaluator.addResult`` adds the current example's label
+    to its class counts before it takes their majority, so the baseline has seen the label it is
+    scored on (it is always right on the first example). The literature's kappa-M figures are
+    MOA's, so this one counts as MOA does.
 
     Args:
         truth: ``(n,)`` int64 true labels in stream order, in ``0..k-1``.
@@ -63,16 +70,16 @@ def majority_predictions(truth: np.ndarray, k: int, window: int | None = None) -
     before = np.zeros(k, dtype=np.int64)  # the counts of truth[:start]
     for start in range(0, n, block):
         end = min(n, start + block)
-        low = start if window is None else max(0, start - window)
+        low = start if window is None else max(0, start + 1 - window)
         # counts[j]: the classes among truth[low:low + j]
         counts = np.vstack(
             [np.zeros((1, k), dtype=np.int64), np.cumsum(np.eye(k, dtype=np.int64)[truth[low:end]], axis=0)]
         )
-        rows = np.arange(start, end)
+        upper = np.arange(start, end) + 1  # each example's counts end with it
         if window is None:
-            current = before + counts[rows - low]
+            current = before + counts[upper - low]
         else:
-            current = counts[rows - low] - counts[np.maximum(rows - window, low) - low]
+            current = counts[upper - low] - counts[np.maximum(upper - window, low) - low]
         out[start:end] = current.argmax(axis=1)
         before = before + np.bincount(truth[start:end], minlength=k)
     return out
@@ -97,8 +104,9 @@ def classification_metrics(truth: np.ndarray, predicted: np.ndarray, k: int, fin
     """Cohen's kappa, kappa-M, kappa-T and macro-F1 over the final window (from ``final_start``) and
     the whole pass.
 
-    kappa-M's majority class is counted over every example before the one predicted (MOA's
-    basic evaluator), kappa-T's no-change classifier predicts the previous true label.
+    kappa-M's majority class is counted over every example up to the one predicted (MOA's basic
+    evaluator: :func:`majority_predictions`), kappa-T's no-change classifier predicts the
+    previous true label.
 
     Args:
         truth, predicted: ``(n,)`` int64 true and predicted labels in stream order.
@@ -127,8 +135,8 @@ def classification_metrics(truth: np.ndarray, predicted: np.ndarray, k: int, fin
 def windowed_curves(truth: np.ndarray, predicted: np.ndarray, k: int, seen: np.ndarray, window: int) -> dict:
     """Sliding-window accuracy, Cohen's kappa, kappa-M and kappa-T at each checkpoint: over the
     ``window`` examples before it (fewer at the start), as MOA's windowed evaluator (its
-    majority class counted over the window before each example), and kappa-M and kappa-T over
-    the whole pass up to each checkpoint.
+    majority class counted over the window that ends with each example), and kappa-M and
+    kappa-T over the whole pass up to each checkpoint.
 
     Args:
         seen: ``(m,)`` int64 checkpoints (examples seen, 1-based).
@@ -162,6 +170,72 @@ def windowed_curves(truth: np.ndarray, predicted: np.ndarray, k: int, seen: np.n
         curves["cumulative_kappa_m"].append(kappa_against(truth[:end], predicted[:end], majority[:end]))
         curves["cumulative_kappa_t"].append(kappa_against(truth[:end], predicted[:end], no_change[:end]))
     return curves
+
+
+def fading_sums(values: np.ndarray, alpha: float) -> np.ndarray:
+    """The fading sums ``S_i = x_i + alpha S_{i-1}`` (``S_1 = x_1``) of ``values`` (float64,
+    along the last axis), Gama, Sebastiao & Rodrigues 2013 (Sec. 4), through scipy's ``lfilter``:
+    ``alpha * S + x`` in float64, as MOA's ``FadingFactorEstimator`` adds.
+    """
+    from scipy.signal import lfilter
+
+    return lfilter([1.0], [1.0, -alpha], values, axis=-1)
+
+
+def fading_curves(truth: np.ndarray, predicted: np.ndarray, k: int, seen: np.ndarray, alpha: float) -> dict:
+    """Fading-factor prequential accuracy and Cohen's kappa at each checkpoint (Gama, Sebastiao &
+    Rodrigues, MLJ 90, 2013, Sec. 4): every count of the measure is a fading sum
+    (:func:`fading_sums`) over the examples up to the checkpoint, divided by ``N_i = 1 + alpha
+    N_{i-1}``: the accuracy ``S_i / N_i`` of the hits, and the kappa ``(p_o - p_e) / (1 - p_e)``
+    of the faded confusion margins, as MOA's ``FadingFactorClassificationPerformanceEvaluator``.
+
+    Args:
+        truth, predicted: ``(n,)`` int64 true and predicted labels in stream order, in ``0..k-1``.
+        seen: ``(m,)`` int64 checkpoints (examples seen, 1-based).
+        alpha: the fading factor in (0, 1] (1: the cumulative measures).
+
+    Returns:
+        ``fading_accuracy``, ``fading_kappa``: lists of ``m`` floats (the kappa None where
+        ``p_e = 1``: one class, true and predicted, over the faded examples).
+    """
+    at = np.asarray(seen) - 1
+    weight = fading_sums(np.ones(len(truth)), alpha)[at]
+    accuracy = fading_sums((truth == predicted).astype(np.float64), alpha)[at] / weight
+    chance = np.zeros(len(at))
+    for c in range(k):  # class by class: k faded margins, one stream-long row at a time
+        rows = fading_sums((predicted == c).astype(np.float64), alpha)[at] / weight
+        columns = fading_sums((truth == c).astype(np.float64), alpha)[at] / weight
+        chance += rows * columns
+    kappa = [None if pe == 1.0 else float((po - pe) / (1.0 - pe)) for po, pe in zip(accuracy, chance)]
+    return {"fading_accuracy": accuracy.tolist(), "fading_kappa": kappa}
+
+
+def fold_summary(values: list[float | None], confidence: float = 0.95) -> tuple[float | None, ...]:
+    """The mean of a measure over k-fold distributed cross-validation's folds, and its Student-t
+    interval ``mean -/+ t_{(1+confidence)/2, m-1} s / sqrt(m)`` (scipy's ``t``; ``s`` the folds'
+    sample standard deviation), over the ``m`` folds where the measure is defined.
+
+    The folds' copies are tested on the same examples and share most of their training (Bifet
+    et al., KDD 2015): the interval says how much the measure moves between copies of the
+    learner trained on other parts of one stream, not between streams.
+
+    Args:
+        values: one value per fold, None where undefined (a kappa).
+        confidence: the interval's coverage, in (0, 1).
+
+    Returns:
+        ``(mean, low, high)``; the mean None where no fold has a value, the ends None below 2.
+    """
+    from scipy import stats
+
+    defined = np.array([v for v in values if v is not None], dtype=np.float64)
+    if len(defined) == 0:
+        return None, None, None
+    mean = float(defined.mean())
+    if len(defined) < 2:
+        return mean, None, None
+    half = float(stats.t.ppf((1.0 + confidence) / 2.0, len(defined) - 1) * stats.sem(defined))
+    return mean, mean - half, mean + half
 
 
 def rank_loss(scores: np.ndarray, relevant: np.ndarray) -> np.ndarray | float:

@@ -1,10 +1,11 @@
-"""Metrics beside accuracy (kappa, macro-F1, sliding windows) against river's, and delayed labels."""
+"""Metrics beside accuracy (kappa, macro-F1, sliding windows) against river's, fading-factor measures
+by hand, the folds' summary against scipy's, and delayed labels."""
 
 import numpy as np
 import pytest
 from river import metrics as river_metrics
 
-from boostbench.metrics import classification_metrics, cohen_kappa, windowed_curves
+from boostbench.metrics import classification_metrics, cohen_kappa, fading_curves, fold_summary, windowed_curves
 from boostbench.runner.config import compose_config
 from boostbench.runner.experiment import run_experiment
 
@@ -93,6 +94,8 @@ def test_delay_and_window_are_checked():
         validate(compose_config(["protocol.delay=-1"]))
     with pytest.raises(ConfigError, match=r"protocol.window"):
         validate(compose_config(["protocol.window=0"]))
+    with pytest.raises(ConfigError, match=r"protocol.fading must be a number in \(0, 1\]"):
+        validate(compose_config(["protocol.fading=1.5"]))
 
 
 def test_cohen_kappa_from_confusion_counts_agrees_with_scikit_learn():
@@ -108,3 +111,55 @@ def test_cohen_kappa_from_confusion_counts_agrees_with_scikit_learn():
     assert cohen_kappa(np.array([2, 2, 2]), np.array([2, 2, 2]), 3) is None  # p_e = 1: undefined
     assert cohen_kappa(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 3) is None
     assert cohen_kappa(np.array([0, 1, 0, 1]), np.array([1, 0, 1, 0]), 2) == -1.0
+
+
+def test_fading_accuracy_and_kappa_by_hand():
+    """Gama, Sebastiao & Rodrigues 2013: S_i = L_i + alpha S_(i-1), N_i = 1 + alpha N_(i-1)."""
+    truth, predicted = np.array([0, 1, 1, 0]), np.array([0, 1, 0, 0])  # hits 1, 1, 0, 1
+    curves = fading_curves(truth, predicted, 2, np.array([1, 2, 3, 4]), alpha=0.5)
+    # S: 1, 1.5, 0.75, 1.375; N: 1, 1.5, 1.75, 1.875
+    assert curves["fading_accuracy"] == pytest.approx([1.0, 1.0, 0.75 / 1.75, 1.375 / 1.875])
+    # at 4, the faded margins: predicted 0 [1,0,1,1] -> 1.625, predicted 1 -> 0.25; true 0 [1,0,0,1]
+    # -> 1.125, true 1 -> 0.75; p_e = (1.625 x 1.125 + 0.25 x 0.75) / 1.875^2
+    chance = (1.625 * 1.125 + 0.25 * 0.75) / 1.875**2
+    assert curves["fading_kappa"][3] == pytest.approx((1.375 / 1.875 - chance) / (1 - chance))
+    assert curves["fading_kappa"][0] is None  # one example: one class, true and predicted
+
+
+def test_fading_with_alpha_one_is_the_cumulative_accuracy_and_kappa(labels):
+    from sklearn.metrics import cohen_kappa_score
+
+    truth, predicted = labels
+    seen = np.array([10, 700, 3000])
+    curves = fading_curves(truth, predicted, 4, seen, alpha=1.0)
+    accuracy = [np.mean(truth[:s] == predicted[:s]) for s in seen]
+    kappa = [cohen_kappa_score(truth[:s], predicted[:s]) for s in seen]
+    assert curves["fading_accuracy"] == pytest.approx(accuracy, abs=1e-12)
+    assert curves["fading_kappa"] == pytest.approx(kappa, abs=1e-12)
+    # a factor below 1 forgets: the last 1,000 examples (all right) weigh more than the first 2,000
+    late = np.where(np.arange(3000) >= 2000, truth, predicted)
+    faded = fading_curves(truth, late, 4, seen, alpha=0.999)["fading_accuracy"][-1]
+    assert np.mean(truth == late) < faded < 1.0
+
+
+def test_fold_summary_is_the_mean_and_scipys_t_interval():
+    from scipy import stats
+
+    mean, low, high = fold_summary([0.8, 0.9, None, 0.7])  # the undefined fold left out
+    expected = stats.t.interval(0.95, 2, loc=0.8, scale=stats.sem([0.8, 0.9, 0.7]))
+    assert mean == pytest.approx(0.8) and (low, high) == pytest.approx(expected)
+    assert fold_summary([0.5, 0.5, 0.5]) == (0.5, 0.5, 0.5)
+    assert fold_summary([0.5]) == (0.5, None, None)
+    assert fold_summary([None, None]) == (None, None, None)
+
+
+def test_a_fading_run_records_its_curves_and_final_values():
+    base = ["dataset=balance", "algorithm=adaboost_olm", "n_learners=5", "progress=false"]
+    plain = run_experiment(compose_config(base))
+    faded = run_experiment(compose_config([*base, "protocol.fading=0.99"]))
+    assert "fading_accuracy" not in plain["metrics"] and "fading_accuracy" not in plain["curve"]
+    assert plain["metrics"]["final_accuracy"] == faded["metrics"]["final_accuracy"]  # the same pass
+    assert len(faded["curve"]["fading_accuracy"]) == len(faded["curve"]["examples_seen"])
+    assert faded["metrics"]["fading_accuracy"] == faded["curve"]["fading_accuracy"][-1]
+    assert faded["metrics"]["fading_kappa"] == faded["curve"]["fading_kappa"][-1]
+    assert plain["config_hash"] != faded["config_hash"]  # what the record holds differs

@@ -4,7 +4,7 @@
   whatever the protocol says, and a non-adaptive learner's windowed accuracy falls after the drift;
 - a generated stream is drawn once, then read from the cache (a scrambled file is drawn again);
 - kappa-M and kappa-T as MOA counts them (hand-computed values; the windowed majority class
-  against brute force);
+  against brute force; tests/test_moa_measures.py compares them with MOA's own evaluators);
 - a run's peak RSS after memory an earlier job freed reads as the run before it.
 """
 
@@ -130,25 +130,29 @@ def test_a_non_adaptive_learner_loses_accuracy_after_the_abrupt_drift():
 
 
 def test_kappa_m_and_kappa_t_by_hand():
-    truth = np.array([1, 1, 0, 0, 0])
-    predicted = np.array([1, 1, 0, 0, 1])  # p0 = 0.8
-    # majority so far (class 0 first and on ties): 0, 1, 1, 1, 0 -> right 2 of 5
-    assert list(majority_predictions(truth, 2)) == [0, 1, 1, 1, 0]
-    # no change: the previous label (0 first): 0, 1, 1, 0, 0 -> right 3 of 5
-    assert list(no_change_predictions(truth)) == [0, 1, 1, 0, 0]
-    m = classification_metrics(truth, predicted, 2, final_start=0)
-    assert m["cumulative_kappa_m"] == pytest.approx((0.8 - 0.4) / 0.6)
-    assert m["cumulative_kappa_t"] == pytest.approx((0.8 - 0.6) / 0.4)
+    truth = np.array([0, 0, 1, 1, 1, 2])
+    predicted = np.array([0, 0, 1, 1, 1, 1])  # p0 = 5/6
+    # MOA's majority class counts the example's own label (the lowest class on ties): after 0;
+    # 0 0; 0 0 1; 0 0 1 1 (a tie); 0 0 1 1 1; 0 0 1 1 1 2 -> 0, 0, 0, 0, 1, 1: right 3 of 6
+    assert list(majority_predictions(truth, 3)) == [0, 0, 0, 0, 1, 1]
+    # no change: the previous label (0 first): 0, 0, 0, 1, 1, 1 -> right 4 of 6
+    assert list(no_change_predictions(truth)) == [0, 0, 0, 1, 1, 1]
+    m = classification_metrics(truth, predicted, 3, final_start=0)
+    assert m["cumulative_kappa_m"] == pytest.approx((5 / 6 - 3 / 6) / (1 - 3 / 6))
+    assert m["cumulative_kappa_t"] == pytest.approx((5 / 6 - 4 / 6) / (1 - 4 / 6))
     assert m["final_kappa_m"] == m["cumulative_kappa_m"]
+    # the final window (the last 3): p0 = 2/3; the majority over the whole prefix: right 1 of 3
+    tail = classification_metrics(truth, predicted, 3, final_start=3)
+    assert tail["final_kappa_m"] == pytest.approx((2 / 3 - 1 / 3) / (1 - 1 / 3))
     assert kappa_against(truth, predicted, truth) is None  # a perfect baseline: undefined
 
 
 @pytest.mark.parametrize("window", [None, 1, 7, 500])
-def test_the_majority_class_over_a_window_is_the_most_frequent_label_before_each_example(window):
+def test_the_majority_class_over_a_window_is_the_most_frequent_label_up_to_each_example(window):
     rng = np.random.default_rng(3)
     truth = rng.choice(4, size=3000, p=[0.4, 0.3, 0.2, 0.1])
     expected = [
-        np.bincount(truth[:t] if window is None else truth[max(0, t - window) : t], minlength=4).argmax()
+        np.bincount(truth[: t + 1] if window is None else truth[max(0, t + 1 - window) : t + 1], minlength=4).argmax()
         for t in range(len(truth))
     ]
     assert np.array_equal(majority_predictions(truth, 4, window), expected)

@@ -3,6 +3,7 @@
 from boostbench.protocols.fit_evaluate import FoldResult, fit_batch, fit_online
 from boostbench.protocols.mulan_split import TrainTestResult, train_then_test
 from boostbench.protocols.prequential import PrequentialResult, prequential
+from boostbench.protocols.prequential_cv import prequential_cv
 from boostbench.protocols.splits import holdout_split, kfold_splits
 
 __all__ = [
@@ -14,5 +15,6 @@ __all__ = [
     "holdout_split",
     "kfold_splits",
     "prequential",
+    "prequential_cv",
     "train_then_test",
 ]

@@ -160,7 +160,7 @@ _ACROSS = {
 # without them (or their default when reports left them out): left out at that value, so old and
 # new records of one setting compare equal
 _NEUTRAL = {
-    "protocol": {"delay": 0, "shuffle_seed": None, "window": 1000, "curve_points": 100},
+    "protocol": {"delay": 0, "shuffle_seed": None, "window": 1000, "curve_points": 100, "fading": None},
     "learner": {"rules": "river", "binning": "frequency", "missing": "value", "bin_rows": 10_000},
     "algorithm": {"presentations": "poisson"},
 }

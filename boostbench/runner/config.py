@@ -39,6 +39,8 @@ TOP_LEVEL_KEYS = {
     *PRESENTATION_KEYS,
 }
 SPLIT_PROTOCOLS = ("kfold", "holdout")
+#: How prequential_cv trains its copies (Bifet et al., KDD 2015; boostbench.protocols.prequential_cv)
+VALIDATIONS = ("cross_validation", "bootstrap", "split")
 
 
 def group_options(group: str) -> list[str]:
@@ -319,6 +321,9 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
         "window": positive_int(1),
         "delay": positive_int(0),
         "shuffle_seed": positive_int(0, nullable=True),
+        "fading": Interval(0.0, 1.0, closed_high=True, nullable=True),
+        "n_folds": positive_int(2),
+        "validation": OneOf(VALIDATIONS),
     }
     check("protocol", resolved["protocol"], protocol)
     protocol_config = typed_section(ProtocolConfig, "protocol", resolved["protocol"])
@@ -363,8 +368,9 @@ def incompatibility(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -
     more classes (``class_names`` or ``n_classes``; otherwise refused once loaded, as
     :class:`~boostbench.errors.NotApplicable`), a batch algorithm under an online protocol or
     with an online-only learner, an online algorithm over batch trees, a tree-only booster over a
-    Bayesian network, a multi-label algorithm under k-fold. ``spec``: the algorithm's registry
-    entry, if resolved already.
+    Bayesian network, a multi-label algorithm under k-fold or prequential cross-validation, a
+    best-tree-in-hindsight row (``tracks_members``) under prequential cross-validation.
+    ``spec``: the algorithm's registry entry, if resolved already.
     """
     from boostbench.algorithms import algorithm_spec
     from boostbench.learners.registry import learner_spec, names
@@ -387,8 +393,10 @@ def incompatibility(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -
         if protocol not in SPLIT_PROTOCOLS:
             return f"algorithm {name!r} is a batch algorithm: use protocol=kfold or protocol=holdout, not {protocol!r}"
         return None
-    if protocol in SPLIT_PROTOCOLS and task != "multiclass":
+    if protocol in (*SPLIT_PROTOCOLS, "prequential_cv") and task != "multiclass":
         return f"protocol {protocol!r} is for multiclass data; multi-label algorithms use protocol=train_test"
+    if protocol == "prequential_cv" and spec.tracks_members:
+        return f"algorithm {name!r} picks its best tree in hindsight over one pass: use protocol=prequential"
     return None
 
 

@@ -1,7 +1,8 @@
 """One run: data set -> stream -> pool + booster -> protocol -> result record.
 
-Protocols: prequential (multiclass online), train_test (MULAN multi-label), and the split
-protocols kfold / holdout (batch boosters, and online learners with one pass per training part).
+Protocols: prequential (multiclass online), prequential_cv (its k-fold distributed validation),
+train_test (MULAN multi-label), and the split protocols kfold / holdout (batch boosters, and
+online learners with one pass per training part).
 """
 
 from __future__ import annotations
@@ -28,14 +29,16 @@ from boostbench.data.stream import source_rows
 from boostbench.errors import NotApplicable
 from boostbench.learners.config import HoeffdingTreeConfig, LearnerConfig
 from boostbench.learners.registry import make_batch_learner, make_pool
-from boostbench.metrics import classification_metrics, windowed_curves
+from boostbench.metrics import classification_metrics, fading_curves, fold_summary, windowed_curves
 from boostbench.protocols import (
     FoldResult,
+    PrequentialResult,
     fit_batch,
     fit_online,
     holdout_split,
     kfold_splits,
     prequential,
+    prequential_cv,
     train_then_test,
 )
 from boostbench.runner.config import SPLIT_PROTOCOLS, config_hash, too_many_classes, validate
@@ -84,6 +87,26 @@ def provenance(seed: int, started: dt.datetime, finished: dt.datetime) -> dict[s
     }
 
 
+def _prequential_measures(protocol: ProtocolConfig, result: PrequentialResult, k: int) -> tuple[dict, dict]:
+    """The measures of one prequential pass's predictions (``k`` classes) and their curves."""
+    metrics: dict[str, Any] = {
+        "final_accuracy": result.final_accuracy,
+        "cumulative_accuracy": result.cumulative_accuracy,
+        **classification_metrics(result.truth, result.predicted, k, result.final_start),
+    }
+    seen, accuracy = result.curve(protocol.curve_points)
+    curve = {
+        "examples_seen": seen.tolist(),
+        "cumulative_accuracy": accuracy.tolist(),
+        **windowed_curves(result.truth, result.predicted, k, seen, protocol.window),
+    }
+    if protocol.fading is not None:
+        fading = fading_curves(result.truth, result.predicted, k, seen, protocol.fading)
+        curve.update(fading)
+        metrics.update({name: values[-1] for name, values in fading.items()})  # the last checkpoint: n
+    return metrics, curve
+
+
 def _multiclass_pass(
     protocol: ProtocolConfig, dataset: Dataset, booster, order: np.ndarray, on_progress, track_members: bool
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -98,20 +121,20 @@ def _multiclass_pass(
         track_members=track_members,
         delay=protocol.delay,
     )
-    metrics: dict[str, Any] = {
-        "final_accuracy": result.final_accuracy,
-        "cumulative_accuracy": result.cumulative_accuracy,
-        **classification_metrics(result.truth, result.predicted, dataset.n_classes, result.final_start),
-        # the caches' fill is timed apart (cache_fill_s), as the compilation is (compile_s)
-        "runtime_s": result.runtime_s - booster.cache_fill_s,
-        # CPU seconds of every thread and child, less the caches' fill (its own CPU seconds)
-        "cpu_s": max(0.0, result.cpu_s - booster.cache_fill_cpu_s),
-        "ram_hours": result.ram_hours,
-        "model_bytes": result.model_bytes,
-        "cache_fill_s": booster.cache_fill_s,
-        "n_examples": result.n_examples,
-        "final_window_examples": result.n_examples - result.final_start,
-    }
+    metrics, curve = _prequential_measures(protocol, result, dataset.n_classes)
+    metrics.update(
+        {
+            # the caches' fill is timed apart (cache_fill_s), as the compilation is (compile_s)
+            "runtime_s": result.runtime_s - booster.cache_fill_s,
+            # CPU seconds of every thread and child, less the caches' fill (its own CPU seconds)
+            "cpu_s": max(0.0, result.cpu_s - booster.cache_fill_cpu_s),
+            "ram_hours": result.ram_hours,
+            "model_bytes": result.model_bytes,
+            "cache_fill_s": booster.cache_fill_s,
+            "n_examples": result.n_examples,
+            "final_window_examples": result.n_examples - result.final_start,
+        }
+    )
     if result.member_correct_final is not None:
         member_accuracy = result.member_correct_final / (result.n_examples - result.final_start)
         metrics.update(
@@ -124,9 +147,60 @@ def _multiclass_pass(
                 "best_member": int(member_accuracy.argmax()),
             }
         )
-    seen, accuracy = result.curve(protocol.curve_points)
-    windowed = windowed_curves(result.truth, result.predicted, dataset.n_classes, seen, protocol.window)
-    return metrics, {"examples_seen": seen.tolist(), "cumulative_accuracy": accuracy.tolist(), **windowed}
+    return metrics, curve
+
+
+def _fold_mean(values: list) -> float | None:
+    """The mean of the folds' values at one checkpoint, over those defined (None: none is)."""
+    defined = [v for v in values if v is not None]
+    return float(np.mean(defined)) if defined else None
+
+
+def _prequential_cv_pass(
+    run: RunConfig, dataset: Dataset, k: int, generators, order: np.ndarray, on_progress
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Prequential k-fold distributed validation (Bifet et al., KDD 2015): every measure of the
+    prequential pass per copy (``fold_<measure>``), their mean (``<measure>``) and its Student-t
+    interval (``<measure>_ci_low``, ``_ci_high``); the curves are the copies' means.
+    """
+    protocol = run.protocol
+    learner_rngs = generators.learners.spawn(protocol.n_folds)
+    booster_rngs = generators.booster.spawn(protocol.n_folds)
+    count_rngs = generators.stream.spawn(protocol.n_folds)  # the bootstrap's Poisson draws
+    folds = prequential_cv(
+        lambda fold: _online_booster(run, dataset, k, learner_rngs[fold], booster_rngs[fold])[1],
+        dataset.X,
+        dataset.y,
+        order,
+        protocol.n_folds,
+        protocol.validation,
+        count_rngs,
+        protocol.final_fraction,
+        on_progress,
+    )
+    measured = [_prequential_measures(protocol, result, k) for result in folds]
+    metrics: dict[str, Any] = {}
+    for name in measured[0][0]:
+        values = [fold_metrics[name] for fold_metrics, _ in measured]
+        mean, low, high = fold_summary(values)
+        metrics.update({name: mean, f"{name}_ci_low": low, f"{name}_ci_high": high, f"fold_{name}": values})
+    n = len(order)
+    metrics.update(
+        {
+            "n_folds": protocol.n_folds,
+            "runtime_s": float(sum(result.runtime_s for result in folds)),
+            "cpu_s": float(sum(result.cpu_s for result in folds)),
+            "ram_hours": float(sum(result.ram_hours for result in folds)),
+            "model_bytes": int(max(result.model_bytes for result in folds)),  # one copy's model, the largest
+            "n_examples": n,
+            "final_window_examples": n - folds[0].final_start,
+        }
+    )
+    curve = {"examples_seen": measured[0][1]["examples_seen"]}
+    for name in measured[0][1]:
+        if name != "examples_seen":
+            curve[name] = [_fold_mean(list(point)) for point in zip(*(fold_curve[name] for _, fold_curve in measured))]
+    return metrics, curve
 
 
 def _multilabel_pass(
@@ -307,6 +381,18 @@ def warm_up_kernels(run: RunConfig, dataset: Dataset | MultilabelDataset, k: int
         generators = run_generators(run.seed)
         split = run.protocol.name in SPLIT_PROTOCOLS
         X_train = dataset.X[train] if split else None
+        if run.protocol.name == "prequential_cv":  # two copies: each predicts alone, and trains
+            learners, boosters = generators.learners.spawn(2), generators.booster.spawn(2)
+            prequential_cv(
+                lambda fold: _online_booster(run, dataset, k, learners[fold], boosters[fold])[1],
+                dataset.X,
+                dataset.y,
+                rows,
+                2,
+                "cross_validation",
+                generators.stream.spawn(2),
+            )
+            return time.perf_counter() - began
         _, booster = _online_booster(run, dataset, k, generators.learners, generators.booster, X_train)
         if split:  # as _run_pass chooses
             fit_online(booster, dataset.X, dataset.y, train, test)
@@ -326,6 +412,11 @@ def _run_pass(run: RunConfig, dataset, k, generators, on_start, on_progress):
     rows = None if shuffle_seed is None else source_rows(dataset.n_examples, run.dataset.get("moved_rows") or ())
     order = stream_order(dataset.n_examples, generators.stream, protocol.shuffle, shuffle_seed, rows)
     order = order[: protocol.max_examples or len(order)]
+    if protocol.name == "prequential_cv":
+        if on_start is not None:
+            on_start(dataset, protocol.n_folds * len(order))  # each copy's pass
+        metrics, curve = _prequential_cv_pass(run, dataset, k, generators, order, on_progress)
+        return metrics, curve, {}
     pool, booster = _online_booster(run, dataset, k, generators.learners, generators.booster)
     if on_start is not None:
         on_start(dataset, len(order))

@@ -23,7 +23,7 @@ class ProtocolConfig:
     """The ``protocol`` section (``configs/protocol/*.yaml``): how the examples reach the booster.
 
     Attributes:
-        name: ``"prequential"``, ``"train_test"``, ``"kfold"`` or ``"holdout"``.
+        name: ``"prequential"``, ``"prequential_cv"``, ``"train_test"``, ``"kfold"`` or ``"holdout"``.
         shuffle: a seeded order of the examples (False: the file's).
         final_fraction: the final part of the stream the final accuracy averages (prequential).
         curve_points: the checkpoints of the stored curve (the online passes).
@@ -35,6 +35,10 @@ class ProtocolConfig:
         test_fraction: the held-out part of ``holdout``.
         use_dataset_split: ``holdout`` takes a data set's own train/test split when it has one.
         keep_weights: the record keeps fold 1's per-round example distribution (split protocols).
+        fading: the fading factor alpha of the fading-factor accuracy and kappa (None: not measured).
+        n_folds: the learner's copies of ``prequential_cv``.
+        validation: how ``prequential_cv`` trains its copies: ``"cross_validation"``,
+            ``"bootstrap"`` or ``"split"``.
     """
 
     name: str
@@ -49,6 +53,9 @@ class ProtocolConfig:
     test_fraction: float | None = None
     use_dataset_split: bool = True
     keep_weights: bool = False
+    fading: float | None = None
+    n_folds: int | None = None
+    validation: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
