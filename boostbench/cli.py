@@ -428,11 +428,12 @@ def datasets(
 def _fetch(names: list[str], infos: dict) -> None:
     """``datasets --fetch``: each data set into openml's cache (or where it already is)."""
     from boostbench.data.loaders import fetch_openml_table
+    from boostbench.suggest import did_you_mean
 
     for name in names:
         info = infos.get(name)
         if info is None:
-            _fail(f"unknown data set {name!r} (available: {', '.join(infos)})")
+            _fail(f"unknown data set {name!r}{did_you_mean(name, infos)} (available: {', '.join(infos)})")
         if info.location is not None:
             console.print(f"{name}: already here ({info.location})", highlight=False)
             continue

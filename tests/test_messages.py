@@ -185,7 +185,7 @@ def test_help_shows_no_type_on_flags_and_an_example_metric_that_works():
     assert examples and set(examples) <= set(METRICS)
 
 
-def test_report_names_and_metrics_get_a_did_you_mean(tmp_path):
+def test_report_names_metrics_and_data_sets_get_a_did_you_mean(tmp_path):
     metric = runner.invoke(app, ["report", "summary", "--metric", "kappa", "--results-dir", str(tmp_path)])
     assert metric.exit_code == 2
     text = _flat(metric.output)
@@ -193,6 +193,8 @@ def test_report_names_and_metrics_get_a_did_you_mean(tmp_path):
     assert not {"key", "config_hash", "code", "seed"} & set(text.partition("available: ")[2].rstrip(")").split(", "))
     report = runner.invoke(app, ["report", "leaderbord", "--results-dir", str(tmp_path)])
     assert report.exit_code == 2 and "(did you mean 'leaderboard'?)" in _flat(report.output)
+    fetch = runner.invoke(app, ["datasets", "--fetch", "nurser"])
+    assert fetch.exit_code == 2 and "unknown data set 'nurser' (did you mean 'nursery'?)" in _flat(fetch.output)
 
 
 def test_data_set_names_are_never_broken_in_the_table(monkeypatch):
