@@ -28,7 +28,30 @@ from boostbench.errors import BoostbenchError
 from boostbench.runner.checks import ALLOW_CODE_FLAG
 from boostbench.system.paths import CONFIG_DIR
 
-app = typer.Typer(no_args_is_help=True, help="Reproducible experiments for online boosting.")
+
+def _untyped_flags(params: list) -> list:
+    """``params`` with no type shown beside a flag in the help (typer writes ``<bool>`` there)."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+class _Group(typer.core.TyperGroup):
+    """The app: its flags' help without a type (:func:`_untyped_flags`)."""
+
+    def get_params(self, ctx):
+        return _untyped_flags(super().get_params(ctx))
+
+
+class _Command(typer.core.TyperCommand):
+    """A command: its flags' help without a type (:func:`_untyped_flags`)."""
+
+    def get_params(self, ctx):
+        return _untyped_flags(super().get_params(ctx))
+
+
+app = typer.Typer(cls=_Group, no_args_is_help=True, help="Reproducible experiments for online boosting.")
 console = Console()
 err_console = Console(stderr=True)
 
@@ -142,7 +165,9 @@ class _RateColumn(ProgressColumn):
         return Text(f"{speed:,.0f} ex/s" if speed else "- ex/s", style="cyan")
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, epilog=_groups_epilog())
+@app.command(
+    cls=_Command, context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, epilog=_groups_epilog()
+)
 def run(
     overrides: list[str] | None = typer.Argument(
         None, help="Hydra overrides, e.g. dataset=car seed=3", autocompletion=_complete_override
@@ -209,7 +234,7 @@ def run(
     _print_summary(record, path, run_config.spec)
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@app.command(cls=_Command, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def sweep(
     overrides: list[str] | None = typer.Argument(
         None,
@@ -403,7 +428,7 @@ def _print_summary(record: dict, path, spec) -> None:
     console.print(f"record: {path}")
 
 
-@app.command("new-algorithm")
+@app.command("new-algorithm", cls=_Command)
 def new_algorithm(
     name: str = typer.Argument(..., help="the algorithm's name: lower-case letters, digits and _ (my_boost)"),
     directory: str = typer.Option(".", "--dir", help="where the project's folder (NAME) goes"),
@@ -427,7 +452,7 @@ def new_algorithm(
         console.print(line, highlight=False, soft_wrap=True)
 
 
-@app.command()
+@app.command(cls=_Command)
 def datasets(
     data_dir: str | None = typer.Option(None, help="extra data directory to search"),
     fetch: list[str] | None = typer.Option(
@@ -446,11 +471,14 @@ def datasets(
     if fetch:
         return _fetch(fetch, infos)
     table = Table(title="boostbench data sets")
-    for column in ("name", "task", "OpenML id", "where", "description"):
+    table.add_column("name", no_wrap=True)  # a name is typed: never broken
+    for column in ("task", "OpenML id", "where", "description"):
         table.add_column(column, overflow="fold")
     for info in infos.values():
         if info.location == GENERATED:
             status = "[green]generated[/]"
+        elif info.location is not None and str(info.file).startswith("river:"):
+            status = "[green]river (bundled)[/]"
         elif info.location is not None:
             inside = info.location.is_relative_to(VENDORED_DATA_DIR)
             status = "[green]vendored[/]" if inside else f"[green]{escape(str(info.location))}[/]"
@@ -463,18 +491,19 @@ def datasets(
         else:
             status = "[yellow]not here: data_dir=... or $BOOSTBENCH_DATA_DIR[/]"
         table.add_row(info.name, info.task, str(info.openml_id or "-"), status, info.description)
-    console.print(table)
+    _print_wide(table)
     console.print(f"vendored: {VENDORED_DATA_DIR}; openml cache: {openml_cache_dir()}", highlight=False, soft_wrap=True)
 
 
 def _fetch(names: list[str], infos: dict) -> None:
     """``datasets --fetch``: each data set into openml's cache (or where it already is)."""
     from boostbench.data.loaders import fetch_openml_table
+    from boostbench.suggest import did_you_mean
 
     for name in names:
         info = infos.get(name)
         if info is None:
-            _fail(f"unknown data set {name!r} (available: {', '.join(infos)})")
+            _fail(f"unknown data set {name!r}{did_you_mean(name, infos)} (available: {', '.join(infos)})")
         if info.location is not None:
             console.print(f"{name}: already here ({info.location})", highlight=False)
             continue
@@ -492,7 +521,7 @@ def _fetch(names: list[str], infos: dict) -> None:
         )
 
 
-@app.command()
+@app.command(cls=_Command)
 def report(
     table: str = typer.Argument(
         "all",
@@ -508,7 +537,7 @@ def report(
     metric: str | None = typer.Option(
         None,
         help="summary: the metric shown (default: each protocol's "
-        "headline; e.g. cumulative_accuracy, kappa, runtime_s)",
+        "headline; e.g. cumulative_accuracy, final_kappa, runtime_s)",
     ),
     rope: float = typer.Option(
         0.01,
@@ -517,20 +546,23 @@ def report(
         "+/- this accuracy difference (0.01: one accuracy point)",
     ),
 ):
-    """Report a result store: a summary of every run (table, curves, summary.html) and the paper
-    tables next to the papers' numbers, with figures.
+    """Report a result store: every run's summary and the paper tables beside the papers' numbers.
+
+    The summary is a table, curves and summary.html; each paper table comes with its figures.
     """
     from pathlib import Path
 
     from boostbench.reporting import summary, tables
-    from boostbench.reporting.records import COLUMNS, load_runs
+    from boostbench.reporting.records import METRICS, load_runs
     from boostbench.reporting.report import REPORTS, export_tidy
+    from boostbench.suggest import did_you_mean
 
     names = list(REPORTS) if table == "all" else [table]
     if any(name not in REPORTS for name in names):
-        _fail(f"unknown table {table!r} (available: {', '.join(REPORTS)}, all)")
-    if metric is not None and metric not in COLUMNS:
-        _fail(f"unknown metric {metric!r} (available: {', '.join(c for c in COLUMNS if c not in summary.GROUP)})")
+        hint = did_you_mean(table, [*REPORTS, "all"])
+        _fail(f"unknown report {table!r}{hint} (available: {', '.join(REPORTS)}, all)")
+    if metric is not None and metric not in METRICS:
+        _fail(f"unknown metric {metric!r}{did_you_mean(metric, METRICS)} (available: {', '.join(METRICS)})")
     try:
         runs = load_runs(
             results_dir,

@@ -145,7 +145,7 @@ BAD_INPUTS = [
         ["dataset=csv", "dataset.file={one_class}", "dataset.class_column=target"],
         "class column 'target' does not exist",
     ),
-    (["no_such_key=3"], "bad override"),
+    (["no_such_key=3"], "unknown configuration key 'no_such_key'"),
 ]
 
 

@@ -35,10 +35,11 @@ def _resolve_column(raw: RawTable, column: str | int, role: str) -> str:
         ),
         "",
     )
-    raise DataError(
-        f"{raw.source}: {role} {column!r} does not exist (columns: {', '.join(map(str, names[:12]))}"
-        f"{', ...' if len(names) > 12 else ''}){hint}"
-    )
+    from boostbench.suggest import did_you_mean
+
+    listed = f"{', '.join(map(str, names[:12]))}{', ...' if len(names) > 12 else ''}"
+    close = did_you_mean(str(column), map(str, names))
+    raise DataError(f"{raw.source}: {role} {column!r} does not exist{close} (columns: {listed}){hint}")
 
 
 def _missing_mask(values: pd.Series, missing: Sequence[str]) -> np.ndarray:

@@ -265,6 +265,26 @@ def _remove_empty_folders(root: Path, keep_root: bool) -> None:
         root.rmdir()
 
 
+def arff_class_attribute(path: Path) -> str | None:
+    """The class attribute of an ARFF file that names none: its last attribute, as Weka and MOA
+    take it. Reads the header only (liac-arff parses it); None when the header cannot be read
+    (:func:`read_arff_table` then says why).
+    """
+    import arff  # liac-arff
+
+    header = []
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            for line in handle:
+                header.append(line)
+                if line.strip().lower().startswith("@data"):
+                    break
+        attributes = arff.loads("".join(header))["attributes"]
+    except (OSError, UnicodeDecodeError, arff.ArffException):
+        return None
+    return str(attributes[-1][0]) if attributes else None
+
+
 def openml_cache_dir() -> Path:
     """openml-python's own cache directory (the user's openml config, or its default)."""
     import openml

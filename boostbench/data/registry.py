@@ -134,14 +134,20 @@ def _check_sha256(path: Path, expected: str | None) -> None:
         )
 
 
+def file_format(path: Path, spec: DictConfig) -> str:
+    """How a data file is read: ``dataset.format`` (``csv``, ``arff``), or for ``auto`` (the
+    default) its suffix (``.arff``: ARFF, else CSV).
+    """
+    kind = str(spec.get("format") or "auto")
+    return ("arff" if path.suffix.lower() == ".arff" else "csv") if kind == "auto" else kind
+
+
 def _read_local(path: Path, spec: DictConfig) -> RawTable:
     # the readers (and encoding) use pandas: imported when a file is read, not for a generated set
     from boostbench.data.loaders import expand_characters, read_arff_table, read_csv_table
 
     _check_sha256(path, spec.get("sha256"))
-    kind = str(spec.get("format") or "auto")
-    if kind == "auto":
-        kind = "arff" if path.suffix.lower() == ".arff" else "csv"
+    kind = file_format(path, spec)
     if kind == "arff":
         return read_arff_table(path)
     if kind != "csv":
@@ -177,16 +183,26 @@ def load_raw(spec: DictConfig, data_dir: str | None = None) -> RawTable:
     if file not in (None, "???") and Path(str(file)).is_absolute():
         raise DataError(f"{file}: file not found")
     openml_id = spec.get("openml_id")
-    looked = ", ".join(str(d) for d in data_dirs(data_dir))
+    looked = looked_in(data_dir)
     if openml_id is None:
-        raise DataError(f"data set {name!r}: file {file!r} not found under {looked}, and it has no OpenML id")
+        raise DataError(f"data file {file!r} not found in {looked}: give its path, or its folder as data_dir=...")
     try:
         from boostbench.data.loaders import fetch_openml_table
 
         return fetch_openml_table(int(openml_id))
     except DataError as exc:
-        where = f"file {file!r} not found under {looked}" if file not in (None, "???") else "it is not vendored"
+        where = f"file {file!r} not found in {looked}" if file not in (None, "???") else "it is not vendored"
         raise DataError(f"data set {name!r} is not available here: {where}; {exc}") from None
+
+
+def looked_in(data_dir: str | os.PathLike | None) -> str:
+    """The directories a relative data file is looked for in (:func:`data_dirs`), each with what it is."""
+    roles = {Path.cwd(): "the working directory", VENDORED_DATA_DIR: "the vendored data"}
+    if data_dir:
+        roles.setdefault(Path(data_dir).expanduser(), "data_dir")
+    if os.environ.get("BOOSTBENCH_DATA_DIR"):
+        roles.setdefault(Path(os.environ["BOOSTBENCH_DATA_DIR"]).expanduser(), "$BOOSTBENCH_DATA_DIR")
+    return ", ".join(f"{roles[d]} {d}" for d in data_dirs(data_dir))
 
 
 def load_multilabel(spec: DictConfig, data_dir: str | None = None) -> MultilabelDataset:
@@ -203,10 +219,9 @@ def load_multilabel(spec: DictConfig, data_dir: str | None = None) -> Multilabel
     for role, file in files.items():
         path = locate(file, data_dir)
         if path is None:
-            looked = ", ".join(str(d) for d in data_dirs(data_dir))
             raise DataError(
                 f"data set {spec.get('name')!r} is not available here: {role} file {file!r} "
-                f"not found under {looked} (put MULAN's files there, or set data_dir=)"
+                f"not found in {looked_in(data_dir)} (put MULAN's files there, or set data_dir=)"
             )
         _check_sha256(path, (spec.get("sha256") or {}).get(role))
         paths[role] = path

@@ -64,6 +64,9 @@ class BoosterFace:
     def _build(self) -> None:
         from boostbench.algorithms import algorithm_spec
         from boostbench.learners.registry import make_pool
+        from boostbench.system.kernel_cache import announce_compilation
+
+        announce_compilation()  # the first calls compile for seconds on an empty kernel cache
 
         generators = run_generators(self.seed if self.seed is not None else np.random.SeedSequence().entropy)
         encoder = self._encoder

@@ -10,7 +10,9 @@ _COMMON = """
     model
         The weak learner's prototype, a river classifier cloned ``n_models`` times. None (the
         default): the paper's VFDT, river's ``HoeffdingTreeClassifier`` with the authors'
-        per-tree parameter draws, run by boostbench's compiled pool (the same trees, faster).
+        per-tree parameter draws and majority-class leaves, run by boostbench's compiled pool
+        (the same trees, faster); ``tree.HoeffdingTreeClassifier()`` gives river's defaults, the
+        trees river's and MOA's ensembles use.
     n_models
         N, the number of weak learners.
     classes
@@ -120,6 +122,17 @@ class OnlineBoostingClassifier(BoostedClassifier):
 
     Sample weight: ``learn_one``'s ``w`` is the example's starting lambda (Oza's weighted examples):
     the Poisson presentations and the members' lambda_sc / lambda_sw follow from it.
+
+    Weak learners: the default trees are the paper's (Jung et al. 2017's VFDTs, as the authors'
+    code draws them): each tree draws its split confidence delta and tie threshold tau
+    log-uniformly in [0.01, 0.9] and its grace period in [5, 20], so it splits after a few
+    examples on thin evidence, and its leaves predict their majority class. river's and MOA's
+    ensembles grow river's default trees (delta 1e-7, tau 0.05, grace period 200, adaptive naive
+    Bayes leaves): ``model=tree.HoeffdingTreeClassifier()`` gives those (each still trained with
+    its weight constant c_i), and ``learner=hoeffding_tree_defaults`` gives them to the runner.
+    On river's ImageSegments (the example below: 10 trees, seed 42) the paper's trees score
+    71.42% and river's 87.66%; river's with majority-class leaves (``leaf_prediction="mc"``)
+    83.37%: of the 16 points, about 4 are the leaves and 12 the drawn split parameters.
 
     Parameters
     ----------

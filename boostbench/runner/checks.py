@@ -176,18 +176,25 @@ def _declared_keys(config_dir: str) -> dict[str, frozenset[str]]:
     return {section: frozenset(found) for section, found in keys.items()}
 
 
+def section_keys(section: str, declared: Mapping[str, Iterable[str]] = {}) -> frozenset[str]:
+    """The keys ``section`` may have: those the configs give it anywhere (:func:`_declared_keys`),
+    the data layer's extras (:data:`DATASET_EXTRAS`) and ``declared``'s for it (its algorithm's or
+    learner's constraints).
+    """
+    from boostbench.system.paths import CONFIG_DIR
+
+    extras = {"dataset": DATASET_EXTRAS}
+    return _declared_keys(str(CONFIG_DIR))[section] | set(declared.get(section, ())) | set(extras.get(section, ()))
+
+
 def unknown_key(config: Mapping[str, Any], declared: Mapping[str, Iterable[str]]) -> str | None:
     """The first key of a section that nothing declares (``section.key``), or None.
 
     Args:
         declared: extra keys each section may have beyond the configs' (its constraints).
     """
-    from boostbench.system.paths import CONFIG_DIR
-
-    found = _declared_keys(str(CONFIG_DIR))
-    extras = {"dataset": DATASET_EXTRAS}
     for section in NAMED_SECTIONS:
-        allowed = found[section] | set(declared.get(section, ())) | set(extras.get(section, ()))
+        allowed = section_keys(section, declared)
         for key in config.get(section) or {}:
             if key not in allowed:
                 return f"{section}.{key}"
@@ -223,16 +230,22 @@ def check_config(config: Mapping[str, Any], declared: Mapping[str, Iterable[str]
     (:data:`MAX_SEED`), the pool's memory (:func:`pool_memory_problem`).
 
     Raises:
-        ConfigError: the first problem, in one line.
+        ConfigError: the first problem, in one line (an unknown key with the closest declared one).
     """
+    from boostbench.suggest import did_you_mean
+
     problem = config_name_problem(config)
     if problem is not None:
         raise ConfigError(problem)
     key = unknown_key(config, declared)
     if key is not None:
+        section, _, name = key.partition(".")
         raise ConfigError(
-            f"unknown configuration key {key!r} (a typo? the keys a section takes are its config's "
-            f"and its algorithm's or learner's parameters)"
+            f"unknown configuration key {key!r}"
+            + (
+                did_you_mean(name, section_keys(section, declared), f"{section}.")
+                or " (a section takes its config's keys and its algorithm's or learner's parameters)"
+            )
         )
     for name in ("results_dir", "data_dir"):
         problem = path_problem(name, config.get(name))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -61,21 +62,22 @@ PRESET_SECTIONS = ("algorithm", "dataset", "protocol")
 
 
 def check_group_overrides(overrides: Sequence[str]) -> None:
-    """Check that every config-group choice (``dataset=car``, ``dataset=car,nursery``) exists.
+    """Check that every config-group choice (``dataset=car``, ``dataset=car,nursery``) exists and
+    that every key names a top-level key or a section of the run configuration
+    (:func:`key_problem`; a section's own keys are checked once composed: :func:`check_added_keys`).
 
     Raises:
         ConfigError: an unknown option (the message lists the available ones and the closest),
-            or a key that is no config key but close to a group's name (``datset=car``).
+            or an unknown key (``sed=3``, ``protocl.window=10``: the closest named).
     """
     from boostbench.suggest import did_you_mean
 
     for item in overrides:
         key, _, value = item.partition("=")
         key = key.lstrip("+~")
-        if _ and key not in GROUPS and key not in TOP_LEVEL_KEYS and not set("./") & set(key):
-            hint = did_you_mean(key, GROUPS)
-            if hint:
-                raise ConfigError(f"unknown config group or key {key!r} in {item!r}{hint}")
+        problem = key_problem(key) if _ else None
+        if problem is not None:
+            raise ConfigError(problem)
         if not _ or key not in GROUPS or "(" in value:  # sweep functions are left to Hydra
             continue
         for choice in value.split(","):
@@ -91,6 +93,74 @@ def check_group_overrides(overrides: Sequence[str]) -> None:
                     f"unknown {key} {choice.strip()!r}{did_you_mean(choice.strip(), group_options(key))} "
                     f"(available: {', '.join(group_options(key))})"
                 )
+
+
+def key_problem(key: str) -> str | None:
+    """Why ``key`` (of an override, without its ``+``) is no key of a run configuration, naming the
+    closest that is (None: it is one, or it is Hydra's own, ``hydra.*`` or ``group/option``): a
+    top-level key ``configs/config.yaml`` lacks, or a section that is none.
+    """
+    from boostbench.runner.checks import NAMED_SECTIONS
+    from boostbench.suggest import did_you_mean
+
+    head, dot, rest = key.partition(".")
+    if head == "hydra" or set("/@") & set(key):
+        return None
+    if not dot:
+        if key in GROUPS or key in TOP_LEVEL_KEYS:
+            return None
+        hint = (
+            did_you_mean(key, [*TOP_LEVEL_KEYS, *GROUPS]) or f" (top-level keys: {', '.join(sorted(TOP_LEVEL_KEYS))})"
+        )
+        return f"unknown configuration key {key!r}{hint}"
+    if head in NAMED_SECTIONS:
+        return None
+    sections = f"the sections: {', '.join(NAMED_SECTIONS)}"
+    if head in GROUPS or head in TOP_LEVEL_KEYS:
+        return f"unknown configuration key {key!r}: {head!r} has no keys of its own ({sections})"
+    hint = did_you_mean(head, NAMED_SECTIONS, suffix=f".{rest}") or f" ({sections})"
+    return f"unknown configuration key {key!r}{hint}"
+
+
+def section_parameters(algorithm: str, learner: str, spec: AlgorithmSpec | None = None) -> dict[str, Any]:
+    """The keys the chosen algorithm and learner take beyond their config files: their constraints
+    (the booster class's ``_parameter_constraints``, the learner registry's). ``spec``: the
+    algorithm's registry entry, if resolved already.
+
+    Raises:
+        ConfigError: an unknown algorithm or learner.
+    """
+    from boostbench.algorithms import algorithm_spec
+    from boostbench.learners.registry import learner_spec
+
+    return {"algorithm": (spec or algorithm_spec(algorithm)).params, "learner": learner_spec(learner).params}
+
+
+def check_added_keys(cfg: DictConfig, keys: Sequence[str]) -> None:
+    """Refuse a key added to a section (``+learner.grace_perod=5``, or a key its config file lacks)
+    that the section does not declare (:func:`boostbench.runner.checks.section_keys`, with the
+    chosen algorithm's and learner's parameters), naming the closest declared one.
+
+    Raises:
+        ConfigError: the first such key.
+    """
+    from boostbench.runner.checks import NAMED_SECTIONS, section_keys
+    from boostbench.suggest import did_you_mean
+
+    declared = None
+    for key in keys:
+        section, dot, name = key.partition(".")
+        if not dot or section not in NAMED_SECTIONS:
+            continue
+        if declared is None:
+            declared = section_parameters(str(cfg.algorithm.name), str(cfg.learner.name))
+        allowed = section_keys(section, declared)
+        first = name.partition(".")[0]
+        if first not in allowed:
+            hint = (
+                did_you_mean(first, allowed, prefix=f"{section}.") or f" ({section} keys: {', '.join(sorted(allowed))})"
+            )
+            raise ConfigError(f"unknown configuration key {key!r}{hint}")
 
 
 @dataclass(frozen=True)
@@ -161,11 +231,13 @@ def hydra_config(overrides: Sequence[str]) -> dict[str, Any]:
 def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
     """Compose ``configs/config.yaml`` with Hydra ``overrides`` (``key=value`` strings).
 
+    A key the chosen option's file lacks but its section declares (``+`` in Hydra's grammar) is
+    added without the ``+``, and one it holds already is set with it.
+
     Raises:
         ConfigError: an override does not parse, names an unknown group option (the message
-            lists the available ones) or an unknown key.
+            lists the available ones) or an unknown key (the closest declared one named).
     """
-    from hydra import compose, initialize_config_dir
     from hydra.errors import HydraException, MissingConfigException
     from omegaconf.errors import OmegaConfBaseException
 
@@ -176,13 +248,49 @@ def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
     check_group_overrides(overrides)
     store_configs()  # the plugins' algorithm configs
     try:
-        with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=list(overrides))
+        cfg, added = _compose(overrides)
     except MissingConfigException as exc:
         raise ConfigError(str(exc).splitlines()[0]) from None
     except (HydraException, OmegaConfBaseException, ValueError) as exc:
-        raise ConfigError(_override_message(overrides, " ".join(str(exc).split()))) from None
+        raise ConfigError(override_message(overrides, " ".join(str(exc).split()))) from None
+    check_added_keys(cfg, added)
     return complete(cfg)
+
+
+#: Hydra's refusals of an override for a key the composed config lacks (``key=value``) or holds
+#: already (``+key=value``)
+_ABSENT = re.compile(r"Could not override '([^']+)'\.\s*To append to your config use \+")
+_PRESENT = re.compile(r"Could not append to config\. An item is already at '([^']+)'")
+
+
+def _compose(overrides: Sequence[str]) -> tuple[DictConfig, list[str]]:
+    """Hydra's composition of ``overrides``, a key absent from the config added (as ``+key=value``)
+    and a key present set (as ``key=value``): the overrides as meant, the declared keys checked
+    after (:func:`check_added_keys`). Returns the config and the keys added.
+    """
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import ConfigCompositionException
+
+    overrides = list(overrides)
+    added = [o.partition("=")[0][1:] for o in overrides if o.startswith("+") and not o.startswith("++")]
+    mended: set[int] = set()
+    while True:
+        try:
+            with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+                return compose(config_name="config", overrides=overrides), added
+        except ConfigCompositionException as exc:
+            absent, present = _ABSENT.search(str(exc)), _PRESENT.search(str(exc))
+            typed = absent[1] if absent else f"+{present[1]}" if present else None
+            index = next((i for i, o in enumerate(overrides) if o.partition("=")[0] == typed), None)
+            if index is None or index in mended:
+                raise
+            mended.add(index)
+            if absent:
+                overrides[index] = f"+{overrides[index]}"
+                added.append(typed)
+            else:
+                overrides[index] = overrides[index][1:]
+                added.remove(typed[1:])
 
 
 def complete(cfg: DictConfig) -> DictConfig:
@@ -228,9 +336,11 @@ def apply_preset(cfg: DictConfig) -> DictConfig:
     return cfg
 
 
-def _override_message(overrides: Sequence[str], message: str) -> str:
-    """Hydra's parse errors in our terms: ``run`` has no ``--multirun`` (``sweep`` is ours), and a
-    character of Hydra's grammar (``;``, ``|``, ...) must be quoted.
+def override_message(overrides: Sequence[str], message: str, what: str = "override") -> str:
+    """Hydra's errors on ``overrides`` in our terms (``what``: ``override``, or ``sweep`` for a
+    sweep's): ``run`` has no ``--multirun`` (``sweep`` is ours); a character of Hydra's grammar
+    (``;``, ``|``, ...) must be quoted; a key the chosen configs lack is either declared by one of
+    its section's options (add it with ``+``) or unknown (the closest declared key named).
     """
     if "--multirun" in message:
         item = next((o for o in overrides if "," in o), "")
@@ -245,30 +355,71 @@ def _override_message(overrides: Sequence[str], message: str) -> str:
             f"bad override {item!r}: Hydra's grammar reserves a character in {value!r}; quote it, "
             f"e.g. {key}=\"'{value}'\""
         )
-    return f"bad override: {message}"
+    from boostbench.runner.checks import NAMED_SECTIONS
+
+    absent, present = _ABSENT.search(message), _PRESENT.search(message)
+    if absent and absent[1].partition(".")[0] in NAMED_SECTIONS:
+        item = next((o for o in overrides if o.partition("=")[0] == absent[1]), absent[1])
+        return _absent_key(absent[1], item)
+    if present:
+        return f"bad {what}: {present[1]!r} is set already: leave out the + (write {present[1]}=...)"
+    return f"bad {what}: {message}"
+
+
+def _absent_key(key: str, item: str) -> str:
+    """Why ``key`` (of the override ``item``) is absent from a sweep's configs: unknown to every
+    option of its section (the closest declared key named), or not in some chosen option's file
+    (added with ``+``).
+    """
+    from boostbench.algorithms import ALGORITHMS
+    from boostbench.learners.registry import LEARNERS
+    from boostbench.runner.checks import section_keys
+    from boostbench.suggest import did_you_mean
+
+    section, _, name = key.partition(".")
+    table = {"algorithm": ALGORITHMS, "learner": LEARNERS}.get(section, {})
+    allowed = section_keys(section, {section: {k for spec in table.values() for k in spec.params}})
+    first = name.partition(".")[0]
+    if first in allowed:
+        return f"{key!r} is not in the config file of every {section} chosen: to add it there, write +{item}"
+    hint = did_you_mean(first, allowed, prefix=f"{section}.") or f" ({section} keys: {', '.join(sorted(allowed))})"
+    return f"unknown configuration key {key!r}{hint}"
 
 
 def pin_user_file(cfg: DictConfig) -> DictConfig:
     """A user's own data file (``dataset=csv dataset.file=...``) enters the config by content:
     ``dataset.sha256`` (so the hash, and a sweep's "done", follow the file, not its name: a file
     changed in place runs again) and, for the template's name ``custom``, the file's stem as the
-    data set's name. Registry entries carry their sha256 already; a missing file is left for the
-    loader to report.
+    data set's name. An ARFF file without ``dataset.class_column`` gets its last attribute, as Weka
+    and MOA take it (said once on stderr; the record's config names it). Registry entries carry
+    their sha256 already; a missing file is left for the loader to report.
     """
     from omegaconf import open_dict
 
-    from boostbench.data.loaders import sha256_of
-    from boostbench.data.registry import locate
+    from boostbench.data.loaders import arff_class_attribute, sha256_of
+    from boostbench.data.registry import file_format, locate
+    from boostbench.system.notices import say_once
 
-    if OmegaConf.is_missing(cfg.dataset, "file") or cfg.dataset.get("file") is None or cfg.dataset.get("sha256"):
+    if OmegaConf.is_missing(cfg.dataset, "file") or cfg.dataset.get("file") is None:
         return cfg
     path = locate(str(cfg.dataset.file), cfg.get("data_dir"))
     if path is None or not path.is_file():
         return cfg
+    unnamed = OmegaConf.is_missing(cfg.dataset, "class_column") or cfg.dataset.get("class_column") is None
+    column = arff_class_attribute(path) if unnamed and file_format(path, cfg.dataset) == "arff" else None
+    if cfg.dataset.get("sha256") and column is None:
+        return cfg
     with open_dict(cfg):
-        cfg.dataset.sha256 = sha256_of(path)
-        if cfg.dataset.get("name") == "custom":
-            cfg.dataset.name = path.stem
+        if not cfg.dataset.get("sha256"):
+            cfg.dataset.sha256 = sha256_of(path)
+            if cfg.dataset.get("name") == "custom":
+                cfg.dataset.name = path.stem
+        if column is not None:
+            cfg.dataset.class_column = column
+            say_once(
+                f"note: {path}: the class is the last attribute, {column!r} (as Weka and MOA take it; "
+                f"another: dataset.class_column=NAME)"
+            )
     return cfg
 
 
@@ -302,7 +453,7 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
     from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec
     from boostbench.constraints import Interval, OneOf, check, positive_int, typed_section
     from boostbench.data.registry import ENCODINGS
-    from boostbench.learners.registry import learner_config, learner_spec
+    from boostbench.learners.registry import learner_config
     from boostbench.runner.checks import check_config
     from boostbench.runner.sections import ProtocolConfig, RunConfig
     from boostbench.system.cache_safety import check_caches
@@ -337,14 +488,8 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
     if reason is not None:
         raise ConfigError(reason)
     # names that become paths, declared keys only, paths, seeds, the pool's memory, the caches
-    check_config(
-        resolved,
-        {
-            "algorithm": spec.params,
-            "protocol": protocol,
-            "learner": learner_spec(str(resolved["learner"]["name"])).params,
-        },
-    )
+    declared = section_parameters(str(resolved["algorithm"]["name"]), str(resolved["learner"]["name"]), spec)
+    check_config(resolved, {**declared, "protocol": protocol})
     check_caches()
     return RunConfig(
         spec=spec,

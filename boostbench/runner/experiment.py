@@ -370,9 +370,10 @@ def warm_up_kernels(run: RunConfig, dataset: Dataset | MultilabelDataset, k: int
     spec = run.spec
     if spec.family != "online" or spec.peer:  # batch boosters and the peers' learners: no kernels
         return 0.0
-    from boostbench.system.kernel_cache import compile_lock
+    from boostbench.system.kernel_cache import announce_compilation, compile_lock
 
     with compile_lock():  # one process at a time fills the cache (a sweep's jobs start together)
+        announce_compilation()  # inside the lock: the sweep's first job only
         for warm_up in spec.warm_ups(run.algorithm):
             warm_up()
         delay = run.protocol.delay

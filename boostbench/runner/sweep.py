@@ -32,7 +32,14 @@ from omegaconf import DictConfig, OmegaConf
 from boostbench.algorithms import algorithm_spec, store_configs
 from boostbench.errors import BoostbenchError, ConfigError, NotApplicable
 from boostbench.runner.checks import check_overrides, path_problem
-from boostbench.runner.config import check_group_overrides, complete, config_hash, incompatibility, validate
+from boostbench.runner.config import (
+    check_group_overrides,
+    complete,
+    config_hash,
+    incompatibility,
+    override_message,
+    validate,
+)
 from boostbench.runner.store import (
     check_writable,
     claim,
@@ -371,7 +378,7 @@ def run_sweep(
     try:
         jobs = launch(primary, sweep_job, overrides=[*overrides, *extra], multirun=True, version_base="1.3")
     except (HydraException, OmegaConfBaseException, ValueError) as exc:
-        raise ConfigError(f"bad sweep: {' '.join(str(exc).split())}") from None
+        raise ConfigError(override_message(overrides, " ".join(str(exc).split()), "sweep")) from None
     finally:
         if follow is not None:
             follow()

@@ -56,6 +56,21 @@ def configure() -> Path | None:
     return target
 
 
+def announce_compilation() -> None:
+    """Say on stderr, once per process, that the kernels are compiling when this code's kernel
+    cache holds none yet (a first run on this machine, or after the code changed): else the first
+    minute of such a run is silent wherever its output is not a terminal (a CI log, a cluster job).
+    """
+    from boostbench.system.notices import say_once
+
+    directory = os.environ.get("NUMBA_CACHE_DIR") or configure()
+    if directory and next(Path(directory).rglob("*.nbi"), None) is None:
+        say_once(
+            f"boostbench: compiling the numba kernels, once for this code on this machine (a minute or so; "
+            f"later runs load them from {directory})"
+        )
+
+
 @contextlib.contextmanager
 def compile_lock():
     """Hold an exclusive lock on the kernel cache while compiling or loading kernels: one process
