@@ -94,3 +94,19 @@ def skip_without_peer(name: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{reason}: .ci/run installs it")
     pytest.skip(reason)
+
+
+def valid_record(seed: int = 0, **changes) -> dict:
+    """The least record a store's reader accepts: vfdt's config (``seed``) under its own hash, no
+    metrics, an empty prequential curve; ``changes`` replace top-level fields. Its store key is
+    its ``config_hash`` (it has no ``code``)."""
+    from boostbench.runner.config import compose_config, config_hash, resolved_dict
+
+    config = resolved_dict(compose_config(["algorithm=vfdt", f"seed={seed}"]))
+    record = {
+        "config": config,
+        "config_hash": config_hash(config),
+        "metrics": {},
+        "curve": {"examples_seen": [], "cumulative_accuracy": []},
+    }
+    return {**record, **changes}

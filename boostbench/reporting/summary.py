@@ -33,7 +33,7 @@ SHOWN = ["dataset", "protocol", "algorithm", "learner", "n_learners", "gamma", "
 def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
     """One row per group of runs (:data:`GROUP`): ``metric`` (default: each protocol's headline,
     :data:`PRIMARY`) as ``mean``, ``ci_low``, ``ci_high`` (95%, Student's t over seeds, clipped to the
-    metric's range and then ``clipped``; NaN below 3 seeds), ``n_seeds``,
+    metric's range and then ``clipped``; NaN below 3 seeds), ``n_seeds`` (the seeds with a value),
     mean ``runtime_s`` (seconds), the code fingerprints that made the runs (``code``), and
     ``variant`` (1, 2, ... when one data set and algorithm has several settings).
 
@@ -57,7 +57,7 @@ def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
                 "ci_low": low,
                 "ci_high": high,
                 "clipped": clipped(values, bounds),
-                "n_seeds": int(group["seed"].nunique()),
+                "n_seeds": int(group.loc[group[name].notna(), "seed"].nunique()),  # those the mean has
                 "runtime_s": float(group["runtime_s"].mean()),
                 "code": ", ".join(sorted(c or "(before fingerprints)" for c in group["code"].unique())),
             }
