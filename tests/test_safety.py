@@ -566,7 +566,7 @@ def test_a_config_without_a_key_is_refused(key):
         validate(config)
     config = resolved_dict(compose_config([]))
     del config["algorithm"]["name"]
-    with pytest.raises(ConfigError, match="missing configuration key 'algorithm.name'"):
+    with pytest.raises(ConfigError, match=r"missing configuration key 'algorithm\.name'"):
         validate(config)
 
 

@@ -217,7 +217,7 @@ def encode_features(
             row = int(rows[np.flatnonzero(bad)[0]])
             raise DataError(
                 f"{_where(raw, row)}, column {column!r}: value {frame[column].iloc[row]!r} is a number "
-                f"written with a decimal comma: read them with dataset.decimal=',' (or keep the column "
+                f"written with a decimal comma: read them with +dataset.decimal=',' (or keep the column "
                 f"nominal: dataset.nominal=[{column}])"
             )
         if nominal == "all":

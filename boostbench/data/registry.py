@@ -161,8 +161,6 @@ def _read_local(path: Path, spec: DictConfig) -> RawTable:
         return read_arff_table(path)
     if kind != "csv":
         raise ConfigError(f"dataset.format must be csv, arff or auto, not {kind!r}")
-    if spec.get("decimal") == "," and spec.get("sep", ",") == ",":
-        raise ConfigError("dataset.decimal=',' needs another separator than the comma: dataset.sep=';'")
     columns = spec.get("columns")
     sep = spec.get("sep", ",")
     raw = read_csv_table(
