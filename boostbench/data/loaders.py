@@ -294,21 +294,27 @@ def read_arff_table(path: Path) -> RawTable:
     check_data_file(path)
     _check_utf8(path)
     lines = io.StringIO(path.read_text(encoding="utf-8-sig")).readlines()  # as a file reads them
+    decoder = arff.ArffDecoder()
     try:
-        content = arff.ArffDecoder().decode(lines)
+        content = decoder.decode(lines)
     except arff.ArffException as exc:
         raise DataError(f"{path}: malformed ARFF: {exc}") from None
+    except (ValueError, OverflowError) as exc:  # liac-arff lets some conversions' errors through (inf as integer)
+        line = getattr(decoder, "_current_line", 0)
+        raise DataError(f"{path}: malformed ARFF: line {line}: {exc}") from None
     names = [name for name, _ in content["attributes"]]
     rows = _arff_data_lines(lines)
     if len(rows) != len(content["data"]):  # cannot happen for a dense file; keep the messages honest
         rows = np.zeros(len(content["data"]), dtype=np.int64)
     numeric = [j for j, (_, kind) in enumerate(content["attributes"]) if kind in ARFF_NUMERIC]
     for i, row in enumerate(content["data"]):
-        bad = next((j for j in numeric if row[j] != row[j]), None)  # NaN: "nan" in the file (? is None)
+        # NaN: "nan" in the file (? is None); a string: a row liac-arff left unconverted ("nan" as integer)
+        bad = next((j for j in numeric if row[j] != row[j] or isinstance(row[j], str)), None)
         if bad is not None:
             where = f"line {rows[i]}" if rows[i] else f"row {i + 1}"
+            value = row[bad] if isinstance(row[bad], str) else "nan"
             raise DataError(
-                f"{path}: {where}, column {names[bad]!r}: value 'nan' is not a number (a missing value is ?)"
+                f"{path}: {where}, column {names[bad]!r}: value {value!r} is not a number (a missing value is ?)"
             )
     frame = pd.DataFrame(content["data"], columns=names)
     categories = {name: list(kind) for name, kind in content["attributes"] if isinstance(kind, list)}

@@ -100,8 +100,9 @@ CODE_KEYS = (
 
 
 def check_overrides(overrides: Sequence[str], allow_code: bool = False) -> None:
-    """Refuse an override that deletes a key or a group (``~learner.max_size``, ``~algorithm``: a
-    run needs every key its configs declare; its absence would change a default unseen), and
+    """Refuse an override without a key (``=car``), one that deletes a key or a group
+    (``~learner.max_size``, ``~algorithm``: a run needs every key its configs declare; its absence
+    would change a default unseen), and
     overrides that run code unless the user opted in (:data:`ALLOW_CODE_FLAG`): any ``_target_``
     (Hydra instantiates it), and the keys of :data:`CODE_KEYS`.
 
@@ -109,6 +110,9 @@ def check_overrides(overrides: Sequence[str], allow_code: bool = False) -> None:
         ConfigError: the first such override, what to do instead, or the flag that allows it.
     """
     for item in overrides:
+        key, eq, _ = item.partition("=")
+        if eq and not key.lstrip("+~"):
+            raise ConfigError(f"override {item!r} names no key: write key=value (e.g. seed=3)")
         if item.startswith("~"):
             key = item[1:].partition("=")[0]
             instead = f"choose another option ({key}=...)" if key in NAMED_SECTIONS else f"set it ({key}=...)"

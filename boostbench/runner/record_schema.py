@@ -22,6 +22,8 @@ CURVES = (
     ("test_examples_seen", "test_rank_loss"),  # multi-label train then test
     ("rounds", "train_error", "test_error"),  # the split protocols, by boosting round
 )
+#: The metrics that are lists (one value per fold); every other is a number or null
+LIST_METRICS = ("fold_test_error", "n_rounds_fitted")
 #: Config entries the reports read, with the type each must have when present
 _CONFIG_TYPES = {
     ("seed",): int,
@@ -33,13 +35,18 @@ _CONFIG_TYPES = {
 }
 
 
+#: The integers a record holds fit in 64 bits (JSON's may not: 1e400 written out is an int)
+MAX_INT = 2**63
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def structure_problem(value: Any) -> str | None:
     """Why ``value`` (a parsed JSON document) is no record's structure: nested deeper than
-    :data:`MAX_DEPTH`, or a number that is not finite (NaN, infinity, ``1e999``) anywhere.
+    :data:`MAX_DEPTH`, or a number that is not finite (NaN, infinity, ``1e999``) or an integer
+    beyond 64 bits anywhere.
     Walks iteratively: no recursion limit to hit.
     """
     stack: list[tuple[Any, int, str]] = [(value, 0, "")]
@@ -49,10 +56,12 @@ def structure_problem(value: Any) -> str | None:
             return f"nested deeper than {MAX_DEPTH} levels (at {where})"
         if isinstance(node, float) and not math.isfinite(node):
             return f"{where or 'it'} is {node}, not a finite number"
+        if isinstance(node, int) and not -MAX_INT <= node < MAX_INT:
+            return f"{where or 'it'} is an integer beyond 64 bits"
         if isinstance(node, dict):
             stack.extend((v, depth + 1, f"{where}.{k}" if where else str(k)) for k, v in node.items())
         elif isinstance(node, list):
-            containers = (v for v in enumerate(node) if isinstance(v[1], (dict, list, float)))
+            containers = (v for v in enumerate(node) if isinstance(v[1], (dict, list, float, int)))
             stack.extend((v, depth + 1, f"{where}[{i}]") for i, v in containers)
     return None
 
@@ -81,10 +90,10 @@ def _curve_problem(curve: Any) -> str | None:
 
 def schema_problem(record: Any) -> str | None:
     """Why ``record`` is not shaped as a result record (None: it is): a mapping with ``config``,
-    ``metrics`` and ``curve`` mappings and a ``config_hash``; each metric a number, null or a list
-    of them; a curve of one of the :data:`CURVES` shapes, its lists of numbers of one length; the
-    config entries the reports read of their types; ``provenance`` a mapping; and
-    :func:`structure_problem`.
+    ``metrics`` and ``curve`` mappings and a ``config_hash``; each metric a number or null (a list
+    of numbers for :data:`LIST_METRICS`); a curve of one of the :data:`CURVES` shapes, its lists of
+    numbers of one length; kept ``weights`` rows of numbers of one length; the config entries the
+    reports read of their types; ``provenance`` a mapping; and :func:`structure_problem`.
     """
     if not isinstance(record, Mapping):
         return "it is not a JSON object"
@@ -95,7 +104,9 @@ def schema_problem(record: Any) -> str | None:
     if problem is not None:
         return problem
     for name, value in record["metrics"].items():
-        if not (_is_number(value) or value is None or _numbers(value, nullable=True)):
+        if name in LIST_METRICS and not _numbers(value, nullable=False):
+            return f"metric {name} is {value!r}, not a list of numbers"
+        if name not in LIST_METRICS and not (_is_number(value) or value is None):
             return f"metric {name} is {value!r}, not a number"
     problem = _curve_problem(record["curve"])
     if problem is not None:
@@ -108,6 +119,14 @@ def schema_problem(record: Any) -> str | None:
             value = node[path[-1]]
             if not isinstance(value, kind) or isinstance(value, bool):
                 return f"config {'.'.join(path)} is {value!r}, not {'an integer' if kind is int else 'a string'}"
+    weights = record.get("weights")
+    if weights is not None and not (
+        isinstance(weights, Mapping)
+        and isinstance(weights.get("values"), list)
+        and all(_numbers(row, nullable=False) for row in weights["values"])
+        and len({len(row) for row in weights["values"]}) <= 1
+    ):
+        return "its weights are not rows of numbers of one length"
     provenance = record.get("provenance", {})
     if not isinstance(provenance, Mapping) or not isinstance(provenance.get("finished_utc", ""), str):
         return "its provenance is not a mapping with a finished_utc time"

@@ -135,6 +135,15 @@ def _unseal(path: str, sealed: bytes) -> bytes:
     return payload
 
 
+class _NoGlobals(pickle.Unpickler):
+    """An unpickler of plain data: the index's version stamp is read before its checksum, so it may
+    name no class or function (a garbled file must not call one).
+    """
+
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError(f"a global ({module}.{name}) where a version stamp belongs")
+
+
 class _CheckedCacheFile(IndexDataCacheFile):
     """numba's index and data files, read through :func:`open_trusted`, checksummed
     (:func:`_seal`) and written never writable by others (whatever the umask); an index that
@@ -144,7 +153,7 @@ class _CheckedCacheFile(IndexDataCacheFile):
     def _load_index(self):
         try:
             with open_trusted(self._index_path) as handle:
-                version = pickle.load(handle)
+                version = _NoGlobals(handle).load()
                 if version != self._version:  # another numba's: its pickles are not read
                     return {}
                 stamp, overloads = pickle.loads(_unseal(self._index_path, handle.read()))
