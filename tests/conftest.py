@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 
 from boostbench.learners.pool import WeakLearnerPool
+
+# Property-based tests (tests/test_fuzz_*.py): a few seconds each under the default profile;
+# `make fuzz` runs them under "fuzz" (many examples, pass after pass for FUZZ_SECONDS), keeping
+# what it finds in .hypothesis/ to replay.
+_LENIENT = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+settings.register_profile("fast", max_examples=25, deadline=None, database=None, suppress_health_check=_LENIENT)
+settings.register_profile("fuzz", max_examples=300, deadline=None, suppress_health_check=_LENIENT)
+settings.load_profile("fast")
 
 
 class ScriptedPool(WeakLearnerPool):
