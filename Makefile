@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: setup run lint test test-slow smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults report-check stream-benchmark plugin-example
+.PHONY: setup run lint test test-slow fuzz smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults report-check stream-benchmark plugin-example
 
 setup: $(STAMP)
 
@@ -33,6 +33,21 @@ test: setup
 # The tests marked slow (end-to-end sweeps, whole data sets; pyproject.toml): CI runs them after make test.
 test-slow: setup
 	$(BIN)/python -m pytest -q -m slow
+
+# The property-based tests (tests/test_fuzz_*.py: data loaders, store reader, caches, overrides)
+# at length, under Hypothesis's "fuzz" profile: pass after pass, each with a new seed (printed),
+# until FUZZ_SECONDS (default 600) are spent. A pass stuck 10 minutes fails (a hang; faulthandler
+# prints where after 5). Failing examples are kept in .hypothesis/ and tried first next time.
+FUZZ_SECONDS ?= 600
+fuzz: setup
+	@end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); passes=0; \
+	while [ $$(date +%s) -lt $$end ]; do \
+	  seed=$$(od -An -N4 -tu4 /dev/urandom | tr -d ' '); passes=$$((passes + 1)); \
+	  echo "fuzz: pass $$passes, --hypothesis-seed=$$seed"; \
+	  timeout 600 $(BIN)/python -m pytest -q tests/test_fuzz_*.py --hypothesis-profile=fuzz \
+	    --hypothesis-seed=$$seed -o faulthandler_timeout=300 || exit 1; \
+	done; \
+	echo "fuzz: $$passes passes in $(FUZZ_SECONDS) s, no failure"
 
 datasets: setup
 	$(BIN)/boostbench datasets

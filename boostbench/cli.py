@@ -6,6 +6,7 @@ exits with code 2, leaving no result file.
 
 from __future__ import annotations
 
+import errno
 import time
 
 import typer
@@ -227,8 +228,10 @@ def run(
         path = save(record, str(cfg.results_dir))
     except BoostbenchError as exc:
         _fail(str(exc), code=exc.exit_code)
-    except MemoryError:
-        _fail(OUT_OF_MEMORY)
+    except (MemoryError, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno != errno.ENOMEM:
+            raise
+        _fail(OUT_OF_MEMORY)  # numpy raises MemoryError, an mmap ENOMEM
     except KeyboardInterrupt:
         _fail("interrupted; no result written", code=130)
     _print_summary(record, path, run_config.spec)
@@ -288,8 +291,10 @@ def sweep(
             outcomes = run_sweep(overrides or [], n_jobs, on_outcome=on_outcome, allow_code=allow_code_overrides)
     except BoostbenchError as exc:
         _fail(str(exc))
-    except MemoryError:
-        _fail(OUT_OF_MEMORY)
+    except (MemoryError, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno != errno.ENOMEM:
+            raise
+        _fail(OUT_OF_MEMORY)  # numpy raises MemoryError, an mmap ENOMEM
     except KeyboardInterrupt:
         _fail("interrupted; finished runs are kept, run the same sweep again to resume", code=130)
     table = Table(title="sweep")
@@ -561,6 +566,12 @@ def report(
     if any(name not in REPORTS for name in names):
         hint = did_you_mean(table, [*REPORTS, "all"])
         _fail(f"unknown report {table!r}{hint} (available: {', '.join(REPORTS)}, all)")
+    from boostbench.runner.checks import path_problem
+    from boostbench.system.files import writable_dir_problem
+
+    problem = path_problem("--out-dir", out_dir) or writable_dir_problem(out_dir or results_dir)
+    if problem is not None:  # before reading the store: nothing is written halfway
+        _fail(f"cannot write the report under {out_dir or results_dir}: {problem} (give a directory: --out-dir DIR)")
     if metric is not None and metric not in METRICS:
         _fail(f"unknown metric {metric!r}{did_you_mean(metric, METRICS)} (available: {', '.join(METRICS)})")
     try:

@@ -144,6 +144,70 @@ class Anything(Constraint):
 
 
 ANY = Anything()
+
+
+@dataclass(frozen=True)
+class Text(Constraint):
+    """A string, non-empty unless ``empty`` (of exactly ``length`` characters, if given), or null if
+    ``nullable``.
+    """
+
+    length: int | None = None
+    nullable: bool = False
+    empty: bool = False
+
+    def ok(self, value: Any) -> bool:
+        if value is None:
+            return self.nullable
+        return (
+            isinstance(value, str)
+            and (self.empty or bool(value))
+            and (self.length is None or len(value) == self.length)
+        )
+
+    def describe(self) -> str:
+        if self.length is not None:
+            kind = f"a string of {self.length} character{'s' if self.length > 1 else ''}"
+        else:
+            kind = "a string" if self.empty else "a non-empty string"
+        return kind + (" or null" if self.nullable else "")
+
+
+@dataclass(frozen=True)
+class ListOf(Constraint):
+    """A list whose every item satisfies ``item`` (``distinct``: no item twice), or null if ``nullable``."""
+
+    item: Constraint
+    nullable: bool = False
+    distinct: bool = False
+
+    def ok(self, value: Any) -> bool:
+        if value is None:
+            return self.nullable
+        return (
+            isinstance(value, (list, tuple))
+            and all(self.item.ok(v) for v in value)
+            and (not self.distinct or len({repr(v) for v in value}) == len(value))
+        )
+
+    def describe(self) -> str:
+        kind = f"a list of {'distinct ' if self.distinct else ''}items, each {self.item.describe()}"
+        return kind + (", or null" if self.nullable else "")
+
+
+@dataclass(frozen=True)
+class AnyOf(Constraint):
+    """A value that satisfies one of ``options``."""
+
+    options: tuple[Constraint, ...]
+
+    def ok(self, value: Any) -> bool:
+        return any(option.ok(value) for option in self.options)
+
+    def describe(self) -> str:
+        return " or ".join(option.describe() for option in self.options)
+
+
 POSITIVE = Interval(0.0)
 PROBABILITY = Interval(0.0, 1.0)  # open: an edge, a fraction strictly inside
 BOOLEAN = OneOf((True, False))
@@ -186,36 +250,83 @@ def check(section: str, values: Mapping[str, Any], constraints: Mapping[str, Con
     for key, constraint in constraints.items():
         if key in values and not constraint.ok(values[key]):
             name = f"{section}.{key}" if section else key
-            raise InvalidParameterError(f"{name} must be {constraint.describe()}, got {values[key]!r}")
+            quoted = " (a quoted string: write it without quotes)" if constraint.ok(_unquoted(values[key])) else ""
+            raise InvalidParameterError(f"{name} must be {constraint.describe()}, got {values[key]!r}{quoted}")
+
+
+def _unquoted(value: Any) -> Any:
+    """What a string means unquoted (``'false'``: False, ``'3'``: 3), else a value no constraint
+    takes: to tell a user a quote made their value a string.
+    """
+    import json
+
+    if not isinstance(value, str):
+        return _NOTHING
+    try:
+        return json.loads(value.strip().lower())
+    except ValueError:
+        return _NOTHING
+
+
+_NOTHING = object()
 
 
 def typed_section(cls: type[T], section: str, values: Mapping[str, Any]) -> T:
     """A config section as the frozen dataclass ``cls`` (its typed form), from checked ``values``:
-    the keys that are its fields, each as its declared type (``int``, ``float``, ``str``, ``bool``,
-    ``tuple``; None stays None); other keys are left out (a key no config declares is refused by
-    :func:`boostbench.runner.checks.unknown_key`). A field with a default may be absent.
+    the keys that are its fields, each of its declared type (``int``, ``float``, ``str``, ``bool``,
+    ``tuple``; None only where the type allows it), never converted from another (the string
+    ``'false'`` is no boolean: it would be true); other keys are left out (a key no config declares
+    is refused by :func:`boostbench.runner.checks.unknown_key`). A field with a default may be absent.
 
     Raises:
-        ConfigError: ``missing configuration key '<section>.<field>'``.
+        ConfigError: ``missing configuration key '<section>.<field>'``, or
+            ``<section>.<field> must be <type>, got <value>``.
     """
     hints = typing.get_type_hints(cls)
     given = {}
     for field in dataclasses.fields(cls):
         if field.name in values:
-            given[field.name] = _as_type(hints[field.name], values[field.name])
+            given[field.name] = _as_type(hints[field.name], values[field.name], f"{section}.{field.name}")
         elif field.default is dataclasses.MISSING:
             raise ConfigError(f"missing configuration key '{section}.{field.name}'")
     return cls(**given)
 
 
-def _as_type(kind: Any, value: Any) -> Any:
-    """``value`` as ``kind`` (``int | None``: an int or None; ``tuple[float, float]``: a tuple;
-    ``tuple[float, float] | float``: a tuple for a pair, else a float).
+#: A field's type in words
+_TYPE_WORDS = {bool: "true or false", int: "an integer", float: "a number", str: "a string", tuple: "a list"}
+
+
+def _as_type(kind: Any, value: Any, name: str) -> Any:
+    """``value`` as ``kind`` (``int | None``: an int or None; ``tuple[float, float]``: a tuple of
+    floats), if it is of that type (an int is a float; nothing else converts).
+
+    Raises:
+        InvalidParameterError: ``<name> must be <type>, got <value>``.
     """
-    if value is None:
+    options = typing.get_args(kind) if isinstance(kind, types.UnionType) else (kind,)
+    if value is None and type(None) in options:
         return None
-    if isinstance(kind, types.UnionType):  # a pair or one value (a range, or a fixed parameter)
-        choices = [k for k in typing.get_args(kind) if k is not type(None)]
-        pair = isinstance(value, (list, tuple))
-        kind = next((k for k in choices if (typing.get_origin(k) is tuple) == pair), choices[0])
-    return (typing.get_origin(kind) or kind)(value)
+    choices = [k for k in options if k is not type(None)]
+    pair = isinstance(value, (list, tuple))  # a range's pair, or one fixed value
+    kind = next((k for k in choices if (typing.get_origin(k) is tuple) == pair), choices[0])
+    origin = typing.get_origin(kind) or kind
+    if origin is tuple and isinstance(value, (list, tuple)):
+        items = [k for k in typing.get_args(kind) if k is not Ellipsis]
+        return tuple(_as_type(items[0], v, f"{name}[{i}]") if items else v for i, v in enumerate(value))
+    if origin in (int, float) and isinstance(value, bool):
+        pass
+    elif origin is float and isinstance(value, (int, float)):
+        return float(value)
+    elif origin in _TYPE_WORDS and isinstance(value, origin):
+        return value
+    elif origin not in _TYPE_WORDS:
+        return origin(value)
+    words = _TYPE_WORDS[origin] + (" or null" if type(None) in options else "")
+    quoted = ""
+    if _unquoted(value) is not _NOTHING:
+        try:
+            _as_type(kind, _unquoted(value), name)
+            quoted = " (a quoted string: write it without quotes)"
+        except InvalidParameterError:
+            pass
+    raise InvalidParameterError(f"{name} must be {words}, got {'null' if value is None else repr(value)}{quoted}")

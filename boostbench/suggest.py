@@ -37,12 +37,12 @@ def did_you_mean(word: str, choices: Iterable[str], prefix: str = "", suffix: st
 
 def quote_separators(overrides: Sequence[str]) -> list[str]:
     """``dataset.sep=;`` (what the shell makes of ``dataset.sep=';'``) as Hydra needs it,
-    ``dataset.sep=';'``; any other override is left as it is.
+    ``dataset.sep=';'``, and so ``dataset.decimal=,``; any other override is left as it is.
     """
     quoted = []
     for item in overrides:
         key, eq, value = item.partition("=")
-        if eq and key.lstrip("+~").endswith(".sep") and len(value) == 1 and value in RESERVED:
+        if eq and key.lstrip("+~").endswith((".sep", ".decimal")) and len(value) == 1 and value in RESERVED:
             quote = '"' if value == "'" else "'"
             item = f"{key}={quote}{value}{quote}"
         quoted.append(item)

@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 
 from boostbench.learners.pool import HoeffdingTreeParams, WeakLearnerPool
+
+# Property-based tests (tests/test_fuzz_*.py): a few seconds each under the default profile;
+# `make fuzz` runs them under "fuzz" (many examples, pass after pass for FUZZ_SECONDS), keeping
+# what it finds in .hypothesis/ to replay.
+_LENIENT = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+settings.register_profile("fast", max_examples=25, deadline=None, database=None, suppress_health_check=_LENIENT)
+settings.register_profile("fuzz", max_examples=300, deadline=None, suppress_health_check=_LENIENT)
+settings.load_profile("fast")
 
 
 class ScriptedPool(WeakLearnerPool):
@@ -101,3 +110,19 @@ def skip_without_peer(name: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{reason}: .ci/run installs it")
     pytest.skip(reason)
+
+
+def valid_record(seed: int = 0, **changes) -> dict:
+    """The least record a store's reader accepts: vfdt's config (``seed``) under its own hash, no
+    metrics, an empty prequential curve; ``changes`` replace top-level fields. Its store key is
+    its ``config_hash`` (it has no ``code``)."""
+    from boostbench.runner.config import compose_config, config_hash, resolved_dict
+
+    config = resolved_dict(compose_config(["algorithm=vfdt", f"seed={seed}"]))
+    record = {
+        "config": config,
+        "config_hash": config_hash(config),
+        "metrics": {},
+        "curve": {"examples_seen": [], "cumulative_accuracy": []},
+    }
+    return {**record, **changes}

@@ -3,8 +3,11 @@ code or exhaust memory: each refused in one line."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
+import signal
 import socket
 import subprocess
 import sys
@@ -12,14 +15,16 @@ import time
 
 import numpy as np
 import pytest
+from conftest import valid_record
 from typer.testing import CliRunner
 
 from boostbench.cli import app
 from boostbench.errors import ConfigError, DataError, StoreError
+from boostbench.reporting.records import load_runs
 from boostbench.runner.checks import MAX_SEED, MIN_TREE_BYTES, check_overrides, name_problem, pool_memory_problem
 from boostbench.runner.config import compose_config, group_options, validate
-from boostbench.runner.store import claim, claim_path, iter_records, record_path, write_record
-from boostbench.system.cache_safety import check_cache_dir, make_private_dirs
+from boostbench.runner.store import MAX_RECORD_BYTES, claim, claim_path, iter_records, record_path, write_record
+from boostbench.system.cache_safety import UntrustedFile, check_cache_dir, make_private_dirs, open_trusted
 from boostbench.system.disk_cache import load_arrays, save_arrays
 
 runner = CliRunner()
@@ -60,39 +65,124 @@ def test_validation_refuses_a_name_that_is_a_path(override):
         validate(cfg)
 
 
-def _crafted(tmp_path, dataset_name: str) -> None:
-    record = {
-        "config": {
-            "dataset": {"name": dataset_name},
-            "algorithm": {"name": "vfdt"},
-            "learner": {"name": "hoeffding_tree"},
-            "protocol": {"name": "prequential"},
-            "n_learners": 1,
-        },
-        "metrics": {},
-        "config_hash": "0123abcd",
-    }
-    write_record(record, record_path(tmp_path, "0123abcd"))
+def _crafted(tmp_path, dataset_name: str) -> str:
+    """A record whose data set's name is ``dataset_name``, written under its key (returned)."""
+    record = valid_record()
+    record["config"]["dataset"]["name"] = dataset_name
+    write_record(record, record_path(tmp_path, record["config_hash"]))
+    return record["config_hash"]
 
 
 def test_a_crafted_record_is_skipped_in_one_line_and_nothing_is_written_outside(tmp_path):
     store = tmp_path / "store"
-    _crafted(store, "../../../escaped")
+    key = _crafted(store, "../../../escaped")
     errors = []
     assert list(iter_records(store, on_error=errors.append)) == []
-    assert len(errors) == 1 and "refused" in str(errors[0]) and "0123abcd.json" in str(errors[0])
+    assert len(errors) == 1 and "refused" in str(errors[0]) and f"{key}.json" in str(errors[0])
     result = runner.invoke(app, ["report", "summary", "--results-dir", str(store)])
     assert result.exit_code == 2 and "skipped:" in result.output and "Traceback" not in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["store"]
 
 
 def test_a_record_whose_key_is_a_path_is_refused(tmp_path):
-    _crafted(tmp_path, "balance")
-    path = record_path(tmp_path, "0123abcd")
+    key = _crafted(tmp_path, "balance")
+    path = record_path(tmp_path, key)
     record = json.loads(path.read_text())
     path.write_text(json.dumps({**record, "code": "../../etc"}))
     with pytest.raises(DataError, match="code"):
         list(iter_records(tmp_path))
+
+
+def _store_with(tmp_path, name: str, make) -> tuple:
+    """A store holding a genuine record and, beside it, the entry ``name`` that ``make(path,
+    record)`` makes; returns the store and the genuine record's key."""
+    record = valid_record(metrics={"final_accuracy": 0.5, "n_examples": 10})
+    key = record["config_hash"]
+    write_record(record, record_path(tmp_path, key))
+    make(tmp_path / "runs" / name, record)
+    return tmp_path, key
+
+
+def _json(path, record, **changes) -> None:
+    path.write_text(json.dumps({**record, **changes}))
+
+
+ENTRIES = {
+    "a FIFO": ("x.json", lambda path, record: os.mkfifo(path), r"not a valid result record \(it is a FIFO"),
+    "/dev/zero": ("x.json", lambda path, record: path.symlink_to("/dev/zero"), "a link out of the store"),
+    "a link out": ("x.json", lambda path, record: path.symlink_to("/etc/hostname"), "a link out of the store"),
+    "a directory": ("x.json", lambda path, record: path.mkdir(), r"\(it is a directory\)"),
+    "too large": ("x.json", lambda path, record: path.write_bytes(b" " * (MAX_RECORD_BYTES + 1)), "larger than 64 MiB"),
+    "nested": ("x.json", lambda path, record: path.write_text("[" * 200_000 + "]" * 200_000), "nested too deeply"),
+    "nested 40 deep": (
+        "x.json",
+        lambda path, record: _json(path, record, provenance=functools.reduce(lambda x, _: {"a": x}, range(40), {})),
+        "nested deeper than 32 levels",
+    ),
+    "a word metric": (
+        "x.json",
+        lambda path, record: _json(path, record, metrics={"final_accuracy": "high"}),
+        "metric final_accuracy is 'high', not a number",
+    ),
+    "NaN": (
+        "x.json",
+        lambda path, record: path.write_text(json.dumps({**record, "metrics": {"final_accuracy": float("nan")}})),
+        "it holds NaN",
+    ),
+    "1e999": (
+        "x.json",
+        lambda path, record: path.write_text(json.dumps(record).replace('"metrics": {', '"metrics": {"x": 1e999, ')),
+        "metrics.x is inf, not a finite number",
+    ),
+    "a curve without its x": (
+        "x.json",
+        lambda path, record: _json(path, record, curve={"cumulative_accuracy": []}),
+        "its curve has cumulative_accuracy but no examples_seen",
+    ),
+    "a seed that is a word": (
+        "x.json",
+        lambda path, record: _json(path, record, config={**record["config"], "seed": "0"}),
+        "config seed is '0', not an integer",
+    ),
+    "forged": (
+        "0000000000000000.json",
+        lambda path, record: _json(
+            path, record, config_hash="0000000000000000", metrics={"final_accuracy": 0.99, "n_examples": 10}
+        ),
+        "its config_hash 0000000000000000 is not its config's",
+    ),
+    "misnamed": ("0000000000000000.json", lambda path, record: _json(path, record), "a record is named"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ENTRIES))
+def test_a_store_entry_that_is_not_a_record_is_skipped_in_one_line(tmp_path, case):
+    name, make, message = ENTRIES[case]
+    store, key = _store_with(tmp_path, name, make)
+    signal.alarm(30)  # a FIFO must not hang the reader
+    try:
+        errors = []
+        assert [r["config_hash"] for r in iter_records(store, on_error=errors.append)] == [key]
+    finally:
+        signal.alarm(0)
+    assert len(errors) == 1 and str(errors[0]).startswith(f"{tmp_path / 'runs' / name}: "), errors
+    assert re.search(message, str(errors[0])) and len(str(errors[0]).splitlines()) == 1, errors[0]
+    runs = load_runs(store, on_error=lambda exc: None)
+    assert runs["final_accuracy"].tolist() == [0.5]  # a forged record never replaces the genuine one
+    result = runner.invoke(app, ["report", "summary", "--results-dir", str(store), "--out-dir", str(tmp_path / "out")])
+    assert result.exit_code == 0 and "Traceback" not in result.output
+    assert " ".join(result.output.split()).count("skipped:") == 1
+
+
+def test_a_metric_without_a_value_counts_in_neither_the_mean_nor_the_seeds(tmp_path):
+    from boostbench.reporting.summary import summarize
+
+    for seed, kappa in ((0, 0.2), (1, 0.4), (2, None)):
+        record = valid_record(seed, metrics={"final_accuracy": 0.5, "final_kappa": kappa, "runtime_s": 1.0})
+        write_record(record, record_path(tmp_path, record["config_hash"]))
+    row = summarize(load_runs(tmp_path), "final_kappa").iloc[0]
+    assert row["n_seeds"] == 2 and row["mean"] == pytest.approx(0.3)
+    assert summarize(load_runs(tmp_path)).iloc[0]["n_seeds"] == 3
 
 
 # -- caches ------------------------------------------------------------------------------------------------
@@ -126,14 +216,16 @@ def test_a_cache_file_under_another_key_or_truncated_is_not_used(tmp_path, capfd
     assert load_arrays(tmp_path / "missing.npz") is None
 
 
-def test_a_cache_writable_by_others_is_refused(tmp_path):
+def test_a_cache_writable_by_others_or_under_such_a_parent_is_refused(tmp_path):
     cache = tmp_path / "cache"
     make_private_dirs(cache / "numba" / "abc")
     check_cache_dir(cache)
-    (cache / "numba" / "abc").chmod(0o757)
-    with pytest.raises(ConfigError, match="writable by other users"):
+    (cache / "numba" / "abc").chmod(0o757)  # inside: its files are checked as they are read
+    check_cache_dir(cache)
+    cache.chmod(0o757)
+    with pytest.raises(ConfigError, match=r"cache .*cache is writable by other users"):
         check_cache_dir(cache)
-    (cache / "numba" / "abc").chmod(0o755)
+    cache.chmod(0o755)
     open_parent = tmp_path / "open"
     make_private_dirs(open_parent / "cache")
     open_parent.chmod(0o777)  # others could rename the cache away and put theirs in its place
@@ -143,8 +235,30 @@ def test_a_cache_writable_by_others_is_refused(tmp_path):
     check_cache_dir(open_parent / "cache")
 
 
+def test_a_cache_that_is_a_link_is_checked_where_it_leads(tmp_path):
+    """A link to a private folder under a parent others can write: that parent could swap it."""
+    shared = tmp_path / "shared"
+    make_private_dirs(shared / "cache")
+    (shared / "cache").chmod(0o700)
+    shared.chmod(0o777)
+    make_private_dirs(tmp_path / "mine")
+    (tmp_path / "mine" / "cache").symlink_to(shared / "cache")
+    with pytest.raises(ConfigError, match=r"its parent .*shared is writable by other users"):
+        check_cache_dir(tmp_path / "mine" / "cache")
+    shared.chmod(0o755)
+    check_cache_dir(tmp_path / "mine" / "cache")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_cache_of_another_user_is_refused(tmp_path):
+    make_private_dirs(tmp_path / "cache")
+    os.chown(tmp_path / "cache", 65534, -1)
+    with pytest.raises(ConfigError, match="is another user's"):
+        check_cache_dir(tmp_path / "cache")
+
+
 @pytest.mark.parametrize("other_members", [[], ["stranger"]])
-def test_a_cache_writable_by_the_owners_group_is_accepted_only_when_the_group_is_private(
+def test_a_cache_writable_by_the_owners_group_is_trusted_only_when_the_group_is_private(
     tmp_path, monkeypatch, other_members
 ):
     import grp
@@ -155,14 +269,148 @@ def test_a_cache_writable_by_the_owners_group_is_accepted_only_when_the_group_is
     monkeypatch.setattr(
         grp, "getgrgid", lambda gid: grp.struct_group(("private", "x", gid, [owner.pw_name, *other_members]))
     )
-    make_private_dirs(tmp_path / "cache" / "numba")
-    os.chown(tmp_path / "cache" / "numba", -1, owner.pw_gid)
-    (tmp_path / "cache" / "numba").chmod(0o775)  # what numba makes under umask 002
+    folder = tmp_path / "cache" / "numba"
+    make_private_dirs(folder)
+    os.chown(folder, -1, owner.pw_gid)
+    folder.chmod(0o775)  # what numba makes under umask 002
+    (folder / "k.nbi").write_bytes(b"x")
     if other_members:
-        with pytest.raises(ConfigError, match="numba is writable by other users"):
-            check_cache_dir(tmp_path / "cache")
+        with pytest.raises(UntrustedFile, match="numba, which is writable by other users"):
+            open_trusted(folder / "k.nbi")
     else:
-        check_cache_dir(tmp_path / "cache")
+        open_trusted(folder / "k.nbi").close()
+
+
+def _saved(folder) -> tuple:
+    path = folder / "phi-k3.npz"
+    assert save_arrays(path, values=np.arange(5.0))
+    return path
+
+
+@pytest.mark.parametrize(
+    "plant, reason",
+    [
+        (lambda path: path.chmod(0o666), "is writable by other users"),
+        (lambda path: path.parent.chmod(0o777), "lies in .*, which is writable by other users"),
+        (lambda path: path.parent.chmod(0o1777), "lies in .*, which is writable by other users"),
+        (lambda path: (path.unlink(), os.mkfifo(path)), r"is a FIFO \(named pipe\), not a regular file"),
+        (lambda path: (path.unlink(), path.symlink_to("/dev/zero")), "is a character device, not a regular file"),
+    ],
+)
+def test_a_cache_file_another_user_could_have_written_is_recomputed(tmp_path, capfd, plant, reason):
+    path = _saved(tmp_path)
+    assert load_arrays(path)["values"].tolist() == [0, 1, 2, 3, 4]
+    plant(path)
+    assert load_arrays(path) is None
+    err = capfd.readouterr().err
+    assert re.search(f"cache file {path} {reason}: not used, recomputed", err) and len(err.splitlines()) == 1, err
+
+
+def test_a_cache_file_reached_through_a_link_to_an_open_folder_is_recomputed(tmp_path, capfd):
+    """A link inside the cache to a folder anyone can write: the file is checked where it lies."""
+    cache = tmp_path / "cache"
+    make_private_dirs(cache)
+    open_folder = tmp_path / "open"
+    path = _saved(open_folder)
+    open_folder.chmod(0o777)
+    (cache / "potentials").symlink_to(open_folder)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BOOSTBENCH_CACHE", str(cache))
+        assert load_arrays(cache / "potentials" / path.name) is None
+    assert f"lies in {cache / 'potentials'}, which is writable by other users" in capfd.readouterr().err
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_cache_file_of_another_user_is_recomputed(tmp_path, capfd):
+    path = _saved(tmp_path)
+    os.chown(path, 65534, -1)
+    assert load_arrays(path) is None and "is another user's" in capfd.readouterr().err
+
+
+def test_no_byte_flip_of_a_cache_file_raises(tmp_path, capfd):
+    """Every byte of the zip's and arrays' headers flipped, and a sample of the rest: the arrays
+    come back whole or not at all (one warning), never an exception (numpy's header parser raised
+    TokenError, NotImplementedError...)."""
+    path = tmp_path / "D-k3.npz"
+    D = np.arange(600.0).reshape(200, 3)
+    save_arrays(path, D=D, keys=np.arange(200))
+    good = path.read_bytes()
+    positions = [*range(0, 400), *range(400, len(good), 37), *range(len(good) - 200, len(good))]
+    for position in positions:
+        for flip in (0x01, 0x80):
+            scrambled = bytearray(good)
+            scrambled[position] ^= flip
+            path.write_bytes(bytes(scrambled))
+            loaded = load_arrays(path)
+            assert loaded is None or np.array_equal(loaded["D"], D), position
+    assert "Traceback" not in capfd.readouterr().err
+
+
+_KERNEL_MODULE = """
+from boostbench.system.kernel_cache import kernel
+
+
+@kernel
+def add(a, b):
+    return a + b
+"""
+_KERNEL_RUN = (
+    "import sys; sys.path.insert(0, sys.argv[1]); import tiny; print(tiny.add(2, 3), tiny.add.stats.cache_hits)"
+)
+
+
+class _Planted:
+    """A pickle that would create a file when loaded."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return os.system, (f"touch {self.marker}",)
+
+
+def test_a_kernel_cache_file_that_cannot_be_trusted_or_read_is_compiled_afresh(tmp_path):
+    """numba's index is a pickle: one another user could have written is never read, and a garbled
+    or scrambled one (LLVM aborts on some scrambled machine code) is compiled afresh, with one
+    warning; the files written again are trusted by the next run."""
+    import pickle
+
+    import numba
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "tiny.py").write_text(_KERNEL_MODULE)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "kernels")}
+
+    def run() -> tuple[str, str]:
+        done = subprocess.run(
+            [sys.executable, "-c", _KERNEL_RUN, str(tmp_path / "src")], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0 and done.stdout.startswith("5 "), done.stderr
+        return done.stdout, done.stderr
+
+    assert run()[1] == ""
+    (index,) = (tmp_path / "kernels").rglob("*.nbi")
+    (data,) = (tmp_path / "kernels").rglob("*.nbc")
+    assert index.stat().st_mode & 0o777 == 0o644 and "int64, int64): 1" in run()[0]  # loaded from the cache
+    marker = tmp_path / "ran"
+    with open(index, "wb") as handle:  # numba's version stamp, then the planted pickle
+        pickle.dump(numba.__version__, handle, protocol=-1)
+        handle.write(pickle.dumps(_Planted(marker)))
+    index.chmod(0o666)
+    out, err = run()
+    assert not marker.exists() and "Counter()" in out
+    assert err == (
+        f"warning: kernel cache file {index} is writable by other users: not loaded; compiled afresh and saved "
+        f"anew (as is any other such file, without a further warning)\n"
+    )
+    assert index.stat().st_mode & 0o777 == 0o644 and run()[1] == ""  # replaced: trusted again
+    good = data.read_bytes()
+    index.write_bytes(b"\x80\x05garbage")
+    assert "nbi is unreadable (UnpicklingError" in run()[1]
+    scrambled = bytearray(good)
+    scrambled[len(good) // 2] ^= 0x10
+    data.write_bytes(bytes(scrambled))
+    assert "nbc fails its checksum" in run()[1]
 
 
 def test_cache_directories_are_made_private_whatever_the_umask(tmp_path):
@@ -258,11 +506,78 @@ def test_declared_extras_pass():
         (f"seed={MAX_SEED + 1}", "at most 2147483647"),
         ("seed=99999999999999999999", "at most"),
         (f"protocol.shuffle_seed={2**32}", "protocol.shuffle_seed must be at most"),
+        (f"results_dir=/tmp/{'x' * 256}/r", "is 256 bytes, more than the 255 a file system takes"),
+        (f"results_dir='/tmp/{'é' * 128}'", "is 256 bytes"),
+        (f"results_dir=/{'a/' * 2048}", "longer than a path may be"),
     ],
 )
 def test_paths_and_seeds_are_checked(override, message):
     with pytest.raises(ConfigError, match=message):
         validate(compose_config([override]))
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("protocol.shuffle='false'", r"protocol.shuffle must be true or false, got 'false' \(a quoted string"),
+        ("protocol.shuffle=null", "protocol.shuffle must be true or false, got null"),
+        ("protocol.final_fraction='0.3'", "protocol.final_fraction must be a number in"),
+        ("learner.max_size='64'", r"learner.max_size must be a number > 0 or null, got '64' \(a quoted string"),
+        ("progress='no'", "progress must be one of true, false, got 'no'"),
+        ("dataset.header='false'", r"dataset.header must be one of true, false, got 'false' \(a quoted"),
+        ("+dataset.max_classes=0", "dataset.max_classes must be an integer >= 2, got 0"),
+        ("+dataset.max_classes=1", "dataset.max_classes must be an integer >= 2, got 1"),
+        ("dataset.sep=''", "dataset.sep must be one of null, whitespace"),
+        ("dataset.sep=ab", "dataset.sep must be .* a string of 1 character, got 'ab'"),
+        ("dataset.columns=[a,a,b,c,d]", "dataset.columns must be a list of distinct items"),
+        ("dataset.drop_columns=x", "dataset.drop_columns must be a list"),
+        ("+dataset.decimal=';'", "dataset.decimal must be one of ., ,"),
+    ],
+)
+def test_a_value_of_another_type_is_refused_never_converted(override, message):
+    with pytest.raises(ConfigError, match=message):
+        validate(compose_config([override]))
+
+
+def test_a_boolean_is_honoured_as_written():
+    assert validate(compose_config(["protocol.shuffle=false"])).protocol.shuffle is False
+    assert validate(compose_config(["learner.max_size=64"])).learner.max_size == 64.0
+
+
+DELETIONS = ["~learner.max_size", "~algorithm", "~dataset", "~learner", "~protocol", "~seed", "~algorithm.name"]
+
+
+@pytest.mark.parametrize("override", DELETIONS)
+@pytest.mark.parametrize("command", ["run", "sweep"])
+def test_deleting_a_key_or_a_group_is_refused_in_one_line(tmp_path, command, override):
+    result = runner.invoke(app, [command, override, f"results_dir={tmp_path}"])
+    key = override[1:]
+    assert result.exit_code == 2 and f"error: override '{override}' deletes '{key}'" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("key", ["algorithm", "seed", "n_learners"])
+def test_a_config_without_a_key_is_refused(key):
+    from boostbench.runner.config import resolved_dict
+
+    config = resolved_dict(compose_config([]))
+    del config[key]
+    with pytest.raises(ConfigError, match=f"missing configuration key '{key}'"):
+        validate(config)
+    config = resolved_dict(compose_config([]))
+    del config["algorithm"]["name"]
+    with pytest.raises(ConfigError, match=r"missing configuration key 'algorithm\.name'"):
+        validate(config)
+
+
+@pytest.mark.parametrize("out_dir", ["/etc/passwd", "/etc/passwd/below", "/proc/version"])
+def test_a_report_refuses_an_out_dir_that_is_no_directory_in_one_line(tmp_path, out_dir):
+    record = valid_record(metrics={"final_accuracy": 0.5})
+    write_record(record, record_path(tmp_path, record["config_hash"]))
+    result = runner.invoke(app, ["report", "summary", "--results-dir", str(tmp_path), "--out-dir", out_dir])
+    output = " ".join(result.output.split())
+    assert result.exit_code == 2 and f"error: cannot write the report under {out_dir}:" in output
+    assert "is not a directory" in output and "Traceback" not in output
 
 
 def test_the_largest_seed_passes(tmp_path):

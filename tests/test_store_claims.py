@@ -10,13 +10,9 @@ import subprocess
 import sys
 import time
 
+from conftest import valid_record
+
 from boostbench.runner.store import claim, claim_path, iter_records, read_record, record_path, write_record
-
-
-def _record(config_hash: str) -> dict:
-    """The least a record holds: the names that become paths, N, metrics and its hash."""
-    names = {section: {"name": "x"} for section in ("dataset", "algorithm", "learner", "protocol")}
-    return {"config": {**names, "n_learners": 1}, "metrics": {}, "config_hash": config_hash}
 
 
 def test_a_claim_is_exclusive_and_released(tmp_path):
@@ -33,9 +29,10 @@ def test_a_claim_is_exclusive_and_released(tmp_path):
 
 
 def test_a_finished_record_wins(tmp_path):
-    write_record(_record("abc"), record_path(tmp_path, "abc"))
-    assert claim(tmp_path, "abc") is None
-    assert not claim_path(tmp_path, "abc").exists()
+    key = valid_record()["config_hash"]
+    write_record(valid_record(), record_path(tmp_path, key))
+    assert claim(tmp_path, key) is None
+    assert not claim_path(tmp_path, key).exists()
 
 
 def test_a_dead_workers_claim_is_taken_over(tmp_path):
@@ -97,11 +94,12 @@ def test_racing_workers_one_wins(tmp_path):
 
 
 def test_the_read_api_names_a_bad_record(tmp_path):
-    write_record(_record("good"), record_path(tmp_path, "good"))
+    good = valid_record()["config_hash"]
+    write_record(valid_record(), record_path(tmp_path, good))
     record_path(tmp_path, "bad").write_text('{"config": {')
-    assert read_record(tmp_path, "good")["config_hash"] == "good"
+    assert read_record(tmp_path, good)["config_hash"] == good
     bad = []
-    assert [r["config_hash"] for r in iter_records(tmp_path, on_error=bad.append)] == ["good"]
+    assert [r["config_hash"] for r in iter_records(tmp_path, on_error=bad.append)] == [good]
     assert len(bad) == 1 and "bad.json" in str(bad[0])
 
 
@@ -136,5 +134,6 @@ def test_a_killed_writers_temporary_file_is_cleaned(tmp_path):
         f".abd.{host}.{os.getpid()}.x1y2.tmp",
         ".abe.other-node.7.x1y2.tmp",
     ]
-    write_record(_record("abf"), record_path(tmp_path, "abf"))
-    assert (runs / "abf.json").exists() and len(list(runs.glob(".abf.*"))) == 0
+    key = valid_record()["config_hash"]
+    write_record(valid_record(), record_path(tmp_path, key))
+    assert (runs / f"{key}.json").exists() and len(list(runs.glob(f".{key}.*"))) == 0

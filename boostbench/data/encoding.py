@@ -50,6 +50,17 @@ def _missing_mask(values: pd.Series, missing: Sequence[str]) -> np.ndarray:
     return mask
 
 
+#: A number written with a decimal comma: ``1,5``, ``-0,25``, ``,5``, ``3,0e-2``
+_DECIMAL_COMMA = r"[+-]?(?:\d+,\d*|,\d+)(?:[eE][+-]?\d+)?"
+
+
+def _decimal_comma(words: pd.Series) -> bool:
+    """Whether ``words`` (a column's cells that are not numbers) are all numbers with a decimal
+    comma (else the column is nominal, or holds a typo).
+    """
+    return bool(words.astype(str).str.strip().str.fullmatch(_DECIMAL_COMMA).all())
+
+
 def _recoded(raw: RawTable, recode: Mapping[str, Mapping[str, float]]) -> RawTable:
     """``raw`` with the words of ``recode``'s columns replaced by their numbers (other cells kept)."""
     frame = raw.frame.copy()
@@ -72,6 +83,7 @@ def encode(
     drop_classes: Sequence[str] = (),
     max_classes: int = 100,
     recode: Mapping[str, Mapping[str, float]] | None = None,
+    decimal: str = ".",
 ) -> Dataset:
     """Encode ``raw`` into arrays.
 
@@ -90,10 +102,12 @@ def encode(
         recode: column -> {word: number}: these columns' words become the numbers and the
             columns are numeric attributes whatever ``nominal`` says (the authors' loader of
             Jung et al. 2017 read car's ``doors`` and ``persons`` so).
+        decimal: the decimal mark of the numbers, ``"."`` or ``","`` (``1,5`` is 1.5).
 
     Raises:
-        DataError: a named column does not exist, a numeric attribute holds a non-number (file,
-            line, column and value named), a class value is missing or not in ``class_names``,
+        DataError: a named column does not exist, the class column is dropped, a numeric
+            attribute holds a non-number (file, line, column and value named; numbers with a
+            decimal comma are named as such), a class value is missing or not in ``class_names``,
             fewer than two classes remain, or more than ``max_classes``.
     """
     if recode:
@@ -101,6 +115,11 @@ def encode(
     frame = raw.frame
     target = _resolve_column(raw, class_column, "class column")
     dropped = {_resolve_column(raw, column, "dropped column") for column in drop_columns}
+    if target in dropped:
+        raise DataError(
+            f"{raw.source}: dataset.drop_columns names the class column {target!r}: take it out of "
+            f"dataset.drop_columns, or name another dataset.class_column"
+        )
     features = [c for c in frame.columns if c != target and c not in dropped]
     if not features:
         raise DataError(f"{raw.source}: no feature columns left after dropping {sorted(dropped)}")
@@ -142,7 +161,7 @@ def encode(
         nominal = [f for f in features if f not in recode]
     elif recode and not isinstance(nominal, str):
         nominal = [f for f in nominal if f not in recode]
-    X, is_nominal, categories = encode_features(raw, features, rows, nominal, missing)
+    X, is_nominal, categories = encode_features(raw, features, rows, nominal, missing, decimal)
     return Dataset(
         name=name,
         X=X,
@@ -160,15 +179,22 @@ def encode_features(
     rows: np.ndarray,
     nominal: str | Sequence[str] = "auto",
     missing: Sequence[str] = ("?", ""),
+    decimal: str = ".",
 ) -> tuple[np.ndarray, np.ndarray, tuple[tuple[str, ...] | None, ...]]:
     """Encode the ``features`` columns of ``raw`` at ``rows``.
+
+    Args:
+        decimal: the numbers' decimal mark, ``"."`` or ``","``. Under ``"."``, a column whose
+            values are numbers, some with a decimal comma (``1,5``), is refused rather than read
+            as nominal.
 
     Returns:
         ``(X, nominal_mask, categories)``: ``X`` ``(len(rows), d)`` float64 (codes for nominal
         attributes, NaN for missing), ``nominal_mask`` ``(d,)`` bool, per-attribute categories.
 
     Raises:
-        DataError: a numeric attribute holds a non-number (file, line, column, value named).
+        DataError: a numeric attribute holds a non-number (file, line, column, value named), or
+            numbers with a decimal comma under ``decimal="."``.
     """
     frame = raw.frame
     missing = [str(m) for m in missing]
@@ -182,8 +208,19 @@ def encode_features(
     for j, column in enumerate(features):
         values = frame[column].iloc[rows].reset_index(drop=True)
         absent = _missing_mask(values, missing)
-        numeric = pd.to_numeric(values.where(~absent), errors="coerce").to_numpy(dtype=np.float64)
+        number_text = values.where(~absent)
+        if decimal == "," and column not in raw.categories:
+            number_text = number_text.astype(str).str.strip().str.replace(",", ".", regex=False).where(~absent)
+        numeric = pd.to_numeric(number_text, errors="coerce").to_numpy(dtype=np.float64)
         bad = np.isnan(numeric) & ~absent
+        declared = nominal == "all" or column in raw.categories or (nominal != "auto" and column in nominal_set)
+        if bad.any() and decimal == "." and not declared and _decimal_comma(values[bad]):
+            row = int(rows[np.flatnonzero(bad)[0]])
+            raise DataError(
+                f"{_where(raw, row)}, column {column!r}: value {frame[column].iloc[row]!r} is a number "
+                f"written with a decimal comma: read them with +dataset.decimal=',' (or keep the column "
+                f"nominal: dataset.nominal=[{column}])"
+            )
         if nominal == "all":
             treat_nominal = True
         elif nominal == "auto":

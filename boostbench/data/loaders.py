@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from boostbench.errors import DataError
+from boostbench.errors import ConfigError, DataError
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,37 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def check_data_file(path: Path) -> None:
+    """A data file must be a regular file (or a link to one): a directory, a FIFO or a device such
+    as ``/dev/zero`` is named for what it is, never read (a FIFO would block, ``/dev/zero`` never ends).
+
+    Raises:
+        DataError: ``<path>: file not found``, or ``<path> is a FIFO (named pipe), not a regular file``.
+    """
+    from boostbench.system.files import regular_file_problem
+
+    problem = regular_file_problem(path)
+    if problem is not None:
+        raise DataError(f"{path}: {problem}" if problem == "file not found" else f"{path} {problem}: give a data file")
+
+
+def _fields(path: Path, number: int, line: str, sep: str) -> list[str]:
+    """The fields of one line (``number``) of a delimited file, as the csv module splits it.
+
+    Raises:
+        DataError: the csv module refuses the line (a field beyond its 131,072 characters).
+    """
+    try:
+        return next(csv.reader([line], delimiter=sep, skipinitialspace=True))
+    except csv.Error as exc:
+        reason = (
+            f"a field of more than {csv.field_size_limit():,} characters, no table cell: is dataset.sep right?"
+            if "field larger" in str(exc)
+            else str(exc)
+        )
+        raise DataError(f"{path}: line {number}: {reason}") from None
+
+
 def _data_lines(path: Path, skip_rows: int, comment: str | None, sep: str) -> tuple[np.ndarray, np.ndarray]:
     """Line numbers (1-based) and field counts of the rows pandas will read.
 
@@ -62,10 +94,7 @@ def _data_lines(path: Path, skip_rows: int, comment: str | None, sep: str) -> tu
         if not text or (comment and text.startswith(comment)):
             continue
         numbers.append(number)
-        if sep == "whitespace":
-            counts.append(len(text.split()))
-        else:
-            counts.append(len(next(csv.reader([line], delimiter=sep, skipinitialspace=True))))
+        counts.append(len(text.split()) if sep == "whitespace" else len(_fields(path, number, line, sep)))
     return np.asarray(numbers, dtype=np.int64), np.asarray(counts, dtype=np.int64)
 
 
@@ -98,13 +127,11 @@ def _check_unique_names(path: Path, sep: str, skip_rows: int, comment: str | Non
     Raises:
         DataError: a name appears twice (the line and both positions are named).
     """
-    import csv
-
     with open(path, encoding="utf-8", newline="") as handle:
         for number, line in enumerate(handle, start=1):
             if number <= skip_rows or not line.strip() or (comment and line.lstrip().startswith(comment)):
                 continue
-            names = line.split() if sep == "whitespace" else next(csv.reader([line], delimiter=sep))
+            names = line.split() if sep == "whitespace" else _fields(path, number, line, sep)
             seen: dict[str, int] = {}
             for position, name in enumerate((n.strip() for n in names), start=1):
                 if name in seen:
@@ -149,25 +176,34 @@ def read_csv_table(
 
     Args:
         path: the file; CRLF line endings and blank lines are accepted.
-        sep: field separator; ``"whitespace"`` splits on runs of blanks; None: sniffed
-            (:func:`sniff_separator`).
+        sep: field separator, one character; ``"whitespace"`` splits on runs of blanks; None:
+            sniffed (:func:`sniff_separator`).
         header: the first (non-skipped) line holds the column names.
-        columns: column names for a file without header (defaults to ``"0".."d-1"``).
+        columns: column names (defaults to the header's, or ``"0".."d-1"`` without one); with a
+            header, they replace its names.
         skip_rows: lines to drop before the header or data (e.g. a line a copy added).
         comment: lines starting with this string are skipped.
 
     Raises:
-        DataError: the file is missing, unreadable, or a row has the wrong number of fields
-            (the message names the file and line).
+        DataError: the file is missing, no regular file, not UTF-8, or a row has the wrong number
+            of fields or a field the csv module refuses (the message names the file and line).
+        ConfigError: ``sep`` is not one character, ``"whitespace"`` or None; ``columns`` repeats a name.
     """
-    if not path.is_file():
-        raise DataError(f"{path}: file not found")
+    check_data_file(path)
+    if sep is not None and sep != "whitespace" and len(sep) != 1:
+        raise ConfigError(f"dataset.sep must be one character (e.g. ';'), 'whitespace' or null (sniffed), got {sep!r}")
+    if columns and len(set(columns)) != len(columns):
+        raise ConfigError(f"dataset.columns names a column twice: {columns}")
     _check_utf8(path)
     if sep is None:
         sep = sniff_separator(path, skip_rows, comment)
     lines, counts = _data_lines(path, skip_rows, comment, sep)
     if len(lines) == 0:
         raise DataError(f"{path}: no data rows")
+    if header and columns and len(columns) != counts[0]:
+        raise DataError(
+            f"{path}: dataset.columns names {len(columns)} columns, the header (line {lines[0]}) {counts[0]}"
+        )
     expected = int(counts[0]) if header or not columns else len(columns)
     wrong = np.flatnonzero(counts != expected)
     if len(wrong):
@@ -180,7 +216,7 @@ def read_csv_table(
             path,
             sep=r"\s+" if sep == "whitespace" else sep,
             header=0 if header else None,
-            names=None if header else columns,
+            names=columns or None,
             skiprows=skip_rows,
             comment=comment,
             dtype=str,
@@ -194,7 +230,7 @@ def read_csv_table(
         raise DataError(f"{path}: cannot read as text table: {exc}") from None
     if frame.empty:
         raise DataError(f"{path}: no data rows")
-    if header:
+    if header and not columns:
         _check_unique_names(path, sep, skip_rows, comment)
     frame.columns = [str(c).strip() for c in frame.columns]
     if len(lines) != len(frame):  # quoting spanning lines: fall back to row numbers
@@ -229,29 +265,63 @@ def expand_characters(raw: RawTable, column: str, prefix: str) -> RawTable:
     return RawTable(frame=frame, lines=raw.lines, source=raw.source, categories=raw.categories)
 
 
+#: liac-arff's numeric attribute types (their values are floats, or None for ``?``)
+ARFF_NUMERIC = ("NUMERIC", "REAL", "INTEGER")
+
+
+def _arff_data_lines(lines: list[str]) -> np.ndarray:
+    """The 1-based line of each data row of an ARFF file's ``lines``, as liac-arff reads them: the
+    lines after ``@data`` that are neither blank nor a ``%`` comment.
+    """
+    start = next((i for i, line in enumerate(lines) if line.strip().upper().startswith("@DATA")), len(lines))
+    return np.asarray(
+        [i + 1 for i in range(start + 1, len(lines)) if lines[i].strip() and not lines[i].strip().startswith("%")],
+        dtype=np.int64,
+    )
+
+
 def read_arff_table(path: Path) -> RawTable:
-    """Read a dense ARFF file with liac-arff; nominal attributes keep their declared values.
+    """Read a dense ARFF file with liac-arff; nominal attributes keep their declared values. A
+    UTF-8 byte-order mark is skipped; a numeric value written ``nan`` is refused, as in a CSV
+    file (a missing value is ``?``).
 
     Raises:
-        DataError: missing file or an ARFF syntax error (liac-arff's message names the line).
+        DataError: a missing or non-regular file, not UTF-8, an ARFF syntax error (liac-arff's
+            message names the line), or a ``nan`` (line and column named).
     """
     import arff  # liac-arff
 
-    if not path.is_file():
-        raise DataError(f"{path}: file not found")
+    check_data_file(path)
+    _check_utf8(path)
+    lines = io.StringIO(path.read_text(encoding="utf-8-sig")).readlines()  # as a file reads them
+    decoder = arff.ArffDecoder()
     try:
-        with open(path, encoding="utf-8") as handle:
-            content = arff.load(handle)
+        content = decoder.decode(lines)
     except arff.ArffException as exc:
         raise DataError(f"{path}: malformed ARFF: {exc}") from None
+    except (ValueError, OverflowError) as exc:  # liac-arff lets some conversions' errors through (inf as integer)
+        line = getattr(decoder, "_current_line", 0)
+        raise DataError(f"{path}: malformed ARFF: line {line}: {exc}") from None
     names = [name for name, _ in content["attributes"]]
+    rows = _arff_data_lines(lines)
+    if len(rows) != len(content["data"]):  # cannot happen for a dense file; keep the messages honest
+        rows = np.zeros(len(content["data"]), dtype=np.int64)
+    numeric = [j for j, (_, kind) in enumerate(content["attributes"]) if kind in ARFF_NUMERIC]
+    for i, row in enumerate(content["data"]):
+        # NaN: "nan" in the file (? is None); a string: a row liac-arff left unconverted ("nan" as integer)
+        bad = next((j for j in numeric if row[j] != row[j] or isinstance(row[j], str)), None)
+        if bad is not None:
+            where = f"line {rows[i]}" if rows[i] else f"row {i + 1}"
+            value = row[bad] if isinstance(row[bad], str) else "nan"
+            raise DataError(
+                f"{path}: {where}, column {names[bad]!r}: value {value!r} is not a number (a missing value is ?)"
+            )
     frame = pd.DataFrame(content["data"], columns=names)
     categories = {name: list(kind) for name, kind in content["attributes"] if isinstance(kind, list)}
     for name in names:
         if name in categories:
             frame[name] = frame[name].astype(object)
-    lines = np.zeros(len(frame), dtype=np.int64)  # liac-arff does not report row lines
-    return RawTable(frame=frame, lines=lines, source=str(path), categories=categories)
+    return RawTable(frame=frame, lines=rows, source=str(path), categories=categories)
 
 
 def _remove_empty_folders(root: Path, keep_root: bool) -> None:

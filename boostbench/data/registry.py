@@ -54,12 +54,14 @@ def data_dirs(data_dir: str | os.PathLike | None) -> list[Path]:
 
 
 def locate(file: str, data_dir: str | os.PathLike | None) -> Path | None:
-    """The first existing path for ``file`` (absolute, or relative to a data directory)."""
+    """The first existing path for ``file`` (absolute, or relative to a data directory), a regular
+    file or not (a reader names what it is: a directory, a FIFO...).
+    """
     path = Path(file).expanduser()
     if path.is_absolute():
-        return path if path.is_file() else None
+        return path if path.exists() else None
     for directory in data_dirs(data_dir):
-        if (directory / path).is_file():
+        if (directory / path).exists():
             return directory / path
     return None
 
@@ -142,20 +144,34 @@ def file_format(path: Path, spec: DictConfig) -> str:
     return ("arff" if path.suffix.lower() == ".arff" else "csv") if kind == "auto" else kind
 
 
+#: The keys only a CSV file's reader reads, at the values that mean nothing (``configs/dataset/csv.yaml``'s)
+CSV_KEYS = {"sep": None, "header": True, "columns": None, "skip_rows": 0, "comment": None, "decimal": "."}
+
+
 def _read_local(path: Path, spec: DictConfig) -> RawTable:
     # the readers (and encoding) use pandas: imported when a file is read, not for a generated set
-    from boostbench.data.loaders import expand_characters, read_arff_table, read_csv_table
+    from boostbench.data.loaders import check_data_file, expand_characters, read_arff_table, read_csv_table
 
+    check_data_file(path)  # before its digest: /dev/zero has no end
     _check_sha256(path, spec.get("sha256"))
     kind = file_format(path, spec)
     if kind == "arff":
+        unused = next((k for k, v in CSV_KEYS.items() if spec.get(k, v) not in (v, [])), None)
+        if unused is None and spec.get("expand_characters"):
+            unused = "expand_characters"
+        if unused is not None:
+            raise ConfigError(
+                f"dataset.{unused}={spec.get(unused)!r} is for a CSV file; {path} is read as ARFF (its "
+                f"header declares the attributes): leave dataset.{unused} out"
+            )
         return read_arff_table(path)
     if kind != "csv":
         raise ConfigError(f"dataset.format must be csv, arff or auto, not {kind!r}")
     columns = spec.get("columns")
+    sep = spec.get("sep", ",")
     raw = read_csv_table(
         path,
-        sep=None if spec.get("sep", ",") is None else str(spec.get("sep", ",")),  # None: sniffed
+        sep=None if sep is None else "\t" if sep == "\\t" else str(sep),  # None: sniffed; \t typed: a tab
         header=bool(spec.get("header", False)),
         columns=list(columns) if columns else None,
         skip_rows=int(spec.get("skip_rows", 0)),
@@ -306,6 +322,7 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None, seed: int = 0) -
         drop_classes=list(spec.get("drop_classes") or []),
         max_classes=int(spec.get("max_classes") or 100),
         recode=_recode(spec),
+        decimal=str(spec.get("decimal", ".")),
     )
     if spec.get("n_train") is not None:  # a fixed train/test split: the first n_train rows train
         dataset = dataclasses.replace(dataset, n_train=int(spec.n_train))

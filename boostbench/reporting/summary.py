@@ -38,9 +38,9 @@ def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
     :data:`PRIMARY`) as ``mean``, ``ci_low``, ``ci_high`` (95% over seeds,
     :func:`~boostbench.reporting.intervals.measure_interval`: Student's t clipped to the metric's
     range and then ``clipped``, or a bootstrap percentile interval for a time, memory or count;
-    NaN below 3 seeds), ``n_seeds``, mean ``runtime_s`` (seconds), the code fingerprints that made
-    the runs (``code``), ``learner`` (the weak learners: :mod:`~boostbench.reporting.weak_learners`,
-    a peer's own) and ``variant`` (what sets the group's settings apart from the other groups of
+    NaN below 3 seeds), ``n_seeds`` (the seeds with a value), mean ``runtime_s`` (seconds), the code
+    fingerprints that made the runs (``code``), ``learner`` (the weak learners:
+    :mod:`~boostbench.reporting.weak_learners`, a peer's own) and ``variant`` (what sets the group's settings apart from the other groups of
     its data set, algorithm and learners, e.g. ``dataset.file=iris.arff``; "" when it has one).
 
     Raises:
@@ -64,7 +64,7 @@ def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
                 "ci_low": low,
                 "ci_high": high,
                 "clipped": was_clipped,
-                "n_seeds": int(group["seed"].nunique()),
+                "n_seeds": int(group.loc[group[name].notna(), "seed"].nunique()),  # those the mean has
                 "runtime_s": float(group["runtime_s"].mean()),
                 "code": ", ".join(sorted(c or "(before fingerprints)" for c in group["code"].unique())),
             }

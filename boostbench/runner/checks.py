@@ -7,8 +7,9 @@ code to run or to ask for more memory than the machine has:
 - names that become file names (a data set's, an algorithm's, ...) are single safe path
   components (:func:`name_problem`), at config time and when a record is read;
 - overrides that run code (``_target_``, ``hydra.callbacks``, a job's environment, ...) need the
-  user's explicit opt-in (:func:`check_overrides`);
-- a configuration holds only declared keys, usable paths and seeds the generators take
+  user's explicit opt-in, and none deletes a key (:func:`check_overrides`);
+- a configuration holds every key it needs (:func:`check_required`), only declared keys, data-set
+  values of their declared types, usable paths and seeds the generators take
   (:func:`check_config`), and a pool that cannot fit in memory is refused before it is built;
 - a cache directory that other users can write is refused
   (:mod:`boostbench.system.cache_safety`).
@@ -24,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from boostbench.constraints import BOOLEAN, AnyOf, Interval, ListOf, OneOf, Text, check, positive_int
 from boostbench.errors import ConfigError
 
 # -- names that become file names -------------------------------------------------------------------
@@ -100,12 +102,25 @@ CODE_KEYS = (
 
 
 def check_overrides(overrides: Sequence[str], allow_code: bool = False) -> None:
-    """Refuse overrides that run code unless the user opted in (:data:`ALLOW_CODE_FLAG`): any
-    ``_target_`` (Hydra instantiates it), and the keys of :data:`CODE_KEYS`.
+    """Refuse an override without a key (``=car``), one that deletes a key or a group
+    (``~learner.max_size``, ``~algorithm``: a run needs every key its configs declare; its absence
+    would change a default unseen), and
+    overrides that run code unless the user opted in (:data:`ALLOW_CODE_FLAG`): any ``_target_``
+    (Hydra instantiates it), and the keys of :data:`CODE_KEYS`.
 
     Raises:
-        ConfigError: the first such override, and the flag that allows it.
+        ConfigError: the first such override, what to do instead, or the flag that allows it.
     """
+    for item in overrides:
+        key, eq, _ = item.partition("=")
+        if eq and not key.lstrip("+~"):
+            raise ConfigError(f"override {item!r} names no key: write key=value (e.g. seed=3)")
+        if item.startswith("~"):
+            key = item[1:].partition("=")[0]
+            instead = f"choose another option ({key}=...)" if key in NAMED_SECTIONS else f"set it ({key}=...)"
+            raise ConfigError(
+                f"override {item!r} deletes {key!r}: a run needs every key its configs declare; {instead}"
+            )
     if allow_code:
         return
     for item in overrides:
@@ -146,7 +161,48 @@ DATASET_EXTRAS = (
     "openml_target",
     "description",
     "encoding",
+    "decimal",
 )
+
+
+#: What the data layer reads of a ``dataset`` section (:mod:`boostbench.data.registry`), as it must be
+DATASET_CONSTRAINTS = {
+    "header": BOOLEAN,
+    "ordered": BOOLEAN,
+    # one character; a tab typed as \t; null: sniffed
+    "sep": AnyOf((OneOf((None, "whitespace", "\\t")), Text(length=1))),
+    "decimal": OneOf((".", ",")),
+    "skip_rows": positive_int(0),
+    "comment": Text(nullable=True),
+    "format": OneOf((None, "auto", "csv", "arff")),
+    "columns": ListOf(Text(), nullable=True, distinct=True),
+    "max_classes": positive_int(2),
+    "nominal": AnyOf((OneOf(("auto", "all")), ListOf(AnyOf((Text(), positive_int(0)))))),
+    "drop_columns": ListOf(AnyOf((Text(), Interval(integer=True)))),
+    "class_names": ListOf(AnyOf((Text(), Interval(integer=True))), nullable=True, distinct=True),
+    "drop_classes": ListOf(AnyOf((Text(), Interval(integer=True)))),
+    "missing": ListOf(Text(empty=True)),
+}
+
+
+def check_required(config: Mapping[str, Any]) -> None:
+    """Refuse a configuration without a key every run needs: the top-level keys of
+    ``configs/config.yaml`` (a key or group deleted, say through the Python API), its sections
+    mappings with a ``name``.
+
+    Raises:
+        ConfigError: the first missing key, in one line.
+    """
+    from boostbench.runner.config import TOP_LEVEL_KEYS
+
+    for key in sorted(TOP_LEVEL_KEYS - {"preset"}):
+        if key not in config:
+            raise ConfigError(f"missing configuration key {key!r} (every run needs the keys of configs/config.yaml)")
+    for section in NAMED_SECTIONS:
+        if not isinstance(config[section], Mapping):
+            raise ConfigError(f"{section} must be a config group, got {config[section]!r} (choose one: {section}=...)")
+        if "name" not in config[section]:
+            raise ConfigError(f"missing configuration key '{section}.name'")
 
 
 @functools.cache
@@ -208,9 +264,14 @@ MAX_SEED = 2**31 - 1
 SEED_KEYS = (("seed",), ("protocol", "shuffle_seed"), ("dataset", "generator_seed"))
 
 
+#: The longest file name (bytes) and path Linux file systems take (NAME_MAX, PATH_MAX)
+NAME_MAX, PATH_MAX = 255, 4096
+
+
 def path_problem(key: str, value: Any) -> str | None:
-    """Why ``value`` cannot be the path ``key`` (None: it can): empty, or a control character
-    (a newline makes a second line of every log and a directory no shell names).
+    """Why ``value`` cannot be the path ``key`` (None: it can): empty, a control character (a
+    newline makes a second line of every log and a directory no shell names), or a name longer
+    than a file system takes (:data:`NAME_MAX`, :data:`PATH_MAX` bytes).
     """
     if value is None:
         return None
@@ -220,12 +281,22 @@ def path_problem(key: str, value: Any) -> str | None:
     bad = next((c for c in text if ord(c) < 32 or ord(c) == 127), None)
     if bad is not None:
         return f"{key} {text!r} holds a control character ({bad!r})"
+    sizes = {part: len(part.encode("utf-8", "surrogateescape")) for part in Path(text).parts}
+    long = next((part for part, size in sizes.items() if size > NAME_MAX), None)
+    if long is not None:
+        return (
+            f"{key}: the name {long[:40]}... is {sizes[long]} bytes, more than the {NAME_MAX} a file "
+            f"system takes: give a shorter one"
+        )
+    if len(text.encode("utf-8", "surrogateescape")) >= PATH_MAX:
+        return f"{key} is longer than a path may be ({PATH_MAX} bytes): give a shorter one"
     return None
 
 
 def check_config(config: Mapping[str, Any], declared: Mapping[str, Iterable[str]] = {}) -> None:
     """Everything of a resolved run config that reaches a path, a generator or memory: names
-    (:func:`config_name_problem`), declared keys only (:func:`unknown_key`), ``results_dir`` and
+    (:func:`config_name_problem`), declared keys only (:func:`unknown_key`), the data set's values
+    (:data:`DATASET_CONSTRAINTS`) and ``progress`` of their types, ``results_dir`` and
     ``data_dir`` (:func:`path_problem`; ``data_dir`` must be a directory), the seeds
     (:data:`MAX_SEED`), the pool's memory (:func:`pool_memory_problem`).
 
@@ -247,6 +318,8 @@ def check_config(config: Mapping[str, Any], declared: Mapping[str, Iterable[str]
                 or " (a section takes its config's keys and its algorithm's or learner's parameters)"
             )
         )
+    check("", config, {"progress": BOOLEAN})
+    check("dataset", config["dataset"], DATASET_CONSTRAINTS)
     for name in ("results_dir", "data_dir"):
         problem = path_problem(name, config.get(name))
         if problem is not None:

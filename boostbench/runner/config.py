@@ -454,11 +454,12 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
     from boostbench.constraints import Interval, OneOf, check, positive_int, typed_section
     from boostbench.data.registry import ENCODINGS
     from boostbench.learners.registry import learner_config
-    from boostbench.runner.checks import check_config
+    from boostbench.runner.checks import check_config, check_required
     from boostbench.runner.sections import ProtocolConfig, RunConfig
     from boostbench.system.cache_safety import check_caches
 
     resolved = _resolved(cfg)
+    check_required(resolved)  # a key or group deleted (~algorithm) is refused, not a KeyError
     unknown = sorted(set(resolved) - TOP_LEVEL_KEYS)
     if unknown:  # e.g. +foo=1: it would change the config hash and nothing else
         raise ConfigError(

@@ -1,20 +1,26 @@
 """The result store: one JSON record per run, written atomically, keyed by config hash.
 
 Layout: ``<results_dir>/runs/<config hash>.json``. Everything that reads or writes records goes
-through this module: :func:`write_record`, :func:`read_record`, :func:`iter_records`.
+through this module: :func:`write_record`, :func:`read_record`, :func:`iter_records`. A store may
+be shared, so its reader trusts no entry: it opens only regular files of bounded size, never
+following a link out of the store, parses them with a bound on nesting, and checks each record's
+shape and hash (:mod:`boostbench.runner.record_schema`); anything else is refused in one line.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from boostbench.errors import DataError, StoreError
-from boostbench.system.files import atomic_write_text, umask
+from boostbench.system.files import atomic_write_text, file_kind, umask, writable_dir_problem
+
+#: The largest record read (a record with a split protocol's kept weights is some MiB)
+MAX_RECORD_BYTES = 64 * 2**20
 
 
 def runs_dir(results_dir: str | os.PathLike) -> Path:
@@ -27,16 +33,52 @@ def record_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
     return runs_dir(results_dir) / f"{config_hash}.json"
 
 
-def _load(path: Path) -> dict[str, Any]:
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: not a valid result record ({exc})") from None
-    if not isinstance(record, dict) or not {"config", "metrics", "config_hash"} <= set(record):
-        raise DataError(f"{path}: not a valid result record (config, metrics or config_hash missing)")
-    from boostbench.runner.checks import record_problem
+def _read_entry(path: Path) -> bytes:
+    """The bytes of the store entry ``path``.
 
+    Raises:
+        OSError: it cannot be opened.
+        ValueError: it is no regular file (a FIFO must not hang a report: opened without blocking),
+            a link out of its folder, or larger than :data:`MAX_RECORD_BYTES` (``/dev/zero``).
+    """
+    target = Path(os.path.realpath(path))
+    if target.parent != Path(os.path.realpath(path.parent)):
+        raise ValueError(f"it is a link out of the store (to {target})")
+    fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise ValueError(f"it is {file_kind(mode)}")
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise ValueError(f"it is larger than {MAX_RECORD_BYTES // 2**20} MiB")
+    return data
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"it holds {name}, which no record is written with")
+
+
+def _load(path: Path) -> dict[str, Any]:
+    from boostbench.runner.checks import record_problem
+    from boostbench.runner.record_schema import hash_problem, schema_problem
+
+    try:
+        record = json.loads(_read_entry(path).decode("utf-8"), parse_constant=_no_constant)
+    except RecursionError:
+        raise DataError(f"{path}: not a valid result record (nested too deeply)") from None
+    except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise DataError(f"{path}: not a valid result record ({reason})") from None
+    problem = schema_problem(record)
+    if problem is None and "config_hash" not in record:
+        problem = "its config_hash is missing"
+    if problem is not None:
+        raise DataError(f"{path}: not a valid result record ({problem})")
     problem = record_problem(record)  # a shared store's record may be crafted: its names become paths
+    if problem is None:
+        problem = hash_problem(record, path)
     if problem is not None:
         raise DataError(f"{path}: refused: {problem}")
     return record
@@ -59,15 +101,9 @@ def check_writable(results_dir: str | os.PathLike) -> None:
     Raises:
         StoreError: it is not a directory, or is read-only (the message names it and the reason).
     """
-    probe = runs_dir(results_dir)
-    while not probe.exists() and probe != probe.parent:  # creates nothing: the run may not happen
-        probe = probe.parent
-    if not probe.is_dir():
-        raise StoreError(f"cannot write results under {results_dir}: {probe} is not a directory")
-    try:
-        tempfile.TemporaryFile(dir=probe).close()
-    except OSError as exc:
-        raise StoreError(f"cannot write results under {results_dir}: {exc.strerror or exc}") from None
+    problem = writable_dir_problem(runs_dir(results_dir))  # creates nothing: the run may not happen
+    if problem is not None:
+        raise StoreError(f"cannot write results under {results_dir}: {problem}")
 
 
 def read_record(results_dir: str | os.PathLike, config_hash: str) -> dict[str, Any]:

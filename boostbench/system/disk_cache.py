@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import io
 import sys
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -40,22 +39,30 @@ def _distrust(path: Path, reason: str) -> None:
 def load_arrays(path: Path, key: str | None = None) -> dict[str, np.ndarray] | None:
     """The arrays :func:`save_arrays` wrote to ``path`` under ``key`` (default: the file's name),
     or None if the file is missing, from before files carried a format, or (with a one-line
-    warning on stderr) unreadable, of another format or key, or failing its checksum: the caller
-    recomputes the values and its next save replaces the file. Never unpickles.
+    warning on stderr) untrusted (:func:`boostbench.system.cache_safety.open_trusted`: another
+    user's, writable by others, not a regular file), unreadable in any way, of another format or
+    key, or failing its checksum: the caller recomputes the values and its next save replaces the
+    file. Never unpickles, never raises.
     """
+    from boostbench.system.cache_safety import UntrustedFile, open_trusted
+
     key = path.name if key is None else key
     try:
-        with np.load(path, allow_pickle=False) as data:
+        with open_trusted(path) as handle, np.load(handle, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
     except FileNotFoundError:
         return None
-    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        _distrust(path, f"is unreadable ({' '.join(str(exc).split())})")
+    except UntrustedFile as exc:
+        _distrust(path, str(exc))
+        return None
+    except Exception as exc:  # a scrambled header or zip: any of numpy's and zipfile's errors
+        _distrust(path, f"is unreadable ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})")
         return None
     meta = {name: arrays.pop(name, None) for name in _META}
     if all(value is None for value in meta.values()):
         return None  # written before files carried a format: recomputed, no news
-    if meta["__format__"] is None or meta["__format__"].shape != () or int(meta["__format__"]) != FORMAT:
+    stamp = meta["__format__"]
+    if stamp is None or stamp.shape != () or stamp.dtype.kind not in "iu" or int(stamp) != FORMAT:
         _distrust(path, f"is not of format {FORMAT}")
     elif meta["__key__"] is None or str(meta["__key__"]) != key:
         _distrust(path, f"holds another key ({None if meta['__key__'] is None else str(meta['__key__'])!r})")
@@ -81,7 +88,7 @@ def save_arrays(path: Path, key: str | None = None, **arrays: np.ndarray) -> boo
     )
     try:
         make_private_dirs(path.parent)
-        atomic_write_bytes(path, buffer.getvalue())
+        atomic_write_bytes(path, buffer.getvalue(), mode=0o644)
     except OSError:
         return False
     return True

@@ -9,20 +9,31 @@ Every kernel module compiles through :func:`njit` here (or the decorators built 
 :func:`kernel`, :func:`inlined_kernel`, :func:`parallel_kernel`), which points numba's cache there
 before the first kernel is declared: importing ``boostbench`` changes nothing, and no entry point
 can forget it.
+
+numba unpickles its cache's index and data files: :class:`CheckedCache` reads only files
+:func:`boostbench.system.cache_safety.open_trusted` trusts (this user's, writable by no one else,
+in folders likewise) and whose checksum holds (LLVM aborts the process on some scrambled machine
+code rather than raise), and any failure to load a cached kernel (a planted, garbled or truncated
+file) means: warn once, compile afresh, and replace the file.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
+import pickle
 import sys
 import tempfile
 from pathlib import Path
 
 from numba.core import types
+from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.registry import CPUDispatcher
 
+from boostbench.system.cache_safety import UntrustedFile, make_private_dirs, open_trusted
+from boostbench.system.files import umask
 from boostbench.system.paths import PACKAGE_DIR, cache_dir
 
 
@@ -46,7 +57,7 @@ def configure() -> Path | None:
         return None
     target = cache_dir("numba") / source_digest(PACKAGE_DIR)
     try:
-        target.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(target)
         tempfile.TemporaryFile(dir=target).close()
     except OSError:
         return None
@@ -95,6 +106,133 @@ def compile_lock():
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+_warned = False
+
+
+def _not_loaded(path: str, reason: str) -> None:
+    """The one warning of a process whose kernel cache held a file it could not load."""
+    global _warned
+    if not _warned:
+        _warned = True
+        print(
+            f"warning: kernel cache file {path} {reason}: not loaded; compiled afresh and saved anew "
+            f"(as is any other such file, without a further warning)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, UntrustedFile):
+        return str(exc)
+    return f"is unreadable ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
+
+
+#: What our index and data files hold after numba's version stamp: this, the sha256 of the
+#: file's name and payload (:func:`_seal`), then numba's pickle
+_MAGIC = b"boostbench-kernel-cache-1\n"
+
+
+def _seal(path: str, payload: bytes) -> bytes:
+    """``payload`` as written to the cache file ``path``: :data:`_MAGIC`, its digest, itself."""
+    return _MAGIC + hashlib.sha256(os.path.basename(path).encode() + b"\0" + payload).digest() + payload
+
+
+def _unseal(path: str, sealed: bytes) -> bytes:
+    """The payload :func:`_seal` wrote to ``path``.
+
+    Raises:
+        UntrustedFile: it fails its checksum, or was written without one.
+    """
+    digest, payload = sealed[len(_MAGIC) : len(_MAGIC) + 32], sealed[len(_MAGIC) + 32 :]
+    if not sealed.startswith(_MAGIC) or _seal(path, payload)[len(_MAGIC) : len(_MAGIC) + 32] != digest:
+        raise UntrustedFile("fails its checksum")
+    return payload
+
+
+class _NoGlobals(pickle.Unpickler):
+    """An unpickler of plain data: the index's version stamp is read before its checksum, so it may
+    name no class or function (a garbled file must not call one).
+    """
+
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError(f"a global ({module}.{name}) where a version stamp belongs")
+
+
+class _CheckedCacheFile(IndexDataCacheFile):
+    """numba's index and data files, read through :func:`open_trusted`, checksummed
+    (:func:`_seal`) and written never writable by others (whatever the umask); an index that
+    fails to load is an empty one.
+    """
+
+    def _load_index(self):
+        try:
+            with open_trusted(self._index_path) as handle:
+                version = _NoGlobals(handle).load()
+                if version != self._version:  # another numba's: its pickles are not read
+                    return {}
+                stamp, overloads = pickle.loads(_unseal(self._index_path, handle.read()))
+        except FileNotFoundError:
+            return {}
+        except Exception as exc:
+            _not_loaded(self._index_path, _reason(exc))
+            return {}
+        return overloads if stamp == self._source_stamp and isinstance(overloads, dict) else {}
+
+    def load(self, key):
+        name = self._load_index().get(key)
+        if not isinstance(name, str):
+            return None
+        path = self._data_path(name)
+        try:
+            with open_trusted(path) as handle:
+                return pickle.loads(_unseal(path, handle.read()))
+        except FileNotFoundError:
+            return None
+        except Exception as exc:
+            _not_loaded(path, _reason(exc))
+            return None
+
+    def _save_index(self, overloads):
+        payload = self._dump((self._source_stamp, overloads))
+        with self._open_for_write(self._index_path) as handle:
+            pickle.dump(self._version, handle, protocol=-1)
+            handle.write(_seal(self._index_path, payload))
+
+    def _save_data(self, name, data):
+        path = self._data_path(name)
+        with self._open_for_write(path) as handle:
+            handle.write(_seal(path, self._dump(data)))
+
+    @contextlib.contextmanager
+    def _open_for_write(self, filepath):
+        with super()._open_for_write(filepath) as handle:
+            os.fchmod(handle.fileno(), 0o644 & ~umask())
+            yield handle
+
+
+class CheckedCache(FunctionCache):
+    """numba's per-function cache, reading through :class:`_CheckedCacheFile`: a kernel that fails
+    to load in any way (an untrusted file, a garbled pickle, machine code LLVM refuses) is
+    compiled afresh after one warning, never a traceback.
+    """
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file = _CheckedCacheFile(self._cache_path, self._impl.filename_base, self._cache_file._source_stamp)
+
+    def load_overload(self, sig, target_context):
+        try:
+            return super().load_overload(sig, target_context)
+        except Exception as exc:
+            _not_loaded(self._cache_path, _reason(exc))
+            return None
+
+    def save_overload(self, sig, data):
+        make_private_dirs(Path(self._cache_path))
+        super().save_overload(sig, data)
+
+
 class KernelDispatcher(CPUDispatcher):
     """numba's dispatcher, but a call from another kernel compiles the callee for the plain types
     of its arguments, never for their literal values: numba would otherwise compile one copy of
@@ -107,6 +245,9 @@ class KernelDispatcher(CPUDispatcher):
         return super().get_call_template(
             tuple(types.unliteral(a) for a in args), {name: types.unliteral(a) for name, a in kws.items()}
         )
+
+    def enable_caching(self):
+        self._cache = CheckedCache(self.py_func)
 
 
 def njit(function=None, *, cache: bool = False, **options):
