@@ -40,8 +40,9 @@ def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
     range and then ``clipped``, or a bootstrap percentile interval for a time, memory or count;
     NaN below 3 seeds), ``n_seeds`` (the seeds with a value), mean ``runtime_s`` (seconds), the code
     fingerprints that made the runs (``code``), ``learner`` (the weak learners:
-    :mod:`~boostbench.reporting.weak_learners`, a peer's own) and ``variant`` (what sets the group's settings apart from the other groups of
-    its data set, algorithm and learners, e.g. ``dataset.file=iris.arff``; "" when it has one).
+    :mod:`~boostbench.reporting.weak_learners`, a peer's own) and ``variant`` (what sets the
+    group's settings apart from the other groups of its data set, algorithm and learners, e.g.
+    ``dataset.file=iris.arff``; "" when it has one).
 
     Raises:
         KeyError: ``metric`` is not a column of the runs (see :data:`records.COLUMNS`).
