@@ -21,10 +21,10 @@ $(STAMP): requirements.lock pyproject.toml
 run: setup
 	$(BIN)/boostbench run $(ARGS)
 
-# ruff's linter and formatter (pyproject.toml's [tool.ruff]); `ruff format boostbench tests benchmarks` mends
+# ruff's linter and formatter (pyproject.toml's [tool.ruff]); `ruff format boostbench hydra_plugins tests benchmarks` mends
 lint: setup
-	$(BIN)/ruff check boostbench tests benchmarks
-	$(BIN)/ruff format --check boostbench tests benchmarks
+	$(BIN)/ruff check boostbench hydra_plugins tests benchmarks
+	$(BIN)/ruff format --check boostbench hydra_plugins tests benchmarks
 
 test: setup
 	$(BIN)/python -m pytest -q -n auto --dist worksteal -m "not slow"

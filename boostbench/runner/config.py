@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from boostbench.errors import ConfigError
+from boostbench.errors import ConfigError, NotApplicable
 from boostbench.system.paths import CONFIG_DIR
 
 if TYPE_CHECKING:
@@ -234,13 +234,13 @@ def pin_user_file(cfg: DictConfig) -> DictConfig:
     data set's name. Registry entries carry their sha256 already; a missing file is left for the
     loader to report.
     """
-    from omegaconf import open_dict
-
-    from boostbench.data.loaders import sha256_of
-    from boostbench.data.registry import locate
-
     if OmegaConf.is_missing(cfg.dataset, "file") or cfg.dataset.get("file") is None or cfg.dataset.get("sha256"):
         return cfg
+    from omegaconf import open_dict
+
+    from boostbench.data.loaders import sha256_of  # pandas: only for a user's file
+    from boostbench.data.registry import locate
+
     path = locate(str(cfg.dataset.file), cfg.get("data_dir"))
     if path is None or not path.is_file():
         return cfg
@@ -249,15 +249,6 @@ def pin_user_file(cfg: DictConfig) -> DictConfig:
         if cfg.dataset.get("name") == "custom":
             cfg.dataset.name = path.stem
     return cfg
-
-
-def _resolved(cfg: DictConfig | dict) -> dict[str, Any]:
-    if not isinstance(cfg, DictConfig):
-        return cfg
-    try:
-        return OmegaConf.to_container(cfg, resolve=True)
-    except Exception as exc:  # interpolation errors
-        raise ConfigError(f"cannot resolve configuration: {' '.join(str(exc).split())}") from None
 
 
 def validate(cfg: DictConfig | dict) -> RunConfig:
@@ -273,10 +264,11 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
     Raises:
         ConfigError: a value outside its declared range (``n_learners``, ``seed``, ``gamma``,
             ``n_rounds``, ``protocol.final_fraction``, the algorithm's and the learner's keys), a
-            missing key, an unknown algorithm or learner, or a combination the algorithm cannot run
-            (see :func:`incompatibility`); what :func:`boostbench.runner.checks.check_config` refuses
-            (names that cannot be file names, undeclared keys, bad paths and seeds, a pool
+            missing key, an unknown algorithm or learner; what :func:`boostbench.runner.checks.check_config`
+            refuses (names that cannot be file names, undeclared keys, bad paths and seeds, a pool
             beyond memory) and a cache other users can write (:func:`boostbench.system.cache_safety.check_caches`).
+        NotApplicable: a combination the algorithm cannot run (:func:`incompatibility`; a
+            :class:`ConfigError` too).
     """
     from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec
     from boostbench.constraints import Interval, OneOf, check, positive_int, typed_section
@@ -286,7 +278,7 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
     from boostbench.runner.sections import ProtocolConfig, RunConfig
     from boostbench.system.cache_safety import check_caches
 
-    resolved = _resolved(cfg)
+    resolved = resolved_dict(cfg)
     unknown = sorted(set(resolved) - TOP_LEVEL_KEYS)
     if unknown:  # e.g. +foo=1: it would change the config hash and nothing else
         raise ConfigError(
@@ -310,8 +302,8 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
     check("algorithm", resolved["algorithm"], {**spec.params, **{k: OneOf((v,)) for k, v in spec.fixed.items()}})
     learner = learner_config(resolved["learner"])
     reason = incompatibility(resolved, spec)
-    if reason is not None:
-        raise ConfigError(reason)
+    if reason is not None:  # a combination, not a value: a sweep's n/a
+        raise NotApplicable(reason)
     # names that become paths, declared keys only, paths, seeds, the pool's memory, the caches
     check_config(
         resolved,
@@ -350,7 +342,7 @@ def incompatibility(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -
     from boostbench.algorithms import algorithm_spec
     from boostbench.learners.registry import learner_spec, names
 
-    resolved = _resolved(cfg)
+    resolved = resolved_dict(cfg)
     name = str(resolved["algorithm"]["name"])
     spec = spec or algorithm_spec(name)
     task = resolved["dataset"].get("task", "multiclass")
@@ -389,9 +381,18 @@ def too_many_classes(algorithm: str, dataset: str | None, k: int, most: int) -> 
     return f"algorithm {algorithm!r} is {kind}; dataset {dataset!r} has {k} classes"
 
 
-def resolved_dict(cfg: DictConfig) -> dict[str, Any]:
-    """The configuration as plain JSON-able data, interpolations resolved."""
-    return OmegaConf.to_container(cfg, resolve=True)
+def resolved_dict(cfg: DictConfig | dict) -> dict[str, Any]:
+    """The configuration as plain JSON-able data, interpolations resolved (a dict: as it is).
+
+    Raises:
+        ConfigError: an interpolation cannot be resolved.
+    """
+    if not isinstance(cfg, DictConfig):
+        return cfg
+    try:
+        return OmegaConf.to_container(cfg, resolve=True)
+    except Exception as exc:  # interpolation errors
+        raise ConfigError(f"cannot resolve configuration: {' '.join(str(exc).split())}") from None
 
 
 def semantic_config(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -> dict[str, Any]:
