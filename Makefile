@@ -122,7 +122,9 @@ smoke: setup
 	cd /tmp && $(abspath results/wheel/venv/bin/boostbench) datasets | grep -q "vendored: $(abspath results/wheel/venv)/" \
 	  && $(abspath results/wheel/venv/bin/boostbench) run dataset=car algorithm=samme learner=tree protocol=kfold n_rounds=5 \
 	     results_dir=$(abspath results/wheel/store) >/dev/null \
-	  && echo "wheel: installed, runs outside the checkout"
+	  && $(abspath results/wheel/venv/bin/boostbench) sweep dataset=car algorithm=samme learner=tree protocol=kfold n_rounds=5 \
+	     seed=0,1 results_dir=$(abspath results/wheel/store) -j 1 | tail -1 | grep -q "1 done, 1 skipped" \
+	  && echo "wheel: installed, runs and sweeps (its Hydra sweeper) outside the checkout"
 
 # The report page of the smoke grid (3 seeds, so intervals show) opened in headless Chromium
 # (Debian's package, installed if missing): fails on a broken image or link or an empty table,
