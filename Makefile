@@ -21,10 +21,10 @@ $(STAMP): requirements.lock pyproject.toml
 run: setup
 	$(BIN)/boostbench run $(ARGS)
 
-# ruff's linter and formatter (pyproject.toml's [tool.ruff]); `ruff format boostbench tests benchmarks` mends
+# ruff's linter and formatter (pyproject.toml's [tool.ruff]); `ruff format boostbench hydra_plugins tests benchmarks` mends
 lint: setup
-	$(BIN)/ruff check boostbench tests benchmarks examples
-	$(BIN)/ruff format --check boostbench tests benchmarks examples
+	$(BIN)/ruff check boostbench hydra_plugins tests benchmarks examples
+	$(BIN)/ruff format --check boostbench hydra_plugins tests benchmarks examples
 
 test: setup
 	$(BIN)/python -m pytest -q -n auto --dist worksteal -m "not slow"
@@ -137,7 +137,9 @@ smoke: setup
 	cd /tmp && $(abspath results/wheel/venv/bin/boostbench) datasets | grep -q "vendored: $(abspath results/wheel/venv)/" \
 	  && $(abspath results/wheel/venv/bin/boostbench) run dataset=car algorithm=samme learner=tree protocol=kfold n_rounds=5 \
 	     results_dir=$(abspath results/wheel/store) >/dev/null \
-	  && echo "wheel: installed, runs outside the checkout"
+	  && $(abspath results/wheel/venv/bin/boostbench) sweep dataset=car algorithm=samme learner=tree protocol=kfold n_rounds=5 \
+	     seed=0,1 results_dir=$(abspath results/wheel/store) -j 1 | tail -1 | grep -q "1 done, 1 skipped" \
+	  && echo "wheel: installed, runs and sweeps (its Hydra sweeper) outside the checkout"
 
 # Bring your own booster (docs/bring-your-own-booster.md): the example plugin (examples/oza_adwin) and
 # the package `boostbench new-algorithm` writes, each pip-installed (editable; setuptools from pip's

@@ -183,7 +183,7 @@ def run(
     try:
         flags, overrides = hydra_flags(overrides or [])
         if flags.multirun:
-            return sweep(overrides, flags.jobs, allow_code_overrides)
+            return sweep(overrides, flags.jobs, allow_code_overrides, max_jobs=None)
         _warn_plugins()
         check_overrides(overrides, allow_code_overrides)
         if flags.info:
@@ -252,6 +252,9 @@ def sweep(
         "a local Ray cluster's CPUs",
     ),
     allow_code_overrides: bool = typer.Option(False, ALLOW_CODE_FLAG, help=ALLOW_CODE_HELP),
+    max_jobs: int | None = typer.Option(
+        None, "--max-jobs", min=1, help="refuse a larger grid (default: hydra.sweeper.max_jobs, 100,000)"
+    ),
 ):
     """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
     from boostbench.runner.sweep import count_jobs, run_sweep, summarize
@@ -288,7 +291,9 @@ def sweep(
 
     try:
         with progress:
-            outcomes = run_sweep(overrides or [], n_jobs, on_outcome=on_outcome, allow_code=allow_code_overrides)
+            outcomes = run_sweep(
+                overrides or [], n_jobs, on_outcome=on_outcome, allow_code=allow_code_overrides, max_jobs=max_jobs
+            )
     except BoostbenchError as exc:
         _fail(str(exc))
     except (MemoryError, OSError) as exc:

@@ -13,8 +13,9 @@ class ConfigError(BoostbenchError):
 
 
 class NotApplicable(ConfigError):
-    """The algorithm cannot run on this data set, found once it is loaded (a binary algorithm on a
-    stream whose config does not declare its classes): a sweep marks the job n/a.
+    """The algorithm cannot run with this data set, learner or protocol, as the config says
+    (:func:`boostbench.runner.config.incompatibility`) or found once the data set is loaded (a
+    binary algorithm on a stream whose config does not declare its classes): a sweep marks the job n/a.
     """
 
 

@@ -137,3 +137,63 @@ def test_a_killed_writers_temporary_file_is_cleaned(tmp_path):
     key = valid_record()["config_hash"]
     write_record(valid_record(), record_path(tmp_path, key))
     assert (runs / f"{key}.json").exists() and len(list(runs.glob(f".{key}.*"))) == 0
+
+
+_HOLD = """
+import signal, sys, time
+from boostbench.runner.store import claim
+if sys.argv[2] == "bypass":  # a process that outlives SIGTERM (submitit's jobs log it and go on)
+    signal.signal(signal.SIGTERM, lambda signum, frame: print("bypassed", flush=True))
+held = claim(sys.argv[1], "abc")
+print("held", flush=True)
+time.sleep(30)
+print("woke", flush=True)
+"""
+
+
+def _held_then_terminated(tmp_path, mode: str) -> subprocess.CompletedProcess:
+    process = subprocess.Popen([sys.executable, "-c", _HOLD, str(tmp_path), mode], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline() == "held\n"
+    process.send_signal(15)
+    if mode == "bypass":
+        assert process.stdout.readline() == "bypassed\n"
+        assert claim_path(tmp_path, "abc").exists()  # it runs on: its claim stays
+        process.kill()
+    process.wait(timeout=30)
+    return process
+
+
+def test_sigterm_releases_the_claim_then_ends_the_process(tmp_path):
+    process = _held_then_terminated(tmp_path, "default")
+    assert process.returncode == -15  # ended by SIGTERM, as without a claim
+    assert not claim_path(tmp_path, "abc").exists()
+
+
+def test_a_process_that_handles_sigterm_keeps_its_claim(tmp_path):
+    _held_then_terminated(tmp_path, "bypass")
+
+
+def test_claims_of_gone_workers_are_cleaned_and_live_ones_kept(tmp_path):
+    import socket
+
+    from boostbench.runner.store import clean_claims
+
+    dead = int(
+        subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout
+    )
+    host = socket.gethostname()
+    owners = {
+        "dead": {"host": host, "pid": dead, "token": "a"},
+        "live": {"host": host, "pid": os.getpid(), "token": "b"},
+        "elsewhere-fresh": {"host": "another-node", "pid": 1, "token": "c"},
+        "elsewhere-silent": {"host": "another-node", "pid": 1, "token": "d"},
+    }
+    for name, owner in owners.items():
+        path = claim_path(tmp_path, name)
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(owner))
+    old = time.time() - 700
+    os.utime(claim_path(tmp_path, "elsewhere-silent"), (old, old))
+    (tmp_path / "claims" / "interrupted.stale-x").write_text(json.dumps(owners["dead"]))  # a takeover's, killed
+    assert clean_claims(tmp_path) == 3
+    assert sorted(p.name for p in (tmp_path / "claims").iterdir()) == ["elsewhere-fresh.claim", "live.claim"]

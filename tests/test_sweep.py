@@ -302,3 +302,210 @@ def test_sweep_progress_reaches_the_caller_from_every_worker_and_counts_the_grid
 def test_more_jobs_than_cores_is_refused_for_a_local_launcher(tmp_path):
     with pytest.raises(ConfigError, match="more jobs than this machine's"):
         run_sweep(["dataset=balance", f"results_dir={tmp_path}"], n_jobs=len(os.sched_getaffinity(0)) + 1)
+
+
+# -- the grid: counted before it is built, composed once per choice of groups ------------------------
+
+
+def test_a_grid_is_counted_without_being_built():
+    from boostbench.runner.grid import axis_length, grid_axes
+    from boostbench.runner.sweep import count_jobs
+
+    began = time.process_time()
+    assert count_jobs(["seed=range(0,100000000)", "dataset=balance,car"]) == 200_000_000
+    assert time.process_time() - began < 2.0  # a compose, not a list of 10^8 points
+    (axis,) = grid_axes(["gamma=range(0.1,0.45,0.05)"])
+    assert axis_length(axis) == len(list(axis.sweep_string_iterator())) == 7  # a float range, exactly
+    assert count_jobs(["algorithm=vfdt", "seed=range(5,0)"]) == 0
+
+
+def test_a_grid_above_the_bound_is_refused_in_one_line(tmp_path):
+    with pytest.raises(ConfigError, match=r"the grid has 100,000,000 jobs, more than hydra.sweeper.max_jobs=100,000"):
+        run_sweep(["seed=range(0,100000000)", f"results_dir={tmp_path}"])
+    with pytest.raises(ConfigError, match=r"has 12 jobs, more than hydra.sweeper.max_jobs=10 \('seed=range\(0,6\)'"):
+        run_sweep(["dataset=balance,car", "seed=range(0,6)", f"results_dir={tmp_path}"], max_jobs=10)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_the_grid_is_hydras_basic_sweepers(tmp_path):
+    """The points and their order are those Hydra's basic sweeper expands (the last axis fastest,
+    a later value of a key in the earlier one's place)."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from boostbench.runner.grid import grid_axes, grid_points
+
+    params = {"dataset": "balance,car", "seed": "range(0,3)", "+preset": "paper,jung_reference"}
+    arguments = ["algorithm=vfdt,online_boosting", "seed=4,5", "gamma=choice(0.1,0.05)", "n_learners=3"]
+    (expected,) = BasicSweeper.split_arguments(
+        OverridesParser.create().parse_overrides([*(f"{k}={v}" for k, v in params.items()), *arguments]), None
+    )
+    assert list(grid_points(grid_axes(arguments, params))) == expected
+    assert len(expected) == 2 * 2 * 2 * 2 * 2
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        ["dataset=car", "algorithm=online_mbbm", "gamma=0.05", "seed=3"],
+        ["+preset=jung_reference", "dataset=balance", "algorithm=adaboost_olm", "seed=1"],
+        ["dataset=csv", "dataset.file='/tmp/a,b.csv'", "dataset.class_column=label", "algorithm=vfdt"],
+        ["dataset=balance", "protocol=kfold", "algorithm=samme", "learner=tree", "n_rounds=5", "~learner.max_depth"],
+        ["dataset=balance", "+dataset.extra=[1,2]", "progress=false", "results_dir='a b'", "hydra.job.name=x"],
+    ],
+)
+def test_a_jobs_config_is_what_hydra_composes(overrides):
+    """Hydra's loader is the reference: the reusing loader's config is equal to it, Hydra node and all."""
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.types import RunMode
+    from omegaconf import OmegaConf
+
+    from boostbench.runner.grid import ReusingConfigLoader
+    from boostbench.system.paths import CONFIG_DIR
+
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        hydra = GlobalHydra.instance()
+        master = hydra.hydra.compose_config(
+            "config", ["+experiment=smoke", "hydra/sweeper=boostbench"], run_mode=RunMode.MULTIRUN, from_shell=False
+        )
+        reference = hydra.config_loader()
+        loader = ReusingConfigLoader(reference)
+        for seed in (7, 8):  # the second from what the first composed
+            point = [*overrides, f"seed={seed}"]
+            expected = OmegaConf.to_container(reference.load_sweep_config(master, point))
+            assert OmegaConf.to_container(loader.load_sweep_config(master, point)) == expected
+            job = OmegaConf.to_container(loader.load_job_config(master, point))
+            assert job == {k: v for k, v in expected.items() if k != "hydra"}
+
+
+def test_a_done_point_is_never_launched_and_a_twin_runs_once(tmp_path, monkeypatch):
+    import boostbench.runner.sweep as sweep
+
+    grid = ["dataset=balance", "algorithm=vfdt", "gamma=0.1,0.05", "seed=0,1", f"results_dir={tmp_path}"]
+    launched = []
+    real = sweep.sweep_job
+    monkeypatch.setattr(sweep, "sweep_job", lambda cfg: launched.append(cfg.seed) or real(cfg))
+    outcomes = run_sweep(grid, n_jobs=1)
+    assert summarize(outcomes) == {"done": 2, "skipped": 2}  # vfdt ignores gamma: its twins are skipped
+    assert sorted(launched) == [0, 1]
+    twin = next(o for o in outcomes if o.status == "skipped")
+    assert twin.message == "the same configuration as vfdt balance seed=0, earlier in this grid"
+    launched.clear()
+    assert summarize(run_sweep(grid, n_jobs=1)) == {"skipped": 4}
+    assert launched == []  # found done in the sweep's process: no job, no worker
+
+
+def test_a_job_checks_its_config_once(tmp_path, monkeypatch):
+    import boostbench.algorithms as algorithms
+    import boostbench.runner.config as config
+    import boostbench.runner.experiment as experiment
+    from boostbench.runner.sweep import _job
+
+    counts = {"algorithm_spec": 0, "incompatibility": 0}
+
+    def counted(module, name):
+        real = getattr(module, name)
+
+        def call(*args, **kwargs):
+            counts[name] += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, call)
+
+    counted(algorithms, "algorithm_spec")
+    counted(config, "incompatibility")
+    monkeypatch.setattr(experiment, "run_experiment", lambda run: {"config_hash": "0" * 16, "code": "0" * 16})
+    monkeypatch.setattr(experiment, "save", lambda record, results_dir: None)
+    cfg = config.compose_config(["dataset=balance", "algorithm=vfdt", f"results_dir={tmp_path}"])
+    config.validate(cfg)
+    alone = dict(counts)
+    assert _job(cfg, time.perf_counter()).status == "done"
+    assert alone["incompatibility"] == 1
+    assert {name: counts[name] - alone[name] for name in counts} == alone  # the job: validate's checks, no more
+
+
+# -- SIGTERM as SIGINT; no claim left for good ---------------------------------------------------------
+
+
+def _sweep_until_two_claims(tmp_path) -> subprocess.Popen:
+    """A sweep (-j 2, its own process group) of jobs long enough to be caught mid-run."""
+    grid = ["dataset=nursery", "algorithm=adaboost_olm", "seed=range(0,4)", "n_learners=100"]
+    command = [sys.executable, "-m", "boostbench", "sweep", *grid, f"results_dir={tmp_path}", "-j", "2"]
+    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if not _wait_for(lambda: len(list((tmp_path / "claims").glob("*.claim"))) == 2, 300):
+        os.killpg(process.pid, signal.SIGKILL)
+        pytest.fail("no jobs started")
+    return process
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and process groups are Linux's")
+@pytest.mark.parametrize("whom", ["group", "sweep"])
+def test_sigterm_ends_a_sweep_as_sigint_does(tmp_path, whom):
+    """``timeout`` and schedulers signal the whole group (``group``), ``kill`` the sweep alone."""
+    process = _sweep_until_two_claims(tmp_path)
+    try:
+        if whom == "group":
+            os.killpg(process.pid, signal.SIGTERM)
+        else:
+            process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert process.returncode == 130, stderr
+    assert "interrupted; finished runs are kept" in stderr.decode()
+    assert list((tmp_path / "claims").iterdir()) == []
+    assert not list(tmp_path.glob(".sweep-*.progress"))
+
+
+def test_a_dead_workers_claim_outside_the_next_grid_is_removed(tmp_path):
+    import socket
+
+    dead = int(
+        subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout
+    )
+    claims = tmp_path / "claims"
+    claims.mkdir()
+    (claims / "0123456789abcdef.0123456789abcdef.claim").write_text(
+        json.dumps({"host": socket.gethostname(), "pid": dead, "token": "x"})
+    )
+    live = claims / "fedcba9876543210.0123456789abcdef.claim"  # another sweep's, running
+    live.write_text(json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "token": "y"}))
+    assert summarize(run_sweep(["dataset=balance", "algorithm=vfdt", f"results_dir={tmp_path}"], n_jobs=1)) == {
+        "done": 1
+    }
+    assert [p.name for p in claims.iterdir()] == [live.name]
+
+
+def test_a_workers_collection_skips_what_outlives_runs_and_frees_what_earlier_runs_left(monkeypatch):
+    """A sweep worker's garbage collection before each run scans only what came since the last
+    (the rest is frozen); what was frozen alive and died in a cycle (a job's config) is freed once
+    the frozen objects have grown enough for a full collection."""
+    import weakref
+
+    import boostbench.system.resources as resources
+
+    class Node:
+        pass
+
+    def cycle() -> tuple[weakref.ref, Node]:
+        node = Node()
+        node.me = node
+        return weakref.ref(node), node
+
+    resources.collect_garbage()
+    monkeypatch.setattr(resources, "FROZEN_GROWTH", float("inf"))  # no full collection until said
+    young, node = cycle()
+    del node
+    resources.collect_garbage()
+    assert young() is None  # garbage since the last freeze: collected, as always
+    frozen, node = cycle()
+    resources.collect_garbage()  # alive now: frozen, as a job's config is at its run's start
+    del node
+    resources.collect_garbage()
+    assert frozen() is not None  # frozen garbage waits for a full collection
+    monkeypatch.setattr(resources, "FROZEN_GROWTH", 0.0)  # as after enough jobs
+    resources.collect_garbage()
+    assert frozen() is None

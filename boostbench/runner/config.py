@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from omegaconf import DictConfig, OmegaConf
 
-from boostbench.errors import ConfigError
+from boostbench.errors import ConfigError, NotApplicable
 from boostbench.system.paths import CONFIG_DIR
 
 if TYPE_CHECKING:
@@ -394,14 +394,14 @@ def pin_user_file(cfg: DictConfig) -> DictConfig:
     and MOA take it (said once on stderr; the record's config names it). Registry entries carry
     their sha256 already; a missing file is left for the loader to report.
     """
+    if OmegaConf.is_missing(cfg.dataset, "file") or cfg.dataset.get("file") is None:
+        return cfg
     from omegaconf import open_dict
 
-    from boostbench.data.loaders import arff_class_attribute, sha256_of
+    from boostbench.data.loaders import arff_class_attribute, sha256_of  # pandas: only for a user's file
     from boostbench.data.registry import file_format, locate
     from boostbench.system.notices import say_once
 
-    if OmegaConf.is_missing(cfg.dataset, "file") or cfg.dataset.get("file") is None:
-        return cfg
     path = locate(str(cfg.dataset.file), cfg.get("data_dir"))
     if path is None or not path.is_file():
         return cfg
@@ -423,15 +423,6 @@ def pin_user_file(cfg: DictConfig) -> DictConfig:
     return cfg
 
 
-def _resolved(cfg: DictConfig | dict) -> dict[str, Any]:
-    if not isinstance(cfg, DictConfig):
-        return cfg
-    try:
-        return OmegaConf.to_container(cfg, resolve=True)
-    except Exception as exc:  # interpolation errors
-        raise ConfigError(f"cannot resolve configuration: {' '.join(str(exc).split())}") from None
-
-
 def validate(cfg: DictConfig | dict) -> RunConfig:
     """Check every value a run depends on, against the declarations of the registries
     (:mod:`boostbench.algorithms`, whose entries read the booster classes' constraints, and
@@ -445,10 +436,11 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
     Raises:
         ConfigError: a value outside its declared range (``n_learners``, ``seed``, ``gamma``,
             ``n_rounds``, ``protocol.final_fraction``, the algorithm's and the learner's keys), a
-            missing key, an unknown algorithm or learner, or a combination the algorithm cannot run
-            (see :func:`incompatibility`); what :func:`boostbench.runner.checks.check_config` refuses
-            (names that cannot be file names, undeclared keys, bad paths and seeds, a pool
+            missing key, an unknown algorithm or learner; what :func:`boostbench.runner.checks.check_config`
+            refuses (names that cannot be file names, undeclared keys, bad paths and seeds, a pool
             beyond memory) and a cache other users can write (:func:`boostbench.system.cache_safety.check_caches`).
+        NotApplicable: a combination the algorithm cannot run (:func:`incompatibility`; a
+            :class:`ConfigError` too).
     """
     from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec
     from boostbench.constraints import Interval, OneOf, check, positive_int, typed_section
@@ -458,7 +450,7 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
     from boostbench.runner.sections import ProtocolConfig, RunConfig
     from boostbench.system.cache_safety import check_caches
 
-    resolved = _resolved(cfg)
+    resolved = resolved_dict(cfg)
     check_required(resolved)  # a key or group deleted (~algorithm) is refused, not a KeyError
     unknown = sorted(set(resolved) - TOP_LEVEL_KEYS)
     if unknown:  # e.g. +foo=1: it would change the config hash and nothing else
@@ -486,8 +478,8 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
     check("algorithm", resolved["algorithm"], {**spec.params, **{k: OneOf((v,)) for k, v in spec.fixed.items()}})
     learner = learner_config(resolved["learner"])
     reason = incompatibility(resolved, spec)
-    if reason is not None:
-        raise ConfigError(reason)
+    if reason is not None:  # a combination, not a value: a sweep's n/a
+        raise NotApplicable(reason)
     # names that become paths, declared keys only, paths, seeds, the pool's memory, the caches
     declared = section_parameters(str(resolved["algorithm"]["name"]), str(resolved["learner"]["name"]), spec)
     check_config(resolved, {**declared, "protocol": protocol})
@@ -521,7 +513,7 @@ def incompatibility(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -
     from boostbench.algorithms import algorithm_spec
     from boostbench.learners.registry import learner_spec, names
 
-    resolved = _resolved(cfg)
+    resolved = resolved_dict(cfg)
     name = str(resolved["algorithm"]["name"])
     spec = spec or algorithm_spec(name)
     task = resolved["dataset"].get("task", "multiclass")
@@ -562,9 +554,18 @@ def too_many_classes(algorithm: str, dataset: str | None, k: int, most: int) -> 
     return f"algorithm {algorithm!r} is {kind}; dataset {dataset!r} has {k} classes"
 
 
-def resolved_dict(cfg: DictConfig) -> dict[str, Any]:
-    """The configuration as plain JSON-able data, interpolations resolved."""
-    return OmegaConf.to_container(cfg, resolve=True)
+def resolved_dict(cfg: DictConfig | dict) -> dict[str, Any]:
+    """The configuration as plain JSON-able data, interpolations resolved (a dict: as it is).
+
+    Raises:
+        ConfigError: an interpolation cannot be resolved.
+    """
+    if not isinstance(cfg, DictConfig):
+        return cfg
+    try:
+        return OmegaConf.to_container(cfg, resolve=True)
+    except Exception as exc:  # interpolation errors
+        raise ConfigError(f"cannot resolve configuration: {' '.join(str(exc).split())}") from None
 
 
 def semantic_config(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -> dict[str, Any]:

@@ -8,7 +8,7 @@ online learners with one pass per training part).
 from __future__ import annotations
 
 import datetime as dt
-import gc
+import functools
 import os
 import platform
 import subprocess
@@ -50,6 +50,7 @@ from boostbench.system.paths import REPO_ROOT
 from boostbench.system.resources import peak_rss_bytes, reset_peak_rss
 
 
+@functools.cache  # per process, as the code fingerprint: a process runs the code it loaded
 def _git_commit() -> str | None:
     try:
         commit = subprocess.run(
@@ -468,14 +469,10 @@ def run_experiment(
     stage("compiling the numba kernels (cached after the first run)")
     compile_s = warm_up_kernels(run, dataset, k)
     # this run's peak, as a fresh process would read it (a sweep's worker ran others before); it
-    # collects the garbage, so what is left (modules, data, compiled kernels) outlives the pass and
-    # is frozen: the collector need not scan it again and again while the pass is timed
+    # collects the garbage and freezes what is left (modules, data, compiled kernels), which
+    # outlives the pass: the collector need not scan it again and again while the pass is timed
     reset_peak_rss(sum(getattr(dataset, name).nbytes for name in ("X", "y", "Y") if hasattr(dataset, name)))
-    gc.freeze()
-    try:
-        metrics, curve, extras = _run_pass(run, dataset, k, generators, on_start, on_progress)
-    finally:
-        gc.unfreeze()
+    metrics, curve, extras = _run_pass(run, dataset, k, generators, on_start, on_progress)
     spec.save_caches()  # what this run computed serves later runs
     metrics["us_per_example"] = 1e6 * metrics["runtime_s"] / metrics["n_examples"]
     metrics["peak_rss_bytes"] = peak_rss_bytes()

@@ -212,7 +212,9 @@ def claim_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
 class Claim:
     """The claim on one grid point, held by this process until :meth:`release` (or its death).
 
-    Use :func:`claim`; as a context manager it is released on exit.
+    Use :func:`claim`; as a context manager it is released on exit. A SIGTERM that would end the
+    process (no handler of its own: a scheduler's, ``timeout``'s) releases the claim first, then
+    ends it as it would have; a process with its own SIGTERM handler gets it called instead.
     """
 
     def __init__(self, path: Path, owner: dict[str, Any], refresh_s: float):
@@ -222,6 +224,32 @@ class Claim:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._refresh, args=(refresh_s,), daemon=True)
         self._thread.start()
+        self._previous_handler = self._handle_sigterm()
+
+    def _handle_sigterm(self) -> Any:
+        """Install :meth:`_on_sigterm` (in the main thread, where Python runs signal handlers);
+        returns the handler it replaced (None: none was replaced).
+        """
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return None
+        previous = signal.getsignal(signal.SIGTERM)
+        if previous == signal.SIG_IGN:
+            return None  # the process outlives a SIGTERM: the claim stays while it runs
+        signal.signal(signal.SIGTERM, self._on_sigterm)
+        return previous
+
+    def _on_sigterm(self, signum: int, frame: Any) -> None:
+        import signal
+
+        if callable(self._previous_handler):  # the process's own handler decides (it may raise)
+            self._previous_handler(signum, frame)
+            return
+        self.release()  # SIG_DFL: the process is about to end
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
 
     def _refresh(self, every_s: float) -> None:
         while not self._stop.wait(every_s):
@@ -232,8 +260,13 @@ class Claim:
 
     def release(self) -> None:
         """Stop refreshing and remove the claim file if it is still ours."""
+        import signal
+
         self._stop.set()
         self._thread.join()
+        if self._previous_handler is not None and signal.getsignal(signal.SIGTERM) == self._on_sigterm:
+            signal.signal(signal.SIGTERM, self._previous_handler)
+            self._previous_handler = None
         try:
             if json.loads(self.path.read_text(encoding="utf-8")).get("token") == self.owner["token"]:
                 self.path.unlink()
@@ -312,6 +345,30 @@ def _is_stale(path: Path, stale_after_s: float) -> bool:
     ):
         return True  # its owner ran on this machine and is gone
     return age > stale_after_s
+
+
+def clean_claims(results_dir: str | os.PathLike, stale_after_s: float = CLAIM_STALE_AFTER_S) -> int:
+    """Remove the claims of workers that are gone (:func:`_is_stale`), whatever grid they were
+    of (a grid point the next sweep does not have would keep its claim for good), and the files an
+    interrupted takeover left. Returns how many were removed.
+    """
+    removed = 0
+    folder = Path(results_dir) / "claims"
+    for path in sorted(folder.iterdir()) if folder.is_dir() else ():
+        if not _is_stale(path, stale_after_s):
+            continue
+        moved = path.with_name(f"{path.name}.clean-{os.getpid()}")
+        try:  # as a takeover does: one rename wins, and what it moved is checked again
+            os.rename(path, moved)
+            if _is_stale(moved, stale_after_s):
+                moved.unlink()
+                removed += 1
+            else:  # a live worker's claim, made in place of the dead one meanwhile: put it back
+                os.link(moved, path)
+                moved.unlink()
+        except OSError:
+            pass  # taken over or released meanwhile
+    return removed
 
 
 def claim(

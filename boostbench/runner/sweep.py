@@ -1,15 +1,19 @@
-"""Sweeps: Hydra multirun over any config axis, resumable through the result store.
+"""Sweeps: a grid over any config axis in Hydra's sweep syntax, resumable through the result store.
 
-The grid is expanded by Hydra's sweeper and run by a Hydra launcher (joblib for local
-parallelism by default; any installed launcher, e.g. submitit for a cluster, through
+Hydra runs the sweep with boostbench's sweeper (``hydra/sweeper=boostbench``,
+``hydra_plugins/boostbench_sweeper``) and a Hydra launcher (joblib for local parallelism by
+default; any installed launcher, e.g. submitit for a cluster or Ray, through
 ``hydra/launcher=...``), driven through hydra-zen's ``launch`` so that a typer command can start it.
-Each job is keyed by its config hash and the fingerprint of the code that computes it
-(:func:`boostbench.system.fingerprint.run_key`): a job whose record exists is skipped (a code change makes
-new keys, so finished configs run again), and a claim on the key (:func:`boostbench.runner.store.claim`: an
-exclusive-create file that works on the network
-filesystems clusters share, taken over once its owner stops refreshing it) keeps two identical
-grid points, e.g. an algorithm that ignores gamma swept over a gamma grid, or two sweeps on one
-store, from running one configuration twice at once. Records are written atomically, so a sweep
+The sweeper counts the grid before building it, composes each choice of config groups once and
+looks each point up in the store in this process (:func:`sweep_grid`): a grid point's key, its
+config hash and the fingerprint of the code that computes it
+(:func:`boostbench.system.fingerprint.run_key`), is known before anything heavy runs, so a done
+point costs a lookup (a code change makes new keys, so finished configs run again), a point
+identical to an earlier one (an algorithm that ignores gamma, swept over gammas) runs once, and a
+combination the algorithm cannot run is n/a; only the rest reach the launcher. A job claims its
+key (:func:`boostbench.runner.store.claim`: an exclusive-create file that works on the network
+filesystems clusters share, taken over once its owner stops refreshing it), so two sweeps on one
+store never run one configuration twice at once. Records are written atomically, so a sweep
 killed at any moment, or a cluster job pre-empted, resumes with nothing lost, duplicated or
 half-written.
 """
@@ -38,11 +42,13 @@ from boostbench.runner.config import (
     config_hash,
     incompatibility,
     override_message,
+    resolved_dict,
     validate,
 )
 from boostbench.runner.store import (
     check_writable,
     claim,
+    clean_claims,
     clean_temporaries,
     failure_path,
     has_record,
@@ -87,13 +93,14 @@ SWEEP_PID = "BOOSTBENCH_SWEEP_PID"  # the sweep's own process, for its workers t
 SWEEP_PROGRESS = "BOOSTBENCH_SWEEP_PROGRESS"  # a file the workers append their outcomes to
 
 
-def _report(outcome: JobOutcome) -> None:
-    """Tell the sweep a job ended: one JSON line appended to its progress file (a write under
-    PIPE_BUF bytes with O_APPEND lands whole), or, without one (a remote worker), a printed line.
+def _report(outcome: JobOutcome, path: str | None = None) -> None:
+    """Tell the sweep a job ended: one JSON line appended to its progress file (``path``, or the
+    job's ``$BOOSTBENCH_SWEEP_PROGRESS``; a write under PIPE_BUF bytes with O_APPEND lands whole),
+    or, without one (a remote worker), a printed line.
     """
     import json
 
-    path = os.environ.get(SWEEP_PROGRESS)
+    path = path or os.environ.get(SWEEP_PROGRESS)
     if path:
         line = (
             json.dumps(
@@ -120,29 +127,25 @@ def _report(outcome: JobOutcome) -> None:
 
 
 def count_jobs(overrides: Sequence[str]) -> int | None:
-    """How many jobs a sweep's grid has (the experiment's ``hydra.sweeper.params`` and the command
-    line's overrides, as Hydra's basic sweeper expands them); None if it cannot be told.
+    """How many points a sweep's grid has (the experiment's ``hydra.sweeper.params`` and the
+    command line's overrides, as the sweeper reads them), counted without listing them; None if it
+    cannot be told here (the sweep itself reports a bad grid).
     """
     from hydra import compose, initialize_config_dir
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
-    parser = OverridesParser.create()
+    from boostbench.runner.grid import grid_axes, grid_size
+
     overrides = quote_separators(overrides)
     store_configs()
     try:
-        parsed = parser.parse_overrides(list(overrides))
-        plain = [o.input_line for o in parsed if not o.is_sweep_override() and not o.key_or_group.startswith("hydra")]
+        parsed = OverridesParser.create().parse_overrides(list(overrides))
+        plain = [o.input_line for o in parsed if not o.is_sweep_override() and not o.is_hydra_override()]
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
             cfg = compose(config_name="config", overrides=plain, return_hydra_config=True)
         params = cfg.hydra.sweeper.get("params")
         params = OmegaConf.to_container(params) if params else {}
-        merged = {
-            **{key: f"{key}={value}" for key, value in params.items()},
-            **{o.get_key_element(): o.input_line for o in parsed},
-        }
-        (batch,) = BasicSweeper.split_arguments(parser.parse_overrides(list(merged.values())), None)
-        return len(batch)
+        return grid_size(grid_axes([o.input_line for o in parsed if not o.is_hydra_override()], params))
     except Exception:  # the sweep itself reports a bad grid
         return None
 
@@ -189,6 +192,95 @@ def clean_leftovers(shared_memory: Path = SHARED_MEMORY) -> int:
     return removed
 
 
+def sweep_grid(
+    config: DictConfig,
+    loader: Any,
+    launcher: Any,
+    arguments: Sequence[str],
+    *,
+    params: dict[str, str] | None,
+    max_jobs: int,
+    max_batch_size: int | None,
+) -> list[JobOutcome]:
+    """The sweeper's work (``hydra/sweeper=boostbench``): count the grid, triage each point here
+    (:func:`_triage`: error, n/a, the same as an earlier point, done), launch the rest.
+
+    Args:
+        config: the sweep's config (Hydra's, with its ``hydra`` node).
+        loader: a :class:`~boostbench.runner.grid.ReusingConfigLoader`.
+        launcher: the Hydra launcher the sweeper set up.
+        arguments: the command line's overrides; ``params`` the experiment's axes before them.
+        max_jobs: a larger grid is refused before it is built.
+        max_batch_size: the points handed to the launcher at once (None: all).
+
+    Returns:
+        Each point's outcome, in the grid's order.
+
+    Raises:
+        ConfigError: a grid above ``max_jobs``, or an axis that cannot be enumerated.
+        hydra.errors.HydraException: a point's config cannot be composed (an unknown key).
+    """
+    from boostbench.runner.grid import check_size, grid_axes, grid_points
+
+    axes = grid_axes(arguments, params, loader)
+    check_size(axes, max_jobs)
+    progress = config.hydra.job.env_set.get(SWEEP_PROGRESS)
+    outcomes: list[JobOutcome | None] = []
+    pending: list[tuple[int, list[str]]] = []  # (index, overrides) of the points to run
+    runs: dict[tuple[str, str], str] = {}  # (results_dir, key) -> label of the point that runs it
+    for point in grid_points(axes):
+        outcome = _triage(loader.load_job_config(config, point), runs)
+        if outcome is None:
+            pending.append((len(outcomes), point))
+        else:
+            _report(outcome, progress)
+        outcomes.append(outcome)
+    if pending:
+        sweep_dir = Path(str(config.hydra.sweep.dir))  # as Hydra's basic sweeper keeps it
+        sweep_dir.mkdir(parents=True, exist_ok=True)
+        OmegaConf.save(config, sweep_dir / "multirun.yaml")
+    size = max_batch_size or len(pending) or 1
+    for start in range(0, len(pending), size):
+        batch = pending[start : start + size]
+        returns = launcher.launch([point for _, point in batch], initial_job_idx=start)
+        for (index, point), job in zip(batch, returns):
+            outcomes[index] = _returned(job, point)
+    return outcomes
+
+
+def _triage(cfg: DictConfig, runs: dict[tuple[str, str], str]) -> JobOutcome | None:
+    """A point's outcome found without running it, or None if it is to run. ``runs``: the points
+    to run so far, by results directory and key (this one is added if it runs).
+    """
+    label = "?"
+    try:
+        cfg = complete(cfg)
+        label = _label(cfg)
+        resolved = resolved_dict(cfg)
+        spec = algorithm_spec(str(resolved["algorithm"]["name"]))
+        key = run_key(config_hash(resolved, spec), algorithm=spec)
+        reason = incompatibility(resolved, spec)
+    except BoostbenchError as exc:
+        return JobOutcome("error", "", label, 0.0, str(exc))
+    if reason is not None:
+        return JobOutcome("n/a", key, label, 0.0, reason)
+    where = (str(resolved["results_dir"]), key)
+    if where in runs:  # e.g. an algorithm that ignores gamma, at its second gamma
+        return JobOutcome("skipped", key, label, 0.0, f"the same configuration as {runs[where]}, earlier in this grid")
+    if has_record(where[0], key):
+        return JobOutcome("skipped", key, label, 0.0)
+    runs[where] = label
+    return None
+
+
+def _returned(job: Any, point: Sequence[str]) -> JobOutcome:
+    """A launched job's outcome; a crash inside it is reported, not hidden."""
+    try:
+        return job.return_value
+    except Exception as exc:
+        return JobOutcome("error", "", " ".join(point), 0.0, f"{type(exc).__name__}: {exc}")
+
+
 def sweep_job(cfg: DictConfig) -> JobOutcome:
     """Run one grid point unless its record exists (the Hydra task function); its outcome also goes
     to the sweep's progress (:func:`_report`).
@@ -200,24 +292,17 @@ def sweep_job(cfg: DictConfig) -> JobOutcome:
 
 
 def _job(cfg: DictConfig, began: float) -> JobOutcome:
+    label = "?"
     try:
         cfg = complete(cfg)
-        spec = algorithm_spec(str(cfg.algorithm.name))  # resolved once, passed along
-        key = run_key(config_hash(cfg, spec), algorithm=spec)
         label = _label(cfg)
-    except BoostbenchError as exc:
-        return JobOutcome("error", "", "?", 0.0, str(exc))
-    try:
-        reason = incompatibility(cfg, spec)
-    except BoostbenchError as exc:
-        return JobOutcome("error", key, label, 0.0, str(exc))
-    if reason is not None:
-        return JobOutcome("n/a", key, label, 0.0, reason)
-    try:
-        run_config = validate(cfg)  # a bad value: said once, in the table, before anything runs
-    except BoostbenchError as exc:
-        return JobOutcome("error", key, label, 0.0, str(exc))
-    if has_record(cfg.results_dir, key):
+        run_config = validate(cfg)  # every value, the algorithm's entry and the combination: once
+    except NotApplicable as exc:
+        return JobOutcome("n/a", "", label, 0.0, str(exc))
+    except BoostbenchError as exc:  # a bad value: said once, in the table, before anything runs
+        return JobOutcome("error", "", label, 0.0, str(exc))
+    key = run_key(config_hash(run_config.resolved, run_config.spec), algorithm=run_config.spec)
+    if has_record(cfg.results_dir, key):  # another sweep finished it since the sweeper looked
         return JobOutcome("skipped", key, label, 0.0)
     try:
         held = claim(cfg.results_dir, key)
@@ -313,8 +398,12 @@ def run_sweep(
     n_jobs: int | None = None,
     on_outcome: Callable[[dict[str, Any]], None] | None = None,
     allow_code: bool = False,
+    max_jobs: int | None = None,
 ) -> list[JobOutcome]:
     """Expand ``overrides`` (Hydra sweep syntax: ``a=1,2``, ``seed='range(0,5)'``) and run every job.
+
+    SIGTERM (a scheduler's, ``timeout``'s) ends it as SIGINT does: KeyboardInterrupt, with the
+    progress file removed and the claims of its workers released.
 
     Args:
         overrides: Hydra overrides; ``+experiment=<name>`` adds a paper grid from
@@ -325,16 +414,18 @@ def run_sweep(
             (``status``, ``label``, ``seconds``, ``message``), through a progress file the jobs
             append to (under ``results_dir``, which a cluster's nodes share).
         allow_code: accept overrides that run code (:func:`boostbench.runner.checks.check_overrides`).
+        max_jobs: the largest grid accepted (None: ``hydra.sweeper.max_jobs``, 100,000).
 
     Returns:
-        Each job's outcome; a job found busy whose twin in this sweep finished it meanwhile is
-        "skipped", one still "busy" runs in another sweep.
+        Each job's outcome, in the grid's order; a job found busy whose twin in this sweep
+        finished it meanwhile is "skipped", one still "busy" runs in another sweep.
 
     Raises:
         ConfigError: an override does not parse, names an unknown option or runs code (without
-            ``allow_code``), an empty results directory or one with a control character, or
-            ``n_jobs`` for a launcher without a parallelism setting or above the cores
-            (:func:`_launcher_overrides`).
+            ``allow_code``), an empty results directory or one with a control character, a grid
+            above ``max_jobs``, or ``n_jobs`` for a launcher without a parallelism setting or
+            above the cores (:func:`_launcher_overrides`).
+        KeyboardInterrupt: SIGINT or SIGTERM.
     """
     from hydra.errors import HydraException
     from hydra_zen import launch
@@ -354,9 +445,14 @@ def run_sweep(
         check_writable(results_dir)
         clean_temporaries(results_dir)
         clean_progress_files(results_dir)
+        clean_claims(results_dir)  # dead workers' claims, of this grid's points or any other's
     os.environ[SWEEP_PID] = str(os.getpid())  # inherited by the workers
     clean_leftovers()
     extra = ["hydra/hydra_logging=disabled", "hydra/job_logging=disabled", *_launcher_overrides(overrides, n_jobs)]
+    if not any(o.startswith("hydra/sweeper=") for o in overrides):
+        extra.append("hydra/sweeper=boostbench")  # hydra_plugins/boostbench_sweeper
+    if max_jobs is not None:
+        extra.append(f"hydra.sweeper.max_jobs={max_jobs}")
     if not any(o.startswith("n_threads=") for o in overrides):
         extra.append("n_threads=1")  # the jobs fill the cores; a run's threads would compete
     # Hydra's sweep folder: a cluster launcher keeps its jobs' logs there (under the results);
@@ -371,28 +467,25 @@ def run_sweep(
         "output_subdir": None,
     }
     follow = None
-    if on_outcome is not None:
-        path, follow = _follow(Path(results_dir) if plain else Path(tempfile.gettempdir()), on_outcome)
-        # Hydra sets it in each job's process, wherever it runs (a reused worker too)
-        extra.append(f"+hydra.job.env_set.{SWEEP_PROGRESS}={hydra_quote(str(path))}")
+    restore = _interrupt_on_sigterm()
     try:
-        jobs = launch(primary, sweep_job, overrides=[*overrides, *extra], multirun=True, version_base="1.3")
+        if on_outcome is not None:
+            path, follow = _follow(Path(results_dir) if plain else Path(tempfile.gettempdir()), on_outcome)
+            # Hydra sets it in each job's process, wherever it runs (a reused worker too)
+            extra.append(f"+hydra.job.env_set.{SWEEP_PROGRESS}={hydra_quote(str(path))}")
+        outcomes = launch(primary, sweep_job, overrides=[*overrides, *extra], multirun=True, version_base="1.3")
     except (HydraException, OmegaConfBaseException, ValueError) as exc:
         raise ConfigError(override_message(overrides, " ".join(str(exc).split()), "sweep")) from None
     finally:
+        restore()
         if follow is not None:
             follow()
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
-    outcomes = []
-    for batch in jobs:
-        for job in batch:
-            try:
-                outcomes.append(job.return_value)
-            except Exception as exc:  # a crash inside the job: report it, do not hide it
-                outcomes.append(
-                    JobOutcome("error", "", str(getattr(job, "overrides", "?")), 0.0, f"{type(exc).__name__}: {exc}")
-                )
+        if plain:  # workers killed with an interrupted sweep could not release theirs
+            clean_claims(results_dir)
+    if outcomes and isinstance(outcomes[0], Sequence):  # another sweeper's batches of Hydra's JobReturn
+        outcomes = [_returned(job, getattr(job, "overrides", None) or ["?"]) for batch in outcomes for job in batch]
     if plain:  # a grid point found busy because its twin in this sweep ran it is done now
         outcomes = [
             JobOutcome("skipped", o.key, o.label, o.seconds)
@@ -401,6 +494,23 @@ def run_sweep(
             for o in outcomes
         ]
     return outcomes
+
+
+def _interrupt_on_sigterm() -> Callable[[], None]:
+    """Make SIGTERM raise KeyboardInterrupt, as SIGINT does (in the main thread; elsewhere signals
+    cannot be handled); returns the function that puts the previous handler back.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def _results_dir(overrides: Sequence[str]) -> str | None:

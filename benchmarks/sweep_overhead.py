@@ -1,0 +1,87 @@
+"""A sweep's fixed cost per job and its cost per done grid point, for one or more code trees.
+
+    python benchmarks/sweep_overhead.py --tree before=/tmp/old-checkout --tree after=. --rounds 2 -- \
+        dataset=balance,car algorithm=adaboost_olm,online_boosting "seed=range(0,25)" n_learners=10 -j 1
+
+Each round runs, for each tree in turn (interleaved, so both see the same machine), the sweep into
+an empty store, then the same sweep again (every point done). A tree is a checkout whose
+``boostbench`` package comes first on ``sys.path`` (the sweep runs in it, with it on ``PYTHONPATH``
+for the workers; this venv's packages serve all trees, and each tree keeps its own numba cache, so
+warm it first). Printed per sweep: wall seconds, CPU seconds of
+the sweep and all its workers (``RUSAGE_CHILDREN``), the runs' own CPU (the records' ``cpu_s``),
+their compilation and cache fills (``compile_s`` + ``cache_fill_s``: wall seconds, the warm-up
+pass included), the CPU per job outside the runs' passes, and without those: the fixed cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def runs_seconds(results_dir: Path) -> tuple[int, float, float]:
+    """``(records, their summed cpu_s, their summed compile_s + cache_fill_s)`` of a store (the
+    last two are wall seconds: on a loaded machine they overstate the CPU).
+    """
+    cpu, prepared, n = 0.0, 0.0, 0
+    for path in (results_dir / "runs").glob("*.json"):
+        metrics = json.loads(path.read_text())["metrics"]
+        cpu += metrics.get("cpu_s", metrics["runtime_s"])
+        prepared += metrics.get("compile_s", 0.0) + metrics.get("cache_fill_s", 0.0)
+        n += 1
+    return n, cpu, prepared
+
+
+def timed(command: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, int]:
+    """``(wall s, CPU s of the command and its descendants, exit code)``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    began = time.perf_counter()
+    code = subprocess.call(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - began
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, code
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tree", action="append", required=True, help="name=checkout (repeatable)")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("overrides", nargs="+", help="the sweep's arguments (after --)")
+    args = parser.parse_args()
+    trees = dict(item.split("=", 1) for item in args.tree)
+    print(
+        f"{'tree':<8} {'sweep':<9} {'jobs':>5} {'wall s':>7} {'CPU s':>7} {'runs CPU s':>10} "
+        f"{'compile+fill s':>14} {'ms/job':>7} {'fixed ms/job':>12}"
+    )
+    for _ in range(args.rounds):
+        for name, checkout in trees.items():
+            checkout = str(Path(checkout).resolve())  # python -m puts the working directory first
+            env = {**os.environ, "PYTHONPATH": checkout}
+            store = Path(tempfile.mkdtemp(prefix=f"sweep-overhead-{name}-"))
+            command = [sys.executable, "-m", "boostbench", "sweep", *args.overrides, f"results_dir={store}"]
+            try:
+                for sweep in ("fresh", "all done"):
+                    wall, cpu, code = timed(command, env, checkout)
+                    n, own, prepared = runs_seconds(store)
+                    if sweep == "all done":  # nothing ran: the records are the fresh sweep's
+                        own = prepared = 0.0
+                    print(
+                        f"{name:<8} {sweep:<9} {n:>5} {wall:>7.1f} {cpu:>7.1f} {own:>10.1f} {prepared:>14.1f} "
+                        f"{1000 * (cpu - own) / max(n, 1):>7.0f} {1000 * (cpu - own - prepared) / max(n, 1):>12.0f}"
+                        + ("" if code == 0 else f"  (exit {code})"),
+                        flush=True,
+                    )
+            finally:
+                shutil.rmtree(store, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

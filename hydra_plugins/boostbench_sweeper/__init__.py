@@ -1,0 +1,1 @@
+"""boostbench's Hydra sweeper (``hydra/sweeper=boostbench``), found by Hydra's plugin discovery."""
