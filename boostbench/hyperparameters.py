@@ -48,7 +48,7 @@ VFDT: dict[str, Constraint] = {}
 BEST_VFDT: dict[str, Constraint] = {"tree_weight": TREE_WEIGHT}
 HEDGE: dict[str, Constraint] = {"beta": PROBABILITY}
 ONLINE_BAGGING: dict[str, Constraint] = {}
-ADA_OLMR: dict[str, Constraint] = {**_OLM, "weak_prediction": WEAK_PREDICTION}
+ADA_OLMR: dict[str, Constraint] = {**_OLM, "weak_prediction": WEAK_PREDICTION, "compiled": BOOLEAN}
 ONLINE_BMR: dict[str, Constraint] = {
     "gamma": PROBABILITY,
     "weak_prediction": WEAK_PREDICTION,
