@@ -162,7 +162,7 @@ def test_compiled_ties_draw_what_the_python_ones_draw():
 
 @pytest.mark.parametrize("scale", [1.0, 1e-8])
 def test_numpy_sum_is_numpys_pairwise_sum_to_the_bit(scale):
-    from boostbench.boosters.online_boosting_kernels import numpy_sum
+    from boostbench.core.summation import numpy_sum
 
     rng = np.random.default_rng(3)
     for n in range(300):
