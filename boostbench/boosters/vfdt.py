@@ -6,7 +6,7 @@ import numpy as np
 
 from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
-from boostbench.core.ties import argmax_rows_random_tie
+from boostbench.core.ties import argmax_random_tie, argmax_rows_random_tie
 
 
 class VFDT(OnlineBooster):
@@ -21,6 +21,10 @@ class VFDT(OnlineBooster):
 
     def update(self, y: int) -> None:
         self.pool.learn_member(0, self._xp, y, 1.0)
+
+    def predict_many(self, X: np.ndarray) -> np.ndarray:
+        """See :meth:`OnlineBooster.predict_many` (the pool scores the rows at once)."""
+        return np.array([argmax_random_tie(p, self.rng) for p in self.pool.proba_rows(X)[0]], dtype=np.int64)
 
 
 class BestVFDT(OnlineBooster):
