@@ -41,3 +41,14 @@ def test_a_kernel_compiles_once_whatever_literal_values_its_callers_pass():
     assert caller(2) == 7 and shift(2, 3) == 5
     # numba's own dispatcher holds three: Literal[int](0), Literal[int](-1), and (int64, int64)
     assert len(shift.signatures) == 1
+
+
+def test_a_run_on_an_empty_kernel_cache_says_it_compiles(tmp_path, monkeypatch, capsys):
+    """One line on stderr, terminal or not, while this code's kernel cache holds no kernel."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert kernel_cache.note_if_compiling()
+    assert capsys.readouterr().err == kernel_cache.COMPILING_NOTE + "\n"
+    (tmp_path / "boostbench_learners_vfdt").mkdir()
+    (tmp_path / "boostbench_learners_vfdt" / "training.learn_all-60.py311.nbi").write_bytes(b"")
+    assert not kernel_cache.note_if_compiling()
+    assert capsys.readouterr().err == ""

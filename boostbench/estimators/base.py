@@ -63,6 +63,9 @@ class BoosterFace:
     def _build(self) -> None:
         from boostbench.algorithms import algorithm_spec
         from boostbench.learners.registry import make_pool
+        from boostbench.system.kernel_cache import note_if_compiling
+
+        note_if_compiling()  # the first example's calls compile the kernels on an empty cache
 
         generators = run_generators(self.seed if self.seed is not None else np.random.SeedSequence().entropy)
         encoder = self._encoder

@@ -297,9 +297,10 @@ def warm_up_kernels(cfg: DictConfig, spec: AlgorithmSpec, dataset: Dataset | Mul
     began = time.perf_counter()
     if spec.family != "online" or spec.peer:  # batch boosters and the peers' learners: no kernels
         return 0.0
-    from boostbench.system.kernel_cache import compile_lock
+    from boostbench.system.kernel_cache import compile_lock, note_if_compiling
 
     with compile_lock():  # one process at a time fills the cache (a sweep's jobs start together)
+        note_if_compiling()  # on stderr, when the cache is empty: only the first job's is
         for warm_up in spec.warm_ups(cfg.algorithm):
             warm_up()
         delay = int(cfg.protocol.get("delay", 0))

@@ -80,6 +80,26 @@ def compile_lock():
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+#: what a run on an empty kernel cache says on stderr (its first kernels take a minute or more)
+COMPILING_NOTE = (
+    "boostbench: compiling the numba kernels for this code, once per machine (a minute or more); "
+    "later runs load them from the kernel cache"
+)
+
+
+def note_if_compiling() -> bool:
+    """Print :data:`COMPILING_NOTE` on stderr (a terminal or not) when this code's kernel cache
+    holds no compiled kernel yet (no numba index file): the run about to start compiles them.
+    Returns whether it did. A cache numba keeps beside the sources (no writable directory) is
+    not looked at.
+    """
+    directory = os.environ.get("NUMBA_CACHE_DIR") or configure()
+    if not directory or next(Path(directory).rglob("*.nbi"), None) is not None:
+        return False
+    print(COMPILING_NOTE, file=sys.stderr, flush=True)
+    return True
+
+
 class KernelDispatcher(CPUDispatcher):
     """numba's dispatcher, but a call from another kernel compiles the callee for the plain types
     of its arguments, never for their literal values: numba would otherwise compile one copy of
