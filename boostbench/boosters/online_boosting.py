@@ -7,7 +7,7 @@ import numpy as np
 from boostbench import hyperparameters
 from boostbench.boosters.base import OnlineBooster
 from boostbench.boosters.online_boosting_kernels import CompiledUpdate, vote_weights_into
-from boostbench.core.ties import argmax_random_tie, argmax_rows_random_tie, argmax_tie_u
+from boostbench.core.ties import argmax_random_tie, argmax_rows_random_tie, pick_tie_u
 
 
 class OnlineBoosting(OnlineBooster):
@@ -173,7 +173,7 @@ class OnlineBoosting(OnlineBooster):
             if presentations > 0:
                 self.pool.learn_member(m, xp, y, presentations * self._unit[m])
                 proba = self.pool.predict_proba_member(m, xp)  # Oza checks the member after training
-            if argmax_tie_u(proba, stream.random_sample()) == y:
+            if pick_tie_u(proba, stream.random_sample(), False) == y:  # argmax_tie_u, compiled
                 self.lambda_sc[m] += lam
                 lam *= (self.lambda_sc[m] + self.lambda_sw[m]) / (2.0 * self.lambda_sc[m])
             else:
