@@ -1,8 +1,11 @@
 """Speed benchmark: boostbench's boosters against river's and MOA's online boosting.
 
 Every candidate runs in its own fresh process (so its peak RSS is its own) on the same seeded
-stream, test-then-train; the pass is timed after loading data and compiling kernels. Several
-repetitions, median reported. OnlineMBBM keeps its exact potentials and cost matrices on disk
+stream, test-then-train; the pass is timed after loading data and compiling kernels. Each
+candidate's figure is the median of its runs, taken in rounds (one run of every candidate in
+turn), so that the shared machine's load falls on all alike. MOA runs at least
+:data:`MOA_RUNS` times, each in its own JVM, and the other candidates as often (but the slow
+river pool), in the same rounds. OnlineMBBM keeps its exact potentials and cost matrices on disk
 between runs (they depend only on k, gamma and N): its row is timed with that cache filled by an
 untimed run first, and a second row times it from an empty cache every time.
 
@@ -135,20 +138,54 @@ def _result_of(process, queue) -> dict:
                 return {"error": f"the worker process died (exit code {process.exitcode})"}
 
 
-def measure(kind: str, args: tuple, repeats: int, warm_up: bool = False) -> dict:
-    """Median over ``repeats`` fresh processes (after one untimed process with ``warm_up``)."""
+def run_once(kind: str, args: tuple) -> dict:
+    """One run of a candidate in a fresh process (MOA's: in a JVM of its own, started by it)."""
     context = mp.get_context("spawn")
-    results = []
-    for _ in range(repeats + int(warm_up)):
-        queue = context.Queue()
-        process = context.Process(target=_worker, args=(queue, kind, args, MAX_EXAMPLES))
-        process.start()
-        results.append(_result_of(process, queue))
-        process.join()
-        if "error" in results[-1]:
-            return results[-1]
-    results = results[int(warm_up) :]
-    return {key: statistics.median(r[key] for r in results) for key in results[0]}
+    queue = context.Queue()
+    process = context.Process(target=_worker, args=(queue, kind, args, MAX_EXAMPLES))
+    process.start()
+    result = _result_of(process, queue)
+    process.join()
+    return result
+
+
+#: MOA's time moves by half from one JVM to the next: it is timed as the median of at least this
+#: many runs, each in its own JVM, taken in turn with the other candidates' runs
+MOA_RUNS = 5
+
+
+def measure_in_rounds(candidates: list[tuple]) -> list[dict]:
+    """Each candidate's median over its runs (``candidates``: (row, worker, arguments, warm-up,
+    runs wanted)). The runs are taken in rounds, one of each candidate still short of its runs
+    per round, so that the machine's load in a stretch of time falls on every candidate alike; a
+    candidate with ``warm-up`` has one untimed run first (a disk cache to fill). A candidate
+    whose run fails keeps that error as its result.
+
+    Returns:
+        Per candidate, the medians of the runs' figures, with ``runs`` (µs per example, each run).
+    """
+    runs: list[list[dict]] = [[] for _ in candidates]
+    failed: list[dict | None] = [None] * len(candidates)
+    for i, (_, kind, args, warm_up, _) in enumerate(candidates):
+        if warm_up:
+            result = run_once(kind, args)
+            failed[i] = result if "error" in result else None
+    for _ in range(max(wanted for *_, wanted in candidates)):
+        for i, (_, kind, args, _, wanted) in enumerate(candidates):
+            if failed[i] is None and len(runs[i]) < wanted:
+                result = run_once(kind, args)
+                if "error" in result:
+                    failed[i] = result
+                else:
+                    runs[i].append(result)
+    out = []
+    for i, results in enumerate(runs):
+        if failed[i] is not None:
+            out.append(failed[i])
+            continue
+        median = {key: statistics.median(r[key] for r in results) for key in results[0]}
+        out.append({**median, "runs": [r["us_per_example"] for r in results]})
+    return out
 
 
 def main() -> None:
@@ -173,9 +210,12 @@ def main() -> None:
     )
     cache = tempfile.mkdtemp(prefix="boostbench-bench-cache-")  # this benchmark's own disk cache
     atexit.register(shutil.rmtree, cache, ignore_errors=True)
-    # (row, worker, its arguments, whether an untimed run fills the disk cache first)
+    # (row, worker, its arguments, whether an untimed run fills the disk cache first, runs); with
+    # MOA, every candidate but the slow river pool runs as often as MOA, in the same rounds
+    moa = not multilabel and MOA_PYTHON.exists()
+    runs = max(args.repeats, MOA_RUNS) if moa else args.repeats
     candidates = [
-        (f"boostbench {a} (compiled pool)", "boostbench", (ds, a, "compiled", n, seed, cache), a == "online_mbbm")
+        (f"boostbench {a} (compiled pool)", "boostbench", (ds, a, "compiled", n, seed, cache), a == "online_mbbm", runs)
         for a in algorithms
     ]
     if "online_mbbm" in algorithms:
@@ -185,6 +225,7 @@ def main() -> None:
                 "boostbench",
                 (ds, "online_mbbm", "compiled", n, seed),
                 False,
+                runs,
             )
         )
     if not args.skip_river_pool:
@@ -194,6 +235,7 @@ def main() -> None:
                 "boostbench",
                 (ds, algorithms[0], "river", n, seed, cache),
                 False,
+                args.repeats,
             )
         )
     if not multilabel:
@@ -204,6 +246,7 @@ def main() -> None:
                 "boostbench",
                 (ds, a, "compiled", n, seed, cache, PEER_TREES),
                 False,
+                runs,
             )
             for a in algorithms
             if a in ("adaboost_olm", "online_boosting")
@@ -215,16 +258,24 @@ def main() -> None:
                 "boostbench",
                 (ds, "river_adaboost", "compiled", n, seed, cache),
                 False,
+                runs,
             )
         )
-        if MOA_PYTHON.exists():
+        if moa:
             candidates.append(
-                (f"MOA OzaBoost({n}), capymoa, MOA's Java loop (cumulative acc.)", "capymoa", (ds, n, seed), False)
+                (
+                    f"MOA OzaBoost({n}), capymoa, MOA's Java loop (cumulative acc.)",
+                    "capymoa",
+                    (ds, n, seed),
+                    False,
+                    runs,
+                )
             )
-    rows = [(name, measure(kind, margs, args.repeats, warm)) for name, kind, margs, warm in candidates]
+    rows = list(zip((c[0] for c in candidates), measure_in_rounds(candidates)))
     reference = rows[0][1]["us_per_example"]
     prefix = f", first {args.max_examples:,} examples" if args.max_examples else ""
-    table = Table(title=f"{ds}{prefix}, N = {n}, one core, median of {args.repeats} runs")
+    river_pool = f" (river pool: {args.repeats})" if not args.skip_river_pool and runs != args.repeats else ""
+    table = Table(title=f"{ds}{prefix}, N = {n}, one core, median of {runs} runs taken in rounds{river_pool}")
     for column in (
         "candidate",
         "µs / example",
@@ -232,11 +283,12 @@ def main() -> None:
         "peak RSS MiB",
         "final-20% accuracy" if not multilabel else "test rank loss",
         "compile s",
+        "each run, µs / example",
     ):
         table.add_column(column, justify="right" if column != "candidate" else "left")
     for name, r in rows:
         if "error" in r:
-            table.add_row(name, r["error"], "", "", "", "")
+            table.add_row(name, r["error"], "", "", "", "", "")
             continue
         table.add_row(
             name,
@@ -245,8 +297,23 @@ def main() -> None:
             f"{r['peak_rss_mib']:,.0f}",
             f"{r['quality']:.4f}",
             f"{r['compile_s']:.1f}",
+            " ".join(f"{us:,.0f}" for us in r["runs"]),
         )
-    Console(width=160).print(table)
+    console = Console(width=200)
+    console.print(table)
+    _print_equal_work(console, rows)
+
+
+def _print_equal_work(console, rows: list[tuple[str, dict]]) -> None:
+    """The peers' medians over Oza's boosting with the peers' trees (the same work per tree)."""
+    figures = {name: r["us_per_example"] for name, r in rows if "error" not in r}
+    ours = [us for name, us in figures.items() if name.startswith("boostbench online_boosting") and "peers'" in name]
+    if not ours:
+        return
+    for name, us in figures.items():
+        for peer in ("river AdaBoostClassifier", "MOA OzaBoost"):
+            if name.startswith(peer):
+                console.print(f"equal work: {peer} / Oza with the peers' trees = {us / ours[0]:,.0f}x")
 
 
 if __name__ == "__main__":

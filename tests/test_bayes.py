@@ -504,3 +504,68 @@ def test_an_unknown_smoothing_is_refused_in_one_line():
     )
     with pytest.raises(ConfigError, match=r"learner.smoothing"):
         run_experiment(cfg)
+
+
+@pytest.mark.parametrize(
+    "kind,smoothing,missing",
+    [
+        ("naive_bayes", "laplace", "value"),
+        ("tan", "laplace", "skip"),
+        ("ban", "laplace", "value"),
+        ("tan", "class_marginal", "value"),
+    ],
+)
+def test_one_example_steps_are_the_numpy_ones_to_the_bit(kind, smoothing, missing):
+    """An online learner's per-example steps run compiled (the codes, the counting, one row's
+    class distribution); numpy's batch code gives the same bits: the codes of ``transform``,
+    the counts of ``add_batch`` on that one row, the distribution of ``predict_proba`` on two rows."""
+    X, y, cats = mixed_data(n=400)
+    params = BayesParams.from_config(
+        learner_cfg(kind, smoothing=smoothing, missing=missing, relearn_first=60), X, cats, np.random.default_rng(0)
+    )
+    discretizer = params.discretizer
+    pool = BayesPool(params, 1, 3)
+    rng = np.random.default_rng(4)
+    for x, label in zip(X, y):
+        codes, _ = pool.prepare(x)
+        assert np.array_equal(codes, discretizer.transform(x[None, :])[0])
+        model = pool.members[0].model
+        reference = BayesNetModel(model.cards, 3, model.parents, model.alpha, model.smoothing, model.n0)
+        for name in ("counts", "totals", "marginal", "marginal_totals", "class_weight", "moments"):
+            getattr(reference, name)[...] = getattr(model, name)
+        weight = float(rng.choice([1.0, 3.0, rng.exponential()]))
+        pool.learn_member(0, (codes, x), int(label), weight)
+        if pool.members[0].model is model:  # not re-learnt: the same additions as add_batch's
+            reference.add_batch(codes[None, :], x[None, :], np.array([label]), np.array([weight]))
+            for name in ("counts", "totals", "marginal", "marginal_totals", "class_weight", "moments"):
+                assert np.array_equal(getattr(model, name), getattr(reference, name)), name
+        model = pool.members[0].model
+        one = pool.predict_proba_member(0, (codes, x))
+        assert np.array_equal(one, model.predict_proba(np.stack([codes, codes]), np.stack([x, x]))[0])
+    assert pool.members[0].model.parents != [()] * 4 or kind == "naive_bayes"
+
+
+@pytest.mark.parametrize(
+    "algorithm,kind", [("online_boosting", "tan"), ("online_boosting", "naive_bayes"), ("online_base", "ban")]
+)
+def test_scoring_many_rows_at_once_gives_the_labels_and_draws_of_one_at_a_time(algorithm, kind):
+    """After the pass the protocol scores the parts in one call per booster: the pool takes the rows
+    in numpy batches; labels, ties and the generator's state are those of predict, row by row."""
+    import copy
+
+    from boostbench.algorithms import algorithm_spec
+
+    X, y, cats = mixed_data(n=300)
+    params = BayesParams.from_config(learner_cfg(kind, relearn_first=40), X, cats, np.random.default_rng(0))
+    spec = algorithm_spec(algorithm)
+    booster = spec.cls(BayesPool(params, spec.pool_size(5), 3), 3, np.random.default_rng(1))
+    for x, label in zip(X[:200], y[:200]):
+        booster.predict(x)
+        booster.update(int(label))
+    rows = booster.pool.proba_rows(X)  # numpy's batch path, every member
+    for r in range(0, len(X), 7):  # the members' compiled rows, one np.log and np.exp for all
+        assert np.array_equal(booster.pool.predict_proba(booster.pool.prepare(X[r])), rows[:, r])
+    one_by_one = copy.deepcopy(booster)
+    expected = [one_by_one.predict(x) for x in X]
+    assert booster.predict_many(X).tolist() == expected
+    assert booster.rng.bit_generator.state == one_by_one.rng.bit_generator.state

@@ -147,6 +147,20 @@ def test_oza_vote_weights_are_libms_log_odds():
     assert weights.tolist() == expected
 
 
+def test_the_compiled_tolerant_pick_is_the_numpy_one():
+    """pick_tie_u (the kernels', and Oza's update in Python) picks what argmax_tie_u and
+    argmin_tie_u pick: the same tolerance, the same tie for the same uniform."""
+    from boostbench.core.ties import TIE_TOLERANCE, argmax_tie_u, argmin_tie_u, pick_tie_u
+
+    data = np.random.default_rng(5)
+    for _ in range(2000):
+        values = data.integers(0, 4, size=int(data.integers(1, 9))) / 3.0
+        values += data.choice([0.0, 0.5, 2.0], size=values.shape) * TIE_TOLERANCE  # inside and outside it
+        u = float(data.random())
+        assert pick_tie_u(values, u, False) == argmax_tie_u(values, u)
+        assert pick_tie_u(values, u, True) == argmin_tie_u(values, u)
+
+
 def test_compiled_ties_draw_what_the_python_ones_draw():
     """The compiled pass's ties take the same numbers from the same NumPy Generator."""
     from boostbench.core.ties import argmax_draw, argmax_random_tie, argmax_rows_draw, argmax_rows_random_tie
@@ -162,7 +176,7 @@ def test_compiled_ties_draw_what_the_python_ones_draw():
 
 @pytest.mark.parametrize("scale", [1.0, 1e-8])
 def test_numpy_sum_is_numpys_pairwise_sum_to_the_bit(scale):
-    from boostbench.boosters.online_boosting_kernels import numpy_sum
+    from boostbench.core.summation import numpy_sum
 
     rng = np.random.default_rng(3)
     for n in range(300):

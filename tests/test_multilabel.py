@@ -11,7 +11,7 @@ from boostbench.core.rank_potentials import PairPotential, baseline, difference_
 from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
 from boostbench.errors import DataError
-from boostbench.learners.pool import draw_feature_subsets
+from boostbench.learners.pool import REFERENCE_RANGES, draw_feature_subsets
 from boostbench.metrics import rank_loss
 from boostbench.runner.config import compose_config
 from boostbench.runner.experiment import run_experiment
@@ -268,3 +268,37 @@ def test_compiled_rank_kernels_agree_with_the_numpy_reference():
             logistic_rank_gradients(S, rel, irr), logistic_rank_gradient(S, relevant), rtol=1e-12, atol=1e-15
         )
         assert np.array_equal(rank_losses(S, rel, irr), rank_loss(S, relevant))
+
+
+@pytest.mark.parametrize("weak_prediction", ["distribution", "label"])
+def test_ada_olmr_kernels_equal_the_numpy_steps(weak_prediction):
+    """Over the compiled pool Ada.OLMR's example is three kernel calls; the numpy steps over the
+    same pool give the same scores, alpha, Hedge weights and trees, to the bit: many labels per
+    example (the pool runs out of room between two of them), example weights, a missing value."""
+    from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
+    from boostbench.learners.pool import HoeffdingTreeParams
+
+    n, k = 6, 9
+    params = HoeffdingTreeParams.draw(
+        n, np.random.default_rng(0), {**REFERENCE_RANGES["multilabel"], "grace_period": (2, 4)}
+    )
+    boosters = [
+        AdaOLMR(CompiledHoeffdingTreePool(params, k, [0, 0, 3, 0], capacity=8), k, np.random.default_rng(1),
+                weak_prediction=weak_prediction, compiled=compiled)
+        for compiled in (True, False)
+    ]  # fmt: skip
+    rng = np.random.default_rng(2)
+    for t in range(400):
+        x = np.array([rng.normal(), rng.normal(), rng.integers(3), np.nan if t % 7 == 0 else rng.normal()])
+        relevant = rng.random(k) < 0.5
+        w = [1.0, 0.0, 2.5][t % 3]
+        scores = [b.predict_scores(x) for b in boosters]
+        assert np.array_equal(*scores)
+        for b in boosters:
+            b.update(relevant, w)
+        assert np.array_equal(boosters[0].alpha, boosters[1].alpha)
+        assert np.array_equal(boosters[0].hedge.log_v, boosters[1].hedge.log_v)
+    fused, reference = (b.pool for b in boosters)
+    assert fused.n_nodes == reference.n_nodes > 4 * n  # the trees grew (the arrays too, from 8 nodes)
+    for name in ("node_nav", "node_value", "node_stats"):
+        assert np.array_equal(getattr(fused, name)[: fused.n_nodes], getattr(reference, name)[: fused.n_nodes])

@@ -113,6 +113,13 @@ class OnlineBooster(_BoosterCore):
         as it was). The peers learn each example with weight 1.
         """
 
+    def predict_many(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`predict` on each row of ``X`` (``(m, d)`` float64) in order, learning nothing in
+        between: ``(m,)`` int64. Boosters whose pool scores many rows at once override it (the
+        same labels, the same draws).
+        """
+        return np.array([self.predict(x) for x in X], dtype=np.int64)
+
     def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """:meth:`predict` then :meth:`update` on each row of ``X`` (``(m, d)`` float64, labels
         ``y`` ``(m,)`` int) in order; returns the ``(m,)`` int64 predictions.

@@ -90,6 +90,7 @@ class OnlineBoosting(OnlineBooster):
         self.lambda_sc = np.zeros(pool.n_learners)
         self.lambda_sw = np.zeros(pool.n_learners)
         self._state = None
+        self._stream = np.random.RandomState(0)  # re-seeded per example: a new one costs 100 µs
 
     def _on_growth(self) -> None:
         # what a Poisson count K is multiplied by before the pool's c_m
@@ -122,14 +123,30 @@ class OnlineBoosting(OnlineBooster):
         """Normalised weighted votes, ``(k,)`` (uniform while no member may vote)."""
         xp = self.pool.prepare(x)
         P = self.pool.predict_proba(xp)
-        if self.vote == "hard":
-            labels = ties.argmax_rows_random_tie(P, self.rng)
-            votes = np.bincount(labels, weights=self.vote_weights(), minlength=self.n_classes)
-        else:
-            votes = self.vote_weights() @ P
         self._state = (xp, P)
+        return self._votes(P, self.vote_weights())
+
+    def _votes(self, P: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """The normalised votes of members with distributions ``P`` (``(N, k)``) and vote weights."""
+        if self.vote == "hard":
+            votes = np.bincount(ties.argmax_rows_random_tie(P, self.rng), weights=weights, minlength=self.n_classes)
+        else:
+            votes = weights @ P
         total = votes.sum()
         return votes / total if total > 0 else np.full(self.n_classes, 1.0 / self.n_classes)
+
+    def predict_many(self, X: np.ndarray) -> np.ndarray:
+        """See :meth:`OnlineBooster.predict_many` (the pool scores the rows at once)."""
+        weights = self.vote_weights()
+        P = self.pool.proba_rows(X)
+        self._state = None
+        return np.array(
+            [
+                ties.argmax_random_tie(self._votes(np.ascontiguousarray(P[:, i]), weights), self.rng)
+                for i in range(len(X))
+            ],
+            dtype=np.int64,
+        )
 
     def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """See :meth:`OnlineBooster.test_then_train`; with the hard vote over the compiled pool,
@@ -168,7 +185,8 @@ class OnlineBoosting(OnlineBooster):
         (``K = lambda`` with ``presentations="expected"``), then (Oza) its label for ``x`` after
         training updates its error and ``lambda`` (``lambda = w`` for the first member).
         """
-        stream = np.random.RandomState(seed)
+        stream = self._stream
+        stream.seed(seed)  # the state RandomState(seed) starts in
         lam = w
         for m in range(self.pool.n_learners):
             presentations = stream.poisson(lam) if self.presentations == "poisson" else lam
@@ -176,7 +194,7 @@ class OnlineBoosting(OnlineBooster):
             if presentations > 0:
                 self.pool.learn_member(m, xp, y, presentations * self._unit[m])
                 proba = self.pool.predict_proba_member(m, xp)  # Oza checks the member after training
-            if ties.argmax_tie_u(proba, stream.random_sample()) == y:
+            if ties.pick_tie_u(proba, stream.random_sample(), False) == y:  # argmax_tie_u, compiled
                 self.lambda_sc[m] += lam
                 lam *= (self.lambda_sc[m] + self.lambda_sw[m]) / (2.0 * self.lambda_sc[m])
             else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from boostbench.core.summation import numpy_sum
 from boostbench.core.ties import argmax_draw, argmax_rows_draw, pick_tie_u
 from boostbench.learners.vfdt.layout import NODES_USED, SLOTS_USED, Forest, copy_into
 from boostbench.learners.vfdt.routing import forget_routes_unless, predict_all, predict_tree, write_distribution
@@ -60,41 +61,6 @@ def vote_weights_into(lambda_sc, lambda_sw, eps_floor, out):  # pragma: no cover
             if eps < 0.5:
                 clipped = min(max(eps, eps_floor), 0.5)
                 out[m] = np.log((1.0 - clipped) / clipped)
-
-
-@njit(cache=True, _nrt=False)
-def numpy_sum(values):  # pragma: no cover - compiled
-    """``values.sum()`` of a contiguous float64 ``(n,)`` to the bit: numpy's pairwise summation
-    (eight running sums over blocks of at most 128, halves above that).
-    """
-    n = values.shape[0]
-    if n < 8:
-        total = 0.0
-        for i in range(n):
-            total += values[i]
-        return total
-    if n <= 128:
-        r0, r1, r2, r3 = values[0], values[1], values[2], values[3]
-        r4, r5, r6, r7 = values[4], values[5], values[6], values[7]
-        i = 8
-        while i < n - n % 8:
-            r0 += values[i]
-            r1 += values[i + 1]
-            r2 += values[i + 2]
-            r3 += values[i + 3]
-            r4 += values[i + 4]
-            r5 += values[i + 5]
-            r6 += values[i + 6]
-            r7 += values[i + 7]
-            i += 8
-        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            total += values[i]
-            i += 1
-        return total
-    half = n // 2
-    half -= half % 8
-    return numpy_sum(values[:half]) + numpy_sum(values[half:])
 
 
 @njit(cache=True)

@@ -27,6 +27,10 @@ class VFDT(OnlineBooster):
     def update(self, y: int) -> None:
         self.pool.learn_member(0, self._xp, y, 1.0)
 
+    def predict_many(self, X: np.ndarray) -> np.ndarray:
+        """See :meth:`OnlineBooster.predict_many` (the pool scores the rows at once)."""
+        return np.array([ties.argmax_random_tie(p, self.rng) for p in self.pool.proba_rows(X)[0]], dtype=np.int64)
+
 
 class BestVFDT(OnlineBooster):
     """N independently drawn Hoeffding trees, each trained alone on every example.

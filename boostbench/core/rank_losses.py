@@ -11,7 +11,7 @@ import math
 import numpy as np
 from scipy.special import expit
 
-from boostbench.system.kernel_cache import njit
+from boostbench.system.kernel_cache import kernel, njit
 
 
 def _pair_margins(scores: np.ndarray, relevant: np.ndarray) -> tuple[np.ndarray, float]:
@@ -72,44 +72,78 @@ def label_indices(relevant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def logistic_rank_gradients(S, rel, irr):  # pragma: no cover - compiled
     """:func:`logistic_rank_gradient` of every row of ``S`` (``(N, k)`` float64), with the label set
     as :func:`label_indices` gives it: ``(N, k)`` float64 (the reference agrees to ~1e-15).
+    """
+    N, k = S.shape
+    G = np.zeros((N, k))
+    work = np.empty((k + 5, k))
+    for i in range(N):
+        logistic_rank_gradient_rows(S[i], rel, irr, G[i], work)
+    return G
+
+
+# numpy's error model: no zero-division check, so the divisions vectorise (their divisors are > 1)
+@njit(cache=True, _nrt=False, error_model="numpy")
+def logistic_rank_gradient_rows(s, rel, irr, g, work):  # pragma: no cover - compiled
+    """:func:`logistic_rank_gradients` of one score vector ``s`` (``(k,)``) into ``g`` (``(k,)``);
+    ``work`` is ``(k + 5, k)`` float64 scratch.
 
     ``sigma(s[r] - s[l]) = 1 / (1 + a_l b_r)`` with ``a_l = exp(s[l] - c)``, ``b_r = exp(c - s[r])``:
     ``k`` exponentials per row instead of ``|Y| |Y^c|`` (5x faster at mediamill's k = 101). ``c``
     is the middle of the row's range, so neither factor overflows while the range is below 1400;
     a wider row takes one exponential per pair (which saturates to the right limit, 0 or 1).
+    Each entry sums its pairs in label order (relevant l: over r ascending; irrelevant r: over l
+    ascending), the sigmas first taken all at once (the divisions vectorise) and four relevant
+    labels' sums carried side by side (independent chains, each in its own order).
     """
-    N, k = S.shape
-    G = np.zeros((N, k))
-    if rel.shape[0] == 0 or irr.shape[0] == 0:
-        return G
-    w = 1.0 / (rel.shape[0] * irr.shape[0])
-    a = np.empty(rel.shape[0])
-    b = np.empty(irr.shape[0])
-    column = np.empty(irr.shape[0])
-    for i in range(N):
-        lo, hi = S[i, 0], S[i, 0]
-        for c in range(1, k):
-            lo, hi = min(lo, S[i, c]), max(hi, S[i, c])
-        mid = 0.5 * (lo + hi)
-        wide = hi - lo > 1400.0
-        for p in range(rel.shape[0]):
-            a[p] = math.exp(S[i, rel[p]] - mid)
-        for q in range(irr.shape[0]):
-            b[q] = math.exp(mid - S[i, irr[q]])
-            column[q] = 0.0
-        for p in range(rel.shape[0]):
-            row = 0.0
-            for q in range(irr.shape[0]):
-                if wide:
-                    sig = 1.0 / (1.0 + math.exp(S[i, rel[p]] - S[i, irr[q]]))
-                else:
-                    sig = 1.0 / (1.0 + a[p] * b[q])
-                row += sig
-                column[q] += sig
-            G[i, rel[p]] = -w * row
-        for q in range(irr.shape[0]):
-            G[i, irr[q]] = w * column[q]
-    return G
+    k = s.shape[0]
+    n_rel, n_irr = rel.shape[0], irr.shape[0]
+    if n_rel == 0 or n_irr == 0:
+        g[:] = 0.0
+        return
+    w = 1.0 / (n_rel * n_irr)
+    a, b, column = work[0, :n_rel], work[1, :n_irr], work[2, :n_irr]
+    sig = work[3:].reshape(-1)
+    lo, hi = s[0], s[0]
+    for c in range(1, k):
+        lo, hi = min(lo, s[c]), max(hi, s[c])
+    mid = 0.5 * (lo + hi)
+    for p in range(n_rel):
+        a[p] = math.exp(s[rel[p]] - mid)
+    for q in range(n_irr):
+        b[q] = math.exp(mid - s[irr[q]])
+    if hi - lo > 1400.0:
+        for p in range(n_rel):
+            for q in range(n_irr):
+                sig[p * n_irr + q] = 1.0 / (1.0 + math.exp(s[rel[p]] - s[irr[q]]))
+    else:
+        for p in range(n_rel):
+            ap = a[p]
+            row = sig[p * n_irr : (p + 1) * n_irr]
+            for q in range(n_irr):
+                row[q] = 1.0 / (1.0 + ap * b[q])
+    column[:] = 0.0
+    for p in range(n_rel):
+        row = sig[p * n_irr : (p + 1) * n_irr]
+        for q in range(n_irr):
+            column[q] += row[q]
+    for q in range(n_irr):
+        g[irr[q]] = w * column[q]
+    p = 0
+    while p + 4 <= n_rel:
+        r0, r1, r2, r3 = 0.0, 0.0, 0.0, 0.0
+        for q in range(n_irr):
+            r0 += sig[p * n_irr + q]
+            r1 += sig[(p + 1) * n_irr + q]
+            r2 += sig[(p + 2) * n_irr + q]
+            r3 += sig[(p + 3) * n_irr + q]
+        g[rel[p]], g[rel[p + 1]], g[rel[p + 2]], g[rel[p + 3]] = -w * r0, -w * r1, -w * r2, -w * r3
+        p += 4
+    while p < n_rel:
+        r0 = 0.0
+        for q in range(n_irr):
+            r0 += sig[p * n_irr + q]
+        g[rel[p]] = -w * r0
+        p += 1
 
 
 @njit(cache=True)
@@ -117,11 +151,18 @@ def rank_losses(S, rel, irr):  # pragma: no cover - compiled
     """:func:`boostbench.metrics.rank_loss` of every row of ``S`` (``(N, k)`` float64): ``(N,)``
     float64 in [0, 1], the same to the bit (counts of integer pairs, one division).
     """
-    N = S.shape[0]
-    out = np.zeros(N)
+    out = np.empty(S.shape[0])
+    rank_loss_rows(S, rel, irr, out)
+    return out
+
+
+@kernel
+def rank_loss_rows(S, rel, irr, out):  # pragma: no cover - compiled
+    """:func:`rank_losses` into ``out`` (``(N,)``)."""
+    out[:] = 0.0
     if rel.shape[0] == 0 or irr.shape[0] == 0:
-        return out
-    for i in range(N):
+        return
+    for i in range(S.shape[0]):
         below, tied = 0, 0
         for p in range(rel.shape[0]):
             s = S[i, rel[p]]
@@ -129,4 +170,3 @@ def rank_losses(S, rel, irr):  # pragma: no cover - compiled
                 below += s < S[i, irr[q]]
                 tied += s == S[i, irr[q]]
         out[i] = (below + 0.5 * tied) / (rel.shape[0] * irr.shape[0])
-    return out

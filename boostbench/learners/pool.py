@@ -112,6 +112,13 @@ class WeakLearnerPool(ABC):
         """Every learner's class distribution, ``(N, k)`` float64."""
         return np.stack([self.predict_proba_member(i, xp) for i in range(self.n_learners)])
 
+    def proba_rows(self, X: np.ndarray) -> np.ndarray:
+        """Every learner's class distribution for each row of ``X`` (``(m, d)`` float64), as
+        :meth:`predict_proba` gives them row by row: ``(N, m, k)`` float64. A pool that scores
+        many rows at once overrides it.
+        """
+        return np.stack([self.predict_proba(self.prepare(x)) for x in X], axis=1)
+
     def learn(self, xp: Any, y: int, weights: np.ndarray) -> None:
         """Train every learner on ``(x, y)``; ``weights`` is ``(N,)``, 0 skips a learner."""
         for i in np.flatnonzero(weights > 0):

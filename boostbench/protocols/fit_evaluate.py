@@ -84,7 +84,7 @@ def fit_batch(booster: BatchModel, X: np.ndarray, y: np.ndarray, train: np.ndarr
 
 
 def _error(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, rows: np.ndarray) -> float:
-    return float(np.mean([booster.predict(X[i]) != y[i] for i in rows])) if len(rows) else float("nan")
+    return float(np.mean(booster.predict_many(X[rows]) != y[rows])) if len(rows) else float("nan")
 
 
 def fit_online(

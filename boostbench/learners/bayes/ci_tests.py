@@ -104,9 +104,10 @@ def ban_ci_parents(
         )
     d = len(cards)
     n = float(w.sum())
+    columns = np.asfortranarray(codes)  # each test reads a few attributes of every row
 
     def dependent(i: int, j: int, cut: tuple[int, ...]) -> bool:
-        value, configs = _cmi_and_configs(codes, y, w, cards, k, i, j, cut)
+        value, configs = _cmi_and_configs(columns, y, w, cards, k, i, j, cut)
         if epsilon is not None:
             return value > epsilon
         df = max(configs, 1) * (cards[i] - 1) * (cards[j] - 1)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from boostbench.learners.bayes.network_kernels import transform_row
+
 # Cut points come from at most this many training rows (a seeded sample beyond that).
 SAMPLE_ROWS = 10_000
 BINNINGS = ("frequency", "width")
@@ -93,6 +95,20 @@ class Discretizer:
         codes[:, self._nominal] = np.nan_to_num(X[:, self._nominal], nan=-1.0).astype(np.int64)
         missing = np.isnan(X) & self._discrete
         codes[missing] = np.broadcast_to(self.cards - 1, X.shape)[missing] if self.missing == "value" else -1
+        return codes
+
+    def transform_row(self, x: np.ndarray) -> np.ndarray:
+        """:meth:`transform` of one row ``x (d,)`` float64: ``(d,)`` int64 (compiled, the same codes)."""
+        codes = np.empty(len(x), dtype=np.int64)
+        transform_row(
+            np.ascontiguousarray(x, dtype=np.float64),
+            self._binned,
+            self._cut_matrix,
+            self._nominal,
+            self.cards,
+            self.missing == "value",
+            codes,
+        )
         return codes
 
 

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from boostbench.learners.bayes import network_kernels
+
 Parents = Sequence[tuple[int, ...]]
 #: How a conditional table's cells are smoothed (:class:`BayesNetModel`)
 SMOOTHINGS = ("laplace", "marginal", "class_marginal")
@@ -43,8 +45,11 @@ def family_counts(
     n_pa = int(np.prod([cards[p] for p in parents])) if parents else 1
     pa = parent_index(codes, parents, cards)
     valid = (codes[:, i] >= 0) & (pa >= 0)
-    index = (y[valid] * n_pa + pa[valid]) * cards[i] + codes[valid, i]
-    return np.bincount(index, weights=w[valid], minlength=k * n_pa * cards[i]).reshape(k, n_pa, cards[i])
+    if valid.all():  # missing values coded as values: no row to leave out, no copies
+        index, weights = (y * n_pa + pa) * cards[i] + codes[:, i], w
+    else:
+        index, weights = (y[valid] * n_pa + pa[valid]) * cards[i] + codes[valid, i], w[valid]
+    return np.bincount(index, weights=weights, minlength=k * n_pa * cards[i]).reshape(k, n_pa, cards[i])
 
 
 class BayesNetModel:
@@ -124,6 +129,21 @@ class BayesNetModel:
                 self._strides[i, j] = int(np.prod([self.cards[q] for q in pa[j + 1 :]])) if j + 1 < len(pa) else 1
         self.class_weight = np.zeros(self.k)
         self.moments = np.zeros((3, self.k, len(self.numeric)))  # sum w, sum w x, sum w x^2
+        # one example's steps in numba (network_kernels): the index arrays, the scratch
+        self._index = (
+            self.discrete,
+            self._parent_matrix,
+            self._strides,
+            self.cards,
+            self.n_pa,
+            self.offset,
+            self.total_offset,
+            self.marginal_offset,
+        )
+        n_attrs = len(self.discrete)
+        self._row_args = np.empty((1, 2 * self.k * n_attrs + self.k + 1))
+        self._row_used = np.empty((1, n_attrs), dtype=bool)
+        self._row_terms = np.empty(n_attrs)
 
     def _cells(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For rows ``codes (n, d)``: per discrete attribute, whether it is used (``(n, A)`` bool: its
@@ -141,15 +161,21 @@ class BayesNetModel:
         return used, np.where(used, cell, 0), np.where(used, total, 0)
 
     def add(self, codes: np.ndarray, x: np.ndarray, y: int, weight: float) -> None:
-        """Add one example: ``codes (d,)`` int64 (-1 missing), raw ``x (d,)`` float64, label, weight."""
-        used, cell, total = self._cells(codes[None, :])
-        attrs = self.discrete[used[0]]
-        self.counts[cell[0, used[0]] + y * self.n_pa[attrs] * self.cards[attrs]] += weight
-        self.totals[total[0, used[0]] + y * self.n_pa[attrs]] += weight
-        if self._keeps_marginal:
-            self.marginal[self.marginal_offset[attrs] + y * self.cards[attrs] + codes[attrs]] += weight
-            self.marginal_totals[y, attrs] += weight
-        self.class_weight[y] += weight
+        """Add one example: ``codes (d,)`` int64 (-1 missing), raw ``x (d,)`` float64, label, weight.
+
+        Compiled (:func:`~.network_kernels.add_row`): the same additions as :meth:`add_batch` makes.
+        """
+        network_kernels.add_row(
+            codes,
+            int(y),
+            float(weight),
+            self._index,
+            self.counts,
+            self.totals,
+            self.marginal if self._keeps_marginal else self.marginal[:0],
+            self.marginal_totals,
+            self.class_weight,
+        )
         if len(self.numeric):
             values = x[self.numeric]
             seen = ~np.isnan(values)
@@ -236,9 +262,52 @@ class BayesNetModel:
 
     def predict_proba(self, codes: np.ndarray, X: np.ndarray) -> np.ndarray:
         """``(n, k)`` float64 class distributions of rows ``codes (n, d)``, ``X (n, d)``."""
+        if len(codes) == 1 and self.compiled_rows:
+            return self._proba_of_row(codes[0], X[0])
         logp = self.log_joint(codes, X)
         p = np.exp(logp - logp.max(axis=1, keepdims=True))
         return p / p.sum(axis=1, keepdims=True)
+
+    def _proba_of_row(self, codes: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """:meth:`predict_proba` of one row (``(1, k)``) with Laplace smoothing, to the bit: the
+        counting in numba (:mod:`~.network_kernels`), the logarithms and exponentials numpy's.
+        """
+        args, used, out = self._row_args, self._row_used, np.empty((1, self.k))
+        self.row_log_arguments(codes, args[0], used[0])
+        network_kernels.log_joint_rows(np.log(args), used, self._row_terms, out)
+        return rows_proba(out, [self], x)
+
+    @property
+    def compiled_rows(self) -> bool:
+        """Whether one row's distribution is computed compiled (Laplace smoothing)."""
+        return not self._keeps_marginal
+
+    def row_log_arguments(self, codes: np.ndarray, args: np.ndarray, used: np.ndarray) -> None:
+        """:func:`~.network_kernels.log_arguments` of one row ``codes (d,)`` int64 into ``args``
+        (``(2 k A + k + 1,)``, A the discrete attributes) and ``used`` (``(A,)`` bool).
+        """
+        network_kernels.log_arguments(
+            np.ascontiguousarray(codes),
+            self.alpha,
+            self._index,
+            self.counts,
+            self.totals,
+            self.class_weight,
+            args,
+            used,
+        )
+
+
+def rows_proba(log_joint: np.ndarray, models: Sequence[BayesNetModel], x: np.ndarray) -> np.ndarray:
+    """The class distributions, ``(m, k)``, of one row ``x`` (``(d,)`` raw) under ``models`` whose
+    discrete parts of ``log P(c, x)`` are the rows of ``log_joint`` (``(m, k)``, overwritten): each
+    one's Gaussian part added, then normalised as :meth:`BayesNetModel.predict_proba` does.
+    """
+    for i, model in enumerate(models):
+        if len(model.numeric):
+            log_joint[i] += model._gaussian_log_density(x[None, model.numeric])[0]
+    p = np.exp(log_joint - log_joint.max(axis=1, keepdims=True))
+    return p / p.sum(axis=1, keepdims=True)
 
 
 class RowTable:

@@ -32,7 +32,8 @@ import numpy as np
 from boostbench.errors import ConfigError
 from boostbench.learners.bayes.ci_tests import ban_ci_parents
 from boostbench.learners.bayes.discretize import Discretizer
-from boostbench.learners.bayes.network import BayesNetModel, RowTable
+from boostbench.learners.bayes.network import BayesNetModel, RowTable, rows_proba
+from boostbench.learners.bayes.network_kernels import log_joint_rows
 from boostbench.learners.bayes.structure import ban_parents, tan_parents
 from boostbench.learners.config import BayesConfig
 from boostbench.learners.pool import WeakLearnerPool
@@ -179,6 +180,9 @@ class OnlineBayesNet:
         return self.model.predict_proba(codes[None, :], x[None, :])[0]
 
 
+ROWS_AT_ONCE = 4096  # rows a pool scores together (BayesPool.proba_rows): bounded temporaries
+
+
 class BayesPool(WeakLearnerPool):
     """N online Bayesian-network learners of one kind (importance weights used as given)."""
 
@@ -187,12 +191,47 @@ class BayesPool(WeakLearnerPool):
         self.n_learners = int(n_learners)
         self.n_classes = int(n_classes)
         self.members = [OnlineBayesNet(params, n_classes) for _ in range(self.n_learners)]
+        self._rows = None  # predict_proba's scratch
 
     def prepare(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self.params.discretizer.transform(x[None, :])[0], x
+        return self.params.discretizer.transform_row(x), x
 
     def predict_proba_member(self, i: int, xp: Any) -> np.ndarray:
         return self.members[i].predict_proba(*xp)
+
+    def predict_proba(self, xp: Any) -> np.ndarray:
+        """Every member's distribution as :meth:`predict_proba_member` gives it, with one
+        ``np.log`` and one ``np.exp`` for all (the members' counting compiled, one call each).
+        """
+        models = [member.model for member in self.members]
+        if not all(model.compiled_rows for model in models):
+            return super().predict_proba(xp)
+        codes, x = xp
+        n_attrs = len(models[0].discrete)
+        if self._rows is None:
+            self._rows = (
+                np.empty((self.n_learners, 2 * self.n_classes * n_attrs + self.n_classes + 1)),
+                np.empty((self.n_learners, n_attrs), dtype=bool),
+                np.empty(n_attrs),
+            )
+        args, used, terms = self._rows
+        for i, model in enumerate(models):
+            model.row_log_arguments(codes, args[i], used[i])
+        log_joint = np.empty((self.n_learners, self.n_classes))
+        log_joint_rows(np.log(args), used, terms, log_joint)
+        return rows_proba(log_joint, models, x)
+
+    def proba_rows(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`~boostbench.learners.pool.WeakLearnerPool.proba_rows` with numpy over many rows
+        at a time (every row's numbers are those of one row's, to the bit).
+        """
+        out = np.empty((self.n_learners, len(X), self.n_classes))
+        for start in range(0, len(X), ROWS_AT_ONCE):
+            rows = X[start : start + ROWS_AT_ONCE]
+            codes = self.params.discretizer.transform(rows)
+            for i, member in enumerate(self.members):
+                out[i, start : start + len(rows)] = member.model.predict_proba(codes, rows)
+        return out
 
     def learn_member(self, i: int, xp: Any, y: int, weight: float) -> None:
         if weight > 0:

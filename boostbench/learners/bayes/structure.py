@@ -149,11 +149,12 @@ def ban_parents(
     d = len(cards)
     log_n = float(np.log(max(w.sum(), 2.0)))
     cache: dict[tuple[int, tuple[int, ...]], float] = {}
+    columns = np.asfortranarray(codes)  # each family reads a few attributes of every row
 
     def family(i: int, pa: tuple[int, ...]) -> float:
         key = (i, pa)
         if key not in cache:
-            cache[key] = family_score(family_counts(codes, y, w, i, pa, cards, k), score, log_n, ess)
+            cache[key] = family_score(family_counts(columns, y, w, i, pa, cards, k), score, log_n, ess)
         return cache[key]
 
     parents: list[tuple[int, ...]] = [()] * d
