@@ -304,7 +304,7 @@ def interface_problem(spec: AlgorithmSpec) -> str | None:
     hyper-parameters)``, a hyper-parameter without a default, a constraint on no argument, or a
     default that its constraint refuses or that no config can hold. Imports the class.
     """
-    from boostbench.batch.base import BatchBooster
+    from boostbench.batch.base import BatchModel
     from boostbench.boosters.base import OnlineBooster, OnlineRanker
     from boostbench.constraints import Constraint
 
@@ -316,7 +316,7 @@ def interface_problem(spec: AlgorithmSpec) -> str | None:
         cls = spec.cls
     except Exception as exc:
         return f"cannot import {spec.target}: {type(exc).__name__}: {exc}"
-    base = BatchBooster if spec.family == "batch" else OnlineRanker if spec.task == "multilabel" else OnlineBooster
+    base = BatchModel if spec.family == "batch" else OnlineRanker if spec.task == "multilabel" else OnlineBooster
     if not (isinstance(cls, type) and issubclass(cls, base)):
         return f"{cls!r} is not a subclass of {base.__module__}.{base.__name__}"
     if inspect.isabstract(cls):

@@ -232,6 +232,9 @@ class _Hoarder:
     def predict(self, x):
         return 0
 
+    def predict_many(self, X):
+        return np.zeros(len(X), dtype=np.int64)
+
     def update(self, label):
         self.kept.append(np.ones(1024))
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import ScriptedPool
+from conftest import ScriptedPool, learner_file
 from sklearn.metrics import label_ranking_loss
 
 from boostbench.boosters import AdaOLMR, OnlineBMR
@@ -11,7 +11,7 @@ from boostbench.core.rank_potentials import PairPotential, baseline, difference_
 from boostbench.data import load_dataset
 from boostbench.data.registry import registry_specs
 from boostbench.errors import DataError
-from boostbench.learners.pool import REFERENCE_RANGES, draw_feature_subsets
+from boostbench.learners.pool import draw_feature_subsets
 from boostbench.metrics import rank_loss
 from boostbench.runner.config import compose_config
 from boostbench.runner.experiment import run_experiment
@@ -280,7 +280,7 @@ def test_ada_olmr_kernels_equal_the_numpy_steps(weak_prediction):
 
     n, k = 6, 9
     params = HoeffdingTreeParams.draw(
-        n, np.random.default_rng(0), {**REFERENCE_RANGES["multilabel"], "grace_period": (2, 4)}
+        n, np.random.default_rng(0), learner_file("hoeffding_tree_mlr", grace_period=(2, 4))
     )
     boosters = [
         AdaOLMR(CompiledHoeffdingTreePool(params, k, [0, 0, 3, 0], capacity=8), k, np.random.default_rng(1),

@@ -91,15 +91,15 @@ def test_a_plugins_class_runs_with_its_defaults_and_its_record_names_its_package
     plugins("bar-boosting", "bar_boosting", {"bar_majority": "bar_boosting:BarMajority"})
     cfg = compose_config(["algorithm=bar_majority", "dataset=balance", "n_learners=3", "progress=false"])
     assert resolved_dict(cfg)["algorithm"] == {"name": "bar_majority", "scale": 1.0}  # no YAML: the class's
-    spec = validate(cfg)
-    record = run_experiment(cfg, spec=spec)
+    run = validate(cfg)
+    record = run_experiment(run)
     assert record["plugin"] == {
         "distribution": "bar-boosting",
         "version": "0.3",
         "entry_point": "bar_boosting:BarMajority",
     }
     assert 0.5 < record["metrics"]["final_accuracy"] <= 1.0
-    assert record["code"] == fingerprint.code_fingerprint(spec) != fingerprint.code_fingerprint()
+    assert record["code"] == fingerprint.code_fingerprint(run.spec) != fingerprint.code_fingerprint()
     path = save(record, str(tmp_path / "store"))
     assert path.name.endswith(f".{record['code']}.json")
     with pytest.raises(ConfigError, match=r"algorithm.scale must be a number > 0, got -1"):

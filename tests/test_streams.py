@@ -188,6 +188,7 @@ def test_the_stream_benchmark_resizes_its_streams_in_a_sweep(tmp_path):
         "dataset=sea_drift,hyperplane",
         "dataset.n_examples=300",
         "algorithm=vfdt",
+        "learner=hoeffding_tree",  # the papers' trees only (the benchmark also runs the peers')
         "learner.backend=river",
         "seed=0",
         f"results_dir={tmp_path}",

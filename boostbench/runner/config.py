@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 # Keys that do not change the numbers (left out of the config hash): where data and results are,
 # the progress bar, and the threads of a run (any number gives the same trees, bit for bit)
 PRESENTATION_KEYS = ("data_dir", "results_dir", "progress", "n_threads")
+# Keys added after runs were stored, at the value that computes what those runs computed: left out
+# of the hash at that value, so a stored run keeps its hash (by section; and by algorithm, in its section)
+ADDED_KEYS = {"protocol": {"fading": None}}
+ADDED_ALGORITHM_KEYS = {"ada_olmr": {"compiled": True}}
 # The keys a run configuration has (configs/config.yaml, and its groups)
 TOP_LEVEL_KEYS = {
     "dataset",
@@ -572,7 +576,8 @@ def semantic_config(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -
     """The part of a resolved config that decides the numbers: without the presentation keys and
     without the top-level knobs (:data:`boostbench.algorithms.KNOBS`) the algorithm does not
     declare it uses (e.g. ``gamma`` for Adaboost.OLM, ``n_learners`` for one VFDT), and without
-    the ``learner`` for a peer (it brings its own); a data set's ``moved_rows`` only under a fixed
+    the ``learner`` for a peer (it brings its own), without a key of :data:`ADDED_KEYS` (or
+    :data:`ADDED_ALGORITHM_KEYS`) at its neutral value; a data set's ``moved_rows`` only under a fixed
     shuffle (``protocol.shuffle_seed``), the one order it decides. ``spec``: the algorithm's
     registry entry, if resolved already.
     """
@@ -585,6 +590,10 @@ def semantic_config(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -
         for k, v in data.items()
         if k not in PRESENTATION_KEYS and (k not in KNOBS or k in spec.uses) and not (k == "learner" and spec.peer)
     }
+    added = {**ADDED_KEYS, "algorithm": ADDED_ALGORITHM_KEYS.get(str(data["algorithm"]["name"]), {})}
+    for section, keys in added.items():
+        if isinstance(semantic.get(section), dict):
+            semantic[section] = {k: v for k, v in semantic[section].items() if k not in keys or v != keys[k]}
     if (semantic.get("protocol") or {}).get("shuffle_seed") is None and "moved_rows" in (semantic.get("dataset") or {}):
         # the source's row order decides only a fixed shuffle (protocol.shuffle_seed)
         semantic["dataset"] = {k: v for k, v in semantic["dataset"].items() if k != "moved_rows"}

@@ -94,7 +94,7 @@ def _chain_problem(path: str, real: str, root: str) -> str | None:
     cannot be trusted for its folders (None: it can): each folder from its own up to ``root``
     must pass strictly, and each above ``root`` may be sticky; both as written and resolved.
     """
-    chains = {(path, root), (real, _resolved_root(root))}
+    chains = ((path, root), (real, _resolved_root(root)))  # as written first: the message the user knows
     for written, top in chains:
         inside = written.startswith(top + os.sep)
         for folder in _parents(written):

@@ -17,7 +17,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from boostbench.learners.bayes import network_kernels
+from boostbench.system.lazy import lazy_import
+
+network_kernels = lazy_import("boostbench.learners.bayes.network_kernels")  # numba: with the first network
 
 Parents = Sequence[tuple[int, ...]]
 #: How a conditional table's cells are smoothed (:class:`BayesNetModel`)
