@@ -41,4 +41,3 @@ def test_a_kernel_compiles_once_whatever_literal_values_its_callers_pass():
     assert caller(2) == 7 and shift(2, 3) == 5
     # numba's own dispatcher holds three: Literal[int](0), Literal[int](-1), and (int64, int64)
     assert len(shift.signatures) == 1
-
