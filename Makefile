@@ -107,7 +107,7 @@ stream-benchmark: setup
 	    --docs $(STREAM_DOCS) --command "make stream-benchmark$(if $(SEEDS), SEEDS=$(SEEDS))" &&) \
 	echo "stream-benchmark: $$(( $$(date +%s) - start )) s; tables and figures under $(STREAM_DIR)"
 
-# The effect of each deviation from the paper, lever by lever (README, "Deviations"), 10 seeds, in
+# The effect of each deviation from the paper, lever by lever (docs/deviations.md), 10 seeds, in
 # the reproduction's store (its runs under the defaults are reused).
 deviations: setup
 	$(BIN)/python benchmarks/deviations.py --results-dir $(REPRO_DIR) --write $(REPRO_DIR)/tables/deviations.md
