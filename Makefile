@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: setup run lint test test-slow fuzz smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults report-check stream-benchmark plugin-example
+.PHONY: setup run lint test test-slow fuzz smoke datasets reproduce-tables deviations bench bench-moa-setup scaling lock clean ray-setup launchers faults report-check stream-benchmark plugin-example docs
 
 setup: $(STAMP)
 
@@ -107,7 +107,7 @@ stream-benchmark: setup
 	    --docs $(STREAM_DOCS) --command "make stream-benchmark$(if $(SEEDS), SEEDS=$(SEEDS))" &&) \
 	echo "stream-benchmark: $$(( $$(date +%s) - start )) s; tables and figures under $(STREAM_DIR)"
 
-# The effect of each deviation from the paper, lever by lever (README, "Deviations"), 10 seeds, in
+# The effect of each deviation from the paper, lever by lever (docs/deviations.md), 10 seeds, in
 # the reproduction's store (its runs under the defaults are reused).
 deviations: setup
 	$(BIN)/python benchmarks/deviations.py --results-dir $(REPRO_DIR) --write $(REPRO_DIR)/tables/deviations.md
@@ -213,6 +213,13 @@ faults: setup
 scaling: setup
 	$(BIN)/python benchmarks/scaling.py
 
+# The documentation site (mkdocs.yml: Material, the API reference by mkdocstrings) into site/,
+# strictly: a broken link or a docstring griffe cannot read fails the build. Installs the docs
+# extra from requirements-docs.lock into .venv first.
+docs: setup
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-docs.lock
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 lock:
 	uv pip compile pyproject.toml --extra dev --extra slurm --extra vw -o requirements.lock --python-version 3.11
 	uv pip compile pyproject.toml --extra dev --extra slurm --extra vw --extra ray -c requirements.lock \
@@ -220,4 +227,4 @@ lock:
 	uv pip compile pyproject.toml --extra docs -c requirements.lock -o requirements-docs.lock --python-version 3.11
 
 clean:
-	rm -rf $(VENV) .venv-moa results .pytest_cache
+	rm -rf $(VENV) .venv-moa results .pytest_cache site

@@ -1,4 +1,4 @@
-"""The effect of each deviation from the paper, one lever at a time (README, "Deviations").
+"""The effect of each deviation from the paper, one lever at a time (docs/deviations.md).
 
     python benchmarks/deviations.py --results-dir results/reproduce-compiled [--seeds 10]
 

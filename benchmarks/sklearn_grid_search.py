@@ -1,4 +1,4 @@
-"""The README's scikit-learn example, timed beside scikit-learn's own AdaBoostClassifier (SAMME).
+"""The scikit-learn example of README and docs/river.md, timed beside scikit-learn's own AdaBoostClassifier (SAMME).
 
 ``GridSearchCV`` over the number of rounds of ``make_pipeline(StandardScaler(), model)`` on
 scikit-learn's digits (1,797 x 64, 10 classes), the same 5 stratified folds for every model, stumps:

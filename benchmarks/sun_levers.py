@@ -1,4 +1,4 @@
-"""What each of Sun's levers moves (README, "Deviations: Sun's Tables 2-3").
+"""What each of Sun's levers moves (docs/sun.md).
 
     python benchmarks/sun_levers.py --results-dir DIR [--seeds 1] [--datasets promoters,car] [--run]
 

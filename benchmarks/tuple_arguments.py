@@ -4,7 +4,7 @@ The compiled pool hands its kernels one tuple of 35 arrays (``vfdt.layout.Forest
 that takes it gets a wrapper that unboxes every field, and each call to it from another kernel
 passes every field; both cost compile time, whatever the kernel does. This times, in a fresh
 numba (no cache), the same one-line body taking one array or the whole tuple, and a caller that
-calls it twice with each, so README's figures can be checked on another machine or numba:
+calls it twice with each, so the figures of docs/architecture.md can be checked on another machine or numba:
 
     python benchmarks/tuple_arguments.py
 """

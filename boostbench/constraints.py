@@ -211,7 +211,7 @@ class AnyOf(Constraint):
 POSITIVE = Interval(0.0)
 PROBABILITY = Interval(0.0, 1.0)  # open: an edge, a fraction strictly inside
 BOOLEAN = OneOf((True, False))
-#: a fidelity variant (README, "Deviations"): the paper's text or the authors' code
+#: a fidelity variant (docs/deviations.md): the paper's text or the authors' code
 PAPER_OR_REFERENCE = OneOf(("paper", "reference"))
 
 

@@ -109,7 +109,8 @@ def classification_metrics(truth: np.ndarray, predicted: np.ndarray, k: int, fin
     previous true label.
 
     Args:
-        truth, predicted: ``(n,)`` int64 true and predicted labels in stream order.
+        truth: ``(n,)`` int64 true labels in stream order.
+        predicted: ``(n,)`` int64 predicted labels, aligned with ``truth``.
         k: the number of classes.
 
     Returns:
@@ -190,7 +191,8 @@ def fading_curves(truth: np.ndarray, predicted: np.ndarray, k: int, seen: np.nda
     of the faded confusion margins, as MOA's ``FadingFactorClassificationPerformanceEvaluator``.
 
     Args:
-        truth, predicted: ``(n,)`` int64 true and predicted labels in stream order, in ``0..k-1``.
+        truth: ``(n,)`` int64 true labels in stream order, in ``0..k-1``.
+        predicted: ``(n,)`` int64 predicted labels, aligned with ``truth``, in ``0..k-1``.
         seen: ``(m,)`` int64 checkpoints (examples seen, 1-based).
         alpha: the fading factor in (0, 1] (1: the cumulative measures).
 

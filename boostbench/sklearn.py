@@ -226,7 +226,9 @@ class AdaBoostClassifier(_BoostedClassifier):
 
     Args:
         n_rounds: T >= 1, the most rounds (it stops early at a weighted error >= 1/2).
-        max_depth, max_leaf_nodes, min_samples_leaf: the weak trees' size bounds (stumps).
+        max_depth: the weak trees' depth bound (1: stumps).
+        max_leaf_nodes: the weak trees' bound on leaves (None: none).
+        min_samples_leaf: the weak trees' least rows in a leaf.
         random_state: int, numpy ``SeedSequence``, ``RandomState`` or None: seeds the booster's
             generator (the trees' random states).
     """
@@ -257,7 +259,9 @@ class AdaBoostM1Classifier(_BoostedClassifier):
         n_rounds: T >= 1, the most rounds (it stops early at a weighted error >= 1/2, which
             multiclass stumps often reach: then fewer rounds are kept).
         resample: boosting by resampling: each tree is fitted on n rows drawn from ``D_t``.
-        max_depth, max_leaf_nodes, min_samples_leaf: the weak trees' size bounds (stumps).
+        max_depth: the weak trees' depth bound (1: stumps).
+        max_leaf_nodes: the weak trees' bound on leaves (None: none).
+        min_samples_leaf: the weak trees' least rows in a leaf.
         random_state: see :class:`AdaBoostClassifier` (and the resampling draws).
     """
 

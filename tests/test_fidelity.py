@@ -1,4 +1,4 @@
-"""The authors' choices as variants (README, "Deviations"): each lever does what it says, the
+"""The authors' choices as variants (docs/deviations.md): each lever does what it says, the
 ``jung_reference`` preset sets them all, and the paper tables' intervals, flags and held-out gamma."""
 
 import numpy as np

@@ -44,7 +44,9 @@ class AdaOLMR(OnlineRanker):
     example; ``w = 0`` changes nothing).
 
     Args:
-        pool, n_classes, rng: see :class:`OnlineRanker`.
+        pool: N weak learners over ``n_classes`` labels (:class:`OnlineRanker`).
+        n_classes: k >= 2; labels are ints ``0..k-1``.
+        rng: the booster's generator (:class:`OnlineRanker`).
         alpha_bound: the feasible set ``[-alpha_bound, alpha_bound]`` (paper: 2).
         hedge_eta: Hedge's step size (paper: 1).
         weak_prediction: ``"distribution"`` (the paper's) or ``"label"`` (a basis vector at the

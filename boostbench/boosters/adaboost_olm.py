@@ -115,7 +115,9 @@ class AdaboostOLM(OnlineBooster):
     (alpha's and Hedge's steps are those of any example); ``w = 0`` changes nothing.
 
     Args:
-        pool, n_classes, rng: see :class:`OnlineBooster`.
+        pool: N weak learners over ``n_classes`` labels (:class:`OnlineBooster`).
+        n_classes: k >= 2; labels are ints ``0..k-1``.
+        rng: the booster's generator (:class:`OnlineBooster`).
         alpha_bound: the feasible set ``[-alpha_bound, alpha_bound]`` of OGD (paper: 2).
         hedge_eta: Hedge's step size (paper: 1).
         compiled: run the per-example loops as numba kernels (same results as the reference);

@@ -26,7 +26,9 @@ class HedgeExperts(OnlineBooster):
     trains the experts with weight ``w``; ``w = 0`` changes nothing.
 
     Args:
-        pool, n_classes, rng: see :class:`OnlineBooster`.
+        pool: N weak learners over ``n_classes`` labels (:class:`OnlineBooster`).
+        n_classes: k >= 2; labels are ints ``0..k-1``.
+        rng: the booster's generator (:class:`OnlineBooster`).
         beta: Hedge's multiplier in (0, 1).
 
     Raises:

@@ -21,7 +21,9 @@ class OnlineBMR(OnlineRanker):
     normalised cost ``d`` of eq. (3).
 
     Args:
-        pool, n_classes, rng: see :class:`OnlineRanker`.
+        pool: N weak learners over ``n_classes`` labels (:class:`OnlineRanker`).
+        n_classes: k >= 2; labels are ints ``0..k-1``.
+        rng: the booster's generator (:class:`OnlineRanker`).
         gamma: the edge in (0, 1).
         weak_prediction: ``"distribution"`` (the paper's; hinge-loss potentials) or ``"label"``
             (basis vectors; rank-loss potentials).

@@ -40,7 +40,9 @@ class OnlineBoosting(OnlineBooster):
     and the reference one draw the same numbers.
 
     Args:
-        pool, n_classes, rng: see :class:`OnlineBooster`.
+        pool: N weak learners over ``n_classes`` labels (:class:`OnlineBooster`).
+        n_classes: k >= 2; labels are ints ``0..k-1``.
+        rng: the booster's generator (:class:`OnlineBooster`).
         eps_floor: ``eps_m`` is clipped to at least this in the vote weight, so a member with
             no error yet gets a large finite weight instead of an infinite one.
             Unused by ``vote="moa"`` (a member without error stops the vote there).

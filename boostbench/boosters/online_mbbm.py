@@ -57,7 +57,9 @@ class OnlineMBBM(OnlineBooster):
     Two choices of the authors' code are variants: ``learners_left`` and ``cost_argmin``.
 
     Args:
-        pool, n_classes, rng: see :class:`OnlineBooster`.
+        pool: N weak learners over ``n_classes`` labels (:class:`OnlineBooster`).
+        n_classes: k >= 2; labels are ints ``0..k-1``.
+        rng: the booster's generator (:class:`OnlineBooster`).
         gamma: the edge in (0, 1) of the baseline ``u^r_gamma``.
         weight_factor: scale of the training weight (the reference code uses 0.1).
         compiled: run the pass over the learners as a numba kernel

@@ -41,7 +41,9 @@ class BestVFDT(OnlineBooster):
     index), a choice that needs no hindsight.
 
     Args:
-        pool, n_classes, rng: see :class:`OnlineBooster`.
+        pool: N weak learners over ``n_classes`` labels (:class:`OnlineBooster`).
+        n_classes: k >= 2; labels are ints ``0..k-1``.
+        rng: the booster's generator (:class:`OnlineBooster`).
         tree_weight: ``"c_i"``: tree i trains with weight ``c_i`` (its constant, as inside the
             boosters); ``"one"``: weight 1, as the authors' lone trees.
 

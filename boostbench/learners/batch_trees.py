@@ -61,8 +61,9 @@ def fit_label_tree(
     """A label-valued weak hypothesis: a classification tree fitted to ``(X, y)`` under a distribution.
 
     Args:
-        X: ``(n, d)`` float64 (NaN = missing); y: ``(n,)`` int64 labels; sample_weight: ``(n,)``
-            float64 >= 0, the booster's distribution.
+        X: ``(n, d)`` float64 (NaN = missing).
+        y: ``(n,)`` int64 labels.
+        sample_weight: ``(n,)`` float64 >= 0, the booster's distribution.
     """
     return DecisionTreeClassifier(**params.sklearn_args(rng)).fit(X, y, sample_weight=sample_weight)
 

@@ -43,7 +43,11 @@ class ReferenceHoeffdingTree(HoeffdingTreeClassifier):
         n_classes: k; :meth:`predict_proba_one` returns a probability for each label ``0..k-1``
             (a label a leaf has never seen counts 1, as in the authors' code). Grows with the
             largest label learned.
-        grace_period, delta, tau, nominal_attributes, max_size: river's.
+        grace_period: river's ``grace_period`` (weight between split attempts).
+        delta: river's ``delta`` (the Hoeffding bound's confidence).
+        tau: river's ``tau`` (the tie threshold).
+        nominal_attributes: river's ``nominal_attributes``.
+        max_size: river's ``max_size`` (MiB).
     """
 
     def __init__(

@@ -61,7 +61,10 @@ def fit_batch(booster: BatchModel, X: np.ndarray, y: np.ndarray, train: np.ndarr
     """Fit ``booster`` on ``X[train]`` and score every stage on both parts.
 
     Args:
-        X: ``(n, d)`` float64; y: ``(n,)`` int64; train, test: int64 index arrays.
+        X: ``(n, d)`` float64.
+        y: ``(n,)`` int64 labels.
+        train: int64 indices of the training rows.
+        test: int64 indices of the test rows.
     """
     X_train, y_train = X[train], y[train]  # the data's copy is not the model's memory
     meter = _meter()

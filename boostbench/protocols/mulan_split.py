@@ -65,7 +65,8 @@ def train_then_test(
     Args:
         ranker: a fresh multi-label booster.
         X: ``(n, d)`` float64; Y: ``(n, k)`` bool label sets.
-        train_order, test_order: ``int64`` row indices of the two parts, in stream order.
+        train_order: ``int64`` row indices of the training part, in stream order.
+        test_order: ``int64`` row indices of the test part, in stream order.
         on_progress: called every ``progress_every`` examples and at the end with
             ``(examples done, running mean rank loss)``.
     """

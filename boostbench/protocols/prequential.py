@@ -93,7 +93,8 @@ def prequential(
 
     Args:
         booster: the algorithm under test (fresh).
-        X: ``(n_total, d)`` float64 encoded examples; y: ``(n_total,)`` int64 labels.
+        X: ``(n_total, d)`` float64 encoded examples.
+        y: ``(n_total,)`` int64 labels.
         order: ``(n,)`` int64 indices into X, the stream.
         final_fraction: the final window's share of the stream, in (0, 1].
         on_progress: called every ``progress_every`` examples and at the end with

@@ -62,7 +62,8 @@ def copy_pass(
 
     Args:
         booster: a fresh copy of the algorithm under test.
-        X: ``(n_total, d)`` float64 encoded examples; y: ``(n_total,)`` int64 labels.
+        X: ``(n_total, d)`` float64 encoded examples.
+        y: ``(n_total,)`` int64 labels.
         order: ``(n,)`` int64 indices into X, the stream.
         counts: ``(n,)`` int64, the presentations of each example for training
             (:func:`training_counts`).
@@ -139,7 +140,9 @@ def prequential_cv(
 
     Args:
         make_booster: ``fold -> booster``, a fresh copy with generators of its own.
-        X, y, order: the data and the stream, as :func:`copy_pass` takes them.
+        X: ``(n_total, d)`` float64 encoded examples, as :func:`copy_pass` takes them.
+        y: ``(n_total,)`` int64 labels.
+        order: ``(n,)`` int64 indices into X, the stream.
         n_folds: k >= 1 copies.
         validation: ``"cross_validation"``, ``"bootstrap"`` or ``"split"`` (:func:`training_counts`).
         rngs: k generators, copy f's bootstrap draws from ``rngs[f]``.

@@ -90,7 +90,8 @@ def pareto_front(cost: np.ndarray, score: np.ndarray) -> np.ndarray:
     ties in both count as not beaten), in increasing cost.
 
     Args:
-        cost, score: ``(m,)`` float64.
+        cost: ``(m,)`` float64, lower is better.
+        score: ``(m,)`` float64, higher is better.
     """
     order = np.lexsort((-score, cost))  # by cost, the better score first among equal costs
     front, best = [], -np.inf

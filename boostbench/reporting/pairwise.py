@@ -136,8 +136,8 @@ def bayesian_signed_rank(
         higher_is_better: the measure's direction.
         rope: half-width of the region of practical equivalence, in the measure's units (0.01: one
             accuracy point).
-        samples, seed: baycomp's posterior samples and the seed of its generator (the same scores
-            give the same probabilities).
+        samples: baycomp's posterior samples.
+        seed: the seed of baycomp's generator (the same scores give the same probabilities).
 
     Returns:
         One row per pair ``a``, ``b``: ``n_datasets``, ``mean_difference`` (a − b, the measure's

@@ -59,8 +59,9 @@ def online_worse(batch: np.ndarray, online: np.ndarray, n_test: int | None) -> t
     """Whether online boosting's accuracies are significantly below batch boosting's, and the p-value.
 
     Args:
-        batch, online: per-fold accuracies (paired: same seeds and folds), or for a fixed split
-            the accuracy of each seed (paired by seed).
+        batch: batch boosting's per-fold accuracies, or for a fixed split the accuracy of each
+            seed.
+        online: online boosting's, paired with ``batch`` (same seeds and folds; by seed).
         n_test: test-set size for a fixed split (used by the z-test of a single seed), None for folds.
     """
     if n_test is not None and len(batch) == 1:

@@ -423,8 +423,8 @@ def to_markdown(name: str, table: pd.DataFrame, preset: str = "paper") -> str:
         "",
         f"Cells: ours, the mean over seeds of `{spec.metric}` [its 95% interval over seeds, Student's t clipped "
         f"to the metric's range (*: clipped); \"n < 3\": too few seeds for one] / the paper's value; ⚑: the "
-        f"paper's value is outside the interval and more than {spec.tolerance:g} from our mean (README, "
-        '"Deviations", explains each); — [a]: no run, for the reason marked a below.',
+        f"paper's value is outside the interval and more than {spec.tolerance:g} from our mean (docs/deviations.md "
+        "explains each); — [a]: no run, for the reason marked a below.",
         "",
         *(f"- [{mark}] {reason}" for reason, mark in notes.items()),
         "",

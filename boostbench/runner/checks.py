@@ -131,7 +131,7 @@ def check_overrides(overrides: Sequence[str], allow_code: bool = False) -> None:
         if code:
             raise ConfigError(
                 f"override {item!r} runs code of the command line's choice; if you mean it, add "
-                f"{ALLOW_CODE_FLAG} (experiment configs are code too: see README)"
+                f"{ALLOW_CODE_FLAG} (experiment configs are code too: see docs/running-experiments.md)"
             )
 
 

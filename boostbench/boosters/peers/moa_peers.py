@@ -167,7 +167,8 @@ class MOAEnsemble(_MOAProcess):
 
     Args:
         pool: None (the ensemble has its own trees).
-        n_classes, rng: k and the generator the ensemble's seed is drawn from.
+        n_classes: k, the number of classes.
+        rng: the generator the ensemble's seed is drawn from.
         ensemble: a key of :data:`~boostbench.boosters.peers.moa_worker.ENSEMBLES` or of
             :data:`~boostbench.boosters.peers.moa_worker.CLI_ENSEMBLES`.
         n_learners: N, MOA's ``boosting_iterations``, ``ensemble_size`` or ``-s``.

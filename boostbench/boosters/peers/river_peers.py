@@ -58,7 +58,8 @@ class RiverEnsemble(OnlineBooster):
 
     Args:
         pool: None (the ensemble has its own trees).
-        n_classes, rng: k and the generator the ensemble's seed is drawn from.
+        n_classes: k, the number of classes.
+        rng: the generator the ensemble's seed is drawn from.
         ensemble: a key of :data:`ENSEMBLES`.
         n_learners: N, river's ``n_models``.
         n_categories: ``(d,)`` category counts (0 = numeric): the nominal attributes, as river's

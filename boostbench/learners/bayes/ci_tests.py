@@ -87,8 +87,11 @@ def ban_ci_parents(
     """BAN's attribute parents from CI tests (see module doc); deterministic given the counts.
 
     Args:
-        codes: ``(n, d)`` int64 attribute codes; y: ``(n,)`` int64 labels; w: ``(n,)`` float64 weights.
-        cards: ``(d,)`` values per attribute; k: classes.
+        codes: ``(n, d)`` int64 attribute codes.
+        y: ``(n,)`` int64 labels.
+        w: ``(n,)`` float64 weights.
+        cards: ``(d,)`` values per attribute.
+        k: the number of classes.
         epsilon: the CI tests' fixed threshold on conditional mutual information, in nats; None:
             the G-test's threshold at level ``alpha``.
         max_parents: attribute parents per attribute (0: Naive Bayes).
