@@ -675,7 +675,9 @@ def write(
             pd.DataFrame(missing, columns=["algorithm", "dataset", "why"]).to_csv(index=False),
         )
     )
-    board.figures += leaderboard_figures.draw(board, results_dir, runs, out / "figures" / "leaderboard")
+    board.figures += leaderboard_figures.draw(
+        board, results_dir, online_runs(runs), out / "figures" / "leaderboard", ACCURACY
+    )
     return board, written + board.figures
 
 

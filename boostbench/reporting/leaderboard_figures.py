@@ -23,14 +23,13 @@ def runs_text(chosen: pd.DataFrame) -> str:
     return f"N = {ns}, prequential, {count_range(seeds, 'seed')} per row and data set, preset {presets}"
 
 
-def draw(board, results_dir: str | Path, runs: pd.DataFrame, out: Path) -> list[Path]:
+def draw(board, results_dir: str | Path, chosen: pd.DataFrame, out: Path, accuracy: str) -> list[Path]:
     """Every figure of ``board`` (a :class:`~boostbench.reporting.leaderboard.Leaderboard`) under
     ``out``: ``cd_<metric>``, ``wilcoxon_<metric>``, ``bayesian_<metric>``, ``pareto_<data set>``
-    and ``curves_<data set>`` (PNG and PDF). Returns the paths.
+    (the board's ``accuracy`` table against CPU seconds) and ``curves_<data set>`` (PNG and PDF).
+    ``chosen``: the board's runs (:func:`~boostbench.reporting.leaderboard.online_runs`). Returns
+    the paths.
     """
-    from boostbench.reporting.leaderboard import ACCURACY, online_runs
-
-    chosen = online_runs(runs)
     about = runs_text(chosen) if not chosen.empty else ""
     written: list[Path] = []
     for measure in board.measures:
@@ -65,11 +64,11 @@ def draw(board, results_dir: str | Path, runs: pd.DataFrame, out: Path) -> list[
                 f"{measure.title}: Bayesian signed-rank tests (baycomp) with a ROPE of ±{board.rope:g}, over the "
                 f"data sets both rows ran on; a verdict at posterior probability ≥ {pairwise.DECISIVE:g}; {about}.",
             )
-    if ACCURACY in board.scores and "CPU s" in board.scores:
-        order = list(board.tables[ACCURACY]["algorithm"])
-        for dataset in board.scores[ACCURACY].index:
+    if accuracy in board.scores and "CPU s" in board.scores:
+        order = list(board.tables[accuracy]["algorithm"])
+        for dataset in board.scores[accuracy].index:
             written += pareto_plot(
-                board.scores[ACCURACY].loc[dataset],
+                board.scores[accuracy].loc[dataset],
                 board.scores["CPU s"].loc[dataset],
                 out / f"pareto_{_file_name(dataset)}",
                 dataset,

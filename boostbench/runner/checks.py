@@ -31,6 +31,22 @@ from boostbench.errors import ConfigError
 # -- names that become file names -------------------------------------------------------------------
 #: A word character first (no hidden file, no leading space or dash), then word characters and
 #: ``. _ - + = @`` and spaces; never a separator, a control character or ``..``
+# Keys that do not change the numbers (left out of the config hash): where data and results are,
+# the progress bar, and the threads of a run (any number gives the same trees, bit for bit)
+PRESENTATION_KEYS = ("data_dir", "results_dir", "progress", "n_threads")
+# The keys a run configuration has (configs/config.yaml, and its groups)
+TOP_LEVEL_KEYS = {
+    "dataset",
+    "learner",
+    "protocol",
+    "algorithm",
+    "n_learners",
+    "seed",
+    "gamma",
+    "n_rounds",
+    "preset",
+    *PRESENTATION_KEYS,
+}
 _NAME = re.compile(r"\w[\w .+=@-]{0,127}")
 #: The config sections whose ``name`` reaches a file name (figures, tables, the shaped data sets'
 #: cache files)
@@ -193,8 +209,6 @@ def check_required(config: Mapping[str, Any]) -> None:
     Raises:
         ConfigError: the first missing key, in one line.
     """
-    from boostbench.runner.config import TOP_LEVEL_KEYS
-
     for key in sorted(TOP_LEVEL_KEYS - {"preset"}):
         if key not in config:
             raise ConfigError(f"missing configuration key {key!r} (every run needs the keys of configs/config.yaml)")

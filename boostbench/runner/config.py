@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from omegaconf import DictConfig, OmegaConf
 
 from boostbench.errors import ConfigError, NotApplicable
+from boostbench.runner.checks import PRESENTATION_KEYS, TOP_LEVEL_KEYS
 from boostbench.system.paths import CONFIG_DIR
 
 if TYPE_CHECKING:
@@ -23,26 +24,10 @@ if TYPE_CHECKING:
     from boostbench.runner.sections import RunConfig
 
 # Keys that say where things go or how they are shown, not what is computed.
-# Keys that do not change the numbers (left out of the config hash): where data and results are,
-# the progress bar, and the threads of a run (any number gives the same trees, bit for bit)
-PRESENTATION_KEYS = ("data_dir", "results_dir", "progress", "n_threads")
 # Keys added after runs were stored, at the value that computes what those runs computed: left out
 # of the hash at that value, so a stored run keeps its hash (by section; and by algorithm, in its section)
 ADDED_KEYS = {"protocol": {"fading": None}}
 ADDED_ALGORITHM_KEYS = {"ada_olmr": {"compiled": True}}
-# The keys a run configuration has (configs/config.yaml, and its groups)
-TOP_LEVEL_KEYS = {
-    "dataset",
-    "learner",
-    "protocol",
-    "algorithm",
-    "n_learners",
-    "seed",
-    "gamma",
-    "n_rounds",
-    "preset",
-    *PRESENTATION_KEYS,
-}
 SPLIT_PROTOCOLS = ("kfold", "holdout")
 #: How prequential_cv trains its copies (Bifet et al., KDD 2015; boostbench.protocols.prequential_cv)
 VALIDATIONS = ("cross_validation", "bootstrap", "split")
