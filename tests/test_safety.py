@@ -509,6 +509,9 @@ def test_declared_extras_pass():
         (f"results_dir=/tmp/{'x' * 256}/r", "is 256 bytes, more than the 255 a file system takes"),
         (f"results_dir='/tmp/{'é' * 128}'", "is 256 bytes"),
         (f"results_dir=/{'a/' * 2048}", "longer than a path may be"),
+        ("results_dir=[a,b]", r"results_dir must be one directory, a string, not \['a', 'b'\]"),
+        ("data_dir={a:1}", r"data_dir must be one directory, a string, not \{'a': 1\}"),
+        ("data_dir=[a,b]", "data_dir must be one directory"),  # before a data file is looked for
     ],
 )
 def test_paths_and_seeds_are_checked(override, message):

@@ -282,13 +282,29 @@ SEED_KEYS = (("seed",), ("protocol", "shuffle_seed"), ("dataset", "generator_see
 NAME_MAX, PATH_MAX = 255, 4096
 
 
+def check_paths(config: Mapping[str, Any]) -> None:
+    """``results_dir`` and ``data_dir`` of a config (composed or resolved) checked as paths
+    (:func:`path_problem`), before anything opens them.
+
+    Raises:
+        ConfigError: the first problem, in one line.
+    """
+    for name in ("results_dir", "data_dir"):
+        problem = path_problem(name, config.get(name))
+        if problem is not None:
+            raise ConfigError(problem)
+
+
 def path_problem(key: str, value: Any) -> str | None:
-    """Why ``value`` cannot be the path ``key`` (None: it can): empty, a control character (a
-    newline makes a second line of every log and a directory no shell names), or a name longer
-    than a file system takes (:data:`NAME_MAX`, :data:`PATH_MAX` bytes).
+    """Why ``value`` cannot be the path ``key`` (None: it can): not a string (``[a,b]``), empty, a
+    control character (a newline makes a second line of every log and a directory no shell
+    names), or a name longer than a file system takes (:data:`NAME_MAX`, :data:`PATH_MAX` bytes).
     """
     if value is None:
         return None
+    if not isinstance(value, (str, Path)):
+        shown = list(value) if isinstance(value, Sequence) else dict(value) if isinstance(value, Mapping) else value
+        return f"{key} must be one directory, a string, not {shown!r}: {key}=DIR"
     text = str(value)
     if not text.strip():
         return f"{key} is empty: give a directory"
@@ -334,10 +350,7 @@ def check_config(config: Mapping[str, Any], declared: Mapping[str, Iterable[str]
         )
     check("", config, {"progress": BOOLEAN})
     check("dataset", config["dataset"], DATASET_CONSTRAINTS)
-    for name in ("results_dir", "data_dir"):
-        problem = path_problem(name, config.get(name))
-        if problem is not None:
-            raise ConfigError(problem)
+    check_paths(config)
     data_dir = config.get("data_dir")
     if data_dir is not None and not Path(str(data_dir)).expanduser().is_dir():
         reason = "does not exist" if not Path(str(data_dir)).expanduser().exists() else "is not a directory"

@@ -283,12 +283,18 @@ def _compose(overrides: Sequence[str]) -> tuple[DictConfig, list[str]]:
 
 
 def complete(cfg: DictConfig) -> DictConfig:
-    """What a composed config needs before it is validated and hashed: the preset applied
-    (:func:`apply_preset`), a user's data file pinned (:func:`pin_user_file`) and a stream kept in
-    its order (:func:`boostbench.data.stream.keep_stream_order`).
+    """What a composed config needs before it is validated and hashed: its paths checked
+    (:func:`~boostbench.runner.checks.check_paths`), the preset applied (:func:`apply_preset`), a
+    user's data file pinned (:func:`pin_user_file`) and a stream kept in its order
+    (:func:`boostbench.data.stream.keep_stream_order`).
+
+    Raises:
+        ConfigError: ``results_dir`` or ``data_dir`` is no path.
     """
     from boostbench.data.stream import keep_stream_order
+    from boostbench.runner.checks import check_paths
 
+    check_paths(cfg)  # a list or mapping for a path is refused before a file is looked for
     return keep_stream_order(pin_user_file(apply_preset(cfg)))
 
 
