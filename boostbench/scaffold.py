@@ -131,7 +131,7 @@ def test_the_installed_entry_point_runs_in_the_bench():
 
     check_booster("{name}", checks=["interface"])
     cfg = compose_config(["algorithm={name}", "dataset=balance", "n_learners=5", "progress=false"])
-    record = run_experiment(cfg, spec=validate(cfg))
+    record = run_experiment(validate(cfg))
     assert record["plugin"]["distribution"] == "{distribution}"
     assert 0.0 <= record["metrics"]["final_accuracy"] <= 1.0
 '''
