@@ -262,6 +262,9 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
     route_x = F.route_x
     copy_into(route_x, x)
     n_trees = out.shape[0]
+    # the leaves' kind read once, here: tested inside the loop below, it made each tree's step
+    # several times dearer (LLVM cannot hoist a load that the loop's stores may alias)
+    by_counts = F.leaf_params[LEAF_KIND] == MC
     for tree in range(n_trees):  # each walk starts at its root, DIRECT while walking
         route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT] = root[tree], -1
         route[tree, ROUTE_BRANCH], route[tree, ROUTE_VALID] = DIRECT, 0
@@ -310,7 +313,10 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
         else:
             leaf = route[tree, ROUTE_LEAF]
         route[tree, ROUTE_VALID] = 1
-        _leaf_distribution(F, tree, leaf, x, out[tree])
+        if by_counts:
+            _write_distribution(F.node_stats, F.node_classes, leaf, out[tree])
+        else:
+            _leaf_distribution(F, tree, leaf, x, out[tree])
 
 
 @kernel
