@@ -188,7 +188,7 @@ def copy_into(dst, src):  # pragma: no cover - compiled
         dst[i] = src[i]
 
 
-@kernel
+@inlined_kernel
 def node_weight(node, node_stats, node_classes):  # pragma: no cover - compiled
     """A leaf's total class weight, summed in the order its classes were first seen (river's
     ``sum(stats.values())``: near-equal totals then compare as in river).

@@ -228,10 +228,10 @@ def _leaf_distribution(F, tree, leaf, x, out):  # pragma: no cover - compiled
         _write_distribution(F.node_stats, F.node_classes, leaf, out)
 
 
-@kernel
+@inlined_kernel
 def _write_distribution(node_stats, node_classes, source, out):  # pragma: no cover - compiled
-    # the arrays it reads, not the Forest: called per tree and per example, and a call that is
-    # not inlined passes every field of its arguments
+    # inlined (as node_weight): called per tree and per example, where a call cost as much as
+    # the work it did
     total = node_weight(source, node_stats, node_classes)
     k = out.shape[0]
     if total > 0.0:
