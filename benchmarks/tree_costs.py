@@ -40,7 +40,7 @@ import numpy as np
 
 from boostbench.learners.vfdt import layout
 from boostbench.learners.vfdt.layout import GRACE, Forest, node_weight
-from boostbench.learners.vfdt.routing import DIRECT, find_leaf, predict_all
+from boostbench.learners.vfdt.routing import DIRECT, leaf_for, predict_all
 from boostbench.learners.vfdt.split import KEEP, RESET, SPLIT, best_split
 from boostbench.learners.vfdt.training import _add_to_statistics, learn_all
 from boostbench.system.kernel_cache import kernel
@@ -55,18 +55,7 @@ def _route_all(x, out, trees):  # pragma: no cover - compiled
     F = Forest(*trees)
     found = 0
     for tree in range(F.root.shape[0]):
-        leaf, _, _ = find_leaf(
-            tree,
-            x,
-            F.root,
-            F.node_nav,
-            F.node_value,
-            F.node_stats,
-            F.node_classes,
-            F.node_sub,
-            F.node_parent,
-            F.feat_map,
-        )
+        leaf, _, _ = leaf_for(F, tree, x)
         found += leaf
     return found
 

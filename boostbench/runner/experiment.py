@@ -33,6 +33,7 @@ from boostbench.metrics import classification_metrics, fading_curves, fold_summa
 from boostbench.protocols import (
     FoldResult,
     PrequentialResult,
+    TrainTestResult,
     fit_batch,
     fit_online,
     holdout_split,
@@ -108,6 +109,22 @@ def _prequential_measures(protocol: ProtocolConfig, result: PrequentialResult, k
     return metrics, curve
 
 
+def _cost_metrics(result: PrequentialResult | TrainTestResult, booster) -> dict[str, Any]:
+    """A single pass's cost: wall and CPU seconds, RAM-hours, model bytes and examples. The
+    booster's cache fill is timed apart (``cache_fill_s``), as the compilation is (``compile_s``):
+    both times are the pass's less the fill (the CPU seconds of every thread and child, less the
+    fill's own).
+    """
+    return {
+        "runtime_s": result.runtime_s - booster.cache_fill_s,
+        "cpu_s": max(0.0, result.cpu_s - booster.cache_fill_cpu_s),
+        "ram_hours": result.ram_hours,
+        "model_bytes": result.model_bytes,
+        "cache_fill_s": booster.cache_fill_s,
+        "n_examples": result.n_examples,
+    }
+
+
 def _multiclass_pass(
     protocol: ProtocolConfig, dataset: Dataset, booster, order: np.ndarray, on_progress, track_members: bool
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -123,19 +140,8 @@ def _multiclass_pass(
         delay=protocol.delay,
     )
     metrics, curve = _prequential_measures(protocol, result, dataset.n_classes)
-    metrics.update(
-        {
-            # the caches' fill is timed apart (cache_fill_s), as the compilation is (compile_s)
-            "runtime_s": result.runtime_s - booster.cache_fill_s,
-            # CPU seconds of every thread and child, less the caches' fill (its own CPU seconds)
-            "cpu_s": max(0.0, result.cpu_s - booster.cache_fill_cpu_s),
-            "ram_hours": result.ram_hours,
-            "model_bytes": result.model_bytes,
-            "cache_fill_s": booster.cache_fill_s,
-            "n_examples": result.n_examples,
-            "final_window_examples": result.n_examples - result.final_start,
-        }
-    )
+    metrics.update(_cost_metrics(result, booster))
+    metrics["final_window_examples"] = result.n_examples - result.final_start
     if result.member_correct_final is not None:
         member_accuracy = result.member_correct_final / (result.n_examples - result.final_start)
         metrics.update(
@@ -214,12 +220,7 @@ def _multilabel_pass(
     metrics = {
         "test_rank_loss": float(result.test_loss.mean()),
         "train_rank_loss": float(result.train_loss.mean()),
-        "runtime_s": result.runtime_s - booster.cache_fill_s,
-        "cpu_s": max(0.0, result.cpu_s - booster.cache_fill_cpu_s),
-        "ram_hours": result.ram_hours,
-        "model_bytes": result.model_bytes,
-        "cache_fill_s": booster.cache_fill_s,
-        "n_examples": result.n_examples,
+        **_cost_metrics(result, booster),
         "n_train": len(train),
         "n_test": len(test),
     }

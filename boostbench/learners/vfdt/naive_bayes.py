@@ -30,17 +30,22 @@ import math
 import numpy as np
 
 from boostbench.learners.vfdt.layout import (
+    ATTRIBUTES,
     LEAF_KIND,
     MC,
     MC_CORRECT,
     NB,
     NB_CORRECT,
     NB_THRESHOLD,
+    SETTINGS,
+    TWO,
+    VALUE_ORDERS,
+    VOTES,
     first_seen,
     in_rank_order,
     node_weight,
 )
-from boostbench.system.kernel_cache import kernel
+from boostbench.system.kernel_cache import inlined_kernel, kernel
 
 HALF_LOG_TAU = 0.5 * math.log(math.tau)  # river.proba.gaussian's constant
 
@@ -189,50 +194,41 @@ def _majority_is(leaf, y, node_stats, node_classes):  # pragma: no cover - compi
     return best == y
 
 
-@kernel
-def tally(
-    leaf,
-    x,
-    y,
-    w,
-    node_stats,
-    node_classes,
-    node_correct,
-    nominal_counts,
-    numeric_stats,
-    ranks,
-    attr_ranks,
-    value_ranks,
-    feat_map,
-    feat_nominal,
-    two,
-    attributes,
-    values,
-    votes,
-):  # pragma: no cover - compiled
-    """An active NBA leaf's bookkeeping before it learns ``(x, y)`` with weight ``w`` (river's
-    ``LeafNaiveBayesAdaptive.learn_one``): ``w`` to MC_CORRECT if its majority class is ``y``,
-    to NB_CORRECT if its naive Bayes predicts ``y`` (:func:`naive_bayes_into`; ``votes`` ``(k,)``
-    float64 scratch, the other arguments as there).
+@inlined_kernel
+def leaf_naive_bayes(F, tree, leaf, x, thread, out):  # pragma: no cover - compiled
+    """:func:`naive_bayes_into` for ``leaf`` of ``tree`` in the Forest ``F``, with ``thread``'s
+    scratch; returns its result.
     """
-    if _majority_is(leaf, y, node_stats, node_classes):
-        node_correct[leaf, MC_CORRECT] += w
-    held = naive_bayes_into(
+    slot = F.node_slot[leaf]
+    return naive_bayes_into(
         leaf,
         x,
-        node_stats,
-        node_classes,
-        nominal_counts,
-        numeric_stats,
-        ranks,
-        attr_ranks,
-        value_ranks,
-        feat_map,
-        feat_nominal,
-        two,
-        attributes,
-        values,
-        votes,
+        F.node_stats,
+        F.node_classes,
+        F.nominal_counts[slot],
+        F.numeric_stats[slot],
+        F.ranks[slot],
+        F.attr_ranks[slot],
+        F.value_ranks[slot],
+        F.feat_map[tree],
+        F.feat_nominal[tree],
+        F.work[thread, SETTINGS, TWO],
+        F.iwork[thread, ATTRIBUTES],
+        F.iwork[thread, VALUE_ORDERS],
+        out,
     )
-    if held and _first_max(votes, node_classes[leaf]) == y:
-        node_correct[leaf, NB_CORRECT] += w
+
+
+@inlined_kernel
+def tally(F, tree, leaf, x, y, w, thread):  # pragma: no cover - compiled
+    """An active NBA leaf's bookkeeping before it learns ``(x, y)`` with weight ``w`` (river's
+    ``LeafNaiveBayesAdaptive.learn_one``): ``w`` to MC_CORRECT if its majority class is ``y``,
+    to NB_CORRECT if its naive Bayes predicts ``y`` (:func:`leaf_naive_bayes`, into ``thread``'s
+    VOTES scratch).
+    """
+    node_stats, node_classes = F.node_stats, F.node_classes
+    if _majority_is(leaf, y, node_stats, node_classes):
+        F.node_correct[leaf, MC_CORRECT] += w
+    votes = F.work[thread, VOTES, : node_stats.shape[1]]
+    if leaf_naive_bayes(F, tree, leaf, x, thread, votes) and _first_max(votes, node_classes[leaf]) == y:
+        F.node_correct[leaf, NB_CORRECT] += w

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from boostbench.learners.vfdt.layout import (
-    ATTRIBUTES,
     LEAF,
     LEAF_KIND,
     MC,
@@ -21,15 +20,12 @@ from boostbench.learners.vfdt.layout import (
     ROUTE_LEAF,
     ROUTE_PARENT,
     ROUTE_VALID,
-    SETTINGS,
     TEST,
-    TWO,
-    VALUE_ORDERS,
     Forest,
     copy_into,
     node_weight,
 )
-from boostbench.learners.vfdt.naive_bayes import naive_bayes_into, predicts_by_naive_bayes
+from boostbench.learners.vfdt.naive_bayes import leaf_naive_bayes, predicts_by_naive_bayes
 from boostbench.system.kernel_cache import inlined_kernel, kernel
 
 # How a walk reached its leaf (find_leaf's branch, and a route's ROUTE_BRANCH): directly (in
@@ -169,25 +165,26 @@ def _predicting_leaf(
 
 
 @inlined_kernel
+def leaf_for(F, tree, x):  # pragma: no cover - compiled
+    """:func:`find_leaf` over the Forest ``F``'s arrays (the call passes those, not every field)."""
+    return find_leaf(
+        tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map
+    )
+
+
+@inlined_kernel
+def predicting_leaf_for(F, tree, x, leaf, parent):  # pragma: no cover - compiled
+    """:func:`_predicting_leaf` over the Forest ``F``'s arrays."""
+    nav, stats, classes, up = F.node_nav, F.node_stats, F.node_classes, F.node_parent
+    return _predicting_leaf(leaf, parent, tree, x, nav, F.node_value, stats, classes, F.node_sub, up, F.feat_map)
+
+
+@inlined_kernel
 def predict_tree(tree, x, out, trees):  # pragma: no cover - compiled
     """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty)."""
     F = Forest(*trees)
-    leaf, parent, _ = find_leaf(
-        tree, x, F.root, F.node_nav, F.node_value, F.node_stats, F.node_classes, F.node_sub, F.node_parent, F.feat_map
-    )
-    leaf = _predicting_leaf(
-        leaf,
-        parent,
-        tree,
-        x,
-        F.node_nav,
-        F.node_value,
-        F.node_stats,
-        F.node_classes,
-        F.node_sub,
-        F.node_parent,
-        F.feat_map,
-    )
+    leaf, parent, _ = leaf_for(F, tree, x)
+    leaf = predicting_leaf_for(F, tree, x, leaf, parent)
     _leaf_distribution(F, tree, leaf, x, out)
 
 
@@ -206,24 +203,7 @@ def _leaf_distribution(F, tree, leaf, x, out):  # pragma: no cover - compiled
     if F.leaf_params[LEAF_KIND] != MC and predicts_by_naive_bayes(
         leaf, F.node_stats, F.node_classes, F.node_active, F.node_correct, F.leaf_params
     ):
-        slot = F.node_slot[leaf]
-        naive_bayes_into(
-            leaf,
-            x,
-            F.node_stats,
-            F.node_classes,
-            F.nominal_counts[slot],
-            F.numeric_stats[slot],
-            F.ranks[slot],
-            F.attr_ranks[slot],
-            F.value_ranks[slot],
-            F.feat_map[tree],
-            F.feat_nominal[tree],
-            F.work[0, SETTINGS, TWO],
-            F.iwork[0, ATTRIBUTES],
-            F.iwork[0, VALUE_ORDERS],
-            out,
-        )
+        leaf_naive_bayes(F, tree, leaf, x, 0, out)
     else:
         _write_distribution(F.node_stats, F.node_classes, leaf, out)
 
@@ -284,32 +264,9 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
             walking += 1
     for tree in range(n_trees):
         if route[tree, ROUTE_BRANCH] == REWALK:
-            leaf, parent, branch = find_leaf(
-                tree,
-                x,
-                F.root,
-                F.node_nav,
-                F.node_value,
-                F.node_stats,
-                F.node_classes,
-                F.node_sub,
-                F.node_parent,
-                F.feat_map,
-            )
+            leaf, parent, branch = leaf_for(F, tree, x)
             route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT], route[tree, ROUTE_BRANCH] = leaf, parent, branch
-            leaf = _predicting_leaf(
-                leaf,
-                parent,
-                tree,
-                x,
-                F.node_nav,
-                F.node_value,
-                F.node_stats,
-                F.node_classes,
-                F.node_sub,
-                F.node_parent,
-                F.feat_map,
-            )
+            leaf = predicting_leaf_for(F, tree, x, leaf, parent)
         else:
             leaf = route[tree, ROUTE_LEAF]
         route[tree, ROUTE_VALID] = 1

@@ -16,7 +16,6 @@ import numba
 
 from boostbench.learners.vfdt.budget import limit_size, size_bytes
 from boostbench.learners.vfdt.layout import (
-    ATTRIBUTES,
     CACHE,
     CLEAN,
     DIRTY,
@@ -33,9 +32,6 @@ from boostbench.learners.vfdt.layout import (
     ROUTE_VALID,
     SETTINGS,
     STATUS,
-    TWO,
-    VALUE_ORDERS,
-    VOTES,
     Forest,
     add_class,
     copy_into,
@@ -45,7 +41,7 @@ from boostbench.learners.vfdt.layout import (
     reset_splitters,
 )
 from boostbench.learners.vfdt.naive_bayes import tally
-from boostbench.learners.vfdt.routing import DETOUR, DIRECT, find_leaf, forget_routes_unless, mark_stale
+from boostbench.learners.vfdt.routing import DETOUR, DIRECT, forget_routes_unless, leaf_for, mark_stale
 from boostbench.learners.vfdt.split import KEEP, RESET, SPLIT, best_split, split_leaf
 from boostbench.system.kernel_cache import inlined_kernel, kernel, parallel_kernel
 
@@ -131,18 +127,7 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     if route[tree, ROUTE_VALID] == 1:
         leaf, parent, branch = route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT], route[tree, ROUTE_BRANCH]
     else:
-        leaf, parent, branch = find_leaf(
-            tree,
-            x,
-            F.root,
-            F.node_nav,
-            F.node_value,
-            F.node_stats,
-            F.node_classes,
-            F.node_sub,
-            F.node_parent,
-            F.feat_map,
-        )
+        leaf, parent, branch = leaf_for(F, tree, x)
     pending[tree, PENDING] = KEEP
     if leaf < 0 and not may_grow:
         pending[tree, PENDING] = DEFERRED
@@ -157,7 +142,7 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     pending[tree, PENDING_LEAF] = leaf
     pending[tree, PENDING_RESULT] = result
     if F.leaf_params[LEAF_KIND] == NBA and F.node_active[leaf]:
-        _tally(F, tree, leaf, x, y, w, thread)
+        tally(F, tree, leaf, x, y, w, thread)
     node_stats[leaf, y] += w
     add_class(node_classes[leaf], y)
     mark_stale(F.node_parent[leaf], F.node_sub, F.node_parent)
@@ -239,32 +224,6 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
             st[0] += w
             st[1] += w / st[0] * (value - old_mean)
             st[2] += w * (value - old_mean) * (value - st[1])
-
-
-@inlined_kernel
-def _tally(F, tree, leaf, x, y, w, thread):  # pragma: no cover - compiled
-    """:func:`~.naive_bayes.tally` of an active NBA ``leaf`` of ``tree`` with ``thread``'s scratch."""
-    slot = F.node_slot[leaf]
-    tally(
-        leaf,
-        x,
-        y,
-        w,
-        F.node_stats,
-        F.node_classes,
-        F.node_correct,
-        F.nominal_counts[slot],
-        F.numeric_stats[slot],
-        F.ranks[slot],
-        F.attr_ranks[slot],
-        F.value_ranks[slot],
-        F.feat_map[tree],
-        F.feat_nominal[tree],
-        F.work[thread, SETTINGS, TWO],
-        F.iwork[thread, ATTRIBUTES],
-        F.iwork[thread, VALUE_ORDERS],
-        F.work[thread, VOTES, : F.node_stats.shape[1]],
-    )
 
 
 @kernel
