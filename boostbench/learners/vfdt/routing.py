@@ -175,8 +175,19 @@ def leaf_for(F, tree, x):  # pragma: no cover - compiled
 @inlined_kernel
 def predicting_leaf_for(F, tree, x, leaf, parent):  # pragma: no cover - compiled
     """:func:`_predicting_leaf` over the Forest ``F``'s arrays."""
-    nav, stats, classes, up = F.node_nav, F.node_stats, F.node_classes, F.node_parent
-    return _predicting_leaf(leaf, parent, tree, x, nav, F.node_value, stats, classes, F.node_sub, up, F.feat_map)
+    return _predicting_leaf(
+        leaf,
+        parent,
+        tree,
+        x,
+        F.node_nav,
+        F.node_value,
+        F.node_stats,
+        F.node_classes,
+        F.node_sub,
+        F.node_parent,
+        F.feat_map,
+    )
 
 
 @inlined_kernel
@@ -242,8 +253,9 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
     route_x = F.route_x
     copy_into(route_x, x)
     n_trees = out.shape[0]
-    # the leaves' kind read once, here: tested inside the loop below, it made each tree's step
-    # several times dearer (LLVM cannot hoist a load that the loop's stores may alias)
+    # the leaves' kind tested once, here, and majority-class leaves written directly: with the
+    # test inside the loop (in _leaf_distribution, or its flag passed in) the pass took nearly
+    # twice as long; numba's code for that loop is slow in a way not traced further
     by_counts = F.leaf_params[LEAF_KIND] == MC
     for tree in range(n_trees):  # each walk starts at its root, DIRECT while walking
         route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT] = root[tree], -1
