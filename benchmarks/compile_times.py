@@ -3,7 +3,8 @@
     BOOSTBENCH_CACHE=$(mktemp -d) python benchmarks/compile_times.py                # the default run
     BOOSTBENCH_CACHE=$(mktemp -d) python benchmarks/compile_times.py dataset=mice algorithm=online_mbbm
 
-Give it an empty cache (kernels loaded from the cache are not compiled, and do not show). Prints,
+Give it an empty cache (kernels loaded from the cache are not compiled, and do not show); the run
+compiles every kernel itself, one after another, as it would without a second core. Prints,
 after the run's own output, the run's seconds and the seconds spent compiling, the kernels and
 compilations, then the kernels by their own compile seconds (without the kernels they call and
 compile on the way: ``incl`` has those), and the kernels compiled for more than one signature.
@@ -47,8 +48,13 @@ class CompileTimes(Listener):
 
 
 def main(overrides: list[str]) -> None:
-    from boostbench.cli import app
+    import contextlib
 
+    from boostbench.cli import app
+    from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
+
+    # every kernel compiled here, none by a second process (boostbench/system/compile_ahead.py)
+    CompiledHoeffdingTreePool.compiling_ahead = lambda self: contextlib.nullcontext()
     times = CompileTimes()
     register("numba:compile", times)
 

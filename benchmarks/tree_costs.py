@@ -42,7 +42,7 @@ from boostbench.learners.vfdt import layout
 from boostbench.learners.vfdt.layout import GRACE, Forest, node_weight
 from boostbench.learners.vfdt.routing import DIRECT, leaf_for, predict_all
 from boostbench.learners.vfdt.split import KEEP, RESET, SPLIT, best_split
-from boostbench.learners.vfdt.training import _add_to_statistics, learn_all
+from boostbench.learners.vfdt.training import _add_to_statistics, _split_arguments, learn_all
 from boostbench.system.kernel_cache import kernel
 
 LINE = 64  # bytes of a cache line
@@ -74,24 +74,7 @@ def _attempts(leaves, weights, grace, trees):  # pragma: no cover - compiled
         if total - F.node_last[leaf] < grace[tree, GRACE]:
             continue
         slot = F.node_slot[leaf]
-        best_split(
-            F.node_stats[leaf],
-            F.node_classes[leaf],
-            total,
-            F.nominal_counts[slot],
-            F.numeric_stats[slot],
-            F.ranks[slot],
-            F.attr_ranks[slot],
-            F.value_ranks[slot],
-            F.feat_nominal[tree],
-            F.split_params[tree],
-            F.work[0],
-            F.iwork[0],
-            F.screen_sums[slot],
-            F.screen_grid[slot],
-            F.screen_base[slot],
-            F.screen_state[slot],
-        )
+        best_split(*_split_arguments(F, tree, leaf, slot, 0, total))
         n += 1
     return n
 

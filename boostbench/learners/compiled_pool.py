@@ -325,6 +325,21 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             self._forest = tuple(getattr(self, name) for name in layout.Forest._fields)
         return self._forest
 
+    def compiling_ahead(self):
+        """A context in which a second process compiles most of the split attempt's kernels for
+        this pool's arrays (:data:`~boostbench.learners.vfdt.training.AHEAD_KERNELS`) while this
+        one compiles the rest: for a first run on an empty kernel cache
+        (:mod:`boostbench.system.compile_ahead`).
+        """
+        from boostbench.system.compile_ahead import compiling_ahead
+
+        index = numba.types.int64
+        return compiling_ahead(
+            training.split_attempt_probe,
+            (numba.typeof(self.kernel_state()), index, index, index),
+            list(training.AHEAD_KERNELS),
+        )
+
     def _allocate_slots(self, size: int) -> None:
         self._grow(self._slot_arrays(), size)
 

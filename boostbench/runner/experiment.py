@@ -7,6 +7,7 @@ online learners with one pass per training part).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import os
@@ -375,7 +376,7 @@ def warm_up_kernels(run: RunConfig, dataset: Dataset | MultilabelDataset, k: int
     from boostbench.system.kernel_cache import announce_compilation, compile_lock
 
     with compile_lock():  # one process at a time fills the cache (a sweep's jobs start together)
-        announce_compilation()  # inside the lock: the sweep's first job only
+        cold = announce_compilation()  # inside the lock: the sweep's first job only
         for warm_up in spec.warm_ups(run.algorithm):
             warm_up()
         delay = run.protocol.delay
@@ -396,13 +397,16 @@ def warm_up_kernels(run: RunConfig, dataset: Dataset | MultilabelDataset, k: int
                 generators.stream.spawn(2),
             )
             return time.perf_counter() - began
-        _, booster = _online_booster(run, dataset, k, generators.learners, generators.booster, X_train)
-        if split:  # as _run_pass chooses
-            fit_online(booster, dataset.X, dataset.y, train, test)
-        elif isinstance(dataset, MultilabelDataset):
-            train_then_test(booster, dataset.X, dataset.Y, train, test)
-        else:
-            prequential(booster, dataset.X, dataset.y, rows, track_members=spec.tracks_members, delay=delay)
+        pool, booster = _online_booster(run, dataset, k, generators.learners, generators.booster, X_train)
+        # on an empty cache, a second core compiles the trees' split attempt meanwhile
+        ahead = pool.compiling_ahead() if cold and getattr(pool, "compiled", False) else contextlib.nullcontext()
+        with ahead:
+            if split:  # as _run_pass chooses
+                fit_online(booster, dataset.X, dataset.y, train, test)
+            elif isinstance(dataset, MultilabelDataset):
+                train_then_test(booster, dataset.X, dataset.Y, train, test)
+            else:
+                prequential(booster, dataset.X, dataset.y, rows, track_members=spec.tracks_members, delay=delay)
     return time.perf_counter() - began
 
 

@@ -33,6 +33,7 @@ from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.registry import CPUDispatcher
 
 from boostbench.system.cache_safety import UntrustedFile, make_private_dirs, open_trusted
+from boostbench.system.compile_ahead import done, kernel_name, wait_for
 from boostbench.system.files import umask
 from boostbench.system.paths import PACKAGE_DIR, cache_dir
 
@@ -67,10 +68,11 @@ def configure() -> Path | None:
     return target
 
 
-def announce_compilation() -> None:
+def announce_compilation() -> bool:
     """Say on stderr, once per process, that the kernels are compiling when this code's kernel
     cache holds none yet (a first run on this machine, or after the code changed): else the first
     minute of such a run is silent wherever its output is not a terminal (a CI log, a cluster job).
+    Returns whether it holds none.
     """
     from boostbench.system.notices import say_once
 
@@ -80,6 +82,8 @@ def announce_compilation() -> None:
             f"boostbench: compiling the numba kernels, once for this code on this machine (a minute or so; "
             f"later runs load them from {directory})"
         )
+        return True
+    return False
 
 
 @contextlib.contextmanager
@@ -242,9 +246,14 @@ class KernelDispatcher(CPUDispatcher):
     """
 
     def get_call_template(self, args, kws):
-        return super().get_call_template(
-            tuple(types.unliteral(a) for a in args), {name: types.unliteral(a) for name, a in kws.items()}
-        )
+        name = kernel_name(self.py_func)
+        wait_for(name)  # another process may be compiling it for this one (compile_ahead)
+        try:
+            return super().get_call_template(
+                tuple(types.unliteral(a) for a in args), {key: types.unliteral(a) for key, a in kws.items()}
+            )
+        finally:
+            done(name)  # in that other process: this one is in the cache now
 
     def enable_caching(self):
         self._cache = CheckedCache(self.py_func)

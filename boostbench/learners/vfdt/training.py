@@ -43,7 +43,7 @@ from boostbench.learners.vfdt.layout import (
 from boostbench.learners.vfdt.naive_bayes import tally
 from boostbench.learners.vfdt.routing import DETOUR, DIRECT, forget_routes_unless, leaf_for, mark_stale
 from boostbench.learners.vfdt.split import KEEP, RESET, SPLIT, best_split, split_leaf
-from boostbench.system.kernel_cache import inlined_kernel, kernel, parallel_kernel
+from boostbench.system.kernel_cache import inlined_kernel, kernel, njit, parallel_kernel
 
 # ``pending[tree]``: what :func:`_train` left for :func:`_apply` (columns), and its states
 PENDING, PENDING_LEAF, PENDING_FEATURE, PENDING_KIND, PENDING_RESULT = 0, 1, 2, 3, 4
@@ -154,24 +154,7 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     if not may_split or total - F.node_last[leaf] < F.split_params[tree, GRACE]:
         return result
     F.node_last[leaf] = total
-    decision, feature, kind, value = best_split(
-        node_stats[leaf],
-        node_classes[leaf],
-        total,
-        F.nominal_counts[slot],
-        F.numeric_stats[slot],
-        F.ranks[slot],
-        F.attr_ranks[slot],
-        F.value_ranks[slot],
-        F.feat_nominal[tree],
-        F.split_params[tree],
-        F.work[thread],
-        F.iwork[thread],
-        F.screen_sums[slot],
-        F.screen_grid[slot],
-        F.screen_base[slot],
-        F.screen_state[slot],
-    )
+    decision, feature, kind, value = best_split(*_split_arguments(F, tree, leaf, slot, thread, total))
     pending[tree, PENDING], pending[tree, PENDING_FEATURE], pending[tree, PENDING_KIND] = decision, feature, kind
     F.pending_value[tree] = value
     return result
@@ -242,6 +225,51 @@ def _forget_routes_called(x, trees):  # pragma: no cover - compiled
     :func:`~boostbench.system.kernel_cache.parallel_kernel`).
     """
     forget_routes_unless(x, trees)
+
+
+@inlined_kernel
+def _split_arguments(F, tree, leaf, slot, thread, total):  # pragma: no cover
+    """:func:`~.split.best_split`'s arguments for ``leaf`` of ``tree`` (statistics ``slot``,
+    weight ``total``) with the scratch of ``thread``.
+    """
+    return (
+        F.node_stats[leaf],
+        F.node_classes[leaf],
+        total,
+        F.nominal_counts[slot],
+        F.numeric_stats[slot],
+        F.ranks[slot],
+        F.attr_ranks[slot],
+        F.value_ranks[slot],
+        F.feat_nominal[tree],
+        F.split_params[tree],
+        F.work[thread],
+        F.iwork[thread],
+        F.screen_sums[slot],
+        F.screen_grid[slot],
+        F.screen_base[slot],
+        F.screen_state[slot],
+    )
+
+
+@njit(_nrt=False)
+def split_attempt_probe(trees, tree, leaf, thread):  # pragma: no cover - compiled, never run
+    """Calls :data:`AHEAD_KERNELS` as training does: compiling it compiles them with the argument
+    types training gives them, for a pool's arrays ``trees``, so that a second process can compile
+    them while a booster's first run compiles the rest (:mod:`boostbench.system.compile_ahead`).
+    Not run: it would change the trees.
+    """
+    F = Forest(*trees)
+    slot = F.node_slot[leaf]
+    best_split(*_split_arguments(F, tree, leaf, slot, thread, 0.0))
+    reset_splitters(F, slot)
+    limit_size(F)
+
+
+#: a split attempt's kernels a second process compiles on an empty kernel cache, in the order
+#: numba reaches them compiling a booster's training: a third of the whole (:func:`_apply`'s
+#: ``split_leaf``, reached between them, is this process's share)
+AHEAD_KERNELS = (best_split, reset_splitters, limit_size)
 
 
 @inlined_kernel
