@@ -41,6 +41,7 @@ from omegaconf import OmegaConf
 from boostbench.reporting.figures import caption_of
 from boostbench.system.files import atomic_write_text
 from boostbench.system.paths import CONFIG_DIR
+from boostbench.system.resources import usable_cores
 
 #: Libraries named in a page's provenance: those the fingerprint covers, and those drawing the tables
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "river", "numba", "pandas", "matplotlib", "hydra-core")
@@ -253,7 +254,7 @@ def machine() -> dict[str, str]:
                 break
     except OSError:
         pass
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    usable = usable_cores()
     versions = []
     for name in LIBRARIES:
         try:

@@ -49,7 +49,7 @@ from boostbench.runner.store import record_path, write_record
 from boostbench.seeding import run_generators
 from boostbench.system.fingerprint import code_fingerprint, run_key
 from boostbench.system.paths import REPO_ROOT
-from boostbench.system.resources import peak_rss_bytes, reset_peak_rss
+from boostbench.system.resources import peak_rss_bytes, reset_peak_rss, usable_cores
 
 
 @functools.cache  # per process, as the code fingerprint: a process runs the code it loaded
@@ -81,7 +81,7 @@ def provenance(seed: int, started: dt.datetime, finished: dt.datetime) -> dict[s
         "numpy": np.__version__,
         "river": river.__version__,
         "host": platform.node(),
-        "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "cores": usable_cores(),
         # the machine's load as the run ended (1-minute average): runs beside others share the cores
         "load_avg_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
         "seed": seed,
@@ -348,7 +348,7 @@ def run_threads(learner: LearnerConfig, wanted: int | None, n_features: int, k: 
         return 1
     if wanted is None:
         seen = min(n_features, learner.feature_subset_size or n_features)
-        wanted = len(os.sched_getaffinity(0)) if seen * k >= THREADS_PAY_FROM else 1
+        wanted = usable_cores() if seen * k >= THREADS_PAY_FROM else 1
     import numba
 
     threads = max(1, min(int(wanted), numba.config.NUMBA_NUM_THREADS))

@@ -60,6 +60,7 @@ from boostbench.suggest import quote_separators
 from boostbench.system.cache_safety import check_caches
 from boostbench.system.fingerprint import run_key
 from boostbench.system.paths import CONFIG_DIR
+from boostbench.system.resources import usable_cores
 
 
 @dataclass(frozen=True)
@@ -354,7 +355,7 @@ def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[st
     key = PARALLELISM.get(launcher)
     if key is not None and any(o.lstrip("+").startswith(key.lstrip("+") + "=") for o in overrides):
         return extra  # the user's own setting wins
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cores = usable_cores()
     if n_jobs is None and launcher in ("joblib", "submitit_local"):  # Ray's default is the cores already
         n_jobs = cores
     if n_jobs is not None:

@@ -31,6 +31,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from boostbench.system.resources import usable_cores
+
 #: kernels (``module:qualname``) another process is compiling for this one: their lock files
 _WAITING: dict[str, Path] = {}
 #: in the second process: the locks it holds, by kernel
@@ -74,8 +76,9 @@ def compiling_ahead(probe, arg_types: tuple, kernels: list):
     """
     directory = os.environ.get("NUMBA_CACHE_DIR")
     names = [kernel_name(k) for k in kernels]
+    request = pickle.dumps(arg_types)
     helper = None
-    if directory and len(os.sched_getaffinity(0)) > 1:
+    if directory and usable_cores() > 1:
         try:
             helper = subprocess.Popen(
                 [sys.executable, "-m", __name__, kernel_name(probe), *names],
@@ -85,9 +88,9 @@ def compiling_ahead(probe, arg_types: tuple, kernels: list):
             )
             if helper.stdout.readline() == b"ready\n":  # it holds the locks: wait for it from now on
                 _WAITING.update({name: _lock_path(directory, name) for name in names})
-                helper.stdin.write(pickle.dumps(arg_types))
+                helper.stdin.write(request)
             helper.stdin.close()
-        except OSError:
+        except OSError:  # it could not start, or died: whatever it holds went with it
             pass
     try:
         yield

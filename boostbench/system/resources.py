@@ -44,6 +44,13 @@ def _child_cpu_seconds(pid: str) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity where the system has one, else all."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def cpu_seconds() -> float:
     """CPU seconds (user + system, every thread) used so far by this process and its live
     children: ``time.process_time`` plus the children's ``/proc/<pid>/stat``.
