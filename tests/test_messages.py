@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import pytest
 import typer
@@ -167,9 +168,19 @@ def test_an_empty_kernel_cache_is_announced_once_on_stderr(tmp_path, monkeypatch
     kernel_cache.announce_compilation()
     assert capsys.readouterr().err == ""
     monkeypatch.setattr(notices, "_SAID", set())
-    (tmp_path / "module").mkdir()
-    (tmp_path / "module" / "kernel-1.py311.nbi").write_bytes(b"")
-    kernel_cache.announce_compilation()  # a cache that holds kernels: nothing to say
+    (tmp_path / "vfdt_another_checkout").mkdir()
+    (tmp_path / "vfdt_another_checkout" / "kernel-1.py311.nbi").write_bytes(b"")
+    assert not kernel_cache.announce_compilation()  # a cache that holds kernels: nothing to say
+    assert capsys.readouterr().err == ""
+    from boostbench.learners.vfdt.training import learn_all  # this checkout's folder, told by a kernel
+
+    assert kernel_cache.announce_compilation(learn_all)  # another checkout's kernels: this one compiles
+    assert "compiling the numba kernels" in capsys.readouterr().err
+    monkeypatch.setattr(notices, "_SAID", set())
+    mine = tmp_path / Path(learn_all._cache._cache_path).name
+    mine.mkdir()
+    (mine / "kernel-1.py311.nbi").write_bytes(b"")
+    assert not kernel_cache.announce_compilation(learn_all)
     assert capsys.readouterr().err == ""
 
 

@@ -373,10 +373,11 @@ def warm_up_kernels(run: RunConfig, dataset: Dataset | MultilabelDataset, k: int
     spec = run.spec
     if spec.family != "online" or spec.peer:  # batch boosters and the peers' learners: no kernels
         return 0.0
+    from boostbench.learners.vfdt.training import learn_all
     from boostbench.system.kernel_cache import announce_compilation, compile_lock
 
     with compile_lock():  # one process at a time fills the cache (a sweep's jobs start together)
-        cold = announce_compilation()  # inside the lock: the sweep's first job only
+        cold = announce_compilation(learn_all)  # inside the lock: the sweep's first job only
         for warm_up in spec.warm_ups(run.algorithm):
             warm_up()
         delay = run.protocol.delay

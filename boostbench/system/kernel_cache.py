@@ -68,16 +68,21 @@ def configure() -> Path | None:
     return target
 
 
-def announce_compilation() -> bool:
+def announce_compilation(kernel=None) -> bool:
     """Say on stderr, once per process, that the kernels are compiling when this code's kernel
     cache holds none yet (a first run on this machine, or after the code changed): else the first
     minute of such a run is silent wherever its output is not a terminal (a CI log, a cluster job).
-    Returns whether it holds none.
+    With a cached ``kernel`` (a dispatcher), only its folder of the cache counts: numba keeps each
+    source folder apart, and another checkout of the same code shares the directory. Returns
+    whether it holds none.
     """
     from boostbench.system.notices import say_once
 
     directory = os.environ.get("NUMBA_CACHE_DIR") or configure()
-    if directory and next(Path(directory).rglob("*.nbi"), None) is None:
+    if not directory:
+        return False
+    place = Path(directory) if kernel is None else Path(directory) / Path(kernel._cache._cache_path).name
+    if next(place.rglob("*.nbi"), None) is None:
         say_once(
             f"boostbench: compiling the numba kernels, once for this code on this machine (a minute or so; "
             f"later runs load them from {directory})"
