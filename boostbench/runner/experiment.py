@@ -400,7 +400,7 @@ def warm_up_kernels(run: RunConfig, dataset: Dataset | MultilabelDataset, k: int
             return time.perf_counter() - began
         pool, booster = _online_booster(run, dataset, k, generators.learners, generators.booster, X_train)
         # on an empty cache, a second core compiles the trees' split attempt meanwhile
-        ahead = pool.compiling_ahead() if cold and getattr(pool, "compiled", False) else contextlib.nullcontext()
+        ahead = pool.compiling_ahead() if cold and pool.compiled else contextlib.nullcontext()
         with ahead:
             if split:  # as _run_pass chooses
                 fit_online(booster, dataset.X, dataset.y, train, test)
