@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from boostbench.core.legacy_draws import next_double, poisson, stream_state
 from boostbench.core.summation import numpy_sum
 from boostbench.core.ties import argmax_draw, argmax_rows_draw, pick_tie_u
 from boostbench.learners.vfdt.layout import NODES_USED, SLOTS_USED, Forest, copy_into
@@ -26,10 +27,11 @@ def update(seed, x, y, w, P, lambda_sc, lambda_sw, unit, proba, counts, trees): 
     ``(k,)`` and ``counts`` ``(N,)`` are scratch.
     """
     np.random.seed(seed)
+    stream = stream_state()
     forget_routes_unless(x, trees)
     lam = w
     for m in range(P.shape[0]):
-        presentations = np.random.poisson(lam)
+        presentations = poisson(stream, lam)
         copy_into(proba, P[m])
         if presentations > 0:
             counts[m] = presentations * unit[m]
@@ -38,7 +40,7 @@ def update(seed, x, y, w, P, lambda_sc, lambda_sw, unit, proba, counts, trees): 
                 write_distribution(trees, m, leaf, x, proba)
             else:
                 predict_tree(m, x, proba, trees)
-        if pick_tie_u(proba, np.random.random(), False) == y:
+        if pick_tie_u(proba, next_double(stream), False) == y:
             lambda_sc[m] += lam
             lam *= (lambda_sc[m] + lambda_sw[m]) / (2.0 * lambda_sc[m])
         else:

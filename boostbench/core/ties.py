@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from boostbench.system.kernel_cache import njit
+from boostbench.system.kernel_cache import inlined_kernel, njit
 
 
 def _pick_among(values: np.ndarray, i: int, rng: np.random.Generator) -> int:
@@ -124,7 +124,7 @@ def argmax_tie_u(values: np.ndarray, u: float) -> int:
     return int(best[int(u * len(best))])
 
 
-@njit(cache=True, _nrt=False)
+@inlined_kernel
 def pick_tie_u(values, u, want_min):  # pragma: no cover - compiled
     """:func:`argmin_tie_u` (``want_min``) or :func:`argmax_tie_u`, compiled for the booster kernels."""
     n = values.shape[0]
