@@ -30,7 +30,8 @@ def test_poisson_and_uniforms_are_random_states_draw_for_draw(seed):
     # both of Poisson's algorithms, lam = 0 (no draw), and enough draws to refill the
     # Mersenne Twister's 624 words many times over
     rng = np.random.default_rng(seed)
-    lams = np.concatenate([[0.0, 1.0, POISSON_PTRS_FROM, 9.999999], rng.exponential(2.0, 3000), rng.uniform(10, 60, 200)])
+    edges = [0.0, 1.0, POISSON_PTRS_FROM, 9.999999]
+    lams = np.concatenate([edges, rng.exponential(2.0, 3000), rng.uniform(10, 60, 200)])
     rng.shuffle(lams)
     counts, uniforms = np.empty(len(lams), dtype=np.int64), np.empty(len(lams))
     _draws(seed, lams, counts, uniforms)
