@@ -185,7 +185,8 @@ launchers: ray-setup
 	$(BIN)/python benchmarks/compare_stores.py results/launchers/joblib results/launchers/submitit
 	$(BIN)/python benchmarks/compare_stores.py results/launchers/joblib results/launchers/ray
 
-# Speed: boostbench vs river's AdaBoostClassifier and, when .venv-moa exists, MOA.
+# Speed: boostbench vs river's AdaBoostClassifier and, when .venv-moa exists, MOA (about 50 min
+# on 2 cores with MOA; docs/performance.md).
 bench: setup
 	$(BIN)/python benchmarks/bench.py --dataset car --n-learners 100 --repeats 3
 	$(BIN)/python benchmarks/bench.py --dataset balance --n-learners 100 --repeats 3

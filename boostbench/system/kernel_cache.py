@@ -286,7 +286,10 @@ def njit(function=None, *, cache: bool = False, **options):
 # call's ~30 array arguments, which costs more than a tree's training step. So these kernels
 # allocate nothing: their scratch space comes from the caller (the tree pool's, for instance).
 def kernel(function):
-    """A cached compiled kernel without numba's reference counting (it may not allocate)."""
+    """A cached compiled kernel without numba's reference counting: it may not allocate, nor
+    return an array (a reference-counted caller would release a reference it was never given,
+    and free the array under its owner).
+    """
     return njit(function, cache=True, _nrt=False)
 
 
