@@ -38,7 +38,7 @@ def test_poisson_and_uniforms_are_random_states_draw_for_draw(seed):
     expected_counts, expected_uniforms = _reference(seed, lams)
     np.testing.assert_array_equal(counts, expected_counts)
     np.testing.assert_array_equal(uniforms, expected_uniforms)  # bit for bit
-    assert (counts[lams >= POISSON_PTRS_FROM] > 0).all()  # the PTRS branch was taken
+    assert (lams >= POISSON_PTRS_FROM).sum() >= 201  # both of Poisson's algorithms are compared
 
 
 def test_the_stream_is_np_random_of_the_kernel():

@@ -59,10 +59,13 @@ def _poisson_ptrs(typingcontext, state, lam):
 
 @inlined_kernel
 def poisson(state, lam):  # pragma: no cover - compiled
-    """``np.random.poisson(lam)`` from ``state`` (int64), for ``lam >= 0`` (float64).
+    """``np.random.poisson(lam)`` from ``state``: an int64 count, for a float64 ``lam >= 0``.
 
-    Below :data:`POISSON_PTRS_FROM`: Knuth's product of uniforms, stopping at the first product
-    at or below ``exp(-lam)`` (one uniform more than the count drawn).
+    NumPy's legacy ``random_poisson``, as numba compiles it: below :data:`POISSON_PTRS_FROM`,
+    Knuth's product of uniforms (TAOCP vol. 2), stopping at the first product at or below
+    ``exp(-lam)`` (one uniform more than the count); from there, Hörmann's PTRS. ``lam = 0``
+    draws nothing. A negative ``lam`` is not checked (numba's raises ``ValueError``): the caller's
+    weights are positive.
     """
     if lam >= POISSON_PTRS_FROM:
         return _poisson_ptrs(state, lam)
