@@ -245,6 +245,21 @@ def test_cost_matrix_rows_are_the_potentials_of_each_expert(loss):
         np.testing.assert_allclose(costs[i], expected, atol=1e-12)
 
 
+@pytest.mark.parametrize("margin", [1.0, 0.0])
+def test_compiled_hinge_cost_matrix_equals_the_numpy_reference_to_the_bit(margin):
+    """OnlineBMR's compiled cost vectors are numpy's, bit for bit: the same sums in the same order,
+    also where numpy sums a column pairwise (one irrelevant label) and at many relevant labels."""
+    rng = np.random.default_rng(12)
+    for k, n_rel, n_experts in ((2, 1, 1), (7, 3, 5), (9, 8, 22), (30, 29, 16), (30, 12, 40), (101, 4, 100)):
+        relevant = np.zeros(k, bool)
+        relevant[rng.choice(k, n_rel, replace=False)] = True
+        potential = PairPotential(k, float(rng.uniform(0.001, 0.3)), "hinge", margin)
+        votes = np.cumsum(rng.dirichlet(np.ones(k), size=n_experts), axis=0)  # cumulative distributions
+        S = np.vstack([np.zeros(k), votes[:-1]])
+        n = n_experts - 1 - np.arange(n_experts)
+        assert np.array_equal(potential.cost_matrix(n, S, relevant), potential.cost_matrix_reference(n, S, relevant))
+
+
 def test_compiled_rank_kernels_agree_with_the_numpy_reference():
     from boostbench.core.rank_losses import label_indices, logistic_rank_gradients, rank_losses
 

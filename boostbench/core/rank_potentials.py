@@ -16,6 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from boostbench.system.lazy import lazy_import
+
+# compiled: loaded with the first hinge cost matrix (importing the boosters, as the config check
+# does, compiles nothing)
+rank_potential_kernels = lazy_import("boostbench.core.rank_potential_kernels")
+
 
 def baseline(k: int, n_relevant: int, gamma: float) -> tuple[float, float]:
     """``(p_relevant, p_irrelevant)`` of ``u^Y_gamma`` for ``|Y| = n_relevant`` (edge capped at 1/|Y|)."""
@@ -126,8 +132,25 @@ class PairPotential:
 
         Returns:
             ``(N, k)`` float64. Adding ``e_l`` only moves the pairs that contain ``l``, so all k
-            entries of a row cost one pass over the pairs.
+            entries of a row cost one pass over the pairs. For the hinge loss the pass is compiled
+            (:func:`~boostbench.core.rank_potential_kernels.hinge_cost_matrix`), to the bit
+            :meth:`cost_matrix_reference`'s.
         """
+        m = int(relevant.sum())
+        if self.loss != "hinge" or m in (0, self.k):
+            return self.cost_matrix_reference(n, S, relevant)
+        rows = np.ascontiguousarray(n, dtype=np.int64)
+        top, _, tail_p, tail_v = self._table(int(rows.max()), m)
+        rel, irr = np.flatnonzero(relevant), np.flatnonzero(~relevant)
+        out = np.empty((len(S), self.k))
+        rank_potential_kernels.hinge_cost_matrix(
+            rows, np.ascontiguousarray(S, dtype=np.float64), rel, irr, self.margin, top, tail_p, tail_v,
+            1.0 / (m * (self.k - m)), np.empty(m * (self.k - m) + self.k), out,
+        )  # fmt: skip
+        return out
+
+    def cost_matrix_reference(self, n: np.ndarray, S: np.ndarray, relevant: np.ndarray) -> np.ndarray:
+        """:meth:`cost_matrix` in numpy, for either loss: the reference of the compiled pass."""
         m = int(relevant.sum())
         if m in (0, self.k):
             return np.zeros((len(S), self.k))
