@@ -39,6 +39,9 @@ def hinge_cost_matrix(rows, S, rel, irr, margin, top, tail_p, tail_v, scale, pai
         scale: ``1 / (m (k - m))``.
         pairs: ``(m (k - m) + k,)`` float64 scratch.
         out: ``(N, k)`` float64, written.
+
+    Raises nothing and checks nothing: the shapes, ``rows <= n_max`` and ``0 < m < k`` are the
+    caller's (:meth:`~boostbench.core.rank_potentials.PairPotential.cost_matrix`).
     """
     m, n_irr = rel.shape[0], irr.shape[0]
     terms = pairs[: m * n_irr]  # one expert's g(d) in numpy's (relevant, irrelevant) C order
