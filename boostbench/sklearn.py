@@ -9,12 +9,13 @@ constraints are the booster's own (``_parameter_constraints``) and the tree lear
 in ``fit``. No algorithm defines class probabilities: the classifiers give ``decision_function``
 (the booster's final scores), not ``predict_proba``.
 
->>> from sklearn.datasets import load_iris
->>> from sklearn.model_selection import cross_val_score
->>> from boostbench.sklearn import AdaBoostMMClassifier
->>> X, y = load_iris(return_X_y=True)
->>> print(cross_val_score(AdaBoostMMClassifier(n_rounds=50, random_state=0), X, y).round(2))
-[0.97 0.97 0.9  0.93 1.  ]
+Examples:
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from boostbench.sklearn import AdaBoostMMClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> print(cross_val_score(AdaBoostMMClassifier(n_rounds=50, random_state=0), X, y).round(2))
+    [0.97 0.97 0.9  0.93 1.  ]
 """
 
 from __future__ import annotations

@@ -3,12 +3,14 @@
 :func:`check_booster` runs them on a class of yours (or a registered algorithm's name), as
 scikit-learn's ``check_estimator`` and river's ``utils.estimator_checks`` do for theirs; our own
 tests run it on every built-in algorithm (``tests/test_conformance.py``). A failed check raises an
-``AssertionError`` that names it::
+``AssertionError`` that names it:
 
-    from boostbench.testing import check_booster
+```python
+from boostbench.testing import check_booster
 
-    def test_my_booster():
-        check_booster(MyBooster)   # or check_booster("my_booster"), once the package is installed
+def test_my_booster():
+    check_booster(MyBooster)   # or check_booster("my_booster"), once the package is installed
+```
 
 The checks run the booster over a few dozen examples of the vendored data sets (balance,
 multiclass; german, binary; emotions, multi-label; heart, batch) with a pool of three Hoeffding
@@ -48,14 +50,15 @@ def check_booster(booster: type | str | Any, *, checks: Iterable[str] | None = N
         seed: the seed of the pools and boosters built.
 
     Returns:
-        Each check run -> ``"passed"`` or ``"not applicable: <why>"`` (a peer's own ensemble cannot
-        grow; an ``update`` without a sample weight; no river estimator; a class that refuses to
-        pickle with a ``TypeError``).
+        Each check run -> ``"passed"`` or ``"not applicable: <why>"`` (a peer's own ensemble
+            cannot grow; an ``update`` without a sample weight; no river estimator; a class that
+            refuses to pickle with a ``TypeError``).
 
     Raises:
         AssertionError: ``check_booster(<name>): <check>: <what failed>``, for the first check that
             failed (an exception the booster raised in a check is that check's failure).
-        ValueError: an unknown check's name. ConfigError: an unknown algorithm's name.
+        ValueError: an unknown check's name.
+        ConfigError: an unknown algorithm's name.
     """
     from boostbench.algorithms import algorithm_spec, interface_problem, spec_of
 

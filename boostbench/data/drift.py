@@ -89,7 +89,7 @@ def drift_dataset(spec: Any, run_seed: int = 0) -> Dataset:
         run_seed: the run's seed (see :func:`stream_seed`).
 
     Returns:
-        A :class:`Dataset`: ``X`` float64 ``(n_examples, d)`` in the generator's feature order,
+        The data set, a :class:`Dataset`: ``X`` float64 ``(n_examples, d)`` in the generator's feature order,
         ``y`` int64 (the generator's labels in sorted order; booleans as 0/1), the features listed
         in ``nominal`` coded as categories.
 
@@ -204,7 +204,7 @@ def bundled_dataset(spec: Any) -> Dataset:
     (no network: :data:`BUNDLED` are the sets whose file ships inside it).
 
     Returns:
-        A :class:`Dataset` in river's file order (features as river yields them; see
+        The data set, a :class:`Dataset` in river's file order (features as river yields them; see
         :func:`drift_dataset`).
 
     Raises:

@@ -275,7 +275,7 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None, seed: int = 0) -
             (:func:`boostbench.data.drift.stream_seed`), other data sets ignore it.
 
     Returns:
-        A :class:`Dataset` (``task: multiclass``) or a :class:`MultilabelDataset` (``multilabel``).
+        The data set, a :class:`Dataset` (``task: multiclass``) or a :class:`MultilabelDataset` (``multilabel``).
 
     Raises:
         DataError / ConfigError: see :func:`load_raw` and :func:`boostbench.data.encoding.encode`.

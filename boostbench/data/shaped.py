@@ -82,7 +82,7 @@ def shaped_dataset(spec: Any) -> Dataset | MultilabelDataset:
     ``make_multilabel_classification`` describes (see the module doc).
 
     Returns:
-        A :class:`Dataset` (``X`` float64 ``(n, d)``, ``y`` int64) or, for the multi-label
+        The data set, a :class:`Dataset` (``X`` float64 ``(n, d)``, ``y`` int64) or, for the multi-label
         generator, a :class:`MultilabelDataset` (``Y`` bool ``(n, k)``) whose first ``n_train``
         rows train.
 

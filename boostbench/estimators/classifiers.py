@@ -6,51 +6,35 @@ from __future__ import annotations
 
 from boostbench.estimators.base import BoostedClassifier
 
-_COMMON = """
-    model
-        The weak learner's prototype, a river classifier cloned ``n_models`` times. None (the
-        default): the paper's VFDT, river's ``HoeffdingTreeClassifier`` with the authors'
-        per-tree parameter draws and majority-class leaves, run by boostbench's compiled pool
-        (the same trees, faster); ``tree.HoeffdingTreeClassifier()`` gives river's defaults, the
-        trees river's and MOA's ensembles use.
-    n_models
-        N, the number of weak learners.
-    classes
-        The labels, in order, if known in advance (as the experiment runner knows them); None
-        (the default): learnt as they come.
-    max_size
-        Memory budget of the compiled pool's N trees, in MiB (river's ``max_size`` rule over the
-        pool); None for none.
-    seed
-        Seed of every random draw (learner parameters, tie breaks, Hedge and Poisson draws).
-"""
-
 
 class AdaboostOLMClassifier(BoostedClassifier):
-    __doc__ = f"""Adaboost.OLM (Jung, Goetz & Tewari 2017, Algorithm 2): online multiclass boosting with
+    """Adaboost.OLM (Jung, Goetz & Tewari 2017, Algorithm 2): online multiclass boosting with
     the logistic loss, weights alpha_i by online gradient descent and Hedge over the N experts.
 
     Sample weight: ``learn_one``'s ``w`` scales every weak learner's training weight (line 14); the
     steps of the alphas and of Hedge are those of any example.
 
-    Parameters
-    ----------
-    {_COMMON.strip()}
-    alpha_bound
-        OGD keeps each alpha_i in ``[-alpha_bound, alpha_bound]`` (paper: 2).
-    hedge_eta
-        Hedge's step size (paper: 1).
+    Args:
+        model: The weak learner's prototype, a river classifier cloned ``n_models`` times. None
+            (the default): the paper's VFDT, river's ``HoeffdingTreeClassifier`` with the authors'
+            per-tree parameter draws and majority-class leaves, run by boostbench's compiled pool
+            (the same trees, faster); ``tree.HoeffdingTreeClassifier()`` gives river's defaults,
+            the trees river's and MOA's ensembles use.
+        n_models: N, the number of weak learners.
+        alpha_bound: OGD keeps each alpha_i in ``[-alpha_bound, alpha_bound]`` (paper: 2).
+        hedge_eta: Hedge's step size (paper: 1).
+        classes: The labels, in order, if known in advance (as the experiment runner knows them);
+            None (the default): learnt as they come.
+        max_size: Memory budget of the compiled pool's N trees, in MiB (river's ``max_size`` rule
+            over the pool); None for none.
+        seed: Seed of every random draw (learner parameters, tie breaks, Hedge and Poisson draws).
 
-    Examples
-    --------
-
-    >>> from river import datasets, evaluate, metrics
-    >>> from boostbench.estimators import AdaboostOLMClassifier
-
-    >>> model = AdaboostOLMClassifier(n_models=10, seed=42)
-    >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
-    Accuracy: 86.27%
-
+    Examples:
+        >>> from river import datasets, evaluate, metrics
+        >>> from boostbench.estimators import AdaboostOLMClassifier
+        >>> model = AdaboostOLMClassifier(n_models=10, seed=42)
+        >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
+        Accuracy: 86.27%
     """
 
     _algorithm = "adaboost_olm"
@@ -72,29 +56,32 @@ class AdaboostOLMClassifier(BoostedClassifier):
 
 
 class OnlineMBBMClassifier(BoostedClassifier):
-    __doc__ = f"""OnlineMBBM (Jung, Goetz & Tewari 2017, Algorithm 1): online multiclass boost-by-majority
+    """OnlineMBBM (Jung, Goetz & Tewari 2017, Algorithm 1): online multiclass boost-by-majority
     with exact 0-1 potentials (eq. 3) and cost matrices (eq. 4-5) for the edge gamma.
 
     Sample weight: ``learn_one``'s ``w`` scales every weak learner's training weight ``w_i[t]``.
 
-    Parameters
-    ----------
-    {_COMMON.strip()}
-    gamma
-        The edge in (0, 1) of the baseline u^r_gamma.
-    weight_factor
-        Scale of the training weights (the reference code's 0.1).
+    Args:
+        model: The weak learner's prototype, a river classifier cloned ``n_models`` times. None
+            (the default): the paper's VFDT, river's ``HoeffdingTreeClassifier`` with the authors'
+            per-tree parameter draws and majority-class leaves, run by boostbench's compiled pool
+            (the same trees, faster); ``tree.HoeffdingTreeClassifier()`` gives river's defaults,
+            the trees river's and MOA's ensembles use.
+        n_models: N, the number of weak learners.
+        gamma: The edge in (0, 1) of the baseline u^r_gamma.
+        weight_factor: Scale of the training weights (the reference code's 0.1).
+        classes: The labels, in order, if known in advance (as the experiment runner knows them);
+            None (the default): learnt as they come.
+        max_size: Memory budget of the compiled pool's N trees, in MiB (river's ``max_size`` rule
+            over the pool); None for none.
+        seed: Seed of every random draw (learner parameters, tie breaks, Hedge and Poisson draws).
 
-    Examples
-    --------
-
-    >>> from river import datasets, evaluate, metrics
-    >>> from boostbench.estimators import OnlineMBBMClassifier
-
-    >>> model = OnlineMBBMClassifier(n_models=10, gamma=0.1, seed=42)
-    >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
-    Accuracy: 83.85%
-
+    Examples:
+        >>> from river import datasets, evaluate, metrics
+        >>> from boostbench.estimators import OnlineMBBMClassifier
+        >>> model = OnlineMBBMClassifier(n_models=10, gamma=0.1, seed=42)
+        >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
+        Accuracy: 83.85%
     """
 
     _algorithm = "online_mbbm"
@@ -116,7 +103,7 @@ class OnlineMBBMClassifier(BoostedClassifier):
 
 
 class OnlineBoostingClassifier(BoostedClassifier):
-    __doc__ = f"""Oza's online boosting (Oza & Russell 2001), the online AdaBoost.M1 of Sun's comparison
+    """Oza's online boosting (Oza & Russell 2001), the online AdaBoost.M1 of Sun's comparison
     and Jung et al.'s "Online Boosting" baseline: Poisson(lambda) presentations, members voting
     with log((1 - eps_m) / eps_m) while eps_m < 1/2.
 
@@ -134,27 +121,30 @@ class OnlineBoostingClassifier(BoostedClassifier):
     71.42% and river's 87.66%; river's with majority-class leaves (``leaf_prediction="mc"``)
     83.37%: of the 16 points, about 4 are the leaves and 12 the drawn split parameters.
 
-    Parameters
-    ----------
-    {_COMMON.strip()}
-    eps_floor
-        eps_m is clipped to at least this in a vote weight (a member without error votes with
-        a large finite weight).
-    vote
-        ``"hard"`` (the members' labels), ``"soft"`` (their distributions) or ``"moa"`` (MOA
-        OzaBoost's: distributions, no member voting after the first whose eps_m is not in
-        (0, 1/2)).
+    Args:
+        model: The weak learner's prototype, a river classifier cloned ``n_models`` times. None
+            (the default): the paper's VFDT, river's ``HoeffdingTreeClassifier`` with the authors'
+            per-tree parameter draws and majority-class leaves, run by boostbench's compiled pool
+            (the same trees, faster); ``tree.HoeffdingTreeClassifier()`` gives river's defaults,
+            the trees river's and MOA's ensembles use.
+        n_models: N, the number of weak learners.
+        eps_floor: eps_m is clipped to at least this in a vote weight (a member without error votes
+            with a large finite weight).
+        vote: ``"hard"`` (the members' labels), ``"soft"`` (their distributions) or ``"moa"`` (MOA
+            OzaBoost's: distributions, no member voting after the first whose eps_m is not in
+            (0, 1/2)).
+        classes: The labels, in order, if known in advance (as the experiment runner knows them);
+            None (the default): learnt as they come.
+        max_size: Memory budget of the compiled pool's N trees, in MiB (river's ``max_size`` rule
+            over the pool); None for none.
+        seed: Seed of every random draw (learner parameters, tie breaks, Hedge and Poisson draws).
 
-    Examples
-    --------
-
-    >>> from river import datasets, evaluate, metrics
-    >>> from boostbench.estimators import OnlineBoostingClassifier
-
-    >>> model = OnlineBoostingClassifier(n_models=10, seed=42)
-    >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
-    Accuracy: 71.42%
-
+    Examples:
+        >>> from river import datasets, evaluate, metrics
+        >>> from boostbench.estimators import OnlineBoostingClassifier
+        >>> model = OnlineBoostingClassifier(n_models=10, seed=42)
+        >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
+        Accuracy: 71.42%
     """
 
     _algorithm = "online_boosting"
@@ -176,25 +166,30 @@ class OnlineBoostingClassifier(BoostedClassifier):
 
 
 class OnlineBaggingClassifier(BoostedClassifier):
-    __doc__ = f"""Oza's online bagging (Oza & Russell 2001): member m trains with weight K_m ~ Poisson(1);
+    """Oza's online bagging (Oza & Russell 2001): member m trains with weight K_m ~ Poisson(1);
     unweighted majority vote.
 
     Sample weight: ``learn_one``'s ``w`` multiplies each member's Poisson(1) count K_m (MOA's OzaBag).
 
-    Parameters
-    ----------
-    {_COMMON.strip()}
+    Args:
+        model: The weak learner's prototype, a river classifier cloned ``n_models`` times. None
+            (the default): the paper's VFDT, river's ``HoeffdingTreeClassifier`` with the authors'
+            per-tree parameter draws and majority-class leaves, run by boostbench's compiled pool
+            (the same trees, faster); ``tree.HoeffdingTreeClassifier()`` gives river's defaults,
+            the trees river's and MOA's ensembles use.
+        n_models: N, the number of weak learners.
+        classes: The labels, in order, if known in advance (as the experiment runner knows them);
+            None (the default): learnt as they come.
+        max_size: Memory budget of the compiled pool's N trees, in MiB (river's ``max_size`` rule
+            over the pool); None for none.
+        seed: Seed of every random draw (learner parameters, tie breaks, Hedge and Poisson draws).
 
-    Examples
-    --------
-
-    >>> from river import datasets, evaluate, metrics
-    >>> from boostbench.estimators import OnlineBaggingClassifier
-
-    >>> model = OnlineBaggingClassifier(n_models=10, seed=42)
-    >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
-    Accuracy: 49.76%
-
+    Examples:
+        >>> from river import datasets, evaluate, metrics
+        >>> from boostbench.estimators import OnlineBaggingClassifier
+        >>> model = OnlineBaggingClassifier(n_models=10, seed=42)
+        >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
+        Accuracy: 49.76%
     """
 
     _algorithm = "online_bagging"
@@ -213,28 +208,32 @@ class OnlineBaggingClassifier(BoostedClassifier):
 
 
 class HedgeClassifier(BoostedClassifier):
-    __doc__ = f"""Hedge(beta) (Freund & Schapire 1997; Combessie & Machraoui) with the N weak learners as
+    """Hedge(beta) (Freund & Schapire 1997; Combessie & Machraoui) with the N weak learners as
     experts: w_i <- w_i beta^loss_i on the 0-1 loss; the label of largest weight wins.
 
     Sample weight: ``learn_one``'s ``w`` multiplies every expert's 0-1 loss (``w = 2`` moves Hedge as the
     example seen twice) and is the weak learners' training weight.
 
-    Parameters
-    ----------
-    {_COMMON.strip()}
-    beta
-        Hedge's multiplier in (0, 1).
+    Args:
+        model: The weak learner's prototype, a river classifier cloned ``n_models`` times. None
+            (the default): the paper's VFDT, river's ``HoeffdingTreeClassifier`` with the authors'
+            per-tree parameter draws and majority-class leaves, run by boostbench's compiled pool
+            (the same trees, faster); ``tree.HoeffdingTreeClassifier()`` gives river's defaults,
+            the trees river's and MOA's ensembles use.
+        n_models: N, the number of weak learners.
+        beta: Hedge's multiplier in (0, 1).
+        classes: The labels, in order, if known in advance (as the experiment runner knows them);
+            None (the default): learnt as they come.
+        max_size: Memory budget of the compiled pool's N trees, in MiB (river's ``max_size`` rule
+            over the pool); None for none.
+        seed: Seed of every random draw (learner parameters, tie breaks, Hedge and Poisson draws).
 
-    Examples
-    --------
-
-    >>> from river import datasets, evaluate, metrics
-    >>> from boostbench.estimators import HedgeClassifier
-
-    >>> model = HedgeClassifier(n_models=10, beta=0.5, seed=42)
-    >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
-    Accuracy: 79.51%
-
+    Examples:
+        >>> from river import datasets, evaluate, metrics
+        >>> from boostbench.estimators import HedgeClassifier
+        >>> model = HedgeClassifier(n_models=10, beta=0.5, seed=42)
+        >>> evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
+        Accuracy: 79.51%
     """
 
     _algorithm = "hedge"

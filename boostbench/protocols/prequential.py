@@ -107,7 +107,7 @@ def prequential(
             ``delay`` labels never arrive.
 
     Returns:
-        A :class:`PrequentialResult`.
+        The run's result, a :class:`PrequentialResult`.
     """
     n = len(order)
     start = final_window_start(n, final_fraction)

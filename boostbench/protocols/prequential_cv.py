@@ -72,7 +72,7 @@ def copy_pass(
             ``(examples done, running accuracy)``.
 
     Returns:
-        A :class:`~boostbench.protocols.prequential.PrequentialResult` (no members tracked), its
+        The pass's result, a :class:`~boostbench.protocols.prequential.PrequentialResult` (no members tracked), its
         ``runtime_s`` and ``cpu_s`` without the booster's cache fill (``cache_fill_s``,
         ``cache_fill_cpu_s``), as the runner counts a prequential pass's.
     """
@@ -151,7 +151,7 @@ def prequential_cv(
             accuracy)``; the steps number ``n_folds * len(order)``.
 
     Returns:
-        One :class:`~boostbench.protocols.prequential.PrequentialResult` per copy (see
+        The results, one :class:`~boostbench.protocols.prequential.PrequentialResult` per copy (see
         :func:`copy_pass`).
 
     Raises:

@@ -307,7 +307,7 @@ def build(results_dir: str | Path, runs: pd.DataFrame, rope: float = pairwise.RO
             in accuracy units (0.01: one accuracy point).
 
     Returns:
-        A :class:`Leaderboard` (its ``figures`` empty: :func:`write` draws them).
+        The leaderboard, a :class:`Leaderboard` (its ``figures`` empty: :func:`write` draws them).
     """
     from boostbench.algorithms import ALGORITHMS
 
@@ -600,7 +600,7 @@ def write(
     ``curves_<dataset>`` (PNG and PDF, their captions inside).
 
     Returns:
-        The :class:`Leaderboard` (its ``figures`` filled) and every path written.
+        The leaderboard, a :class:`Leaderboard` (its ``figures`` filled), and every path written.
     """
     out = Path(out_dir)
     board = build(results_dir, runs, rope)

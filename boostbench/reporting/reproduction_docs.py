@@ -7,11 +7,13 @@ seeds, the date and the machine (CPU model, cores, Python and the libraries that
 numbers or draw them), and the command. A page whose runs have fewer seeds than its study's grid
 says it is provisional.
 
-Two commands, run by the Makefile::
+Two commands, run by the Makefile:
 
-    python -m boostbench.reporting.reproduction_docs time STUDY --results-dir R -- CMD...
-    python -m boostbench.reporting.reproduction_docs write --results-dir R --docs D --command "..." \
-        [--collection stream_benchmark]
+```sh
+python -m boostbench.reporting.reproduction_docs time STUDY --results-dir R -- CMD...
+python -m boostbench.reporting.reproduction_docs write --results-dir R --docs D --command "..." \
+    [--collection stream_benchmark]
+```
 
 ``time`` runs one study's sweep and records in ``R/timings.json`` its wall seconds and the CPU
 seconds of all its processes (user + system of every child waited for: the workers' start-up,
