@@ -454,10 +454,13 @@ def new_algorithm(
         _fail(str(exc))
     except OSError as exc:
         _fail(f"cannot write the project under {directory}: {exc.strerror or exc}")
+    import sys
+
+    python = sys.executable  # boostbench's own environment: a bare pip may install elsewhere
     for line in (
         f"wrote {root}: edit {root / 'src' / f'boostbench_{name}' / 'booster.py'}",
-        f"  cd {root} && pip install --no-deps -e . && pytest",
-        f"  boostbench run algorithm={name} dataset=car",
+        f"  cd {root} && {python} -m pip install --no-deps -e . && {python} -m pytest",
+        f"  {python} -m boostbench run algorithm={name} dataset=car",
     ):
         console.print(line, highlight=False, soft_wrap=True)
 

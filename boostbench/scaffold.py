@@ -147,6 +147,11 @@ An online booster for boostbench: the algorithm `{name}`
     pip install --no-deps -e .        # into boostbench's environment (setuptools builds it)
     pytest                            # boostbench.testing.check_booster, then a run in the bench
 
+`pip`, `pytest` and `boostbench` are those of the environment boostbench is installed in: in a
+checkout after `make run`, `source <checkout>/.venv/bin/activate` first (or call
+`<checkout>/.venv/bin/pip`, `.venv/bin/pytest`, `.venv/bin/boostbench`); `boostbench new-algorithm`
+prints the commands with that environment's Python.
+
 ## Run it in the bench
 
     boostbench run algorithm={name} dataset=car                 # its config: the class's defaults

@@ -221,6 +221,7 @@ def test_new_algorithm_writes_a_package_whose_booster_passes_check_booster(tmp_p
 
     result = CliRunner().invoke(app, ["new-algorithm", "my_boost", "--dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
+    assert f"{sys.executable} -m pip install --no-deps -e ." in result.output  # boostbench's own pip
     root = tmp_path / "my_boost"
     assert sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) == [
         "README.md",
