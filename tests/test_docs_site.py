@@ -25,6 +25,37 @@ def test_every_public_class_has_a_docstring_the_reference_can_read():
     assert missing == []
 
 
+def _docstrings():
+    """Every docstring of boostbench's modules, classes and functions: (where, its lines)."""
+    for path in sorted(ROOT.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                doc = ast.get_docstring(node)
+                if doc:
+                    yield f"{path.relative_to(ROOT.parent)}: {getattr(node, 'name', '<module>')}", doc.splitlines()
+
+
+def test_docstrings_read_as_the_reference_renders_them():
+    """mkdocstrings' Google style: a doctest outside an ``Examples:`` section renders as nested
+    quotes, a reST ``::`` stays as typed, and a Returns line that opens with ``word:`` or
+    ``word (...):`` loses that word to a "name" column."""
+    named = re.compile(r"\s*\w+\s*(\(.+\))?:")
+    problems = []
+    for where, lines in _docstrings():
+        examples = None  # the indent of the Examples: header above, if any
+        for i, line in enumerate(lines):
+            indent = len(line) - len(line.lstrip())
+            if re.fullmatch(r"\s*Examples?:\s*", line):
+                examples = indent
+            if line.lstrip().startswith(">>>") and not (examples is not None and indent > examples):
+                problems.append(f"{where}: a doctest outside Examples:")
+            if line.rstrip().endswith("::"):
+                problems.append(f"{where}: reST's '::'")
+            if re.fullmatch(r"\s*(Returns|Yields):\s*", line) and i + 1 < len(lines) and named.match(lines[i + 1]):
+                problems.append(f"{where}: {lines[i + 1].strip()!r} reads as a named value")
+    assert problems == []
+
+
 def _documented(cls: type) -> dict[str, str]:
     """The ``Args:`` section of ``cls``'s docstring: name -> description (its lines joined)."""
     section = inspect.getdoc(cls).split("\nArgs:\n", 1)[1].split("\n\n", 1)[0]
