@@ -215,8 +215,9 @@ scaling: setup
 	$(BIN)/python benchmarks/scaling.py
 
 # The documentation site (mkdocs.yml: Material, the API reference by mkdocstrings) into site/,
-# strictly: a broken link or a docstring griffe cannot read fails the build. Installs the docs
-# extra from requirements-docs.lock into .venv first.
+# strictly: a broken link or a docstring griffe cannot read fails the build, and so does a local
+# link of the built site that opens a folder or nothing (docs/hooks/site_links.py: the site opens
+# from disk). Installs the docs extra from requirements-docs.lock into .venv first.
 docs: setup
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-docs.lock
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
