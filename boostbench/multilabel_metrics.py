@@ -25,12 +25,13 @@ import numpy as np
 @dataclass(frozen=True)
 class MultilabelMeasure:
     """One multi-label measure: its name (``test_<name>`` in a record), whether higher is
-    better, what it measures (one line) and its range.
+    better, what it measures (one line), its title in the reports and its range.
     """
 
     name: str
     higher_is_better: bool
     meaning: str
+    title: str
     domain: tuple[float, float] = (0.0, 1.0)
 
 
@@ -40,12 +41,24 @@ MEASURES = (
         "rank_loss",
         False,
         "share of (relevant, irrelevant) label pairs ranked wrong, ties 1/2 (Jung & Tewari 2018)",
+        "rank loss",
     ),
-    MultilabelMeasure("hamming_loss", False, "share of (example, label) decisions wrong (1 - MOA's Hamming score)"),
-    MultilabelMeasure("subset_accuracy", True, "share of examples whose label set is predicted exactly (exact match)"),
-    MultilabelMeasure("example_f1", True, "mean over examples of 2|P ∩ Y| / (|P| + |Y|), 0 when both are empty"),
-    MultilabelMeasure("micro_f1", True, "2 TP / (2 TP + FP + FN) over every (example, label) decision"),
-    MultilabelMeasure("macro_f1", True, "mean over labels of each label's 2 TP / (2 TP + FP + FN), 0 where it is 0/0"),
+    MultilabelMeasure(
+        "hamming_loss", False, "share of (example, label) decisions wrong (1 - MOA's Hamming score)", "Hamming loss"
+    ),
+    MultilabelMeasure(
+        "subset_accuracy",
+        True,
+        "share of examples whose label set is predicted exactly (exact match)",
+        "subset accuracy",
+    ),
+    MultilabelMeasure(
+        "example_f1", True, "mean over examples of 2|P ∩ Y| / (|P| + |Y|), 0 when both are empty", "example-based F1"
+    ),
+    MultilabelMeasure("micro_f1", True, "2 TP / (2 TP + FP + FN) over every (example, label) decision", "micro-F1"),
+    MultilabelMeasure(
+        "macro_f1", True, "mean over labels of each label's 2 TP / (2 TP + FP + FN), 0 where it is 0/0", "macro-F1"
+    ),
 )
 
 
