@@ -60,6 +60,6 @@ class MOAMultilabel(_MOAChild, OnlineRanker):
         """MOA's set (the labels voted for more than against), ``(k,)`` bool."""
         return np.asarray(self._set, dtype=bool)
 
-    def update(self, relevant: np.ndarray, w: float = 1.0) -> None:
+    def update(self, relevant: np.ndarray) -> None:
         """MOA's ``trainOnInstance`` of the last scored example (weight 1)."""
         self._ask(("learn", (self._x, np.asarray(relevant, dtype=bool))), answer=False)

@@ -101,7 +101,7 @@ class RiverMultilabel(OnlineRanker):
             chosen = {o: max(p, key=p.get) for o, p in self._proba.items() if p}
         return np.array([bool(chosen.get(label, False)) for label in self.labels])
 
-    def update(self, relevant: np.ndarray, w: float = 1.0) -> None:
+    def update(self, relevant: np.ndarray) -> None:
         """The model's ``learn_one`` on the last scored example (weight 1: river's multi-label
         learners take none).
         """
