@@ -454,6 +454,7 @@ def _print_summary(record: dict, path, spec) -> None:
 def new_algorithm(
     name: str = typer.Argument(..., help="the algorithm's name: lower-case letters, digits and _ (my_boost)"),
     directory: str = typer.Option(".", "--dir", help="where the project's folder (NAME) goes"),
+    task: str = typer.Option("multiclass", help="multiclass (a booster) or multilabel (a ranker of the labels)"),
 ):
     """Write an installable package that adds the online booster NAME to the bench (a booster to
     fill in, its entry point, a test running boostbench.testing.check_booster, a README).
@@ -461,7 +462,7 @@ def new_algorithm(
     from boostbench.scaffold import new_algorithm as write
 
     try:
-        root = write(name, directory)
+        root = write(name, directory, task)
     except BoostbenchError as exc:
         _fail(str(exc))
     except OSError as exc:
@@ -469,7 +470,7 @@ def new_algorithm(
     for line in (
         f"wrote {root}: edit {root / 'src' / f'boostbench_{name}' / 'booster.py'}",
         f"  cd {root} && pip install --no-deps -e . && pytest",
-        f"  boostbench run algorithm={name} dataset=car",
+        f"  boostbench run algorithm={name} dataset={'emotions' if task == 'multilabel' else 'car'}",
     ):
         console.print(line, highlight=False, soft_wrap=True)
 
