@@ -91,3 +91,22 @@ def test_a_moa_peer_predicts_the_set_its_votes_say_and_repeats_a_seed(name):
         runs.append(np.array(scores_seen))
     assert np.array_equal(runs[0], runs[1])
     assert np.any(runs[0] != 0)  # it learnt something to vote with
+
+
+def test_a_moa_peer_that_cannot_start_says_why_in_one_line(monkeypatch):
+    """A Python without capymoa (a half-made .venv-moa): the worker's own error, on one line."""
+    import importlib.util
+    import sys
+
+    from boostbench.boosters.peers import moa_peers
+
+    if importlib.util.find_spec("capymoa") is not None:
+        pytest.skip("this Python has capymoa: the worker would start")
+    monkeypatch.setattr(moa_peers, "moa_python", lambda: sys.executable)
+    from boostbench.errors import ConfigError
+
+    with pytest.raises(ConfigError) as caught:  # the runner's one line: the algorithm, then MOA's reason
+        _build("moa_ozabag_ml", 6, [0, 0])
+    message = str(caught.value)
+    assert message.startswith("algorithm moa_ozabag_ml: MOA did not start") and "\n" not in message
+    assert message.endswith("No module named 'capymoa'")

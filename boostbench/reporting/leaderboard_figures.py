@@ -165,8 +165,8 @@ def pareto_plot(
     ax.grid(alpha=0.3)
     fig.tight_layout()
     caption = (
-        f"{dataset}: {part.replace(' ', '-')} {measure} against CPU seconds of {len(both)} rows, the Pareto front in red "
-        f"(no row is both faster and better); {about}."
+        f"{dataset}: {part.replace(' ', '-')} {measure} against CPU seconds of {len(both)} rows, the Pareto front "
+        f"in red (no row is both faster and better); {about}."
     )
     return figures.save_figure(fig, stem, caption)
 

@@ -20,9 +20,9 @@ import sys
 import numpy as np
 
 try:  # run as a script: the sibling script; imported by boostbench (its tests, the table below)
-    from moa_worker import ERROR_MARK, _read, _write, root_cause
+    from moa_worker import _read, _write, serve
 except ImportError:
-    from boostbench.boosters.peers.moa_worker import ERROR_MARK, _read, _write, root_cause
+    from boostbench.boosters.peers.moa_worker import _read, _write, serve
 
 #: runner name -> MOA's command line (``moa.classifiers.``), MOA's defaults otherwise; N members
 #: for the ensembles, each a multi-label Hoeffding tree (MOA's OzaBagML default, a single-label
@@ -109,14 +109,5 @@ def main() -> None:
             learner.trainOnInstance(instance(x, relevant))
 
 
-def serve() -> None:
-    """:func:`main`, whose failure ends the process with the root cause marked on stderr."""
-    try:
-        main()
-    except Exception as exc:
-        print(f"{ERROR_MARK}{root_cause(exc)}", file=sys.stderr, flush=True)
-        sys.exit(1)
-
-
 if __name__ == "__main__":
-    serve()
+    serve(main)  # a failure ends the process with MOA's root cause marked on stderr
