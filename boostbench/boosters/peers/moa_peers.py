@@ -72,7 +72,8 @@ class _MOAChild:
     :attr:`_worker` (the process half of the MOA peers, multiclass and multi-label alike).
     """
 
-    _worker: ClassVar[Path] = WORKER
+    #: the worker script (None: :data:`WORKER`, looked up when the process starts)
+    _worker: ClassVar[Path | None] = None
 
     def _start(self, setup: dict, n_classes: int, n_learners: int, n_categories) -> None:
         """Start the worker with ``setup`` (``ensemble`` or ``cli``, see
@@ -85,7 +86,7 @@ class _MOAChild:
         self._name = learner_name(setup)
         self._log = tempfile.TemporaryFile()  # the child's stderr (the JVM's messages), for errors
         self._process = subprocess.Popen(
-            [moa_python(), str(self._worker)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log
+            [moa_python(), str(self._worker or WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log
         )
         self._x = None
         setup = {
