@@ -57,7 +57,10 @@ def test_a_river_peer_scores_with_rivers_probabilities_and_predicts_rivers_set(n
         peer.update(data.Y[t])
 
 
-def test_a_river_peers_record_carries_every_measure():
+def test_a_river_peers_record_carries_every_measure(tmp_path):
+    from boostbench.reporting.records import load_runs
+    from boostbench.runner.experiment import save
+
     record = run_experiment(
         compose_config(["algorithm=river_binary_relevance", "dataset=emotions", "n_learners=5", "progress=false"])
     )
@@ -71,6 +74,11 @@ def test_a_river_peers_record_carries_every_measure():
         assert record["curve"][f"windowed_{measure.name}"][-1] == pytest.approx(
             record["metrics"][f"test_{measure.name}"], abs=1e-12
         )
+    # the store's reader: every measure a column, and the window its curves used (the default)
+    save(record, str(tmp_path))
+    runs = load_runs(tmp_path)
+    assert runs["window"].tolist() == [1000.0]
+    assert runs["test_macro_f1"].tolist() == [record["metrics"]["test_macro_f1"]]
 
 
 @pytest.mark.slow  # two JVMs per peer
