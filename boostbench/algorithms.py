@@ -272,6 +272,32 @@ BUILT_IN: dict[str, AlgorithmSpec] = {
     "moa": AlgorithmSpec(f"{_B}.peers.moa_peers:MOALearner", peer=True, uses=()),
     # Vowpal Wabbit's binary online boosting (Beygelzimer, Kale & Luo 2015) over its linear learners
     "vw_boosting": AlgorithmSpec(f"{_B}.peers.vw_boosting:VWBoosting", max_classes=2, peer=True),
+    # multi-label peers of Ada.OLMR and OnlineBMR: river's and MOA's online multi-label learners
+    **{
+        f"river_{name}": AlgorithmSpec(
+            f"{_B}.peers.river_multilabel:RiverMultilabel",
+            fixed={"learner": name},
+            task="multilabel",
+            uses=(),
+            peer=True,
+        )
+        for name in ("binary_relevance", "classifier_chain", "mc_classifier_chain")
+    },
+    **{
+        f"moa_{name}": AlgorithmSpec(
+            f"{_B}.peers.moa_multilabel:MOAMultilabel",
+            fixed={"learner": name},
+            task="multilabel",
+            uses=uses,
+            peer=True,
+        )
+        for name, uses in (
+            ("ml_hoeffding_tree", ()),
+            ("ozabag_ml", ("n_learners",)),
+            ("ozabag_adwin_ml", ("n_learners",)),
+            ("isoup_tree", ()),
+        )
+    },
 }
 
 

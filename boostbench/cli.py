@@ -401,6 +401,17 @@ def _print_summary(record: dict, path, spec) -> None:
             ("train rank loss", f"{m['train_rank_loss']:.4f}"),
             ("examples (train + test)", f"{m['n_train']:,} + {m['n_test']:,}"),
         ]
+        if "test_hamming_loss" in m:  # the label-set measures (records before them have none)
+            rows[1:1] = [
+                (
+                    "test Hamming loss, subset accuracy",
+                    f"{m['test_hamming_loss']:.4f}, {m['test_subset_accuracy']:.4f}",
+                ),
+                (
+                    "test F1: example-based, micro, macro",
+                    ", ".join(f"{m[f'test_{name}_f1']:.4f}" for name in ("example", "micro", "macro")),
+                ),
+            ]
     else:
         rows = [
             ("final accuracy (last {:.0%})".format(c["protocol"]["final_fraction"]), f"{m['final_accuracy']:.4f}"),
@@ -421,7 +432,8 @@ def _print_summary(record: dict, path, spec) -> None:
             low, high = m["final_accuracy_ci_low"], m["final_accuracy_ci_high"]
             rows.insert(1, ("final accuracy, 95% interval", f"[{low:.4f}, {high:.4f}] over {m['n_folds']} copies"))
             rows.insert(2, ("final accuracy per copy", " ".join(f"{v:.4f}" for v in m["fold_final_accuracy"])))
-    if (not split or c["learner"]["name"] != "tree") and spec.family == "online":
+    has_n = spec.single_learner or "n_learners" in spec.uses  # a peer with a tree per label has no N
+    if (not split or c["learner"]["name"] != "tree") and spec.family == "online" and has_n:
         rows.append(("weak learners", str(spec.pool_size(c["n_learners"]))))
     rows += [
         ("runtime (s)", f"{m['runtime_s']:.2f}" + (f" wall, {m['cpu_s']:.2f} CPU" if "cpu_s" in m else "")),
@@ -442,6 +454,7 @@ def _print_summary(record: dict, path, spec) -> None:
 def new_algorithm(
     name: str = typer.Argument(..., help="the algorithm's name: lower-case letters, digits and _ (my_boost)"),
     directory: str = typer.Option(".", "--dir", help="where the project's folder (NAME) goes"),
+    task: str = typer.Option("multiclass", help="multiclass (a booster) or multilabel (a ranker of the labels)"),
 ):
     """Write an installable package that adds the online booster NAME to the bench (a booster to
     fill in, its entry point, a test running boostbench.testing.check_booster, a README).
@@ -449,7 +462,7 @@ def new_algorithm(
     from boostbench.scaffold import new_algorithm as write
 
     try:
-        root = write(name, directory)
+        root = write(name, directory, task)
     except BoostbenchError as exc:
         _fail(str(exc))
     except OSError as exc:
@@ -460,7 +473,7 @@ def new_algorithm(
     for line in (
         f"wrote {root}: edit {root / 'src' / f'boostbench_{name}' / 'booster.py'}",
         f"  cd {root} && {python} -m pip install --no-deps -e . && {python} -m pytest",
-        f"  {python} -m boostbench run algorithm={name} dataset=car",
+        f"  {python} -m boostbench run algorithm={name} dataset={'emotions' if task == 'multilabel' else 'car'}",
     ):
         console.print(line, highlight=False, soft_wrap=True)
 

@@ -4,7 +4,9 @@ It writes an installable project (docs/bring-your-own-booster.md): ``pyproject.t
 entry point of group ``boostbench.algorithms``, a booster module (a working committee of the weak
 learners with its docstring to fill in), a test that runs :func:`boostbench.testing.check_booster`
 and the runner on it, and a README. ``pip install -e`` it and its ``pytest`` passes; then
-``boostbench run algorithm=NAME`` and any sweep take it.
+``boostbench run algorithm=NAME`` and any sweep take it. ``--task multilabel`` writes a multi-label
+ranker instead (an :class:`~boostbench.boosters.base.OnlineRanker`: scores for every label, run
+under MULAN's train -> test protocol beside Ada.OLMR, OnlineBMR and the multi-label peers).
 """
 
 from __future__ import annotations
@@ -112,6 +114,90 @@ class {cls}(OnlineBooster):
         self.pool.learn(self._xp, int(y), np.full(self.pool.n_learners, self.learning_rate * w))
 '''
 
+RANKER = '''"""{title}: <authors, year, title>, Algorithm <n> (the source of each rule below)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from boostbench.boosters.base import OnlineRanker
+from boostbench.constraints import Constraint, Interval
+
+
+class {cls}(OnlineRanker):
+    """{title}: <one paragraph: how it scores the labels and how it learns, with the paper's symbols>.
+
+    This template is a committee: a label's score is the members' mean probability of it (the
+    pool has one class per label), and every member trains on each relevant label with weight
+    ``learning_rate * w``. Its label set is :meth:`~boostbench.boosters.base.OnlineRanker.predict_labels`'s
+    (the top-scored labels, as many as the sets seen so far hold on average): override that
+    method if your algorithm predicts a set. Replace it with your algorithm; keep the interface.
+
+    Args:
+        pool: the N weak learners (:class:`~boostbench.learners.pool.WeakLearnerPool`) over the k
+            labels: ``prepare(x)``, ``predict_proba(xp)`` ``(N, k)``, ``learn(xp, label, weights (N,))``.
+        n_classes: k >= 2 labels, ints ``0..k-1``.
+        rng: the booster's ``numpy.random.Generator``: draw every random number from it.
+        learning_rate: the members' training weight per unit of example weight, > 0.
+
+    Raises:
+        InvalidParameterError: a value outside :attr:`_parameter_constraints` (a ValueError).
+    """
+
+    #: each hyper-parameter's valid values: the bench checks a config against them before a run
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {{"learning_rate": Interval(0.0)}}
+
+    def __init__(self, pool, n_classes, rng, *, learning_rate: float = 1.0):
+        super().__init__(pool, n_classes, rng)
+        self._validate_params(learning_rate=learning_rate)
+        self.learning_rate = float(learning_rate)
+        self._xp = None
+
+    def predict_scores(self, x: np.ndarray) -> np.ndarray:
+        """Every label's score for ``x`` (``(d,)`` float64, NaN = missing): ``(k,)`` float64,
+        higher = ranked higher. Keeps ``x`` prepared for :meth:`update`.
+        """
+        self._xp = self.pool.prepare(x)
+        return self.pool.predict_proba(self._xp).mean(axis=0)
+
+    def update(self, relevant: np.ndarray, w: float = 1.0) -> None:
+        """Reveal the label set (``(k,)`` bool) of the last scored example; ``w`` (>= 0) is its
+        weight (0: nothing changes).
+        """
+        if w == 0.0:
+            return
+        weights = np.full(self.pool.n_learners, self.learning_rate * w)
+        for label in np.flatnonzero(relevant):
+            self.pool.learn(self._xp, int(label), weights)
+'''
+
+RANKER_TEST = '''"""{title} passes boostbench's conformance checks and runs in the bench."""
+
+from boostbench.testing import check_booster
+from {package} import {cls}
+
+
+def test_the_class_passes_boostbench_checks():
+    """Determinism under a seed, scores and label sets of k labels, inputs untouched, pickling,
+    growth, sample weights (boostbench.testing.CHECKS); an AssertionError names the check that failed."""
+    check_booster({cls})
+
+
+def test_the_installed_entry_point_runs_in_the_bench():
+    """``pip install -e .`` registered it: the runner builds it from ``algorithm={name}``."""
+    from boostbench.runner.config import compose_config, validate
+    from boostbench.runner.experiment import run_experiment
+
+    check_booster("{name}", checks=["interface"])
+    cfg = compose_config(["algorithm={name}", "dataset=emotions", "n_learners=5", "progress=false"])
+    record = run_experiment(validate(cfg))
+    assert record["plugin"]["distribution"] == "{distribution}"
+    assert 0.0 <= record["metrics"]["test_rank_loss"] <= 1.0
+    assert 0.0 <= record["metrics"]["test_hamming_loss"] <= 1.0
+'''
+
 TEST = '''"""{title} passes boostbench's conformance checks and runs in the bench."""
 
 from boostbench.testing import check_booster
@@ -154,9 +240,9 @@ prints the commands with that environment's Python.
 
 ## Run it in the bench
 
-    boostbench run algorithm={name} dataset=car                 # its config: the class's defaults
-    boostbench run algorithm={name} algorithm.vote=hard         # a hyper-parameter
-    boostbench sweep algorithm={name},adaboost_olm,online_boosting dataset=car,balance \\
+    boostbench run algorithm={name} dataset={dataset}             # its config: the class's defaults
+    boostbench run algorithm={name} {knob}        # a hyper-parameter
+    boostbench sweep algorithm={name},{peers} dataset={datasets} \\
         seed='range(0,5)' n_learners=10 results_dir=results/{name}
     boostbench report leaderboard --results-dir results/{name}
 
@@ -170,16 +256,46 @@ def class_name(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_") if part)
 
 
-def new_algorithm(name: str, directory: str | Path = ".") -> Path:
-    """Write the project of a plugin algorithm ``name`` under ``directory`` (its folder: ``name``).
+#: Per task: the booster and test templates, and what the README runs it on and beside
+TASKS = {
+    "multiclass": (
+        BOOSTER,
+        TEST,
+        {
+            "dataset": "car",
+            "knob": "algorithm.vote=hard",
+            "peers": "adaboost_olm,online_boosting",
+            "datasets": "car,balance",
+        },
+    ),
+    "multilabel": (
+        RANKER,
+        RANKER_TEST,
+        {
+            "dataset": "emotions",
+            "knob": "algorithm.learning_rate=0.5",
+            "peers": "ada_olmr,online_bmr,river_binary_relevance",
+            "datasets": "emotions,scene,yeast",
+        },
+    ),
+}
+
+
+def new_algorithm(name: str, directory: str | Path = ".", task: str = "multiclass") -> Path:
+    """Write the project of a plugin algorithm ``name`` under ``directory`` (its folder: ``name``):
+    a multiclass booster, or (``task="multilabel"``) a multi-label ranker.
 
     Returns:
         The project's folder.
 
     Raises:
         ConfigError: a name that cannot be an algorithm's (lower-case letters, digits and ``_``, a
-            letter first) or that a registered algorithm has, or a folder that exists already.
+            letter first) or that a registered algorithm has, a folder that exists already, or a
+            task other than ``multiclass`` and ``multilabel``.
     """
+    if task not in TASKS:
+        raise ConfigError(f"--task must be multiclass or multilabel, not {task!r}")
+    booster, test, examples = TASKS[task]
     from boostbench.algorithms import ALGORITHM_NAME, ALGORITHMS
 
     if not ALGORITHM_NAME.fullmatch(name):
@@ -195,13 +311,14 @@ def new_algorithm(name: str, directory: str | Path = ".") -> Path:
         "distribution": f"boostbench-{name.replace('_', '-')}",
         "cls": class_name(name),
         "title": class_name(name),
+        **examples,
     }
     files = {
         "pyproject.toml": PYPROJECT,
         "README.md": README,
         f"src/{fields['package']}/__init__.py": INIT,
-        f"src/{fields['package']}/booster.py": BOOSTER,
-        f"tests/test_{name}.py": TEST,
+        f"src/{fields['package']}/booster.py": booster,
+        f"tests/test_{name}.py": test,
     }
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=root.parent))  # whole or not at all

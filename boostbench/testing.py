@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 #: The checks, in the order they run: the class's interface (:func:`boostbench.algorithms.interface_problem`),
-#: the same predictions from the same seed, labels in range (and distributions that are ones),
+#: the same predictions from the same seed, labels in range (and distributions that are ones; a
+#: ranker's finite scores and its label sets of k booleans),
 #: inputs left as they were, a pickled copy that goes on as the original, growing to more
 #: classes and attributes, a sample weight of 0 that changes nothing, river's estimator checks
 #: on the river estimator of the algorithm where there is one
@@ -209,6 +210,11 @@ class _Cases:
         if self.ranker:
             assert out.shape == (len(self.rows), k), f"scores of shape {out.shape[1:]}, not ({k},)"
             assert np.isfinite(out).all(), "a score that is not finite"
+            booster = self.build()  # and the label set predicted with each example's scores
+            for i in self.rows[:HALF]:
+                chosen = np.asarray(booster.predict_labels(booster.predict_scores(X[i]), 1.5))
+                assert chosen.shape == (k,) and chosen.dtype == bool, f"predict_labels gave {chosen!r}"
+                booster.update(self.target(i))
             return
         assert out.min() >= 0 and out.max() < k, f"a label outside 0..{k - 1}: {out.min()}..{out.max()}"
         if self.batch:

@@ -91,7 +91,7 @@ def missing_peer(name: str) -> str | None:
     from boostbench.boosters.peers.moa_peers import moa_python
 
     target = ALGORITHMS[name].target
-    if ".moa_peers:" in target:
+    if ".moa_peers:" in target or ".moa_multilabel:" in target:
         try:
             moa_python()
         except ValueError:

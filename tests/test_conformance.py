@@ -246,6 +246,7 @@ SLOW_EXPERIMENTS = (
     "equivalence_multilabel",
     "jung2017_table1_peers",
     "stream_benchmark",
+    "multilabel_benchmark",
 )
 
 

@@ -148,3 +148,16 @@ class OnlineRanker(_BoosterCore):
         """Reveal the label set (``(k,)`` bool) of the last scored example; ``w`` its weight (as
         :meth:`OnlineBooster.update`'s).
         """
+
+    def predict_labels(self, scores: np.ndarray, cardinality: float) -> np.ndarray:
+        """The label set predicted for the last scored example, ``(k,)`` bool: by default its
+        ``round(cardinality)`` top-scored labels (:func:`boostbench.multilabel_metrics.top_labels`;
+        ``cardinality``: the mean size of the label sets revealed so far). A ranker whose library
+        predicts a set of its own (a peer) returns that set.
+
+        Args:
+            scores: ``(k,)`` float64, what :meth:`predict_scores` returned for the example.
+        """
+        from boostbench.multilabel_metrics import top_labels
+
+        return top_labels(scores, cardinality)

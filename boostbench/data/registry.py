@@ -290,6 +290,10 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None, seed: int = 0) -
         from boostbench.data.drift import drift_dataset
 
         return drift_dataset(spec, seed)
+    if spec.get("generator") == "moa_multilabel":
+        from boostbench.data.moa_multilabel_stream import moa_multilabel_dataset
+
+        return moa_multilabel_dataset(spec, seed)
     if spec.get("river_dataset"):
         from boostbench.data.drift import bundled_dataset
 

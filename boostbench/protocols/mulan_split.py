@@ -2,7 +2,9 @@
 
 One online pass over the training part, then the test part; the booster keeps updating through
 the test part (predict, score, then reveal), and the reported figure is the mean rank loss over
-the test part only.
+the test part only. Each prediction's label set is kept too (the ranker's
+:meth:`~boostbench.boosters.base.OnlineRanker.predict_labels`), for the set measures of
+:mod:`boostbench.multilabel_metrics`.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class TrainTestResult:
         cpu_s: CPU seconds of the pass, every thread and child process.
         ram_hours: MOA's RAM-hours of the pass, GiB x CPU hours (:class:`~boostbench.system.resources.ResourceMeter`).
         model_bytes: the model's resident bytes at the end of the pass.
+        predicted: ``(n_train + n_test, k)`` bool label set of each prediction, in pass order
+            (None: not kept).
     """
 
     train_loss: np.ndarray
@@ -39,6 +43,7 @@ class TrainTestResult:
     cpu_s: float = float("nan")
     ram_hours: float = float("nan")
     model_bytes: int = 0
+    predicted: np.ndarray | None = None
 
     @property
     def n_examples(self) -> int:
@@ -72,14 +77,19 @@ def train_then_test(
     """
     order = np.concatenate([train_order, test_order])
     losses = np.empty(len(order))
+    predicted = np.zeros((len(order), Y.shape[1]), dtype=bool)
     total = 0.0
+    relevant_seen = 0  # labels in the sets revealed so far: the cardinality a set is sized by
     meter = ResourceMeter()  # as the prequential pass measures it
     meter.start()
     began = time.perf_counter()
     for t, index in enumerate(order):
-        losses[t] = rank_loss(ranker.predict_scores(X[index]), Y[index])
+        scores = ranker.predict_scores(X[index])
+        losses[t] = rank_loss(scores, Y[index])
+        predicted[t] = ranker.predict_labels(scores, relevant_seen / t if t else 0.0)
         total += losses[t]
         ranker.update(Y[index])
+        relevant_seen += int(Y[index].sum())
         if on_progress is not None and (t + 1) % progress_every == 0:
             on_progress(t + 1, total / (t + 1))
         if (t + 1) % SAMPLE_EVERY == 0:
@@ -89,4 +99,6 @@ def train_then_test(
     if on_progress is not None:
         on_progress(len(order), float(losses.mean()) if len(order) else 0.0)
     n_train = len(train_order)
-    return TrainTestResult(losses[:n_train], losses[n_train:], runtime, meter.cpu_s, meter.ram_hours, meter.model_bytes)
+    return TrainTestResult(
+        losses[:n_train], losses[n_train:], runtime, meter.cpu_s, meter.ram_hours, meter.model_bytes, predicted
+    )

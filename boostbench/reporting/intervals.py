@@ -24,11 +24,11 @@ BOOTSTRAP_RESAMPLES = 9999
 BOOTSTRAP_SEED = 0
 #: Where a measure lies, by its name: Cohen's kappa in [-1, 1]; kappa-M and kappa-T at most 1
 #: (a classifier worse than the majority-class or no-change one has any negative value); a rate
-#: (accuracy, error, F1, rank loss) in [0, 1]; a time, size or count (:func:`positive`) in
+#: (accuracy, error, F1, rank or Hamming loss) in [0, 1]; a time, size or count (:func:`positive`) in
 #: [0, inf); anything else unbounded
 KAPPA = ("kappa",)
 KAPPA_AGAINST_A_BASELINE = ("kappa_m", "kappa_t")
-RATES = ("accuracy", "error", "f1", "rank_loss", "precision", "recall")
+RATES = ("accuracy", "error", "f1", "rank_loss", "hamming_loss", "precision", "recall")
 POSITIVE_SUFFIXES = ("_s", "_bytes", "_hours", "_mib")
 POSITIVE_NAMES = ("us_per_example", "max_depth")
 

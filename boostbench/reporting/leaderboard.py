@@ -15,6 +15,10 @@ equal trees alone. Per data set, accuracy against CPU seconds with the Pareto fr
 per stream its learning curves with the drift marked (:mod:`~boostbench.reporting.leaderboard_figures`).
 A registered algorithm without runs says why it has none (the reason of its failed jobs, e.g. a
 peer whose library is absent), and so does each data set a row that ran elsewhere has no run on.
+
+A store of multi-label runs (MULAN's train -> test protocol, no multiclass prequential run) gets
+the same board over the multi-label measures (:data:`TASKS`): the seed's rank loss first, in
+place of accuracy for the Bayesian test, the Pareto plots and the equal-trees table.
 """
 
 from __future__ import annotations
@@ -78,12 +82,41 @@ LOWER_IS_BETTER = ("error", "loss")
 ACCURACY = "accuracy"
 
 
-def measures(runs: pd.DataFrame) -> list[Measure]:
+def _multilabel_measures() -> tuple[Measure, ...]:
+    """:data:`boostbench.multilabel_metrics.MEASURES` over the test part, then CPU s and RAM-hours."""
+    from boostbench.multilabel_metrics import MEASURES as MULTILABEL
+
+    return (
+        *(
+            Measure(f"test_{m.name}", m.title, m.higher_is_better, f"{m.meaning}, over the test part")
+            for m in MULTILABEL
+        ),
+        *MEASURES[-2:],
+    )
+
+
+#: Per task: the protocol of its runs and the board's first measure (its primary one)
+TASKS = {"multiclass": ("prequential", ACCURACY), "multilabel": ("train_test", "rank loss")}
+
+
+def store_task(runs: pd.DataFrame) -> str:
+    """The task a store's leaderboard ranks: multiclass when it has a multiclass online run, else
+    multi-label when it has a multi-label one, else multiclass (an empty board).
+    """
+    if online_runs(runs).empty and not online_runs(runs, "multilabel").empty:
+        return "multilabel"
+    return "multiclass"
+
+
+def measures(runs: pd.DataFrame, task: str = "multiclass") -> list[Measure]:
     """:data:`MEASURES`, then every other ``final_*`` measure of the runs whose range its name
     tells (an accuracy, kappa, F1, error or loss: :func:`~boostbench.reporting.intervals.metric_range`;
     a measure new records hold shows up without a line here, a count such as
-    ``final_window_examples`` does not), titled after its name.
+    ``final_window_examples`` does not), titled after its name. For ``task="multilabel"``:
+    the multi-label measures, CPU s and RAM-hours.
     """
+    if task == "multilabel":
+        return list(_multilabel_measures())
     known = {m.metric for m in MEASURES}
     extra = [
         Measure(
@@ -138,6 +171,12 @@ class Leaderboard:
     gaps: dict[tuple[str, str], str] = field(default_factory=dict)
     rope: float = pairwise.ROPE
     figures: list[Path] = field(default_factory=list)
+    task: str = "multiclass"
+
+    @property
+    def primary(self) -> str:
+        """The title of the measure the Bayesian test, Pareto plots and equal-trees table use."""
+        return TASKS[self.task][1]
 
 
 def _items_without(items: str, prefixes: tuple[str, ...], keep: bool = False) -> str:
@@ -163,8 +202,9 @@ def _labelled(frame: pd.DataFrame, by: list[str], items: str, within: str | None
     return labels
 
 
-def online_runs(runs: pd.DataFrame) -> pd.DataFrame:
-    """The prequential runs of multiclass online algorithms, each with its leaderboard row
+def online_runs(runs: pd.DataFrame, task: str = "multiclass") -> pd.DataFrame:
+    """The prequential runs of multiclass online algorithms (``task="multilabel"``: the train ->
+    test runs of the multi-label ones), each with its leaderboard row
     (``entry``: the algorithm, its weak learners in brackets, then its N, gamma, preset and
     other settings where the store has several of them for that algorithm and weak learners)
     and its data set as shown (``shown_dataset``: the name, and what sets its config apart when
@@ -172,8 +212,8 @@ def online_runs(runs: pd.DataFrame) -> pd.DataFrame:
     """
     from boostbench.algorithms import ALGORITHMS
 
-    online = [name for name, spec in ALGORITHMS.items() if spec.family == "online" and spec.task == "multiclass"]
-    chosen = runs[(runs["protocol"] == "prequential") & runs["algorithm"].isin(online)].copy()
+    online = [name for name, spec in ALGORITHMS.items() if spec.family == "online" and spec.task == task]
+    chosen = runs[(runs["protocol"] == TASKS[task][0]) & runs["algorithm"].isin(online)].copy()
     if chosen.empty:
         return chosen.assign(entry=pd.Series(dtype=str), shown_dataset=pd.Series(dtype=str))
     chosen["dataset_items"] = chosen["settings_items"].map(lambda t: _items_without(t, ("dataset.",), keep=True))
@@ -244,8 +284,8 @@ def readable_reason(reason: str) -> str:
     return text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 1].rstrip() + "…"
 
 
-def not_run_reasons(results_dir: str | Path, ran: set[str]) -> dict[str, str]:
-    """``"not run: <reason>"`` for each registered multiclass online algorithm without runs: the
+def not_run_reasons(results_dir: str | Path, ran: set[str], task: str = "multiclass") -> dict[str, str]:
+    """``"not run: <reason>"`` for each registered online algorithm of ``task`` without runs: the
     reason its latest failed job gave (``failed/*.json``), else that the store has none.
     """
     from boostbench.algorithms import ALGORITHMS
@@ -254,7 +294,7 @@ def not_run_reasons(results_dir: str | Path, ran: set[str]) -> dict[str, str]:
     return {
         name: "not run: " + failures.get((name, None), NO_RUN)
         for name, spec in ALGORITHMS.items()
-        if spec.family == "online" and spec.task == "multiclass" and name not in ran
+        if spec.family == "online" and spec.task == task and name not in ran
     }
 
 
@@ -300,22 +340,24 @@ def ranked(scores: pd.DataFrame, measure: Measure, trees: pd.Series) -> tuple[pd
 
 
 def build(results_dir: str | Path, runs: pd.DataFrame, rope: float = pairwise.ROPE) -> Leaderboard:
-    """The leaderboard of the store's prequential runs (``runs``: :func:`records.load_runs`).
+    """The leaderboard of the store's prequential runs (``runs``: :func:`records.load_runs`), or
+    of its multi-label runs (:func:`store_task`).
 
     Args:
         rope: the Bayesian signed-rank test's region of practical equivalence, ``[-rope, rope]``
-            in accuracy units (0.01: one accuracy point).
+            in the primary measure's units (0.01: one accuracy or rank-loss point).
 
     Returns:
         The leaderboard, a :class:`Leaderboard` (its ``figures`` empty: :func:`write` draws them).
     """
     from boostbench.algorithms import ALGORITHMS
 
-    chosen = online_runs(runs)
+    task = store_task(runs)
+    chosen = online_runs(runs, task)
     rows = chosen.groupby("entry")[["algorithm", "trees", "tree_kind"]].first()
     rows["peer"] = [bool(getattr(ALGORITHMS.get(a), "peer", False)) for a in rows["algorithm"]]
-    shown = measures(runs)
-    board = Leaderboard(shown, rows, {}, {}, {}, {}, {}, {}, {}, rope=rope)
+    shown = measures(runs, task)
+    board = Leaderboard(shown, rows, {}, {}, {}, {}, {}, {}, {}, rope=rope, task=task)
     for measure in shown:
         wide = chosen.groupby(["shown_dataset", "entry"])[measure.metric].mean().unstack("entry")
         wide = wide.dropna(axis=1, how="all")  # records older than the measure have none
@@ -327,16 +369,16 @@ def build(results_dir: str | Path, runs: pd.DataFrame, rope: float = pairwise.RO
         board.wilcoxon[measure.title] = pairwise.wilcoxon_holm(
             wide[board.tables[measure.title]["algorithm"]], measure.higher_is_better
         )
-        if measure.title == ACCURACY:
+        if measure.title == board.primary:
             board.bayesian[measure.title] = pairwise.bayesian_signed_rank(
                 wide[board.tables[measure.title]["algorithm"]], measure.higher_is_better, rope
             )
-    if ACCURACY in board.scores:
-        accuracy = board.scores[ACCURACY]
+    if board.primary in board.scores:
+        accuracy = board.scores[board.primary]
         for kind, same in rows[rows.index.isin(accuracy.columns)].groupby("tree_kind"):
             if len(same) >= 2:
                 board.equal_trees[kind] = ranked(accuracy[same.index], shown[0], rows["trees"])
-    board.not_run = not_run_reasons(results_dir, set(chosen["algorithm"]))
+    board.not_run = not_run_reasons(results_dir, set(chosen["algorithm"]), task)
     board.gaps = gap_reasons(results_dir, chosen)
     return board
 
@@ -360,7 +402,7 @@ TESTS_TEXT = {
     "bayesian": (
         "Bayesian signed-rank test (Benavoli, Mangili, Corani, Zaffalon & Ruggeri, ICML 2014; Benavoli, "
         "Corani, Demšar & Zaffalon, JMLR 18(77), 2017; baycomp) with a region of practical equivalence "
-        "(ROPE) of ±{rope:g} in accuracy: how probable is it that the row is better by more than the ROPE, "
+        "(ROPE) of ±{rope:g} in {primary}: how probable is it that the row is better by more than the ROPE, "
         "that the two are practically equivalent, or that the column is better? Verdict where one of the "
         "three has posterior probability ≥ {decisive:g}; cell: the probability that the row is better; "
         "green, the row is better; red, worse; blue, practically equivalent; grey, undecided."
@@ -373,9 +415,9 @@ TESTS_TEXT = {
 }
 
 
-def tests_text(name: str, rope: float = pairwise.ROPE) -> str:
-    """:data:`TESTS_TEXT` ``[name]`` with its numbers filled in."""
-    return TESTS_TEXT[name].format(alpha=pairwise.ALPHA, rope=rope, decisive=pairwise.DECISIVE)
+def tests_text(name: str, rope: float = pairwise.ROPE, primary: str = ACCURACY) -> str:
+    """:data:`TESTS_TEXT` ``[name]`` with its numbers (and the primary measure's title) filled in."""
+    return TESTS_TEXT[name].format(alpha=pairwise.ALPHA, rope=rope, decisive=pairwise.DECISIVE, primary=primary)
 
 
 def intro(board: Leaderboard) -> str:
@@ -497,7 +539,7 @@ def to_markdown(board: Leaderboard, store: str) -> str:
     pairwise tests decide; the equal-trees tables; the gaps and the algorithms not run.
     """
     lines = [f"# Leaderboard of {store}", "", intro(board), "", "Tests:", ""]
-    lines += [f"- {tests_text(name, board.rope)}" for name in ("friedman", "wilcoxon", "bayesian")]
+    lines += [f"- {tests_text(name, board.rope, board.primary)}" for name in ("friedman", "wilcoxon", "bayesian")]
     lines.append("")
     for measure in board.measures:
         if measure.title not in board.tables:
@@ -528,7 +570,7 @@ def to_markdown(board: Leaderboard, store: str) -> str:
                 pairs = _pairs_markdown(found, bayesian, fmt)
                 lines += [*pairs, ""] if pairs else []
     if board.equal_trees:
-        lines += ["## Boosters at equal trees (accuracy)", "", tests_text("equal_trees"), ""]
+        lines += [f"## Boosters at equal trees ({board.primary})", "", tests_text("equal_trees"), ""]
         for kind, (table, test) in board.equal_trees.items():
             lines += [
                 f"### {kind}",
@@ -660,8 +702,8 @@ def write(
             ("leaderboard_equal_trees", equal),
         ):
             written.append(atomic_write_text(tables / f"{name}.csv", frame.to_csv(index=False)))
-        notes = [("intro", intro(board)), *((n, tests_text(n, rope)) for n in TESTS_TEXT)]
-        notes.append(("rope", f"{rope:g}"))
+        notes = [("intro", intro(board)), *((n, tests_text(n, rope, board.primary)) for n in TESTS_TEXT)]
+        notes += [("rope", f"{rope:g}"), ("primary", board.primary)]
         written.append(
             atomic_write_text(
                 tables / "leaderboard_notes.csv", pd.DataFrame(notes, columns=["part", "text"]).to_csv(index=False)
@@ -676,7 +718,7 @@ def write(
         )
     )
     board.figures += leaderboard_figures.draw(
-        board, results_dir, online_runs(runs), out / "figures" / "leaderboard", ACCURACY
+        board, results_dir, online_runs(runs, board.task), out / "figures" / "leaderboard", board.primary
     )
     return board, written + board.figures
 

@@ -20,13 +20,14 @@ def runs_text(chosen: pd.DataFrame) -> str:
     ns = ", ".join(f"{int(n)}" for n in sorted(chosen["n_learners"].unique()))
     seeds = chosen.groupby(["entry", "shown_dataset"])["seed"].nunique()
     presets = ", ".join(sorted(chosen["preset"].unique()))
-    return f"N = {ns}, prequential, {count_range(seeds, 'seed')} per row and data set, preset {presets}"
+    protocols = ", ".join(sorted(chosen["protocol"].unique()))
+    return f"N = {ns}, {protocols}, {count_range(seeds, 'seed')} per row and data set, preset {presets}"
 
 
 def draw(board, results_dir: str | Path, chosen: pd.DataFrame, out: Path, accuracy: str) -> list[Path]:
     """Every figure of ``board`` (a :class:`~boostbench.reporting.leaderboard.Leaderboard`) under
     ``out``: ``cd_<metric>``, ``wilcoxon_<metric>``, ``bayesian_<metric>``, ``pareto_<data set>``
-    (the board's ``accuracy`` table against CPU seconds) and ``curves_<data set>`` (PNG and PDF).
+    (the board's ``accuracy`` table, its primary measure, against CPU seconds) and ``curves_<data set>`` (PNG and PDF).
     ``chosen``: the board's runs (:func:`~boostbench.reporting.leaderboard.online_runs`). Returns
     the paths.
     """
@@ -66,6 +67,7 @@ def draw(board, results_dir: str | Path, chosen: pd.DataFrame, out: Path, accura
             )
     if accuracy in board.scores and "CPU s" in board.scores:
         order = list(board.tables[accuracy]["algorithm"])
+        higher = next(m.higher_is_better for m in board.measures if m.title == accuracy)
         for dataset in board.scores[accuracy].index:
             written += pareto_plot(
                 board.scores[accuracy].loc[dataset],
@@ -74,6 +76,8 @@ def draw(board, results_dir: str | Path, chosen: pd.DataFrame, out: Path, accura
                 dataset,
                 order,
                 about,
+                accuracy,
+                higher,
             )
     written += stream_curves(results_dir, chosen, out, about)
     return written
@@ -102,10 +106,18 @@ def pareto_front(cost: np.ndarray, score: np.ndarray) -> np.ndarray:
 
 
 def pareto_plot(
-    scores: pd.Series, costs: pd.Series, stem: Path, dataset: str, order: list[str], about: str = ""
+    scores: pd.Series,
+    costs: pd.Series,
+    stem: Path,
+    dataset: str,
+    order: list[str],
+    about: str = "",
+    measure: str = "accuracy",
+    higher_is_better: bool = True,
 ) -> list[Path]:
-    """Accuracy (``scores``, per row) against CPU seconds (``costs``, log scale) on one data set,
-    the Pareto front drawn as a step line through its points. Each point carries its row's number
+    """Accuracy (``scores``, per row; or another ``measure``, lower better unless
+    ``higher_is_better``) against CPU seconds (``costs``, log scale) on one data set, the Pareto
+    front drawn as a step line through its points. Each point carries its row's number
     in ``order`` (the leaderboard's, so a number means one row in every plot), placed off the
     others (adjustText), and a key beside the axes names the rows. PNG and PDF; the paths.
     """
@@ -118,7 +130,7 @@ def pareto_plot(
     number = {name: i + 1 for i, name in enumerate(order)}
     both = both.loc[sorted(both.index, key=lambda n: number.get(n, len(order) + 1))]
     cost, score = both["cost"].to_numpy(dtype=float), both["score"].to_numpy(dtype=float)
-    front = pareto_front(cost, score)
+    front = pareto_front(cost, score if higher_is_better else -score)
     on_front = set(front.tolist())
     fig, ax = figures.new_figure((9.5, 5.0))
     ax.scatter(cost, score, color="0.55", zorder=2, s=18)
@@ -147,13 +159,14 @@ def pareto_plot(
         title_fontsize=7,
     )
     ax.set_xlabel("CPU seconds of the pass (mean over seeds, log scale)")
-    ax.set_ylabel("accuracy, final part (mean over seeds)")
-    ax.set_title(f"{dataset}: accuracy against CPU seconds")
+    part = "final part" if measure == "accuracy" else "test part"
+    ax.set_ylabel(f"{measure}, {part} (mean over seeds)")
+    ax.set_title(f"{dataset}: {measure} against CPU seconds")
     ax.grid(alpha=0.3)
     fig.tight_layout()
     caption = (
-        f"{dataset}: final-part accuracy against CPU seconds of {len(both)} rows, the Pareto front in red "
-        f"(no row is both faster and more accurate); {about}."
+        f"{dataset}: {part.replace(' ', '-')} {measure} against CPU seconds of {len(both)} rows, the Pareto front "
+        f"in red (no row is both faster and better); {about}."
     )
     return figures.save_figure(fig, stem, caption)
 

@@ -106,7 +106,7 @@ def html_section(out: Path) -> str | None:
             )
     if len(equal) and "algorithm" in equal:
         parts += [
-            "<h4>Boosters at equal trees (accuracy)</h4>",
+            f"<h4>Boosters at equal trees ({esc(notes.get('primary', 'accuracy'))})</h4>",
             f"<p class='caption'>{esc(notes.get('equal_trees', ''))}</p>",
         ]
         for kind, rows in equal.groupby("kind", sort=False):

@@ -118,7 +118,7 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
             "backend": config["learner"]["backend"],
             "protocol": config["protocol"]["name"],
             "delay": config["protocol"].get("delay", 0),
-            "window": config["protocol"].get("window", float("nan")),
+            "window": config["protocol"].get("window", _default_window(record)),
             "preset": config.get("preset") or "paper",  # no preset: the papers' defaults
             "gamma": algorithm.get("gamma", float("nan")),
             "max_depth": config["learner"].get("max_depth", float("nan"))
@@ -132,6 +132,16 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
         }
     extra = sorted({name for row in rows.values() for name in row} - set(COLUMNS) - {"_rank"})
     return pd.DataFrame(list(rows.values()), columns=[*COLUMNS, *extra])
+
+
+def _default_window(record: dict) -> float:
+    """The window of a record whose protocol config has none: the protocol's default where its
+    curves are windowed (MULAN's train -> test pass), else NaN (no window).
+    """
+    from boostbench.runner.sections import ProtocolConfig
+
+    windowed = any(name.startswith("windowed_") for name in record.get("curve") or {})
+    return float(ProtocolConfig.window) if windowed else float("nan")
 
 
 def extra_metrics(metrics: dict) -> dict[str, float]:

@@ -49,6 +49,17 @@ PEER_LEARNERS: dict[str, tuple[str, str]] = {
     "moa_arf": ("MOA", "ARF trees"),
     "moa_sgbt": ("MOA", "FIMT-DD regression trees"),
     "vw_boosting": ("VW", "linear learners"),
+    # multi-label peers: river's trees one per label; MOA's multi-label trees (majority label set
+    # at the leaves), alone or bagged; MOA's iSOUP multi-target regression trees
+    **{
+        f"river_{name}": ("river", "HT defaults, one per label")
+        for name in ("binary_relevance", "classifier_chain", "mc_classifier_chain")
+    },
+    **{
+        f"moa_{name}": ("MOA", "multi-label HT defaults")
+        for name in ("ml_hoeffding_tree", "ozabag_ml", "ozabag_adwin_ml")
+    },
+    "moa_isoup_tree": ("MOA", "iSOUP regression trees"),
 }
 
 

@@ -31,6 +31,8 @@ from boostbench.errors import NotApplicable
 from boostbench.learners.config import HoeffdingTreeConfig, LearnerConfig
 from boostbench.learners.registry import make_batch_learner, make_pool
 from boostbench.metrics import classification_metrics, fading_curves, fold_summary, windowed_curves
+from boostbench.multilabel_metrics import set_measures
+from boostbench.multilabel_metrics import windowed_curves as multilabel_windowed_curves
 from boostbench.protocols import (
     FoldResult,
     PrequentialResult,
@@ -214,7 +216,10 @@ def _prequential_cv_pass(
 def _multilabel_pass(
     protocol: ProtocolConfig, dataset: MultilabelDataset, booster, order: np.ndarray, on_progress
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """MULAN train -> test pass (Jung & Tewari 2018): metrics and test rank-loss curve."""
+    """MULAN train -> test pass (Jung & Tewari 2018): metrics and test rank-loss curve, and the
+    label-set measures of :mod:`boostbench.multilabel_metrics` over the test part (``test_<name>``)
+    and over the sliding window before each test checkpoint (curves ``windowed_<name>``).
+    """
     train = order[order < dataset.n_train]  # the seeded order, kept within each part
     test = order[order >= dataset.n_train]
     result = train_then_test(booster, dataset.X, dataset.Y, train, test, on_progress)
@@ -226,7 +231,12 @@ def _multilabel_pass(
         "n_test": len(test),
     }
     seen, loss = result.curve(protocol.curve_points)
-    return metrics, {"test_examples_seen": seen.tolist(), "test_rank_loss": loss.tolist()}
+    curve = {"test_examples_seen": seen.tolist(), "test_rank_loss": loss.tolist()}
+    if len(test):
+        truth, predicted = dataset.Y[test], result.predicted[len(train) :]
+        metrics.update({f"test_{name}": value for name, value in set_measures(truth, predicted).items()})
+        curve.update(multilabel_windowed_curves(truth, predicted, result.test_loss, seen, protocol.window))
+    return metrics, curve
 
 
 def _online_booster(

@@ -67,10 +67,13 @@ def last_error(stderr: str, limit: int = 400) -> str:
     return " ".join(" ".join(lines).split())[-limit:]
 
 
-class _MOAProcess(OnlineBooster):
-    """A MOA classifier in a child process of a Python that has capymoa (a peer: no pool); the
-    subclasses say which (:meth:`_start`).
+class _MOAChild:
+    """A MOA learner in a child process of a Python that has capymoa, running the script
+    :attr:`_worker` (the process half of the MOA peers, multiclass and multi-label alike).
     """
+
+    #: the worker script (None: :data:`WORKER`, looked up when the process starts)
+    _worker: ClassVar[Path | None] = None
 
     def _start(self, setup: dict, n_classes: int, n_learners: int, n_categories) -> None:
         """Start the worker with ``setup`` (``ensemble`` or ``cli``, see
@@ -83,7 +86,7 @@ class _MOAProcess(OnlineBooster):
         self._name = learner_name(setup)
         self._log = tempfile.TemporaryFile()  # the child's stderr (the JVM's messages), for errors
         self._process = subprocess.Popen(
-            [moa_python(), str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log
+            [moa_python(), str(self._worker or WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log
         )
         self._x = None
         setup = {
@@ -114,6 +117,28 @@ class _MOAProcess(OnlineBooster):
         except (BrokenPipeError, OSError, EOFError) as exc:
             raise PeerError(f"MOA's {self._name} stopped: {self._stderr()}") from exc
 
+    def close(self) -> None:
+        """End the MOA process (also when the booster is collected)."""
+        process = getattr(self, "_process", None)
+        if process is not None and process.poll() is None:
+            process.stdin.close()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def __getstate__(self):
+        raise TypeError("a MOA peer lives in its own Java process and does not pickle")
+
+
+class _MOAProcess(_MOAChild, OnlineBooster):
+    """A MOA classifier in a child process (a peer: no pool); the subclasses say which
+    (:meth:`_start`).
+    """
+
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
         self._x = np.asarray(x, dtype=np.float64)
         proba = self._ask(("proba", self._x))
@@ -139,22 +164,6 @@ class _MOAProcess(OnlineBooster):
         none = labels < 0
         labels[none] = self.rng.integers(self.n_classes, size=int(none.sum()))
         return labels
-
-    def close(self) -> None:
-        """End the MOA process (also when the booster is collected)."""
-        process = getattr(self, "_process", None)
-        if process is not None and process.poll() is None:
-            process.stdin.close()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-
-    def __del__(self) -> None:
-        self.close()
-
-    def __getstate__(self):
-        raise TypeError("a MOA peer lives in its own Java process and does not pickle")
 
 
 class MOAEnsemble(_MOAProcess):

@@ -135,10 +135,12 @@ def root_cause(exc: BaseException) -> str:
     return text if text.startswith(name) or "." in name else f"{name}: {text}"
 
 
-def serve() -> None:
-    """:func:`main`, whose failure ends the process with the root cause marked on stderr."""
+def serve(run=None) -> None:
+    """:func:`main` (or another worker's ``run``), whose failure ends the process with the root
+    cause marked on stderr.
+    """
     try:
-        main()
+        (run or main)()
     except Exception as exc:
         print(f"{ERROR_MARK}{root_cause(exc)}", file=sys.stderr, flush=True)
         sys.exit(1)
