@@ -257,7 +257,7 @@ def sweep(
     ),
 ):
     """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
-    from boostbench.runner.sweep import count_jobs, run_sweep, summarize
+    from boostbench.runner.sweep import count_jobs, failure_line, run_sweep, summarize
 
     _warn_plugins()
     began = time.perf_counter()
@@ -314,8 +314,9 @@ def sweep(
     console.print(
         ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) + f" in {time.perf_counter() - began:.0f} s"
     )
-    if counts.get("error"):
-        raise typer.Exit(2)
+    failed = failure_line(outcomes, overrides or [])
+    if failed:
+        _fail(failed)
     busy = [outcome.label for outcome in outcomes if outcome.status == "busy"]
     if busy:  # another sweep runs them: this one is not complete
         _fail(

@@ -371,6 +371,17 @@ def clean_claims(results_dir: str | os.PathLike, stale_after_s: float = CLAIM_ST
     return removed
 
 
+def release_dead_claim(results_dir: str | os.PathLike, config_hash: str) -> bool:
+    """Remove the claim on ``config_hash`` if its owner is gone (a job's process that died);
+    whether it was removed.
+    """
+    path = claim_path(results_dir, config_hash)
+    if not _is_stale(path, CLAIM_STALE_AFTER_S):
+        return False
+    path.unlink(missing_ok=True)
+    return True
+
+
 def claim(
     results_dir: str | os.PathLike,
     config_hash: str,

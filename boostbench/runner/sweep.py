@@ -45,6 +45,7 @@ from boostbench.runner.config import (
     resolved_dict,
     validate,
 )
+from boostbench.runner.isolation import JobDied, run_isolated, stop_runner
 from boostbench.runner.store import (
     check_writable,
     claim,
@@ -53,6 +54,7 @@ from boostbench.runner.store import (
     failure_path,
     has_record,
     process_alive,
+    release_dead_claim,
     remove_if_dead,
     write_record,
 )
@@ -283,16 +285,61 @@ def _returned(job: Any, point: Sequence[str]) -> JobOutcome:
 
 
 def sweep_job(cfg: DictConfig) -> JobOutcome:
-    """Run one grid point unless its record exists (the Hydra task function); its outcome also goes
-    to the sweep's progress (:func:`_report`).
+    """Run one grid point unless its record exists (the Hydra task function), in this worker's
+    runner process (:mod:`boostbench.runner.isolation`): a job that dies there, or runs past
+    ``hydra.sweeper.job_timeout``, is recorded as failed and the worker goes on. Its outcome also
+    goes to the sweep's progress (:func:`_report`).
     """
     _die_with_the_sweep()
-    outcome = _job(cfg, time.perf_counter())
+    outcome = _isolated_job(cfg, time.perf_counter())
     _report(outcome)
     return outcome
 
 
-def _job(cfg: DictConfig, began: float) -> JobOutcome:
+def _job_in_runner(cfg: DictConfig, began: float, send: Callable[[dict[str, Any]], None]) -> JobOutcome:
+    """:func:`_job` in the runner, telling the worker the point's key once it holds its claim."""
+    return _job(cfg, began, on_claim=lambda key, label: send({"key": key, "label": label}))
+
+
+def _job_timeout() -> float | None:
+    """``hydra.sweeper.job_timeout`` of the job running here (None: no limit, or no Hydra job)."""
+    from hydra.core.hydra_config import HydraConfig
+
+    try:
+        value = HydraConfig.get().sweeper.get("job_timeout")
+    except (ValueError, AttributeError):
+        return None
+    return None if value is None else float(value)
+
+
+def _isolated_job(cfg: DictConfig, began: float) -> JobOutcome:
+    """:func:`_job` in the runner; a job that did not return is recorded under ``failed/`` with how
+    it ended, and its claim released.
+    """
+    try:
+        return run_isolated(_job_in_runner, (cfg, began), _job_timeout())[0]
+    except JobDied as died:
+        claimed = next((m for m in died.messages if "key" in m), None)
+        key, label = (claimed["key"], claimed["label"]) if claimed else _key_and_label(cfg)
+        if key:
+            release_dead_claim(cfg.results_dir, key)
+        return _record_failure(cfg, key, label, died.cause, time.perf_counter() - began)
+
+
+def _key_and_label(cfg: DictConfig) -> tuple[str, str]:
+    """A point's store key and label, as :func:`_triage` finds them ("" for what cannot be told)."""
+    label = "?"
+    try:
+        cfg = complete(cfg)
+        label = _label(cfg)
+        resolved = resolved_dict(cfg)
+        spec = algorithm_spec(str(resolved["algorithm"]["name"]))
+        return run_key(config_hash(resolved, spec), algorithm=spec), label
+    except Exception:
+        return "", label
+
+
+def _job(cfg: DictConfig, began: float, on_claim: Callable[[str, str], None] | None = None) -> JobOutcome:
     label = "?"
     try:
         cfg = complete(cfg)
@@ -313,6 +360,8 @@ def _job(cfg: DictConfig, began: float) -> JobOutcome:
         if has_record(cfg.results_dir, key):  # finished meanwhile
             return JobOutcome("skipped", key, label, 0.0)
         return JobOutcome("busy", key, label, 0.0, "the same configuration is running in another job")
+    if on_claim is not None:
+        on_claim(key, label)
     with held:
         try:
             from boostbench.runner.experiment import run_experiment, save  # heavy: not for a skipped job
@@ -320,7 +369,7 @@ def _job(cfg: DictConfig, began: float) -> JobOutcome:
             save(run_experiment(run_config), str(cfg.results_dir))
         except NotApplicable as exc:  # found once the data set was loaded (its classes)
             return JobOutcome("n/a", key, label, time.perf_counter() - began, str(exc))
-        except Exception as exc:  # one job's failure, whatever it is, must not sink the sweep
+        except (Exception, SystemExit) as exc:  # one job's failure, whatever it is, must not sink the sweep
             return _failed(cfg, key, label, exc, time.perf_counter() - began)
     failure_path(cfg.results_dir, key).unlink(missing_ok=True)
     return JobOutcome("done", key, label, time.perf_counter() - began)
@@ -373,7 +422,7 @@ def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[st
     return extra
 
 
-def _failed(cfg: DictConfig, key: str, label: str, exc: Exception, seconds: float) -> JobOutcome:
+def _failed(cfg: DictConfig, key: str, label: str, exc: BaseException, seconds: float) -> JobOutcome:
     """Report a failed job in one line and keep why in ``failed/<key>.json`` (a cluster job's
     terminal is seldom watched); a later sweep runs it again.
     """
@@ -384,14 +433,33 @@ def _failed(cfg: DictConfig, key: str, label: str, exc: Exception, seconds: floa
     else:  # a bug, not a user mistake: its type, message and where it happened
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         reason = f"{type(exc).__name__}: {' '.join(str(exc).split())} ({Path(frame.filename).name}:{frame.lineno})"
-    try:
-        write_record(
-            {"key": key, "label": label, "reason": reason, "config": OmegaConf.to_container(cfg, resolve=True)},
-            failure_path(cfg.results_dir, key),
-        )
-    except BoostbenchError:
-        pass  # the outcome still says it
+    return _record_failure(cfg, key, label, reason, seconds)
+
+
+def _record_failure(cfg: DictConfig, key: str, label: str, reason: str, seconds: float) -> JobOutcome:
+    """The failed job's outcome, its ``reason`` kept in ``failed/<key>.json`` (when its key is known)."""
+    if key:
+        try:
+            write_record(
+                {"key": key, "label": label, "reason": reason, "config": OmegaConf.to_container(cfg, resolve=True)},
+                failure_path(cfg.results_dir, key),
+            )
+        except BoostbenchError:
+            pass  # the outcome still says it
     return JobOutcome("error", key, label, seconds, reason)
+
+
+def failure_line(outcomes: Sequence[JobOutcome], overrides: Sequence[str]) -> str | None:
+    """One line naming a sweep's failed points (the first few) and where their causes are kept
+    (the results directory of ``overrides``); None when none failed.
+    """
+    results_dir = _results_dir(overrides)
+    failed = [o.label for o in outcomes if o.status == "error"]
+    if not failed:
+        return None
+    names = ", ".join(failed[:3]) + (f" and {len(failed) - 3} more" if len(failed) > 3 else "")
+    where = f" (causes in {Path(results_dir) / 'failed'})" if results_dir else ""
+    return f"{len(failed)} job(s) failed: {names}{where}; run the same sweep again to retry them"
 
 
 def run_sweep(
@@ -483,6 +551,7 @@ def run_sweep(
             follow()
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
+        stop_runner()  # the runner of jobs run in this process (one at a time), if any
         if plain:  # workers killed with an interrupted sweep could not release theirs
             clean_claims(results_dir)
     if outcomes and isinstance(outcomes[0], Sequence):  # another sweeper's batches of Hydra's JobReturn
