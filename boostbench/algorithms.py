@@ -27,7 +27,7 @@ import importlib
 import inspect
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
@@ -355,11 +355,54 @@ def _source(cls: type) -> Path:
     return path.parent if path.name == "__init__.py" else path
 
 
+#: Seconds a plugin may take to import before it is left out (``BOOSTBENCH_PLUGIN_IMPORT_TIMEOUT``)
+PLUGIN_IMPORT_TIMEOUT_S = 60.0
+
+
+def _import_bounded(point: metadata.EntryPoint) -> Any:
+    """``point.load()``, bounded in time and in what it may do to this process: run in a thread
+    (a plugin that hangs at import is left out after :data:`PLUGIN_IMPORT_TIMEOUT_S`; the thread,
+    a daemon, is abandoned), and any exception, ``SystemExit`` included, is the plugin's failure.
+
+    Raises:
+        ImportError: it raised (its type and message) or did not finish in time.
+    """
+    import os
+    import threading
+
+    outcome: dict[str, Any] = {}
+
+    def load() -> None:
+        try:
+            outcome["value"] = point.load()
+        except BaseException as exc:  # sys.exit at import is the plugin's failure, not ours
+            outcome["error"] = exc
+
+    try:
+        limit = float(os.environ.get("BOOSTBENCH_PLUGIN_IMPORT_TIMEOUT") or PLUGIN_IMPORT_TIMEOUT_S)
+    except ValueError:
+        limit = PLUGIN_IMPORT_TIMEOUT_S
+    thread = threading.Thread(target=load, name=f"import {point.value}", daemon=True)
+    thread.start()
+    thread.join(limit)
+    if thread.is_alive():
+        raise ImportError(f"did not finish importing in {limit:g} s (BOOSTBENCH_PLUGIN_IMPORT_TIMEOUT)")
+    if "error" in outcome:
+        exc = outcome["error"]
+        raise ImportError(f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None
+    return outcome["value"]
+
+
+def _entry_points() -> list[metadata.EntryPoint]:
+    """The installed entry points of group :data:`ENTRY_POINT_GROUP`, by name (nothing imported)."""
+    return sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name)
+
+
 def _load_plugins(taken: Mapping[str, AlgorithmSpec]) -> tuple[dict[str, AlgorithmSpec], list[str]]:
     """The installed plugins' entries, and one line for each one left out (naming its package)."""
     found: dict[str, AlgorithmSpec] = {}
     problems = []
-    for point in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+    for point in _entry_points():
         dist = point.dist
         who = f"{dist.name} {dist.version}" if dist is not None else "?"
         problem = None
@@ -371,9 +414,9 @@ def _load_plugins(taken: Mapping[str, AlgorithmSpec]) -> tuple[dict[str, Algorit
             problem = "is not named as an algorithm can be (lower-case letters, digits and _, a letter first)"
         else:
             try:
-                spec = spec_of(point.load())
-            except Exception as exc:
-                problem = f"fails to import ({point.value}): {type(exc).__name__}: {' '.join(str(exc).split())}"
+                spec = spec_of(_import_bounded(point))
+            except ImportError as exc:
+                problem = f"fails to import ({point.value}): {exc}"
             else:
                 problem = (
                     f"names {point.value}, neither a booster class nor an AlgorithmSpec"
@@ -389,7 +432,9 @@ def _load_plugins(taken: Mapping[str, AlgorithmSpec]) -> tuple[dict[str, Algorit
 
 
 class Registry(Mapping[str, AlgorithmSpec]):
-    """Every algorithm: :data:`BUILT_IN`, then the installed plugins (found on first use).
+    """Every algorithm: :data:`BUILT_IN`, then the installed plugins, imported on first use of
+    one of them (or of the whole list): looking up a built-in, listing the options by name
+    (:meth:`plugin_names`) or printing the help imports no plugin.
 
     Attributes:
         problems: one line for each plugin left out (it failed to import, took a name or broke the
@@ -416,12 +461,30 @@ class Registry(Mapping[str, AlgorithmSpec]):
         self._all()
         return list(self._problems)
 
+    @property
+    def problems_so_far(self) -> list[str]:
+        """:attr:`problems`, if the plugins were imported (else none: nothing imports them here)."""
+        return [] if self._entries is None else list(self._problems)
+
     def plugins(self) -> dict[str, AlgorithmSpec]:
         """The entries of installed packages (ours left out)."""
         return {name: spec for name, spec in self._all().items() if spec.plugin is not None}
 
+    def plugin_names(self) -> list[str]:
+        """The names the installed plugins register, as their packages' metadata says (none of
+        them imported: some may be left out once they are).
+        """
+        return sorted(
+            {p.name for p in _entry_points() if p.name not in self._built_in and ALGORITHM_NAME.fullmatch(p.name)}
+        )
+
     def __getitem__(self, name: str) -> AlgorithmSpec:
+        if name in self._built_in:  # ours: no plugin imported
+            return self._built_in[name]
         return self._all()[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._built_in or name in self._all()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._all())
@@ -463,16 +526,56 @@ def shipped_config(name: str, spec: AlgorithmSpec) -> Path | None:
     return path if path.is_file() else None
 
 
-def store_configs() -> None:
-    """Put every plugin algorithm's config (:func:`shipped_config`, else :meth:`AlgorithmSpec.config`
+def requested_plugins(overrides: Sequence[str] = ()) -> list[str]:
+    """The plugin algorithms that ``overrides`` may choose: those whose name appears in an
+    override, or in an experiment file it names (a word of its text), by :meth:`Registry.plugin_names`.
+    A built-in run names none, so it imports no plugin.
+    """
+    from boostbench.system.paths import CONFIG_DIR
+
+    names = ALGORITHMS.plugin_names()
+    if not names:
+        return []
+    text = " ".join(overrides)
+    for item in overrides:
+        key, _, value = item.partition("=")
+        if key.lstrip("+") == "experiment":
+            for choice in value.split(","):
+                path = CONFIG_DIR / "experiment" / f"{choice.strip()}.yaml"
+                try:
+                    text += " " + path.read_text(encoding="utf-8")
+                except (OSError, ValueError):
+                    pass  # an unknown experiment is refused where it is composed
+    words = set(re.findall(r"[A-Za-z0-9_]+", text))
+    return [name for name in names if name in words]
+
+
+def store_configs(overrides: Sequence[str] | None = None) -> None:
+    """Put plugin algorithms' configs (:func:`shipped_config`, else :meth:`AlgorithmSpec.config`
     with :attr:`AlgorithmSpec.config_defaults`) in Hydra's ConfigStore, group ``algorithm``, where
-    ``compose`` and a sweep's jobs (which get the store with Hydra's state) find ``algorithm=<name>``.
+    ``compose`` and a sweep's jobs (which get the store with Hydra's state) find ``algorithm=<name>``:
+    every plugin's (None), or those ``overrides`` may choose (:func:`requested_plugins`).
+
+    Raises:
+        ConfigError: a plugin ``overrides`` chooses was left out (why, in one line).
     """
     from hydra.core.config_store import ConfigStore
     from omegaconf import OmegaConf
 
+    if overrides is None:
+        chosen = ALGORITHMS.plugins()
+    else:
+        wanted = requested_plugins(overrides)
+        if not wanted:
+            return
+        plugins = ALGORITHMS.plugins()
+        for name in wanted:
+            reason = left_out(name)
+            if reason is not None and _chooses(overrides, name):
+                raise ConfigError(f"unknown algorithm {name!r}: the {reason}")
+        chosen = {name: plugins[name] for name in wanted if name in plugins}
     store = ConfigStore.instance()
-    for name, spec in ALGORITHMS.plugins().items():
+    for name, spec in chosen.items():
         path = shipped_config(name, spec)
         if path is not None:  # Hydra's header, which the loaded node loses, says where it goes
             package = "_global_" if path.read_text(encoding="utf-8").startswith("# @package _global_") else None
@@ -482,6 +585,15 @@ def store_configs() -> None:
             store.store(group="algorithm", name=name, node=node, package="_global_")
         else:
             store.store(group="algorithm", name=name, node=spec.config(name))
+
+
+def _chooses(overrides: Sequence[str], name: str) -> bool:
+    """Whether an ``algorithm=`` override of ``overrides`` names ``name`` among its choices."""
+    for item in overrides:
+        key, _, value = item.partition("=")
+        if key.lstrip("+") == "algorithm" and name in (c.strip() for c in value.split(",")):
+            return True
+    return False
 
 
 def _override(line: str) -> dict[str, str]:

@@ -52,6 +52,16 @@ class _Command(typer.core.TyperCommand):
         return _untyped_flags(super().get_params(ctx))
 
 
+class _RunCommand(_Command):
+    """``run``: its help's epilog (the groups' options) read when the help is shown, not when the
+    CLI starts (listing them reads the configs folder and the plugins' names).
+    """
+
+    def format_help(self, ctx, formatter):
+        self.epilog = self.epilog or _groups_epilog()
+        return super().format_help(ctx, formatter)
+
+
 app = typer.Typer(cls=_Group, no_args_is_help=True, help="Reproducible experiments for online boosting.")
 console = Console()
 err_console = Console(stderr=True)
@@ -148,7 +158,7 @@ def _warn_plugins() -> None:
     """
     from boostbench.algorithms import ALGORITHMS
 
-    for problem in ALGORITHMS.problems:
+    for problem in ALGORITHMS.problems_so_far:  # a plugin is imported when it is used, not here
         err_console.print(f"[bold yellow]warning:[/] {escape(problem)}", highlight=False, soft_wrap=True)
 
 
@@ -166,9 +176,7 @@ class _RateColumn(ProgressColumn):
         return Text(f"{speed:,.0f} ex/s" if speed else "- ex/s", style="cyan")
 
 
-@app.command(
-    cls=_Command, context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, epilog=_groups_epilog()
-)
+@app.command(cls=_RunCommand, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(
     overrides: list[str] | None = typer.Argument(
         None, help="Hydra overrides, e.g. dataset=car seed=3", autocompletion=_complete_override

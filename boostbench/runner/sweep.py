@@ -51,6 +51,7 @@ from boostbench.runner.store import (
     claim,
     clean_claims,
     clean_temporaries,
+    discard_failure,
     failure_path,
     has_record,
     process_alive,
@@ -140,7 +141,7 @@ def count_jobs(overrides: Sequence[str]) -> int | None:
     from boostbench.runner.grid import grid_axes, grid_size
 
     overrides = quote_separators(overrides)
-    store_configs()
+    store_configs(overrides)
     try:
         parsed = OverridesParser.create().parse_overrides(list(overrides))
         plain = [o.input_line for o in parsed if not o.is_sweep_override() and not o.is_hydra_override()]
@@ -371,7 +372,7 @@ def _job(cfg: DictConfig, began: float, on_claim: Callable[[str, str], None] | N
             return JobOutcome("n/a", key, label, time.perf_counter() - began, str(exc))
         except (Exception, SystemExit) as exc:  # one job's failure, whatever it is, must not sink the sweep
             return _failed(cfg, key, label, exc, time.perf_counter() - began)
-    failure_path(cfg.results_dir, key).unlink(missing_ok=True)
+    discard_failure(cfg.results_dir, key)
     return JobOutcome("done", key, label, time.perf_counter() - began)
 
 
@@ -503,7 +504,7 @@ def run_sweep(
     check_overrides(overrides, allow_code)
     overrides = quote_separators(overrides)
     check_group_overrides(overrides)
-    store_configs()  # the plugins' algorithm configs, which the jobs get with Hydra's state
+    store_configs(overrides)  # the chosen plugins' algorithm configs, which the jobs get with Hydra's state
     check_caches()  # here once, in one line (each job checks its own machine's again)
     results_dir = _results_dir(overrides)
     plain = results_dir is not None
