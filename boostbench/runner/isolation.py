@@ -77,6 +77,9 @@ def _tie_to_parent(parent: int) -> None:
         return
     if os.getppid() != parent:  # the worker died while we asked
         os._exit(1)
+    from boostbench.runner.store import tie_claims_to
+
+    tie_claims_to(parent)
 
 
 def _serve(requests: int, replies: int) -> None:
@@ -202,6 +205,7 @@ def run_isolated(
     messages = []
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     raised = None
+    restore = _forward_sigterm(runner)
     try:
         _write_frame(runner.requests, (function, arguments, dict(os.environ), os.getcwd()))
         while True:
@@ -225,6 +229,42 @@ def run_isolated(
         runner.kill()
         _forget(runner)
         raise
+    finally:
+        restore()
+
+
+#: Seconds a worker ended by SIGTERM waits for its runner to release its claim and end
+SIGTERM_GRACE_S = 10.0
+
+
+def _forward_sigterm(runner: _Runner) -> Callable[[], None]:
+    """While a job runs, a SIGTERM to the worker (a scheduler's, ``timeout``'s, a launcher shutting
+    down) goes to the runner first, which releases its claim as it ends
+    (:class:`boostbench.runner.store.Claim`); then the worker's own handling follows. Returns
+    the function that puts the previous handler back (main thread only: elsewhere, nothing).
+    """
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def forward(signum: int, frame: Any) -> None:
+        try:
+            os.kill(runner.pid, signal.SIGTERM)
+            ends = time.monotonic() + SIGTERM_GRACE_S
+            while time.monotonic() < ends and os.waitpid(runner.pid, os.WNOHANG) == (0, 0):
+                time.sleep(0.01)
+        except OSError:
+            pass
+        signal.signal(signal.SIGTERM, previous)
+        if callable(previous):
+            previous(signum, frame)
+        elif previous != signal.SIG_IGN:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, forward)
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def _alive(runner: _Runner) -> bool:

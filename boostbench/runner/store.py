@@ -336,6 +336,17 @@ def _process_start(pid: int) -> int | None:
     return None if fields[0] == "Z" else int(fields[19])
 
 
+#: The process this one dies with (a job's runner dies with its worker: ``PR_SET_PDEATHSIG``), if any
+_TIED_TO: dict[str, Any] = {}
+
+
+def tie_claims_to(pid: int) -> None:
+    """Say in this process's claims that it dies with process ``pid``: once that one is gone, they
+    are stale even before this process is reaped (its SIGKILL may still be on its way).
+    """
+    _TIED_TO.update(pid=pid, process_start=_process_start(pid))
+
+
 def _owner() -> dict[str, Any]:
     import datetime as dt
     import socket
@@ -347,7 +358,20 @@ def _owner() -> dict[str, Any]:
         "process_start": _process_start(os.getpid()),
         "token": uuid.uuid4().hex,
         "started_utc": dt.datetime.now(dt.UTC).isoformat(),
+        **({"tied_to": dict(_TIED_TO)} if _TIED_TO else {}),
     }
+
+
+def _dead_owner(owner: dict[str, Any]) -> bool:
+    """Whether the owner of a claim made on this machine is gone, or the process it dies with is."""
+    for process in (owner, owner.get("tied_to")):
+        if (
+            isinstance(process, dict)
+            and isinstance(process.get("pid"), int)
+            and not process_alive(process["pid"], process.get("process_start"))
+        ):
+            return True
+    return False
 
 
 def process_alive(pid: int, started: int | None = None) -> bool:
@@ -386,11 +410,7 @@ def _is_stale(path: Path, stale_after_s: float) -> bool:
         owner = None
     if not isinstance(owner, dict):  # never completed: out of space, or killed as it claimed
         return age > min(CLAIM_WRITE_S, stale_after_s)
-    if (
-        owner.get("host") == socket.gethostname()
-        and isinstance(owner.get("pid"), int)
-        and not process_alive(owner["pid"], owner.get("process_start"))
-    ):
+    if owner.get("host") == socket.gethostname() and _dead_owner(owner):
         return True  # its owner ran on this machine and is gone
     return age > stale_after_s
 
