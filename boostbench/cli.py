@@ -46,10 +46,46 @@ class _Group(typer.core.TyperGroup):
 
 
 class _Command(typer.core.TyperCommand):
-    """A command: its flags' help without a type (:func:`_untyped_flags`)."""
+    """A command: its flags' help without a type (:func:`_untyped_flags`); run under the machine's
+    memory (:func:`boostbench.system.resources.limit_memory`), and a config file that is no
+    plain YAML or a disk that is full or read-only told in one line (:func:`_environment_problem`).
+    """
 
     def get_params(self, ctx):
         return _untyped_flags(super().get_params(ctx))
+
+    def invoke(self, ctx):
+        from boostbench.system.resources import limit_memory
+
+        limit_memory()
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            problem = _environment_problem(exc)
+            if problem is None:
+                raise
+            _fail(problem)
+
+
+#: A write that failed for want of room or permission on the disk, not for a bug
+_DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
+
+
+def _environment_problem(exc: Exception) -> str | None:
+    """A user's mistake in the environment, in one line (None: none of these): a YAML file that
+    does not load (a ``!!python/object`` tag, a syntax error; its file, line and column named), or
+    a write to a full or read-only disk.
+    """
+    import yaml
+
+    if isinstance(exc, yaml.YAMLError):
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{mark.name}, line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        what = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        return f"config file {where}{what} (a config holds plain YAML values only)"
+    if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
+        return f"cannot write {exc.filename or 'a file'}: {exc.strerror}; nothing more was written"
+    return None
 
 
 class _RunCommand(_Command):
@@ -160,6 +196,17 @@ def _warn_plugins() -> None:
 
     for problem in ALGORITHMS.problems_so_far:  # a plugin is imported when it is used, not here
         err_console.print(f"[bold yellow]warning:[/] {escape(problem)}", highlight=False, soft_wrap=True)
+
+
+def _finite_positive(flag: str, value: float) -> float:
+    """``value`` of ``flag`` if it is a finite number above 0 (``inf`` would call every pair
+    equivalent, ``nan`` no pair); else one line and exit 2.
+    """
+    import math
+
+    if not (math.isfinite(value) and value > 0):
+        _fail(f"{flag} {value}: give a finite number above 0")
+    return value
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -560,7 +607,7 @@ def report(
     ),
     rope: float = typer.Option(
         0.01,
-        min=0.0,
+        callback=lambda value: _finite_positive("--rope", value),
         help="leaderboard: the Bayesian signed-rank test's region of practical equivalence, "
         "+/- this accuracy difference (0.01: one accuracy point)",
     ),
