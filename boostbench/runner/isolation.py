@@ -24,6 +24,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from boostbench.system.resources import limit_memory
+
 #: A frame on the runner's pipes: its length (8 bytes, little endian), then a pickle
 _HEADER = struct.Struct("<Q")
 
@@ -121,6 +123,7 @@ class _Runner:
                 os.close(self.replies)
                 os.setpgid(0, 0)  # its own group: a time limit ends what it started too
                 _tie_to_parent(parent)
+                limit_memory()  # an allocation beyond the machine fails the job, not the machine
                 faulthandler.disable()  # a crash is the worker's to tell, in one line
 
                 _serve(requests_read, replies_write)
