@@ -26,10 +26,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
-import sys
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from importlib import metadata
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -346,91 +344,6 @@ def interface_problem(spec: AlgorithmSpec) -> str | None:
     return None
 
 
-def _source(cls: type) -> Path:
-    """The sources of the package ``cls`` comes from: its top-level package's directory, or the file
-    of a top-level module.
-    """
-    top = sys.modules[cls.__module__.partition(".")[0]]
-    path = Path(top.__file__).resolve()
-    return path.parent if path.name == "__init__.py" else path
-
-
-#: Seconds a plugin may take to import before it is left out (``BOOSTBENCH_PLUGIN_IMPORT_TIMEOUT``)
-PLUGIN_IMPORT_TIMEOUT_S = 60.0
-
-
-def _import_bounded(point: metadata.EntryPoint) -> Any:
-    """``point.load()``, bounded in time and in what it may do to this process: run in a thread
-    (a plugin that hangs at import is left out after :data:`PLUGIN_IMPORT_TIMEOUT_S`; the thread,
-    a daemon, is abandoned), and any exception, ``SystemExit`` included, is the plugin's failure.
-
-    Raises:
-        ImportError: it raised (its type and message) or did not finish in time.
-    """
-    import os
-    import threading
-
-    outcome: dict[str, Any] = {}
-
-    def load() -> None:
-        try:
-            outcome["value"] = point.load()
-        except BaseException as exc:  # sys.exit at import is the plugin's failure, not ours
-            outcome["error"] = exc
-
-    try:
-        limit = float(os.environ.get("BOOSTBENCH_PLUGIN_IMPORT_TIMEOUT") or PLUGIN_IMPORT_TIMEOUT_S)
-    except ValueError:
-        limit = PLUGIN_IMPORT_TIMEOUT_S
-    thread = threading.Thread(target=load, name=f"import {point.value}", daemon=True)
-    thread.start()
-    thread.join(limit)
-    if thread.is_alive():
-        raise ImportError(f"did not finish importing in {limit:g} s (BOOSTBENCH_PLUGIN_IMPORT_TIMEOUT)")
-    if "error" in outcome:
-        exc = outcome["error"]
-        raise ImportError(f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None
-    return outcome["value"]
-
-
-def _entry_points() -> list[metadata.EntryPoint]:
-    """The installed entry points of group :data:`ENTRY_POINT_GROUP`, by name (nothing imported)."""
-    return sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name)
-
-
-def _load_plugins(taken: Mapping[str, AlgorithmSpec]) -> tuple[dict[str, AlgorithmSpec], list[str]]:
-    """The installed plugins' entries, and one line for each one left out (naming its package)."""
-    found: dict[str, AlgorithmSpec] = {}
-    problems = []
-    for point in _entry_points():
-        dist = point.dist
-        who = f"{dist.name} {dist.version}" if dist is not None else "?"
-        problem = None
-        if point.name in taken:
-            problem = "takes the name of a built-in algorithm"
-        elif point.name in found:
-            problem = f"takes the name package {found[point.name].plugin.distribution} registered"
-        elif not ALGORITHM_NAME.fullmatch(point.name):
-            problem = "is not named as an algorithm can be (lower-case letters, digits and _, a letter first)"
-        else:
-            try:
-                spec = spec_of(_import_bounded(point))
-            except ImportError as exc:
-                problem = f"fails to import ({point.value}): {exc}"
-            else:
-                problem = (
-                    f"names {point.value}, neither a booster class nor an AlgorithmSpec"
-                    if spec is None
-                    else interface_problem(spec)
-                )
-        if problem is not None:
-            problems.append(f"plugin algorithm {point.name!r} of package {who} left out: it {problem}")
-            continue
-        plugin = Plugin(dist.name, dist.version, point.value, _source(spec.cls)) if dist else None
-        found[point.name] = replace(spec, plugin=plugin)
-    return found, problems
-
-
 class Registry(Mapping[str, AlgorithmSpec]):
     """Every algorithm: :data:`BUILT_IN`, then the installed plugins, imported on first use of
     one of them (or of the whole list): looking up a built-in, listing the options by name
@@ -448,7 +361,9 @@ class Registry(Mapping[str, AlgorithmSpec]):
 
     def _all(self) -> dict[str, AlgorithmSpec]:
         if self._entries is None:
-            plugins, self._problems = _load_plugins(self._built_in)
+            from boostbench.plugin_loading import load_plugins
+
+            plugins, self._problems = load_plugins(self._built_in)
             self._entries = {**self._built_in, **plugins}
         return self._entries
 
@@ -474,8 +389,10 @@ class Registry(Mapping[str, AlgorithmSpec]):
         """The names the installed plugins register, as their packages' metadata says (none of
         them imported: some may be left out once they are).
         """
+        from boostbench.plugin_loading import entry_points
+
         return sorted(
-            {p.name for p in _entry_points() if p.name not in self._built_in and ALGORITHM_NAME.fullmatch(p.name)}
+            {p.name for p in entry_points() if p.name not in self._built_in and ALGORITHM_NAME.fullmatch(p.name)}
         )
 
     def __getitem__(self, name: str) -> AlgorithmSpec:
@@ -526,41 +443,20 @@ def shipped_config(name: str, spec: AlgorithmSpec) -> Path | None:
     return path if path.is_file() else None
 
 
-def requested_plugins(overrides: Sequence[str] = ()) -> list[str]:
-    """The plugin algorithms that ``overrides`` may choose: those whose name appears in an
-    override, or in an experiment file it names (a word of its text), by :meth:`Registry.plugin_names`.
-    A built-in run names none, so it imports no plugin.
-    """
-    from boostbench.system.paths import CONFIG_DIR
-
-    names = ALGORITHMS.plugin_names()
-    if not names:
-        return []
-    text = " ".join(overrides)
-    for item in overrides:
-        key, _, value = item.partition("=")
-        if key.lstrip("+") == "experiment":
-            for choice in value.split(","):
-                path = CONFIG_DIR / "experiment" / f"{choice.strip()}.yaml"
-                try:
-                    text += " " + path.read_text(encoding="utf-8")
-                except (OSError, ValueError):
-                    pass  # an unknown experiment is refused where it is composed
-    words = set(re.findall(r"[A-Za-z0-9_]+", text))
-    return [name for name in names if name in words]
-
-
 def store_configs(overrides: Sequence[str] | None = None) -> None:
     """Put plugin algorithms' configs (:func:`shipped_config`, else :meth:`AlgorithmSpec.config`
     with :attr:`AlgorithmSpec.config_defaults`) in Hydra's ConfigStore, group ``algorithm``, where
     ``compose`` and a sweep's jobs (which get the store with Hydra's state) find ``algorithm=<name>``:
-    every plugin's (None), or those ``overrides`` may choose (:func:`requested_plugins`).
+    every plugin's (None), or those ``overrides`` may choose
+    (:func:`boostbench.plugin_loading.requested_plugins`).
 
     Raises:
         ConfigError: a plugin ``overrides`` chooses was left out (why, in one line).
     """
     from hydra.core.config_store import ConfigStore
     from omegaconf import OmegaConf
+
+    from boostbench.plugin_loading import chooses, requested_plugins
 
     if overrides is None:
         chosen = ALGORITHMS.plugins()
@@ -571,7 +467,7 @@ def store_configs(overrides: Sequence[str] | None = None) -> None:
         plugins = ALGORITHMS.plugins()
         for name in wanted:
             reason = left_out(name)
-            if reason is not None and _chooses(overrides, name):
+            if reason is not None and chooses(overrides, name):
                 raise ConfigError(f"unknown algorithm {name!r}: the {reason}")
         chosen = {name: plugins[name] for name in wanted if name in plugins}
     store = ConfigStore.instance()
@@ -585,15 +481,6 @@ def store_configs(overrides: Sequence[str] | None = None) -> None:
             store.store(group="algorithm", name=name, node=node, package="_global_")
         else:
             store.store(group="algorithm", name=name, node=spec.config(name))
-
-
-def _chooses(overrides: Sequence[str], name: str) -> bool:
-    """Whether an ``algorithm=`` override of ``overrides`` names ``name`` among its choices."""
-    for item in overrides:
-        key, _, value = item.partition("=")
-        if key.lstrip("+") == "algorithm" and name in (c.strip() for c in value.split(",")):
-            return True
-    return False
 
 
 def _override(line: str) -> dict[str, str]:

@@ -25,7 +25,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from boostbench.errors import BoostbenchError
+from boostbench.errors import BoostbenchError, environment_problem
 from boostbench.runner.checks import ALLOW_CODE_FLAG
 from boostbench.system.paths import CONFIG_DIR
 
@@ -48,7 +48,8 @@ class _Group(typer.core.TyperGroup):
 class _Command(typer.core.TyperCommand):
     """A command: its flags' help without a type (:func:`_untyped_flags`); run under the machine's
     memory (:func:`boostbench.system.resources.limit_memory`), and a config file that is no
-    plain YAML or a disk that is full or read-only told in one line (:func:`_environment_problem`).
+    plain YAML or a disk that is full or read-only told in one line
+    (:func:`boostbench.errors.environment_problem`).
     """
 
     def get_params(self, ctx):
@@ -61,31 +62,10 @@ class _Command(typer.core.TyperCommand):
         try:
             return super().invoke(ctx)
         except Exception as exc:
-            problem = _environment_problem(exc)
+            problem = environment_problem(exc)
             if problem is None:
                 raise
             _fail(problem)
-
-
-#: A write that failed for want of room or permission on the disk, not for a bug
-_DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
-
-
-def _environment_problem(exc: Exception) -> str | None:
-    """A user's mistake in the environment, in one line (None: none of these): a YAML file that
-    does not load (a ``!!python/object`` tag, a syntax error; its file, line and column named), or
-    a write to a full or read-only disk.
-    """
-    import yaml
-
-    if isinstance(exc, yaml.YAMLError):
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{mark.name}, line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-        what = " ".join(str(getattr(exc, "problem", None) or exc).split())
-        return f"config file {where}{what} (a config holds plain YAML values only)"
-    if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
-        return f"cannot write {exc.filename or 'a file'}: {exc.strerror}; nothing more was written"
-    return None
 
 
 class _RunCommand(_Command):

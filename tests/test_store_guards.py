@@ -61,11 +61,12 @@ def test_a_fifo_at_a_claim_does_not_hang_a_sweep(tmp_path):
     from typer.testing import CliRunner
 
     from boostbench.cli import app
-    from boostbench.runner.config import compose_config
-    from boostbench.runner.sweep import _key_and_label
+    from boostbench.runner.config import compose_config, config_hash, validate
+    from boostbench.system.fingerprint import run_key
 
     point = ["dataset=balance", "algorithm=vfdt", "seed=0", f"results_dir={tmp_path}"]
-    key, _ = _key_and_label(compose_config(point))
+    run = validate(compose_config(point))
+    key = run_key(config_hash(run.resolved, run.spec), algorithm=run.spec)
     claim_path(tmp_path, key).parent.mkdir()
     os.mkfifo(claim_path(tmp_path, key))
     with no_hang(120):

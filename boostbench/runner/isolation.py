@@ -8,7 +8,9 @@ uncaught ``SystemExit``), or that runs past its time limit and is ended, is told
 a cause in words; the worker forks a fresh runner for its next job. The worker itself never runs
 a job's code, so the launcher sees every job return.
 
-Linux and other POSIX systems with ``fork``; elsewhere a job runs in the worker.
+Linux and other POSIX systems with ``fork``; elsewhere a job runs in the worker. Workers and
+runners die with the process that started them (:func:`die_with`), and what killed workers leave
+in shared memory is removed by the next sweep (:func:`clean_leftovers`).
 """
 
 from __future__ import annotations
@@ -16,14 +18,18 @@ from __future__ import annotations
 import faulthandler
 import os
 import pickle
+import re
 import select
+import shutil
 import signal
 import struct
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from boostbench.runner.store import process_alive, tie_claims_to
 from boostbench.system.resources import limit_memory
 
 #: A frame on the runner's pipes: its length (8 bytes, little endian), then a pickle
@@ -67,21 +73,21 @@ def _read_frame(fd: int) -> Any:
     return pickle.loads(data)
 
 
-def _tie_to_parent(parent: int) -> None:
-    """Die with the worker (Linux ``PR_SET_PDEATHSIG``): a killed worker leaves no runner behind."""
+def die_with(parent: int) -> bool:
+    """Die when process ``parent`` (this one's parent) dies: Linux ``PR_SET_PDEATHSIG``, SIGKILL;
+    a worker dies with its sweep, a runner with its worker. Returns whether it was set.
+    """
     if not sys.platform.startswith("linux"):
-        return
+        return False
     import ctypes
 
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
     except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:  # the worker died while we asked
-        os._exit(1)
-    from boostbench.runner.store import tie_claims_to
-
-    tie_claims_to(parent)
+        return False
+    if os.getppid() != parent:  # it died while we asked: follow it now
+        os.kill(os.getpid(), signal.SIGKILL)
+    return True
 
 
 def _serve(requests: int, replies: int) -> None:
@@ -122,7 +128,8 @@ class _Runner:
                 os.close(self.requests)
                 os.close(self.replies)
                 os.setpgid(0, 0)  # its own group: a time limit ends what it started too
-                _tie_to_parent(parent)
+                if die_with(parent):
+                    tie_claims_to(parent)  # its claims are stale once the worker is gone
                 limit_memory()  # an allocation beyond the machine fails the job, not the machine
                 faulthandler.disable()  # a crash is the worker's to tell, in one line
 
@@ -298,3 +305,27 @@ def stop_runner() -> None:
             runner.close()
         except ChildProcessError:
             pass
+
+
+SHARED_MEMORY = Path("/dev/shm")
+_LEFTOVER = re.compile(r"^(?:joblib_memmapping_folder_|sem\.loky-)(\d+)[_-]")
+
+
+def clean_leftovers(shared_memory: Path = SHARED_MEMORY) -> int:
+    """Remove what killed sweeps left in shared memory: joblib's memmapping folders and loky's
+    semaphores of processes that no longer run (a SIGKILL gives their cleaner no chance).
+    Returns how many were removed.
+    """
+    removed = 0
+    if not shared_memory.is_dir():
+        return 0
+    for entry in shared_memory.iterdir():
+        match = _LEFTOVER.match(entry.name)
+        if match is None or process_alive(int(match.group(1))):
+            continue
+        try:
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+            removed += 1
+        except OSError:
+            pass  # another user's, or gone meanwhile
+    return removed

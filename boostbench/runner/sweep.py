@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -45,19 +44,17 @@ from boostbench.runner.config import (
     resolved_dict,
     validate,
 )
-from boostbench.runner.isolation import JobDied, run_isolated, stop_runner
+from boostbench.runner.failures import closing_line, exception_reason, job_timeout, keep_failure
+from boostbench.runner.isolation import JobDied, clean_leftovers, die_with, run_isolated, stop_runner
 from boostbench.runner.store import (
     check_writable,
     claim,
     clean_claims,
     clean_temporaries,
     discard_failure,
-    failure_path,
     has_record,
-    process_alive,
     release_dead_claim,
     remove_if_dead,
-    write_record,
 )
 from boostbench.suggest import quote_separators
 from boostbench.system.cache_safety import check_caches
@@ -158,42 +155,9 @@ def _die_with_the_sweep() -> None:
     """In a worker the sweep started (joblib, submitit_local), die when the sweep dies: a killed
     sweep must not leave workers running jobs and writing records (Linux ``PR_SET_PDEATHSIG``).
     """
-    import ctypes
-    import signal
-
     parent = os.environ.get(SWEEP_PID)
-    if parent is None or os.getppid() != int(parent) or not sys.platform.startswith("linux"):
-        return  # the sweep itself, or a worker it did not start (Ray's, a SLURM node's)
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != int(parent):  # the sweep died while we asked: follow it now
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
-SHARED_MEMORY = Path("/dev/shm")
-_LEFTOVER = re.compile(r"^(?:joblib_memmapping_folder_|sem\.loky-)(\d+)[_-]")
-
-
-def clean_leftovers(shared_memory: Path = SHARED_MEMORY) -> int:
-    """Remove what killed sweeps left in shared memory: joblib's memmapping folders and loky's
-    semaphores of processes that no longer run (a SIGKILL gives their cleaner no chance).
-    Returns how many were removed.
-    """
-    removed = 0
-    if not shared_memory.is_dir():
-        return 0
-    for entry in shared_memory.iterdir():
-        match = _LEFTOVER.match(entry.name)
-        if match is None or process_alive(int(match.group(1))):
-            continue
-        try:
-            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
-            removed += 1
-        except OSError:
-            pass  # another user's, or gone meanwhile
-    return removed
+    if parent is not None and os.getppid() == int(parent):  # not the sweep, nor Ray's or SLURM's
+        die_with(int(parent))
 
 
 def sweep_grid(
@@ -298,19 +262,8 @@ def sweep_job(cfg: DictConfig) -> JobOutcome:
 
 
 def _job_in_runner(cfg: DictConfig, began: float, send: Callable[[dict[str, Any]], None]) -> JobOutcome:
-    """:func:`_job` in the runner, telling the worker the point's key once it holds its claim."""
-    return _job(cfg, began, on_claim=lambda key, label: send({"key": key, "label": label}))
-
-
-def _job_timeout() -> float | None:
-    """``hydra.sweeper.job_timeout`` of the job running here (None: no limit, or no Hydra job)."""
-    from hydra.core.hydra_config import HydraConfig
-
-    try:
-        value = HydraConfig.get().sweeper.get("job_timeout")
-    except (ValueError, AttributeError):
-        return None
-    return None if value is None else float(value)
+    """:func:`_job` in the runner, telling the worker the point's key as soon as it is known."""
+    return _job(cfg, began, on_key=lambda key, label: send({"key": key, "label": label}))
 
 
 def _isolated_job(cfg: DictConfig, began: float) -> JobOutcome:
@@ -318,29 +271,15 @@ def _isolated_job(cfg: DictConfig, began: float) -> JobOutcome:
     it ended, and its claim released.
     """
     try:
-        return run_isolated(_job_in_runner, (cfg, began), _job_timeout())[0]
+        return run_isolated(_job_in_runner, (cfg, began), job_timeout())[0]
     except JobDied as died:
-        claimed = next((m for m in died.messages if "key" in m), None)
-        key, label = (claimed["key"], claimed["label"]) if claimed else _key_and_label(cfg)
-        if key:
-            release_dead_claim(cfg.results_dir, key)
-        return _record_failure(cfg, key, label, died.cause, time.perf_counter() - began)
+        told = next((m for m in died.messages if "key" in m), {"key": "", "label": "?"})
+        if told["key"]:
+            release_dead_claim(cfg.results_dir, told["key"])
+        return _record_failure(cfg, told["key"], told["label"], died.cause, time.perf_counter() - began)
 
 
-def _key_and_label(cfg: DictConfig) -> tuple[str, str]:
-    """A point's store key and label, as :func:`_triage` finds them ("" for what cannot be told)."""
-    label = "?"
-    try:
-        cfg = complete(cfg)
-        label = _label(cfg)
-        resolved = resolved_dict(cfg)
-        spec = algorithm_spec(str(resolved["algorithm"]["name"]))
-        return run_key(config_hash(resolved, spec), algorithm=spec), label
-    except Exception:
-        return "", label
-
-
-def _job(cfg: DictConfig, began: float, on_claim: Callable[[str, str], None] | None = None) -> JobOutcome:
+def _job(cfg: DictConfig, began: float, on_key: Callable[[str, str], None] | None = None) -> JobOutcome:
     label = "?"
     try:
         cfg = complete(cfg)
@@ -351,18 +290,18 @@ def _job(cfg: DictConfig, began: float, on_claim: Callable[[str, str], None] | N
     except BoostbenchError as exc:  # a bad value: said once, in the table, before anything runs
         return JobOutcome("error", "", label, 0.0, str(exc))
     key = run_key(config_hash(run_config.resolved, run_config.spec), algorithm=run_config.spec)
+    if on_key is not None:
+        on_key(key, label)
     if has_record(cfg.results_dir, key):  # another sweep finished it since the sweeper looked
         return JobOutcome("skipped", key, label, 0.0)
     try:
         held = claim(cfg.results_dir, key)
     except BoostbenchError as exc:
-        return _failed(cfg, key, label, exc, time.perf_counter() - began)
+        return _record_failure(cfg, key, label, exception_reason(exc), time.perf_counter() - began)
     if held is None:
         if has_record(cfg.results_dir, key):  # finished meanwhile
             return JobOutcome("skipped", key, label, 0.0)
         return JobOutcome("busy", key, label, 0.0, "the same configuration is running in another job")
-    if on_claim is not None:
-        on_claim(key, label)
     with held:
         try:
             from boostbench.runner.experiment import run_experiment, save  # heavy: not for a skipped job
@@ -371,7 +310,7 @@ def _job(cfg: DictConfig, began: float, on_claim: Callable[[str, str], None] | N
         except NotApplicable as exc:  # found once the data set was loaded (its classes)
             return JobOutcome("n/a", key, label, time.perf_counter() - began, str(exc))
         except (Exception, SystemExit) as exc:  # one job's failure, whatever it is, must not sink the sweep
-            return _failed(cfg, key, label, exc, time.perf_counter() - began)
+            return _record_failure(cfg, key, label, exception_reason(exc), time.perf_counter() - began)
     discard_failure(cfg.results_dir, key)
     return JobOutcome("done", key, label, time.perf_counter() - began)
 
@@ -423,44 +362,18 @@ def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[st
     return extra
 
 
-def _failed(cfg: DictConfig, key: str, label: str, exc: BaseException, seconds: float) -> JobOutcome:
-    """Report a failed job in one line and keep why in ``failed/<key>.json`` (a cluster job's
-    terminal is seldom watched); a later sweep runs it again.
-    """
-    import traceback
-
-    if isinstance(exc, BoostbenchError):
-        reason = " ".join(str(exc).split())
-    else:  # a bug, not a user mistake: its type, message and where it happened
-        frame = traceback.extract_tb(exc.__traceback__)[-1]
-        reason = f"{type(exc).__name__}: {' '.join(str(exc).split())} ({Path(frame.filename).name}:{frame.lineno})"
-    return _record_failure(cfg, key, label, reason, seconds)
-
-
 def _record_failure(cfg: DictConfig, key: str, label: str, reason: str, seconds: float) -> JobOutcome:
-    """The failed job's outcome, its ``reason`` kept in ``failed/<key>.json`` (when its key is known)."""
+    """The failed job's outcome, its ``reason`` kept in ``failed/<key>.json`` when its key is known
+    (:func:`boostbench.runner.failures.keep_failure`); a later sweep runs it again.
+    """
     if key:
-        try:
-            write_record(
-                {"key": key, "label": label, "reason": reason, "config": OmegaConf.to_container(cfg, resolve=True)},
-                failure_path(cfg.results_dir, key),
-            )
-        except BoostbenchError:
-            pass  # the outcome still says it
+        keep_failure(cfg.results_dir, key, label, reason, OmegaConf.to_container(cfg, resolve=True))
     return JobOutcome("error", key, label, seconds, reason)
 
 
 def failure_line(outcomes: Sequence[JobOutcome], overrides: Sequence[str]) -> str | None:
-    """One line naming a sweep's failed points (the first few) and where their causes are kept
-    (the results directory of ``overrides``); None when none failed.
-    """
-    results_dir = _results_dir(overrides)
-    failed = [o.label for o in outcomes if o.status == "error"]
-    if not failed:
-        return None
-    names = ", ".join(failed[:3]) + (f" and {len(failed) - 3} more" if len(failed) > 3 else "")
-    where = f" (causes in {Path(results_dir) / 'failed'})" if results_dir else ""
-    return f"{len(failed)} job(s) failed: {names}{where}; run the same sweep again to retry them"
+    """The sweep's closing line naming its failed points (:func:`boostbench.runner.failures.closing_line`)."""
+    return closing_line(outcomes, _results_dir(overrides))
 
 
 def run_sweep(
