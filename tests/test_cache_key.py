@@ -13,20 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_safety import _KERNEL_MODULE, _KERNEL_RUN, _Planted
 
 from boostbench.system import cache_safety
 from boostbench.system.cache_safety import KEY_BYTES, KEY_FILE_VARIABLE, UntrustedFile, user_key
 from boostbench.system.kernel_cache import _MAGIC, _CheckedCacheFile
-
-
-class _Planted:
-    """A pickle that creates a file when it is loaded."""
-
-    def __init__(self, marker):
-        self.marker = marker
-
-    def __reduce__(self):
-        return os.system, (f"touch {self.marker}",)
 
 
 @pytest.fixture
@@ -92,19 +83,6 @@ def test_a_sealed_index_planted_in_a_users_own_cache_never_runs(tmp_path, key_fi
     data = folder / "k.add-3.py311.1.nbc"
     _forged(data, pickle.dumps(_Planted(marker)), hashlib.sha256(data.name.encode() + b"\0").digest())
     assert cache.load(("sig", "arch")) is None and not marker.exists()
-
-
-_KERNEL_MODULE = """
-from boostbench.system.kernel_cache import kernel
-
-
-@kernel
-def add(a, b):
-    return a + b
-"""
-_KERNEL_RUN = (
-    "import sys; sys.path.insert(0, sys.argv[1]); import tiny; print(tiny.add(2, 3), tiny.add.stats.cache_hits)"
-)
 
 
 def test_a_cache_copied_from_another_user_recompiles_with_one_warning(tmp_path):
