@@ -132,7 +132,9 @@ class _Runner:
                     tie_claims_to(parent)  # its claims are stale once the worker is gone
                 limit_memory()  # an allocation beyond the machine fails the job, not the machine
                 faulthandler.disable()  # a crash is the worker's to tell, in one line
-
+                # the worker's threads are gone here, and a lock one held (a live progress bar's,
+                # which wraps the streams) would never be released: write to the streams themselves
+                sys.stdout, sys.stderr = sys.__stdout__ or sys.stdout, sys.__stderr__ or sys.stderr
                 _serve(requests_read, replies_write)
             except BaseException:
                 code = 1
