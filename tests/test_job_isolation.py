@@ -135,3 +135,13 @@ def test_a_job_that_exits_leaves_the_others_records_and_the_sweep_fails_in_one_l
     result = CliRunner().invoke(app, ["sweep", *grid, "-j", "1"])
     assert result.exit_code == 0 and "1 done, 2 skipped" in result.output
     assert not list((tmp_path / "failed").iterdir())
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "inf", "nan", "soon"])
+def test_a_time_limit_that_is_no_positive_number_is_refused_before_any_work(tmp_path, value):
+    from boostbench.errors import ConfigError
+    from boostbench.runner.sweep import run_sweep
+
+    with pytest.raises(ConfigError, match=rf"^hydra.sweeper.job_timeout={value}: give the seconds a job may run"):
+        run_sweep(["dataset=car", "algorithm=samme", f"results_dir={tmp_path}", f"hydra.sweeper.job_timeout={value}"])
+    assert not (tmp_path / "runs").exists()

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from boostbench.errors import BoostbenchError
+from boostbench.errors import BoostbenchError, ConfigError
 from boostbench.runner.store import failure_path, write_record
 
 
@@ -46,6 +46,26 @@ def job_timeout() -> float | None:
     except (ValueError, AttributeError):
         return None
     return None if value is None else float(value)
+
+
+def check_job_timeout(overrides: Sequence[str]) -> None:
+    """Refuse a ``hydra.sweeper.job_timeout`` override that is no finite number of seconds above 0.
+
+    Raises:
+        ConfigError: the override and what it must be.
+    """
+    import math
+
+    for item in overrides:
+        key, _, value = item.partition("=")
+        if key.lstrip("+") != "hydra.sweeper.job_timeout" or value in ("null", ""):
+            continue
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = math.nan
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise ConfigError(f"{item}: give the seconds a job may run, a finite number above 0 (or null)")
 
 
 def closing_line(outcomes: Sequence[Any], results_dir: str | None) -> str | None:

@@ -44,7 +44,7 @@ from boostbench.runner.config import (
     resolved_dict,
     validate,
 )
-from boostbench.runner.failures import closing_line, exception_reason, job_timeout, keep_failure
+from boostbench.runner.failures import check_job_timeout, closing_line, exception_reason, job_timeout, keep_failure
 from boostbench.runner.isolation import JobDied, clean_leftovers, die_with, run_isolated, stop_runner
 from boostbench.runner.store import (
     check_writable,
@@ -417,6 +417,7 @@ def run_sweep(
     check_overrides(overrides, allow_code)
     overrides = quote_separators(overrides)
     check_group_overrides(overrides)
+    check_job_timeout(overrides)
     store_configs(overrides)  # the chosen plugins' algorithm configs, which the jobs get with Hydra's state
     check_caches()  # here once, in one line (each job checks its own machine's again)
     results_dir = _results_dir(overrides)
