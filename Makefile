@@ -34,7 +34,8 @@ test: setup
 test-slow: setup
 	$(BIN)/python -m pytest -q -m slow
 
-# The property-based tests (tests/test_fuzz_*.py: data loaders, store reader, caches, overrides)
+# The property-based tests (tests/test_fuzz_*.py: data loaders, store reader and folders, caches,
+# overrides, sweeps of faulty jobs and plugins)
 # at length, under Hypothesis's "fuzz" profile: pass after pass, each with a new seed (printed),
 # until FUZZ_SECONDS (default 600) are spent. A pass stuck 10 minutes fails (a hang; faulthandler
 # prints where after 5). Failing examples are kept in .hypothesis/ and tried first next time.

@@ -26,10 +26,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
-import sys
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
-from importlib import metadata
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -372,50 +370,10 @@ def interface_problem(spec: AlgorithmSpec) -> str | None:
     return None
 
 
-def _source(cls: type) -> Path:
-    """The sources of the package ``cls`` comes from: its top-level package's directory, or the file
-    of a top-level module.
-    """
-    top = sys.modules[cls.__module__.partition(".")[0]]
-    path = Path(top.__file__).resolve()
-    return path.parent if path.name == "__init__.py" else path
-
-
-def _load_plugins(taken: Mapping[str, AlgorithmSpec]) -> tuple[dict[str, AlgorithmSpec], list[str]]:
-    """The installed plugins' entries, and one line for each one left out (naming its package)."""
-    found: dict[str, AlgorithmSpec] = {}
-    problems = []
-    for point in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
-        dist = point.dist
-        who = f"{dist.name} {dist.version}" if dist is not None else "?"
-        problem = None
-        if point.name in taken:
-            problem = "takes the name of a built-in algorithm"
-        elif point.name in found:
-            problem = f"takes the name package {found[point.name].plugin.distribution} registered"
-        elif not ALGORITHM_NAME.fullmatch(point.name):
-            problem = "is not named as an algorithm can be (lower-case letters, digits and _, a letter first)"
-        else:
-            try:
-                spec = spec_of(point.load())
-            except Exception as exc:
-                problem = f"fails to import ({point.value}): {type(exc).__name__}: {' '.join(str(exc).split())}"
-            else:
-                problem = (
-                    f"names {point.value}, neither a booster class nor an AlgorithmSpec"
-                    if spec is None
-                    else interface_problem(spec)
-                )
-        if problem is not None:
-            problems.append(f"plugin algorithm {point.name!r} of package {who} left out: it {problem}")
-            continue
-        plugin = Plugin(dist.name, dist.version, point.value, _source(spec.cls)) if dist else None
-        found[point.name] = replace(spec, plugin=plugin)
-    return found, problems
-
-
 class Registry(Mapping[str, AlgorithmSpec]):
-    """Every algorithm: :data:`BUILT_IN`, then the installed plugins (found on first use).
+    """Every algorithm: :data:`BUILT_IN`, then the installed plugins, imported on first use of
+    one of them (or of the whole list): looking up a built-in, listing the options by name
+    (:meth:`plugin_names`) or printing the help imports no plugin.
 
     Attributes:
         problems: one line for each plugin left out (it failed to import, took a name or broke the
@@ -429,7 +387,9 @@ class Registry(Mapping[str, AlgorithmSpec]):
 
     def _all(self) -> dict[str, AlgorithmSpec]:
         if self._entries is None:
-            plugins, self._problems = _load_plugins(self._built_in)
+            from boostbench.plugin_loading import load_plugins
+
+            plugins, self._problems = load_plugins(self._built_in)
             self._entries = {**self._built_in, **plugins}
         return self._entries
 
@@ -442,12 +402,32 @@ class Registry(Mapping[str, AlgorithmSpec]):
         self._all()
         return list(self._problems)
 
+    @property
+    def problems_so_far(self) -> list[str]:
+        """:attr:`problems`, if the plugins were imported (else none: nothing imports them here)."""
+        return [] if self._entries is None else list(self._problems)
+
     def plugins(self) -> dict[str, AlgorithmSpec]:
         """The entries of installed packages (ours left out)."""
         return {name: spec for name, spec in self._all().items() if spec.plugin is not None}
 
+    def plugin_names(self) -> list[str]:
+        """The names the installed plugins register, as their packages' metadata says (none of
+        them imported: some may be left out once they are).
+        """
+        from boostbench.plugin_loading import entry_points
+
+        return sorted(
+            {p.name for p in entry_points() if p.name not in self._built_in and ALGORITHM_NAME.fullmatch(p.name)}
+        )
+
     def __getitem__(self, name: str) -> AlgorithmSpec:
+        if name in self._built_in:  # ours: no plugin imported
+            return self._built_in[name]
         return self._all()[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._built_in or name in self._all()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._all())
@@ -489,16 +469,35 @@ def shipped_config(name: str, spec: AlgorithmSpec) -> Path | None:
     return path if path.is_file() else None
 
 
-def store_configs() -> None:
-    """Put every plugin algorithm's config (:func:`shipped_config`, else :meth:`AlgorithmSpec.config`
+def store_configs(overrides: Sequence[str] | None = None) -> None:
+    """Put plugin algorithms' configs (:func:`shipped_config`, else :meth:`AlgorithmSpec.config`
     with :attr:`AlgorithmSpec.config_defaults`) in Hydra's ConfigStore, group ``algorithm``, where
-    ``compose`` and a sweep's jobs (which get the store with Hydra's state) find ``algorithm=<name>``.
+    ``compose`` and a sweep's jobs (which get the store with Hydra's state) find ``algorithm=<name>``:
+    every plugin's (None), or those ``overrides`` may choose
+    (:func:`boostbench.plugin_loading.requested_plugins`).
+
+    Raises:
+        ConfigError: a plugin ``overrides`` chooses was left out (why, in one line).
     """
     from hydra.core.config_store import ConfigStore
     from omegaconf import OmegaConf
 
+    from boostbench.plugin_loading import chooses, requested_plugins
+
+    if overrides is None:
+        chosen = ALGORITHMS.plugins()
+    else:
+        wanted = requested_plugins(overrides)
+        if not wanted:
+            return
+        plugins = ALGORITHMS.plugins()
+        for name in wanted:
+            reason = left_out(name)
+            if reason is not None and chooses(overrides, name):
+                raise ConfigError(f"unknown algorithm {name!r}: the {reason}")
+        chosen = {name: plugins[name] for name in wanted if name in plugins}
     store = ConfigStore.instance()
-    for name, spec in ALGORITHMS.plugins().items():
+    for name, spec in chosen.items():
         path = shipped_config(name, spec)
         if path is not None:  # Hydra's header, which the loaded node loses, says where it goes
             package = "_global_" if path.read_text(encoding="utf-8").startswith("# @package _global_") else None

@@ -25,7 +25,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from boostbench.errors import BoostbenchError
+from boostbench.errors import BoostbenchError, environment_problem
 from boostbench.runner.checks import ALLOW_CODE_FLAG
 from boostbench.system.paths import CONFIG_DIR
 
@@ -46,10 +46,36 @@ class _Group(typer.core.TyperGroup):
 
 
 class _Command(typer.core.TyperCommand):
-    """A command: its flags' help without a type (:func:`_untyped_flags`)."""
+    """A command: its flags' help without a type (:func:`_untyped_flags`); run under the machine's
+    memory (:func:`boostbench.system.resources.limit_memory`), and a config file that is no
+    plain YAML or a disk that is full or read-only told in one line
+    (:func:`boostbench.errors.environment_problem`).
+    """
 
     def get_params(self, ctx):
         return _untyped_flags(super().get_params(ctx))
+
+    def invoke(self, ctx):
+        from boostbench.system.resources import limit_memory
+
+        limit_memory()
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            problem = environment_problem(exc)
+            if problem is None:
+                raise
+            _fail(problem)
+
+
+class _RunCommand(_Command):
+    """``run``: its help's epilog (the groups' options) read when the help is shown, not when the
+    CLI starts (listing them reads the configs folder and the plugins' names).
+    """
+
+    def format_help(self, ctx, formatter):
+        self.epilog = self.epilog or _groups_epilog()
+        return super().format_help(ctx, formatter)
 
 
 app = typer.Typer(cls=_Group, no_args_is_help=True, help="Reproducible experiments for online boosting.")
@@ -148,8 +174,19 @@ def _warn_plugins() -> None:
     """
     from boostbench.algorithms import ALGORITHMS
 
-    for problem in ALGORITHMS.problems:
+    for problem in ALGORITHMS.problems_so_far:  # a plugin is imported when it is used, not here
         err_console.print(f"[bold yellow]warning:[/] {escape(problem)}", highlight=False, soft_wrap=True)
+
+
+def _finite_positive(flag: str, value: float) -> float:
+    """``value`` of ``flag`` if it is a finite number above 0 (``inf`` would call every pair
+    equivalent, ``nan`` no pair); else one line and exit 2.
+    """
+    import math
+
+    if not (math.isfinite(value) and value > 0):
+        _fail(f"{flag} {value}: give a finite number above 0")
+    return value
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -166,9 +203,7 @@ class _RateColumn(ProgressColumn):
         return Text(f"{speed:,.0f} ex/s" if speed else "- ex/s", style="cyan")
 
 
-@app.command(
-    cls=_Command, context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, epilog=_groups_epilog()
-)
+@app.command(cls=_RunCommand, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(
     overrides: list[str] | None = typer.Argument(
         None, help="Hydra overrides, e.g. dataset=car seed=3", autocompletion=_complete_override
@@ -257,7 +292,7 @@ def sweep(
     ),
 ):
     """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
-    from boostbench.runner.sweep import count_jobs, run_sweep, summarize
+    from boostbench.runner.sweep import count_jobs, failure_line, run_sweep, summarize
 
     _warn_plugins()
     began = time.perf_counter()
@@ -314,8 +349,9 @@ def sweep(
     console.print(
         ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) + f" in {time.perf_counter() - began:.0f} s"
     )
-    if counts.get("error"):
-        raise typer.Exit(2)
+    failed = failure_line(outcomes, overrides or [])
+    if failed:
+        _fail(failed)
     busy = [outcome.label for outcome in outcomes if outcome.status == "busy"]
     if busy:  # another sweep runs them: this one is not complete
         _fail(
@@ -567,7 +603,7 @@ def report(
     ),
     rope: float = typer.Option(
         0.01,
-        min=0.0,
+        callback=lambda value: _finite_positive("--rope", value),
         help="leaderboard: the Bayesian signed-rank test's region of practical equivalence, "
         "+/- this accuracy difference (0.01: one accuracy point)",
     ),

@@ -1,4 +1,8 @@
-"""Exceptions for user mistakes: the CLI prints their message on one line and exits with code 2."""
+"""Exceptions for user mistakes: the CLI prints their message on one line and exits with code 2;
+and the user mistakes other libraries raise as their own exceptions (:func:`environment_problem`).
+"""
+
+import errno
 
 
 class BoostbenchError(Exception):
@@ -36,3 +40,24 @@ class PeerError(BoostbenchError):
     """
 
     exit_code = 1
+
+
+#: A write that failed for want of room or permission on the disk, not for a bug
+DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
+
+
+def environment_problem(exc: Exception) -> str | None:
+    """A user's mistake in the environment, in one line (None: none of these): a YAML file that
+    does not load (a ``!!python/object`` tag, a syntax error; its file, line and column named), or
+    a write to a full or read-only disk.
+    """
+    import yaml  # the configs' reader, already loaded wherever a config was read
+
+    if isinstance(exc, yaml.YAMLError):
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{mark.name}, line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        what = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        return f"config file {where}{what} (a config holds plain YAML values only)"
+    if isinstance(exc, OSError) and exc.errno in DISK_ERRNOS:
+        return f"cannot write {exc.filename or 'a file'}: {exc.strerror}; nothing more was written"
+    return None

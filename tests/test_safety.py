@@ -410,7 +410,7 @@ def test_a_kernel_cache_file_that_cannot_be_trusted_or_read_is_compiled_afresh(t
     scrambled = bytearray(good)
     scrambled[len(good) // 2] ^= 0x10
     data.write_bytes(bytes(scrambled))
-    assert "nbc fails its checksum" in run()[1]
+    assert "nbc fails its seal" in run()[1]
 
 
 def test_cache_directories_are_made_private_whatever_the_umask(tmp_path):

@@ -248,10 +248,11 @@ def _failures(results_dir: str | Path) -> dict[tuple[str, str | None], str]:
     ``(algorithm, data set)`` and ``(algorithm, None)`` (any data set), as one readable line
     (:func:`readable_reason`).
     """
+    from boostbench.runner.store import iter_failures
+
     latest: dict[tuple[str, str | None], tuple[float, str]] = {}
-    for path in sorted((Path(results_dir) / "failed").glob("*.json")):
+    for path, record in iter_failures(results_dir):  # a FIFO or /dev/zero there is skipped
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
             name = str(record["config"]["algorithm"]["name"])
             dataset = record["config"].get("dataset", {}).get("name")
             when = path.stat().st_mtime

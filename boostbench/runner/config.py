@@ -41,7 +41,7 @@ def group_options(group: str) -> list[str]:
     if group == "algorithm":
         from boostbench.algorithms import ALGORITHMS
 
-        options |= set(ALGORITHMS.plugins())
+        options |= set(ALGORITHMS.plugin_names())  # by name: none imported until one is used
     return sorted(options)
 
 
@@ -211,7 +211,7 @@ def hydra_config(overrides: Sequence[str]) -> dict[str, Any]:
 
     from boostbench.algorithms import store_configs
 
-    store_configs()
+    store_configs(overrides)
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=list(overrides), return_hydra_config=True)
     return OmegaConf.to_container(cfg.hydra, resolve=False)
@@ -235,7 +235,7 @@ def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
 
     overrides = quote_separators(overrides)
     check_group_overrides(overrides)
-    store_configs()  # the plugins' algorithm configs
+    store_configs(overrides)  # the algorithm configs of the plugins they choose
     try:
         cfg, added = _compose(overrides)
     except MissingConfigException as exc:

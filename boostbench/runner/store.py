@@ -33,13 +33,14 @@ def record_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
     return runs_dir(results_dir) / f"{config_hash}.json"
 
 
-def _read_entry(path: Path) -> bytes:
-    """The bytes of the store entry ``path``.
+def read_entry(path: Path, limit: int = MAX_RECORD_BYTES) -> bytes:
+    """The bytes of the store entry ``path`` (a record, a failure note, a claim), read with the
+    guards of every store folder.
 
     Raises:
         OSError: it cannot be opened.
         ValueError: it is no regular file (a FIFO must not hang a report: opened without blocking),
-            a link out of its folder, or larger than :data:`MAX_RECORD_BYTES` (``/dev/zero``).
+            a link out of its folder, or larger than ``limit`` bytes (``/dev/zero``).
     """
     target = Path(os.path.realpath(path))
     if target.parent != Path(os.path.realpath(path.parent)):
@@ -50,10 +51,20 @@ def _read_entry(path: Path) -> bytes:
         os.close(fd)
         raise ValueError(f"it is {file_kind(mode)}")
     with os.fdopen(fd, "rb") as handle:
-        data = handle.read(MAX_RECORD_BYTES + 1)
-    if len(data) > MAX_RECORD_BYTES:
-        raise ValueError(f"it is larger than {MAX_RECORD_BYTES // 2**20} MiB")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"it is larger than {limit // 2**20 or limit} {'MiB' if limit >= 2**20 else 'bytes'}")
     return data
+
+
+def _regular(path: Path) -> bool:
+    """Whether ``path`` itself (not followed) is a regular file: the only kind a store's cleaners
+    remove or read (a directory, FIFO or device planted under a store's name is left alone).
+    """
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _no_constant(name: str) -> None:
@@ -65,7 +76,7 @@ def _load(path: Path) -> dict[str, Any]:
     from boostbench.runner.record_schema import hash_problem, schema_problem
 
     try:
-        record = json.loads(_read_entry(path).decode("utf-8"), parse_constant=_no_constant)
+        record = json.loads(read_entry(path).decode("utf-8"), parse_constant=_no_constant)
     except RecursionError:
         raise DataError(f"{path}: not a valid result record (nested too deeply)") from None
     except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
@@ -165,9 +176,13 @@ def remove_if_dead(path: Path, host: str, pid: str, stale_after_s: float) -> boo
         )
     except (ValueError, OSError):
         return False  # not ours, or gone meanwhile
-    if stale:
-        path.unlink(missing_ok=True)
-    return stale
+    if not stale or not _regular(path):  # a directory or FIFO named as ours is no file of ours
+        return False
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True
 
 
 def write_record(record: dict[str, Any], path: Path) -> Path:
@@ -188,6 +203,36 @@ def failure_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
     succeeds).
     """
     return Path(results_dir) / "failed" / f"{config_hash}.json"
+
+
+#: The largest failure note or claim read (a note holds a reason and a config: some KiB)
+MAX_NOTE_BYTES = 2**20
+
+
+def discard_failure(results_dir: str | os.PathLike, config_hash: str) -> None:
+    """Remove the failure note of a run that succeeded (a file only: anything else planted there
+    is left as it is).
+    """
+    path = failure_path(results_dir, config_hash)
+    if _regular(path) or os.path.islink(path):
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
+def iter_failures(results_dir: str | os.PathLike) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Each failure note of a store (``failed/*.json``, in name order) that reads as a JSON
+    object, with its path, read with the guards of :func:`read_entry` (no FIFO, device, link out
+    of the folder or note above :data:`MAX_NOTE_BYTES`); others are skipped.
+    """
+    for path in sorted((Path(results_dir) / "failed").glob("*.json")):
+        try:
+            note = json.loads(read_entry(path, MAX_NOTE_BYTES).decode("utf-8"), parse_constant=_no_constant)
+        except (OSError, ValueError, RecursionError):
+            continue
+        if isinstance(note, dict):
+            yield path, note
 
 
 # -- claims: one worker per grid point, on any filesystem -----------------------------------------
@@ -268,9 +313,9 @@ class Claim:
             signal.signal(signal.SIGTERM, self._previous_handler)
             self._previous_handler = None
         try:
-            if json.loads(self.path.read_text(encoding="utf-8")).get("token") == self.owner["token"]:
+            if json.loads(read_entry(self.path, MAX_NOTE_BYTES)).get("token") == self.owner["token"]:
                 self.path.unlink()
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):
             pass
 
     def __enter__(self) -> Claim:
@@ -291,6 +336,17 @@ def _process_start(pid: int) -> int | None:
     return None if fields[0] == "Z" else int(fields[19])
 
 
+#: The process this one dies with (a job's runner dies with its worker: ``PR_SET_PDEATHSIG``), if any
+_TIED_TO: dict[str, Any] = {}
+
+
+def tie_claims_to(pid: int) -> None:
+    """Say in this process's claims that it dies with process ``pid``: once that one is gone, they
+    are stale even before this process is reaped (its SIGKILL may still be on its way).
+    """
+    _TIED_TO.update(pid=pid, process_start=_process_start(pid))
+
+
 def _owner() -> dict[str, Any]:
     import datetime as dt
     import socket
@@ -302,7 +358,20 @@ def _owner() -> dict[str, Any]:
         "process_start": _process_start(os.getpid()),
         "token": uuid.uuid4().hex,
         "started_utc": dt.datetime.now(dt.UTC).isoformat(),
+        **({"tied_to": dict(_TIED_TO)} if _TIED_TO else {}),
     }
+
+
+def _dead_owner(owner: dict[str, Any]) -> bool:
+    """Whether the owner of a claim made on this machine is gone, or the process it dies with is."""
+    for process in (owner, owner.get("tied_to")):
+        if (
+            isinstance(process, dict)
+            and isinstance(process.get("pid"), int)
+            and not process_alive(process["pid"], process.get("process_start"))
+        ):
+            return True
+    return False
 
 
 def process_alive(pid: int, started: int | None = None) -> bool:
@@ -329,20 +398,19 @@ def _is_stale(path: Path, stale_after_s: float) -> bool:
     import time
 
     try:
-        age = time.time() - path.stat().st_mtime
+        info = os.lstat(path)
     except FileNotFoundError:
         return False  # released meanwhile: try again
+    if not stat.S_ISREG(info.st_mode):
+        return False  # no worker's claim (a FIFO, a directory): never read, never taken over
+    age = time.time() - info.st_mtime
     try:
-        owner = json.loads(path.read_text(encoding="utf-8"))
+        owner = json.loads(read_entry(path, MAX_NOTE_BYTES))
     except (OSError, ValueError):
         owner = None
     if not isinstance(owner, dict):  # never completed: out of space, or killed as it claimed
         return age > min(CLAIM_WRITE_S, stale_after_s)
-    if (
-        owner.get("host") == socket.gethostname()
-        and isinstance(owner.get("pid"), int)
-        and not process_alive(owner["pid"], owner.get("process_start"))
-    ):
+    if owner.get("host") == socket.gethostname() and _dead_owner(owner):
         return True  # its owner ran on this machine and is gone
     return age > stale_after_s
 
@@ -369,6 +437,26 @@ def clean_claims(results_dir: str | os.PathLike, stale_after_s: float = CLAIM_ST
         except OSError:
             pass  # taken over or released meanwhile
     return removed
+
+
+def _planted_kind(path: Path) -> str | None:
+    """What ``path`` is when it is no claim file a worker could have made (None: a regular file)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) else file_kind(mode)
+
+
+def release_dead_claim(results_dir: str | os.PathLike, config_hash: str) -> bool:
+    """Remove the claim on ``config_hash`` if its owner is gone (a job's process that died);
+    whether it was removed.
+    """
+    path = claim_path(results_dir, config_hash)
+    if not _is_stale(path, CLAIM_STALE_AFTER_S):
+        return False
+    path.unlink(missing_ok=True)
+    return True
 
 
 def claim(
@@ -401,6 +489,9 @@ def _claim(results_dir: str | os.PathLike, config_hash: str, stale_after_s: floa
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666 & ~umask())
         except FileExistsError:
+            kind = _planted_kind(path)
+            if kind is not None:
+                raise StoreError(f"cannot claim {config_hash}: {path} is {kind}, not a claim (remove it)") from None
             if not _is_stale(path, stale_after_s):
                 return None
             # take a dead worker's claim over: one rename wins, the losers find no file to move

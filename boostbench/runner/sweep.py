@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -45,16 +44,17 @@ from boostbench.runner.config import (
     resolved_dict,
     validate,
 )
+from boostbench.runner.failures import check_job_timeout, closing_line, exception_reason, job_timeout, keep_failure
+from boostbench.runner.isolation import JobDied, clean_leftovers, die_with, run_isolated, stop_runner
 from boostbench.runner.store import (
     check_writable,
     claim,
     clean_claims,
     clean_temporaries,
-    failure_path,
+    discard_failure,
     has_record,
-    process_alive,
+    release_dead_claim,
     remove_if_dead,
-    write_record,
 )
 from boostbench.suggest import quote_separators
 from boostbench.system.cache_safety import check_caches
@@ -138,7 +138,7 @@ def count_jobs(overrides: Sequence[str]) -> int | None:
     from boostbench.runner.grid import grid_axes, grid_size
 
     overrides = quote_separators(overrides)
-    store_configs()
+    store_configs(overrides)
     try:
         parsed = OverridesParser.create().parse_overrides(list(overrides))
         plain = [o.input_line for o in parsed if not o.is_sweep_override() and not o.is_hydra_override()]
@@ -155,42 +155,9 @@ def _die_with_the_sweep() -> None:
     """In a worker the sweep started (joblib, submitit_local), die when the sweep dies: a killed
     sweep must not leave workers running jobs and writing records (Linux ``PR_SET_PDEATHSIG``).
     """
-    import ctypes
-    import signal
-
     parent = os.environ.get(SWEEP_PID)
-    if parent is None or os.getppid() != int(parent) or not sys.platform.startswith("linux"):
-        return  # the sweep itself, or a worker it did not start (Ray's, a SLURM node's)
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != int(parent):  # the sweep died while we asked: follow it now
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
-SHARED_MEMORY = Path("/dev/shm")
-_LEFTOVER = re.compile(r"^(?:joblib_memmapping_folder_|sem\.loky-)(\d+)[_-]")
-
-
-def clean_leftovers(shared_memory: Path = SHARED_MEMORY) -> int:
-    """Remove what killed sweeps left in shared memory: joblib's memmapping folders and loky's
-    semaphores of processes that no longer run (a SIGKILL gives their cleaner no chance).
-    Returns how many were removed.
-    """
-    removed = 0
-    if not shared_memory.is_dir():
-        return 0
-    for entry in shared_memory.iterdir():
-        match = _LEFTOVER.match(entry.name)
-        if match is None or process_alive(int(match.group(1))):
-            continue
-        try:
-            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
-            removed += 1
-        except OSError:
-            pass  # another user's, or gone meanwhile
-    return removed
+    if parent is not None and os.getppid() == int(parent):  # not the sweep, nor Ray's or SLURM's
+        die_with(int(parent))
 
 
 def sweep_grid(
@@ -283,16 +250,36 @@ def _returned(job: Any, point: Sequence[str]) -> JobOutcome:
 
 
 def sweep_job(cfg: DictConfig) -> JobOutcome:
-    """Run one grid point unless its record exists (the Hydra task function); its outcome also goes
-    to the sweep's progress (:func:`_report`).
+    """Run one grid point unless its record exists (the Hydra task function), in this worker's
+    runner process (:mod:`boostbench.runner.isolation`): a job that dies there, or runs past
+    ``hydra.sweeper.job_timeout``, is recorded as failed and the worker goes on. Its outcome also
+    goes to the sweep's progress (:func:`_report`).
     """
     _die_with_the_sweep()
-    outcome = _job(cfg, time.perf_counter())
+    outcome = _isolated_job(cfg, time.perf_counter())
     _report(outcome)
     return outcome
 
 
-def _job(cfg: DictConfig, began: float) -> JobOutcome:
+def _job_in_runner(cfg: DictConfig, began: float, send: Callable[[dict[str, Any]], None]) -> JobOutcome:
+    """:func:`_job` in the runner, telling the worker the point's key as soon as it is known."""
+    return _job(cfg, began, on_key=lambda key, label: send({"key": key, "label": label}))
+
+
+def _isolated_job(cfg: DictConfig, began: float) -> JobOutcome:
+    """:func:`_job` in the runner; a job that did not return is recorded under ``failed/`` with how
+    it ended, and its claim released.
+    """
+    try:
+        return run_isolated(_job_in_runner, (cfg, began), job_timeout())[0]
+    except JobDied as died:
+        told = next((m for m in died.messages if "key" in m), {"key": "", "label": "?"})
+        if told["key"]:
+            release_dead_claim(cfg.results_dir, told["key"])
+        return _record_failure(cfg, told["key"], told["label"], died.cause, time.perf_counter() - began)
+
+
+def _job(cfg: DictConfig, began: float, on_key: Callable[[str, str], None] | None = None) -> JobOutcome:
     label = "?"
     try:
         cfg = complete(cfg)
@@ -303,12 +290,14 @@ def _job(cfg: DictConfig, began: float) -> JobOutcome:
     except BoostbenchError as exc:  # a bad value: said once, in the table, before anything runs
         return JobOutcome("error", "", label, 0.0, str(exc))
     key = run_key(config_hash(run_config.resolved, run_config.spec), algorithm=run_config.spec)
+    if on_key is not None:
+        on_key(key, label)
     if has_record(cfg.results_dir, key):  # another sweep finished it since the sweeper looked
         return JobOutcome("skipped", key, label, 0.0)
     try:
         held = claim(cfg.results_dir, key)
     except BoostbenchError as exc:
-        return _failed(cfg, key, label, exc, time.perf_counter() - began)
+        return _record_failure(cfg, key, label, exception_reason(exc), time.perf_counter() - began)
     if held is None:
         if has_record(cfg.results_dir, key):  # finished meanwhile
             return JobOutcome("skipped", key, label, 0.0)
@@ -320,9 +309,9 @@ def _job(cfg: DictConfig, began: float) -> JobOutcome:
             save(run_experiment(run_config), str(cfg.results_dir))
         except NotApplicable as exc:  # found once the data set was loaded (its classes)
             return JobOutcome("n/a", key, label, time.perf_counter() - began, str(exc))
-        except Exception as exc:  # one job's failure, whatever it is, must not sink the sweep
-            return _failed(cfg, key, label, exc, time.perf_counter() - began)
-    failure_path(cfg.results_dir, key).unlink(missing_ok=True)
+        except (Exception, SystemExit) as exc:  # one job's failure, whatever it is, must not sink the sweep
+            return _record_failure(cfg, key, label, exception_reason(exc), time.perf_counter() - began)
+    discard_failure(cfg.results_dir, key)
     return JobOutcome("done", key, label, time.perf_counter() - began)
 
 
@@ -373,25 +362,18 @@ def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[st
     return extra
 
 
-def _failed(cfg: DictConfig, key: str, label: str, exc: Exception, seconds: float) -> JobOutcome:
-    """Report a failed job in one line and keep why in ``failed/<key>.json`` (a cluster job's
-    terminal is seldom watched); a later sweep runs it again.
+def _record_failure(cfg: DictConfig, key: str, label: str, reason: str, seconds: float) -> JobOutcome:
+    """The failed job's outcome, its ``reason`` kept in ``failed/<key>.json`` when its key is known
+    (:func:`boostbench.runner.failures.keep_failure`); a later sweep runs it again.
     """
-    import traceback
-
-    if isinstance(exc, BoostbenchError):
-        reason = " ".join(str(exc).split())
-    else:  # a bug, not a user mistake: its type, message and where it happened
-        frame = traceback.extract_tb(exc.__traceback__)[-1]
-        reason = f"{type(exc).__name__}: {' '.join(str(exc).split())} ({Path(frame.filename).name}:{frame.lineno})"
-    try:
-        write_record(
-            {"key": key, "label": label, "reason": reason, "config": OmegaConf.to_container(cfg, resolve=True)},
-            failure_path(cfg.results_dir, key),
-        )
-    except BoostbenchError:
-        pass  # the outcome still says it
+    if key:
+        keep_failure(cfg.results_dir, key, label, reason, OmegaConf.to_container(cfg, resolve=True))
     return JobOutcome("error", key, label, seconds, reason)
+
+
+def failure_line(outcomes: Sequence[JobOutcome], overrides: Sequence[str]) -> str | None:
+    """The sweep's closing line naming its failed points (:func:`boostbench.runner.failures.closing_line`)."""
+    return closing_line(outcomes, _results_dir(overrides))
 
 
 def run_sweep(
@@ -435,7 +417,8 @@ def run_sweep(
     check_overrides(overrides, allow_code)
     overrides = quote_separators(overrides)
     check_group_overrides(overrides)
-    store_configs()  # the plugins' algorithm configs, which the jobs get with Hydra's state
+    check_job_timeout(overrides)
+    store_configs(overrides)  # the chosen plugins' algorithm configs, which the jobs get with Hydra's state
     check_caches()  # here once, in one line (each job checks its own machine's again)
     results_dir = _results_dir(overrides)
     plain = results_dir is not None
@@ -483,6 +466,7 @@ def run_sweep(
             follow()
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
+        stop_runner()  # the runner of jobs run in this process (one at a time), if any
         if plain:  # workers killed with an interrupted sweep could not release theirs
             clean_claims(results_dir)
     if outcomes and isinstance(outcomes[0], Sequence):  # another sweeper's batches of Hydra's JobReturn

@@ -10,7 +10,9 @@ drawn streams are arrays read back from disk. Two rules, checked where they are 
 - every file read back from a cache (:func:`open_trusted`), and every folder between it and the
   cache, as written and resolved, is this user's (or root's) and writable by no one else: checked
   on the open file before a byte is read, so a file planted or swapped after the start is caught
-  too. A file that fails is not loaded: its caller warns and computes it afresh.
+  too. A file that fails is not loaded: its caller warns and computes it afresh;
+- a pickle is read back only under a seal keyed with this user's secret (:func:`seal_digest`),
+  kept outside every cache: a cache copied or restored from elsewhere fails its seals.
 
 (This module names neither the kernel compiler in lower case nor the module of its cache: a
 module whose text does joins that cache's key, its ``source_digest``, and an edit here would
@@ -20,8 +22,12 @@ recompile every kernel.)
 from __future__ import annotations
 
 import functools
+import hashlib
+import hmac
 import os
+import secrets
 import stat
+import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
@@ -205,3 +211,110 @@ def make_private_dirs(directory: Path) -> None:
             path.mkdir(mode=0o755)
         except FileExistsError:
             pass
+
+
+# -- the key that seals pickles: this user's, kept outside every cache -------------------------------
+# A checksum anyone can compute proves nothing about who wrote a file: a cache restored from a CI
+# artifact or a tarball, or one in a repository, passes every ownership rule above and could hold a
+# pickle that runs code. The pickles a cache holds are therefore sealed with an HMAC under a secret
+# that only this user can read and that never travels with the cache: a copied cache fails its
+# seals and is rebuilt.
+
+#: The environment variable naming the key file (default :func:`key_path`)
+KEY_FILE_VARIABLE = "BOOSTBENCH_KEY_FILE"
+KEY_BYTES = 32
+
+
+def key_path() -> Path:
+    """Where this user's sealing key lives: ``$BOOSTBENCH_KEY_FILE``, else
+    ``$XDG_CONFIG_HOME/boostbench/cache.key`` (default ``~/.config/boostbench/cache.key``).
+    """
+    override = os.environ.get(KEY_FILE_VARIABLE)
+    if override:
+        return Path(override).expanduser()
+    config = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(config).expanduser() / "boostbench" / "cache.key"
+
+
+def _key_problem(path: str) -> str | None:
+    """Why the key file ``path`` (absolute) cannot be trusted or made (None: it can): it lies in a
+    cache (it would travel with it), or its folder is another user's or open to others.
+    """
+    real = os.path.realpath(path)
+    for root in _roots(os.environ.get("NUMBA_CACHE_DIR"), os.environ.get("BOOSTBENCH_CACHE")):
+        for top in (root, _resolved_root(root)):
+            if path.startswith(top + os.sep) or real.startswith(top + os.sep):
+                return f"lies inside the cache {top} (it would travel with it; set {KEY_FILE_VARIABLE})"
+    folder = os.path.dirname(real)
+    problem = _folder_problem(folder, sticky_ok=False)
+    if problem is not None:
+        return f"lies in {folder}, which is {problem}"
+    return None
+
+
+def _read_key(path: str) -> bytes:
+    """The key at ``path``: a regular file of :data:`KEY_BYTES` bytes that this user owns and
+    nobody else can read or write.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UntrustedFile(f"key file {path} is {file_kind(info.st_mode)}, not a regular file")
+        if info.st_uid != os.geteuid() or info.st_mode & 0o077:
+            raise UntrustedFile(f"key file {path} is not private to this user (chmod 600 it, or remove it)")
+        key = handle.read(KEY_BYTES + 1)
+    if len(key) != KEY_BYTES:
+        raise UntrustedFile(f"key file {path} does not hold a key of {KEY_BYTES} bytes (remove it)")
+    return key
+
+
+@functools.lru_cache(maxsize=8)
+def _user_key(path: str) -> bytes:
+    problem = _key_problem(path)
+    if problem is not None:
+        raise UntrustedFile(f"cannot be checked: the key file {path} {problem}")
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        pass
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".cache.key.")  # 0600 whatever the umask
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secrets.token_bytes(KEY_BYTES))
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(temporary, path)  # atomic and exclusive: a racing process's key wins whole
+        except FileExistsError:
+            pass
+    finally:
+        os.unlink(temporary)
+    return _read_key(path)
+
+
+def user_key() -> bytes:
+    """This user's secret key for sealing the pickles a cache holds (:func:`key_path`), made
+    (0600, in a 0700 folder) on first use; read once per process.
+
+    Raises:
+        UntrustedFile: it cannot be made or trusted (it lies inside a cache, is not private to
+            this user, is no regular file of :data:`KEY_BYTES` bytes), with the reason in words.
+    """
+    path = os.path.abspath(key_path())
+    try:
+        return _user_key(path)
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise UntrustedFile(f"cannot be checked: the key file {path} cannot be read or made ({reason})") from None
+
+
+def seal_digest(name: str, payload: bytes) -> bytes:
+    """HMAC-SHA256 of ``name``, a NUL and ``payload`` under :func:`user_key` (32 bytes).
+
+    Raises:
+        UntrustedFile: there is no key to trust (:func:`user_key`).
+    """
+    return hmac.new(user_key(), name.encode() + b"\0" + payload, hashlib.sha256).digest()

@@ -12,8 +12,10 @@ can forget it.
 
 numba unpickles its cache's index and data files: :class:`CheckedCache` reads only files
 :func:`boostbench.system.cache_safety.open_trusted` trusts (this user's, writable by no one else,
-in folders likewise) and whose checksum holds (LLVM aborts the process on some scrambled machine
-code rather than raise), and any failure to load a cached kernel (a planted, garbled or truncated
+in folders likewise) and whose seal holds: an HMAC under this user's key, kept outside the cache
+(:func:`boostbench.system.cache_safety.user_key`), so that a cache restored or copied from elsewhere
+is compiled afresh, never unpickled (LLVM also aborts the process on some scrambled machine code
+rather than raise), and any failure to load a cached kernel (a planted, garbled or truncated
 file) means: warn once, compile afresh, and replace the file.
 """
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
+import hmac
 import os
 import pickle
 import sys
@@ -32,7 +34,7 @@ from numba.core import types
 from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.registry import CPUDispatcher
 
-from boostbench.system.cache_safety import UntrustedFile, make_private_dirs, open_trusted
+from boostbench.system.cache_safety import UntrustedFile, make_private_dirs, open_trusted, seal_digest
 from boostbench.system.compile_ahead import done, kernel_name, wait_for
 from boostbench.system.files import umask
 from boostbench.system.paths import PACKAGE_DIR, cache_dir
@@ -137,25 +139,32 @@ def _reason(exc: BaseException) -> str:
     return f"is unreadable ({type(exc).__name__}: {' '.join(str(exc).split())[:200]})"
 
 
-#: What our index and data files hold after numba's version stamp: this, the sha256 of the
-#: file's name and payload (:func:`_seal`), then numba's pickle
-_MAGIC = b"boostbench-kernel-cache-1\n"
+#: What our index and data files hold after numba's version stamp: this, the HMAC of the file's
+#: name and payload under this user's key (:func:`_seal`), then numba's pickle
+_MAGIC = b"boostbench-kernel-cache-2\n"
 
 
 def _seal(path: str, payload: bytes) -> bytes:
-    """``payload`` as written to the cache file ``path``: :data:`_MAGIC`, its digest, itself."""
-    return _MAGIC + hashlib.sha256(os.path.basename(path).encode() + b"\0" + payload).digest() + payload
+    """``payload`` as written to the cache file ``path``: :data:`_MAGIC`, its keyed digest
+    (:func:`boostbench.system.cache_safety.seal_digest`: nobody without this user's key can forge
+    it, so a planted or restored file is never unpickled), itself.
+
+    Raises:
+        UntrustedFile: there is no key to seal with.
+    """
+    return _MAGIC + seal_digest(os.path.basename(path), payload) + payload
 
 
 def _unseal(path: str, sealed: bytes) -> bytes:
     """The payload :func:`_seal` wrote to ``path``.
 
     Raises:
-        UntrustedFile: it fails its checksum, or was written without one.
+        UntrustedFile: it fails its seal (scrambled, written without one, or sealed under another
+            key: a copied or restored cache, a planted file), or there is no key to check it with.
     """
     digest, payload = sealed[len(_MAGIC) : len(_MAGIC) + 32], sealed[len(_MAGIC) + 32 :]
-    if not sealed.startswith(_MAGIC) or _seal(path, payload)[len(_MAGIC) : len(_MAGIC) + 32] != digest:
-        raise UntrustedFile("fails its checksum")
+    if not sealed.startswith(_MAGIC) or not hmac.compare_digest(seal_digest(os.path.basename(path), payload), digest):
+        raise UntrustedFile("fails its seal (scrambled, or sealed under another user's key: a copied cache?)")
     return payload
 
 
@@ -239,7 +248,10 @@ class CheckedCache(FunctionCache):
 
     def save_overload(self, sig, data):
         make_private_dirs(Path(self._cache_path))
-        super().save_overload(sig, data)
+        try:
+            super().save_overload(sig, data)
+        except UntrustedFile as exc:  # no key to seal with: the kernel stays in memory only
+            _not_loaded(self._cache_path, _reason(exc))
 
 
 class KernelDispatcher(CPUDispatcher):

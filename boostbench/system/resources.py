@@ -236,3 +236,46 @@ MACHINE_DEPENDENT = (
     "ram_hours",
     "model_bytes",
 )
+
+
+def machine_memory_bytes() -> int | None:
+    """The most memory this machine can give a process, in bytes: its RAM and swap
+    (``/proc/meminfo``), or its cgroup's limit if lower; None if neither can be read.
+    """
+    found = []
+    try:
+        sizes = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines() if ":" in line)
+        found.append(sum(int(sizes[key].split()[0]) * 1024 for key in ("MemTotal", "SwapTotal") if key in sizes))
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit != "max":
+            found.append(int(limit))
+    except (OSError, ValueError):
+        pass
+    found = [size for size in found if size > 0]
+    return min(found) if found else None
+
+
+def limit_memory() -> int | None:
+    """Refuse an allocation beyond the machine before it is made: cap this process's data
+    (``RLIMIT_DATA``: its heap and private writable mappings, where numpy's arrays live; not the
+    address space, which compiled code and a JVM reserve freely) at :func:`machine_memory_bytes`,
+    unless a lower limit is set. A setting that would allocate more then raises ``MemoryError``
+    at once (one line from the CLI, a failed job in a sweep) instead of swapping the machine to
+    a halt or waking the OOM killer. Inherited by child processes. Returns the limit (None: none
+    set).
+    """
+    size = machine_memory_bytes()
+    if size is None:
+        return None
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        if soft != resource.RLIM_INFINITY and soft <= size:
+            return soft
+        size = size if hard == resource.RLIM_INFINITY else min(size, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (size, hard))
+    except (OSError, ValueError, AttributeError):
+        return None
+    return size

@@ -20,14 +20,16 @@ from hydra.plugins.sweeper import Sweeper
 @dataclass
 class BoostbenchSweeperConf:
     """The sweeper's settings: ``hydra.sweeper.params`` (an experiment's grid, as the basic
-    sweeper's), ``max_batch_size`` (the points handed to the launcher at once; None: all) and
-    ``max_jobs`` (a larger grid is refused before it is built).
+    sweeper's), ``max_batch_size`` (the points handed to the launcher at once; None: all),
+    ``max_jobs`` (a larger grid is refused before it is built) and ``job_timeout`` (seconds: a
+    job running longer is ended and recorded as failed; None: no limit).
     """
 
     _target_: str = "hydra_plugins.boostbench_sweeper.boostbench_sweeper.BoostbenchSweeper"
     max_batch_size: Optional[int] = None  # noqa: UP045
     params: Optional[Dict[str, str]] = None  # noqa: UP006, UP045
     max_jobs: int = 100_000
+    job_timeout: Optional[float] = None  # noqa: UP045
 
 
 ConfigStore.instance().store(
@@ -43,8 +45,15 @@ class BoostbenchSweeper(Sweeper):
         max_batch_size: Optional[int] = None,  # noqa: UP045
         params: Optional[Dict[str, str]] = None,  # noqa: UP006, UP045
         max_jobs: int = 100_000,
+        job_timeout: Optional[float] = None,  # noqa: UP045
     ) -> None:
+        import math
+
+        from boostbench.errors import ConfigError
+
         super().__init__()
+        if job_timeout is not None and not (math.isfinite(job_timeout) and job_timeout > 0):
+            raise ConfigError(f"hydra.sweeper.job_timeout={job_timeout}: give a positive number of seconds")
         self.max_batch_size, self.params, self.max_jobs = max_batch_size, dict(params or {}), max_jobs
         self.config = self.hydra_context = self.launcher = None
 
