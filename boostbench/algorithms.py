@@ -37,6 +37,7 @@ import numpy as np
 
 from boostbench.constraints import ANY, PROBABILITY, Constraint, entry, positive_int
 from boostbench.errors import ConfigError
+from boostbench.system.installs import declared_not_installed, reinstall_command
 
 __all__ = [
     "ALGORITHMS",
@@ -374,6 +375,8 @@ def _load_plugins(taken: Mapping[str, AlgorithmSpec]) -> tuple[dict[str, Algorit
                 spec = spec_of(point.load())
             except Exception as exc:
                 problem = f"fails to import ({point.value}): {type(exc).__name__}: {' '.join(str(exc).split())}"
+                if isinstance(exc, (ImportError, AttributeError)) and dist is not None:  # renamed since
+                    problem += f"; if its module or class was renamed, reinstall it ({reinstall_command(dist)})"
             else:
                 problem = (
                     f"names {point.value}, neither a booster class nor an AlgorithmSpec"
@@ -447,10 +450,13 @@ def algorithm_spec(name: str) -> AlgorithmSpec:
 
 
 def left_out(name: str) -> str | None:
-    """Why the plugin algorithm ``name`` was left out of the registry (None: it was not)."""
+    """Why the plugin algorithm ``name`` was left out of the registry, or is declared by a
+    plugin's sources but not installed (None: neither).
+    """
     if name in ALGORITHMS:
         return None
-    return next((line for line in ALGORITHMS.problems if line.startswith(f"plugin algorithm {name!r} ")), None)
+    found = next((line for line in ALGORITHMS.problems if line.startswith(f"plugin algorithm {name!r} ")), None)
+    return found or declared_not_installed(name, ENTRY_POINT_GROUP)
 
 
 def shipped_config(name: str, spec: AlgorithmSpec) -> Path | None:

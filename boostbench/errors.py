@@ -36,3 +36,10 @@ class PeerError(BoostbenchError):
     """
 
     exit_code = 1
+
+
+class BoosterOutputError(BoostbenchError):
+    """A booster's prediction is not what the protocols take: a ``predict_proba`` that is not a
+    ``(k,)`` array of finite, non-negative numbers, scores that are not one finite number per
+    label, a label outside ``0..k-1``. The runner's message names the algorithm and its package.
+    """

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from boostbench.boosters.base import OnlineRanker
+from boostbench.boosters.base import OnlineRanker, checked_output
 from boostbench.metrics import rank_loss
 from boostbench.system.resources import SAMPLE_EVERY, ResourceMeter
 
@@ -69,7 +69,11 @@ def train_then_test(
         test_order: ``int64`` row indices of the test part, in stream order.
         on_progress: called every ``progress_every`` examples and at the end with
             ``(examples done, running mean rank loss)``.
+
+    Raises:
+        BoosterOutputError: scores that are not ``(k,)`` finite numbers.
     """
+    k = Y.shape[1]
     order = np.concatenate([train_order, test_order])
     losses = np.empty(len(order))
     total = 0.0
@@ -77,7 +81,7 @@ def train_then_test(
     meter.start()
     began = time.perf_counter()
     for t, index in enumerate(order):
-        losses[t] = rank_loss(ranker.predict_scores(X[index]), Y[index])
+        losses[t] = rank_loss(checked_output(ranker.predict_scores(X[index]), k, "predict_scores"), Y[index])
         total += losses[t]
         ranker.update(Y[index])
         if on_progress is not None and (t + 1) % progress_every == 0:
