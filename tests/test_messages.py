@@ -262,3 +262,21 @@ def test_the_docstrings_figure_with_rivers_trees():
     model = OnlineBoostingClassifier(model=tree.HoeffdingTreeClassifier(), n_models=10, seed=42)
     accuracy = evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
     assert f"{accuracy.get():.4f}" == "0.8766"
+
+
+def test_a_batch_algorithm_says_which_protocol_it_ran_and_a_streaming_one_is_refused(tmp_path):
+    """algorithm=samme alone runs its config's 5-fold cross-validation and says so in one line;
+    protocol=prequential typed is refused with the protocols that fit."""
+    common = ["algorithm=samme", "dataset=heart", "n_rounds=3", f"results_dir={tmp_path}"]
+    note = (
+        "note: algorithm 'samme' is a batch algorithm: it runs under protocol=kfold (5-fold cross-validation) "
+        "with learner=tree, not the streaming protocol=prequential (protocol=holdout: one train/test split)"
+    )
+    result = runner.invoke(app, ["run", *common])
+    assert result.exit_code == 0 and result.output.count(note) == 1
+    holdout = runner.invoke(app, ["run", *common, "protocol=holdout"])
+    assert holdout.exit_code == 0 and "note: algorithm" not in holdout.output  # chosen: nothing to say
+    refused = runner.invoke(app, ["run", *common, "protocol=prequential"])
+    assert refused.exit_code == 2 and refused.output.strip() == (
+        "error: algorithm 'samme' is a batch algorithm: use protocol=kfold or protocol=holdout, not 'prequential'"
+    )
