@@ -27,7 +27,7 @@ ties = lazy_import("boostbench.core.ties")  # compiled: loaded by the first pred
 def checked_output(values: Any, k: int, method: str = "predict_proba") -> np.ndarray:
     """``values`` as an array if it is what ``method`` must return for ``k`` classes or labels:
     ``(k,)`` finite numbers, non-negative for ``predict_proba`` (a ranker's ``predict_scores``
-    may be negative); a sum that overflows counts as not finite. About a microsecond for a few
+    may be negative); a sum that overflows counts as not finite. A few microseconds for a few
     classes: cheap beside a prediction.
 
     Raises:
