@@ -160,7 +160,7 @@ def _fail(message: str, code: int = 2) -> None:
 
 def _say_protocol(cfg, overrides: list[str]) -> None:
     """Say which protocol a batch algorithm runs under, when the command line chose none."""
-    from boostbench.runner.config import batch_protocol_note
+    from boostbench.runner.notes import batch_protocol_note
 
     note = batch_protocol_note(cfg, overrides)
     if note is not None:

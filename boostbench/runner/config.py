@@ -539,28 +539,6 @@ def incompatibility(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -
     return None
 
 
-def batch_protocol_note(cfg: DictConfig, overrides: Sequence[str]) -> str | None:
-    """The one line saying which protocol a batch algorithm runs under when the command line
-    chose none: its config's split protocol (``kfold``), not the streaming default (None: an
-    online algorithm, or ``protocol=`` given; a streaming one is refused by :func:`incompatibility`).
-    """
-    from boostbench.algorithms import algorithm_spec
-
-    if any(item.lstrip("+~").partition("=")[0] == "protocol" for item in overrides):
-        return None
-    name = str(cfg.algorithm.name)
-    if algorithm_spec(name).family != "batch":
-        return None
-    protocol = cfg.protocol
-    kfold = protocol.name == "kfold"
-    what = f"{protocol.n_splits}-fold cross-validation" if kfold else "one train/test split"
-    other = "protocol=holdout: one train/test split" if kfold else "protocol=kfold: cross-validation"
-    return (
-        f"note: algorithm {name!r} is a batch algorithm: it runs under protocol={protocol.name} ({what}) "
-        f"with learner={cfg.learner.name}, not the streaming protocol=prequential ({other})"
-    )
-
-
 def declared_classes(dataset_cfg: dict) -> int | None:
     """K as a data set's config declares it (``n_classes``, or its ``class_names`` in code
     order); None when only loading it tells (a generator, a user's file).
