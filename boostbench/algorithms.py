@@ -35,6 +35,7 @@ import numpy as np
 
 from boostbench.constraints import ANY, PROBABILITY, Constraint, entry, positive_int
 from boostbench.errors import ConfigError
+from boostbench.system.installs import declared_not_installed
 
 __all__ = [
     "ALGORITHMS",
@@ -453,10 +454,13 @@ def algorithm_spec(name: str) -> AlgorithmSpec:
 
 
 def left_out(name: str) -> str | None:
-    """Why the plugin algorithm ``name`` was left out of the registry (None: it was not)."""
+    """Why the plugin algorithm ``name`` was left out of the registry, or is declared by a
+    plugin's sources but not installed (None: neither).
+    """
     if name in ALGORITHMS:
         return None
-    return next((line for line in ALGORITHMS.problems if line.startswith(f"plugin algorithm {name!r} ")), None)
+    found = next((line for line in ALGORITHMS.problems if line.startswith(f"plugin algorithm {name!r} ")), None)
+    return found or declared_not_installed(name, ENTRY_POINT_GROUP)
 
 
 def shipped_config(name: str, spec: AlgorithmSpec) -> Path | None:

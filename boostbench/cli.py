@@ -195,6 +195,15 @@ def _fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+def _say_protocol(cfg, overrides: list[str]) -> None:
+    """Say which protocol a batch algorithm runs under, when the command line chose none."""
+    from boostbench.runner.notes import batch_protocol_note
+
+    note = batch_protocol_note(cfg, overrides)
+    if note is not None:
+        err_console.print(escape(note), highlight=False, soft_wrap=True)
+
+
 class _RateColumn(ProgressColumn):
     """Examples per second."""
 
@@ -227,6 +236,7 @@ def run(
         if flags.cfg:
             return _print_config(cfg, flags.cfg, overrides)
         run_config = validate(cfg)  # before the heavy imports: a mistake is reported at once
+        _say_protocol(cfg, overrides)
         check_writable(cfg.results_dir)  # before the work, not after it
         from boostbench.runner.experiment import run_experiment, save
 

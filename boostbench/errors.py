@@ -61,3 +61,10 @@ def environment_problem(exc: Exception) -> str | None:
     if isinstance(exc, OSError) and exc.errno in DISK_ERRNOS:
         return f"cannot write {exc.filename or 'a file'}: {exc.strerror}; nothing more was written"
     return None
+
+
+class BoosterOutputError(BoostbenchError):
+    """A booster's prediction is not what the protocols take: a ``predict_proba`` that is not a
+    ``(k,)`` array of finite, non-negative numbers, scores that are not one finite number per
+    label, a label outside ``0..k-1``. The runner's message names the algorithm and its package.
+    """

@@ -26,6 +26,7 @@ from boostbench.algorithms import (
     interface_problem,
     spec_of,
 )
+from boostbench.system.installs import reinstall_command
 from boostbench.system.paths import CONFIG_DIR
 
 
@@ -72,7 +73,7 @@ def _import_bounded(point: metadata.EntryPoint) -> Any:
         raise ImportError(f"did not finish importing in {limit:g} s (BOOSTBENCH_PLUGIN_IMPORT_TIMEOUT)")
     if "error" in outcome:
         exc = outcome["error"]
-        raise ImportError(f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None
+        raise ImportError(f"{type(exc).__name__}: {' '.join(str(exc).split())}") from exc
     return outcome["value"]
 
 
@@ -100,6 +101,8 @@ def load_plugins(taken: Mapping[str, AlgorithmSpec]) -> tuple[dict[str, Algorith
                 spec = spec_of(_import_bounded(point))
             except ImportError as exc:
                 problem = f"fails to import ({point.value}): {exc}"
+                if isinstance(exc.__cause__, (ImportError, AttributeError)) and dist is not None:  # renamed since
+                    problem += f"; if its module or class was renamed, reinstall it ({reinstall_command(dist)})"
             else:
                 problem = (
                     f"names {point.value}, neither a booster class nor an AlgorithmSpec"

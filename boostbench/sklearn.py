@@ -6,8 +6,9 @@ take), builds the booster over bounded-size trees (:class:`~boostbench.learners.
 stumps by default) and fits it; the predictions are the booster's. The hyper-parameters and their
 constraints are the booster's own (``_parameter_constraints``) and the tree learner's
 (:data:`boostbench.learners.registry.LEARNERS`), checked by scikit-learn's parameter validation
-in ``fit``. No algorithm defines class probabilities: the classifiers give ``decision_function``
-(the booster's final scores), not ``predict_proba``.
+in ``fit``. ``decision_function`` and ``predict_proba`` follow scikit-learn's ``AdaBoostClassifier``:
+the weighted votes in SAMME's symmetric coding divided by the sum of the weights, and their softmax
+over ``k - 1`` (Zhu et al. 2009, eq. 15), so ``scoring="roc_auc_ovr"`` and calibration work.
 
 Examples:
     >>> from sklearn.datasets import load_iris
@@ -20,6 +21,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator, Mapping
 from numbers import Integral, Real
 from typing import Any, ClassVar
@@ -28,6 +30,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval as SklearnInterval
 from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.extmath import softmax
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -92,7 +95,9 @@ def _generator(random_state: Any) -> np.random.Generator:
 
 
 class _BoostedClassifier(ClassifierMixin, BaseEstimator):
-    """What the classifiers share (see the module's docstring).
+    """What the classifiers share (see the module's docstring). Each booster's scores ``F_T``
+    (its weighted votes, named in each class) make ``decision_function`` and ``predict_proba``
+    as :meth:`~boostbench.batch.base.BatchModel.iter_decisions` says.
 
     A subclass names its booster's registry entry (:attr:`_algorithm`) and takes in its
     constructor the booster's hyper-parameters (its ``_parameter_constraints``), then the trees'
@@ -178,30 +183,55 @@ class _BoostedClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
 
-    def _decision(self, scores: np.ndarray) -> np.ndarray:
-        """The decision function of the scores ``(n, k)``: themselves, or for two classes
-        ``F(x, 1) - F(x, 0)`` (positive: ``classes_[1]``; 0: ``classes_[0]``, as ``predict``).
+    def _binary(self, decision: np.ndarray) -> np.ndarray:
+        """A decision ``(n, k)`` as scikit-learn gives it: itself, or for two classes the
+        difference of its columns (positive: ``classes_[1]``; 0: ``classes_[0]``, as ``predict``).
         """
-        return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
+        return decision[:, 1] - decision[:, 0] if len(self.classes_) == 2 else decision
+
+    def _proba(self, decision: np.ndarray) -> np.ndarray:
+        """scikit-learn's ``AdaBoostClassifier`` probabilities of a decision (Zhu et al. 2009,
+        eq. 15): ``softmax(decision / (k - 1))``; for two classes ``softmax([-d, d] / 2)``.
+        """
+        k = len(self.classes_)
+        return softmax(np.column_stack([-decision, decision]) / 2 if k == 2 else decision / (k - 1))
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """The booster's final scores ``F_T(x, l) = sum_t alpha_t v_t(x, l)`` (its weighted votes).
+        """The booster's weighted votes in SAMME's symmetric coding, divided by the sum of the
+        hypothesis weights, as scikit-learn's ``AdaBoostClassifier``'s
+        (:meth:`~boostbench.batch.base.BatchModel.iter_decisions`).
 
         Returns:
-            ``(n, k)`` float64, or ``(n,)`` ``F_T(x, 1) - F_T(x, 0)`` for two classes (positive:
-            ``classes_[1]``). All 0 when no round was kept (``predict`` then gives the training
-            majority label).
+            ``(n, k)`` float64 (rows sum to 0), or ``(n,)`` for two classes (positive:
+            ``classes_[1]``); the argmax (sign) is :meth:`predict`'s. When no round was kept, the
+            decision of a vote for the training majority label.
         """
-        X = self._input(X)
-        return self._decision(self.booster_.scores(X))
+        return deque(self.staged_decision_function(X), maxlen=1)[0]
 
     def staged_decision_function(self, X: Any) -> Iterator[np.ndarray]:
-        """Yields :meth:`decision_function` after each kept round (one stage, 0, if none was)."""
+        """Yields :meth:`decision_function` after each kept round (once, the majority's, if none was)."""
         X = self._input(X)
-        if not self.booster_.n_rounds_fitted:
-            yield self._decision(np.zeros((len(X), len(self.classes_))))
-        for scores in self.booster_.iter_scores(X):
-            yield self._decision(scores)
+        for decision in self.booster_.iter_decisions(X):
+            yield self._binary(decision)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities as scikit-learn's ``AdaBoostClassifier`` gives them, from
+        :meth:`decision_function`: ``softmax(decision / (k - 1))`` (two classes: ``softmax([-d, d] / 2)``).
+
+        Returns:
+            ``(n, k)`` float64, rows summing to 1, in the order of ``classes_``; the argmax is
+            :meth:`predict`'s.
+        """
+        return self._proba(self.decision_function(X))
+
+    def staged_predict_proba(self, X: Any) -> Iterator[np.ndarray]:
+        """Yields :meth:`predict_proba` after each kept round (once if none was)."""
+        for decision in self.staged_decision_function(X):
+            yield self._proba(decision)
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """``(n, k)`` float64: the log of :meth:`predict_proba`."""
+        return np.log(self.predict_proba(X))
 
     def predict(self, X: Any) -> np.ndarray:
         """``(n,)`` predicted labels (``classes_``' type): the booster's prediction."""
@@ -222,7 +252,7 @@ class _BoostedClassifier(ClassifierMixin, BaseEstimator):
 class AdaBoostClassifier(_BoostedClassifier):
     """Binary AdaBoost (Freund & Schapire 1997): :class:`~boostbench.batch.adaboost.AdaBoost`.
 
-    Two classes only. ``decision_function``: ``F_T(x, 1) - F_T(x, 0) = 2 sum_t alpha_t h_t(x)``
+    Two classes only. Scores: ``F_T(x, 1) - F_T(x, 0) = 2 sum_t alpha_t h_t(x)``
     with ``h_t(x) in {-1, +1}`` (+1: ``classes_[1]``).
 
     Args:
@@ -254,7 +284,7 @@ class AdaBoostClassifier(_BoostedClassifier):
 class AdaBoostM1Classifier(_BoostedClassifier):
     """AdaBoost.M1 (Freund & Schapire 1997): :class:`~boostbench.batch.adaboost_m1.AdaBoostM1`.
 
-    ``decision_function``: ``F_T(x, l) = sum_t ln(1/beta_t) [h_t(x) = l]``.
+    Scores: ``F_T(x, l) = sum_t ln(1/beta_t) [h_t(x) = l]``.
 
     Args:
         n_rounds: T >= 1, the most rounds (it stops early at a weighted error >= 1/2, which
@@ -291,7 +321,7 @@ class AdaBoostM1Classifier(_BoostedClassifier):
 class AdaBoostM2Classifier(_BoostedClassifier):
     """AdaBoost.M2 (Freund & Schapire 1997): :class:`~boostbench.batch.adaboost_m2.AdaBoostM2`.
 
-    Confidence-rated trees ``h(x, l) in [0, 1]`` fitted to the pseudo-loss; ``decision_function``:
+    Confidence-rated trees ``h(x, l) in [0, 1]`` fitted to the pseudo-loss; scores:
     ``F_T(x, l) = sum_t ln(1/beta_t) h_t(x, l)``. Arguments: see :class:`AdaBoostClassifier`.
     """
 
@@ -302,8 +332,8 @@ class SAMMEClassifier(_BoostedClassifier):
     """SAMME (Zhu, Zou, Rosset & Hastie 2009): :class:`~boostbench.batch.samme.SAMME`, scikit-learn's
     ``AdaBoostClassifier`` rules with learning rate 1.
 
-    ``decision_function``: ``F_T(x, l) = sum_t alpha_t [h_t(x) = l]`` (not divided by the sum
-    of the weights, as scikit-learn's is). Arguments: see :class:`AdaBoostClassifier`.
+    Scores: ``F_T(x, l) = sum_t alpha_t [h_t(x) = l]``; ``decision_function`` and ``predict_proba``
+    are scikit-learn's for the same trees. Arguments: see :class:`AdaBoostClassifier`.
     """
 
     _algorithm = "samme"
@@ -312,7 +342,7 @@ class SAMMEClassifier(_BoostedClassifier):
 class AdaBoostMHClassifier(_BoostedClassifier):
     """Discrete AdaBoost.MH (Schapire & Singer 1999): :class:`~boostbench.batch.adaboost_mh.AdaBoostMH`.
 
-    Trees ``h(x, l) in {-1, +1}`` on the weighted Hamming loss; ``decision_function``:
+    Trees ``h(x, l) in {-1, +1}`` on the weighted Hamming loss; scores:
     ``F_T(x, l) = sum_t alpha_t h_t(x, l)``. Arguments: see :class:`AdaBoostClassifier`.
     """
 
@@ -322,7 +352,7 @@ class AdaBoostMHClassifier(_BoostedClassifier):
 class AdaBoostMMClassifier(_BoostedClassifier):
     """AdaBoost.MM (Mukherjee & Schapire, JMLR 2013): :class:`~boostbench.batch.adaboost_mm.AdaBoostMM`.
 
-    Cost-sensitive trees under the minimal weak-learning condition; ``decision_function``:
+    Cost-sensitive trees under the minimal weak-learning condition; scores:
     ``F_T(x, l) = sum_t alpha_t [h_t(x) = l]``. Arguments: see :class:`AdaBoostClassifier`.
     """
 
@@ -332,7 +362,7 @@ class AdaBoostMMClassifier(_BoostedClassifier):
 class OneVsAllBoostClassifier(_BoostedClassifier):
     """One-vs-all binary AdaBoost (Combessie & Machraoui): :class:`~boostbench.batch.one_vs_all.OneVsAll`.
 
-    k binary AdaBoost runs, class l against the rest; ``decision_function``: their margins
+    k binary AdaBoost runs, class l against the rest; scores: their margins
     ``f^(l)_T(x) = sum_t alpha^(l)_t h^(l)_t(x)``. ``estimator_weights_`` is ``(k, T_fit)``: run
     l's weights in row l (0 after it stopped). Arguments: see :class:`AdaBoostClassifier`.
     """

@@ -28,13 +28,17 @@ from typing import Any
 
 import numpy as np
 
+from boostbench.boosters.base import check_labels, checked_output
+from boostbench.errors import BoosterOutputError
+
 #: The checks, in the order they run: the class's interface (:func:`boostbench.algorithms.interface_problem`),
-#: the same predictions from the same seed, labels in range (and distributions that are ones; a
-#: ranker's finite scores and its label sets of k booleans),
+#: labels in range and outputs the runner takes (distributions of shape ``(k,)``, finite,
+#: non-negative, that sum to one; a ranker's finite score per label and its label sets of k
+#: booleans), the same predictions from the same seed,
 #: inputs left as they were, a pickled copy that goes on as the original, growing to more
 #: classes and attributes, a sample weight of 0 that changes nothing, river's estimator checks
 #: on the river estimator of the algorithm where there is one
-CHECKS = ("interface", "determinism", "labels", "inputs", "pickling", "grow", "sample_weights", "river_estimator")
+CHECKS = ("interface", "labels", "determinism", "inputs", "pickling", "grow", "sample_weights", "river_estimator")
 #: Members of the pool, examples streamed, and where a check splits them
 N_LEARNERS, N_ROWS, HALF = 3, 60, 30
 
@@ -57,7 +61,8 @@ def check_booster(booster: type | str | Any, *, checks: Iterable[str] | None = N
 
     Raises:
         AssertionError: ``check_booster(<name>): <check>: <what failed>``, for the first check that
-            failed (an exception the booster raised in a check is that check's failure).
+            failed (an exception the booster raised in a check is that check's failure; an output
+            the runner would refuse is said in the runner's words, by ``labels`` first).
         ValueError: an unknown check's name.
         ConfigError: an unknown algorithm's name.
     """
@@ -91,6 +96,8 @@ def check_booster(booster: type | str | Any, *, checks: Iterable[str] | None = N
             continue
         try:
             outcome = steps[check]()
+        except BoosterOutputError as exc:  # the runner's refusal, in its words
+            raise AssertionError(f"check_booster({name}): {check}: {_one_line(exc)}") from exc
         except AssertionError as exc:
             raise AssertionError(f"check_booster({name}): {check}: {_one_line(exc)}") from exc
         except Exception as exc:
@@ -180,7 +187,10 @@ class _Cases:
         """Predict then reveal each row in order: the labels (multiclass) or scores (multi-label)."""
         out = []
         for i in rows:
-            out.append(booster.predict_scores(X[i]) if self.ranker else booster.predict(X[i]))
+            if self.ranker:  # as the runner's protocol takes them
+                out.append(checked_output(booster.predict_scores(X[i]), k or self.k, "predict_scores"))
+            else:
+                out.append(booster.predict(X[i]))
             booster.update(self.target(i, k))
         return np.array(out)
 
@@ -205,25 +215,21 @@ class _Cases:
         np.testing.assert_array_equal(first, again, "the same seed gave other predictions")
 
     def labels(self) -> None:
-        _, X, out = self.first
+        _, X, out = self.first  # a ranker's scores were checked as they came (:meth:`stream`)
         k = self.k
         if self.ranker:
-            assert out.shape == (len(self.rows), k), f"scores of shape {out.shape[1:]}, not ({k},)"
-            assert np.isfinite(out).all(), "a score that is not finite"
-            booster = self.build()  # and the label set predicted with each example's scores
+            booster = self.build()  # the label set predicted with each example's scores
             for i in self.rows[:HALF]:
                 chosen = np.asarray(booster.predict_labels(booster.predict_scores(X[i]), 1.5))
                 assert chosen.shape == (k,) and chosen.dtype == bool, f"predict_labels gave {chosen!r}"
                 booster.update(self.target(i))
             return
-        assert out.min() >= 0 and out.max() < k, f"a label outside 0..{k - 1}: {out.min()}..{out.max()}"
+        check_labels(out, k)
         if self.batch:
             return
         booster = self.build()
         for i in self.rows:
-            proba = np.asarray(booster.predict_proba(X[i]))
-            assert proba.shape == (k,), f"predict_proba of shape {proba.shape}, not ({k},)"
-            assert np.isfinite(proba).all() and (proba >= 0).all(), f"predict_proba gave {proba}"
+            proba = checked_output(booster.predict_proba(X[i]), k)
             assert abs(proba.sum() - 1.0) < 1e-9, f"predict_proba sums to {float(proba.sum())!r}, not 1"
             booster.update(self.target(i))
 

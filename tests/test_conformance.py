@@ -196,7 +196,7 @@ class _Positional(_Broken):
     [
         (_Positional, "interface", r"_Positional.__init__ must be \(self, pool, n_classes, rng, \*, <hyper-param"),
         (_Unseeded, "determinism", "the same seed gave other predictions"),
-        (_OutOfRange, "labels", "a label outside 0..2"),
+        (_OutOfRange, "labels", r"predict returned label [3-5] for 3 classes; expected a label in 0..2"),
         (_Unnormalised, "labels", "predict_proba sums to 2.0"),
         (_Mutating, "inputs", "the booster changed the examples it was given"),
         (_Unpicklable, "pickling", "Can't pickle"),

@@ -105,7 +105,14 @@ def test_a_mistyped_class_column_gets_the_closest_column_beyond_the_listed_ones(
     with pytest.raises(DataError) as error:
         load_dataset(cfg.dataset)
     message = str(error.value)
-    assert "(did you mean 'label'?)" in message and ", ...)" in message  # 'label' is past the 12 listed
+    assert "(did you mean 'label'?)" in message and message.endswith("attribute_14, label)")  # all 16 listed
+    wide = labelled_csv.with_name("wide.csv")
+    wide.write_text("".join(",".join([f"c{j}" for j in range(29)] + ["category"]) + "\n1" + ",1" * 29 + "\n"))
+    with pytest.raises(DataError) as error:
+        load_dataset(compose_config(["dataset=csv", f"dataset.file={wide}", "dataset.class_column=x"]).dataset)
+    assert str(error.value).endswith(
+        "(columns: c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, ... 16 more, c28, category)"
+    )
 
 
 def test_a_missing_data_file_is_named_with_the_places_looked_in(tmp_path, monkeypatch):
@@ -152,10 +159,35 @@ def test_an_arff_without_a_class_column_takes_its_last_attribute_as_weka_and_moa
     assert set(dataset.class_names) == {"yes", "no"} and dataset.feature_names == ("a b", "colour")
     chosen = compose_config(["dataset=csv", f"dataset.file={path}", "dataset.class_column=colour"])
     assert chosen.dataset.class_column == "colour"  # a named column stays
-    csv = tmp_path / "tiny.csv"
-    csv.write_text("a,outcome\n1,yes\n2,no\n")
-    with pytest.raises(ConfigError, match=re.escape("needs dataset.class_column")):
-        load_dataset(compose_config(["dataset=csv", f"dataset.file={csv}"]).dataset)  # a CSV names none
+
+
+@pytest.mark.parametrize(
+    ("text", "extra", "column"),
+    [
+        ("a;colour;outcome\n1;red;yes\n2;green;no\n", [], "outcome"),  # a header, its separator sniffed
+        (
+            "% made by hand\n1 red yes\n2 green no\n",
+            ["dataset.header=false", "dataset.sep=whitespace", "dataset.comment=%"],
+            "2",
+        ),
+        ("1,red,yes\n2,green,no\n", ["dataset.header=false", "dataset.columns=[a,colour,outcome]"], "outcome"),
+    ],
+)
+def test_a_csv_without_a_class_column_takes_its_last_column_and_says_so(tmp_path, capsys, text, extra, column):
+    from boostbench.data.registry import load_dataset
+
+    path = tmp_path / "tiny.csv"
+    path.write_text(text)
+    cfg = compose_config(["dataset=csv", f"dataset.file={path}", *extra])
+    assert cfg.dataset.class_column == column
+    note = capsys.readouterr().err.strip()
+    assert note == (
+        f"note: {path}: the class is the last column, {column!r} (as Weka and MOA take it; "
+        "another: dataset.class_column=NAME)"
+    )
+    assert set(load_dataset(cfg.dataset).class_names) == {"yes", "no"}
+    chosen = compose_config(["dataset=csv", f"dataset.file={path}", *extra, "dataset.class_column=1"])
+    assert set(load_dataset(chosen.dataset).class_names) == {"red", "green"}  # another, as the note says
 
 
 def test_an_empty_kernel_cache_is_announced_once_on_stderr(tmp_path, monkeypatch, capsys):
@@ -230,3 +262,21 @@ def test_the_docstrings_figure_with_rivers_trees():
     model = OnlineBoostingClassifier(model=tree.HoeffdingTreeClassifier(), n_models=10, seed=42)
     accuracy = evaluate.progressive_val_score(datasets.ImageSegments(), model, metrics.Accuracy())
     assert f"{accuracy.get():.4f}" == "0.8766"
+
+
+def test_a_batch_algorithm_says_which_protocol_it_ran_and_a_streaming_one_is_refused(tmp_path):
+    """algorithm=samme alone runs its config's 5-fold cross-validation and says so in one line;
+    protocol=prequential typed is refused with the protocols that fit."""
+    common = ["algorithm=samme", "dataset=heart", "n_rounds=3", f"results_dir={tmp_path}"]
+    note = (
+        "note: algorithm 'samme' is a batch algorithm: it runs under protocol=kfold (5-fold cross-validation) "
+        "with learner=tree, not the streaming protocol=prequential (protocol=holdout: one train/test split)"
+    )
+    result = runner.invoke(app, ["run", *common])
+    assert result.exit_code == 0 and result.output.count(note) == 1
+    holdout = runner.invoke(app, ["run", *common, "protocol=holdout"])
+    assert holdout.exit_code == 0 and "note: algorithm" not in holdout.output  # chosen: nothing to say
+    refused = runner.invoke(app, ["run", *common, "protocol=prequential"])
+    assert refused.exit_code == 2 and refused.output.strip() == (
+        "error: algorithm 'samme' is a batch algorithm: use protocol=kfold or protocol=holdout, not 'prequential'"
+    )

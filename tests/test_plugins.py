@@ -7,6 +7,7 @@ import json
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -126,7 +127,8 @@ def test_a_broken_plugin_is_left_out_in_one_line_and_the_rest_works(plugins):
         "plugin algorithm 'adaboost_olm' of package bar-boosting 0.3 left out: it takes the name of a built-in "
         "algorithm",
         "plugin algorithm 'missing' of package bar-boosting 0.3 left out: it fails to import "
-        "(bar_boosting:Missing): AttributeError: module 'bar_boosting' has no attribute 'Missing'",
+        "(bar_boosting:Missing): AttributeError: module 'bar_boosting' has no attribute 'Missing'; if its module "
+        f"or class was renamed, reinstall it ({sys.executable} -m pip install --force-reinstall bar-boosting)",
         "plugin algorithm 'positional' of package bar-boosting 0.3 left out: it Positional.__init__ must be "
         "(self, pool, n_classes, rng, *, <hyper-parameters>)",
     ]
@@ -251,3 +253,119 @@ def test_new_algorithm_writes_a_package_whose_booster_passes_check_booster(tmp_p
         refused = CliRunner().invoke(app, ["new-algorithm", *args])
         assert refused.exit_code == 2 and refused.output.startswith(message), refused.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["my_boost"]  # nothing half-written
+
+
+WRONG_OUTPUTS = (
+    BOOSTER
+    + """
+
+class Wide(BarMajority):
+    def predict_proba(self, x):
+        return np.append(super().predict_proba(x), [0.0, 0.0])  # k + 2 values
+
+
+class Negative(BarMajority):
+    def predict_proba(self, x):
+        proba = super().predict_proba(x)
+        proba[1] = -0.25
+        return proba
+
+
+class OutOfRange(BarMajority):
+    def predict(self, x):
+        self.predict_proba(x)
+        return self.n_classes + 1
+"""
+)
+
+
+def test_a_plugins_wrong_prediction_is_refused_in_one_line_naming_it(plugins):
+    """A (k+2,) distribution: exit 2, no traceback, the algorithm, its package and both shapes."""
+    plugins("bar-boosting", "bar_boosting", {"bar_wide": "bar_boosting:Wide"}, source=WRONG_OUTPUTS)
+    result = CliRunner().invoke(app, ["run", "algorithm=bar_wide", "dataset=balance", "n_learners=3"])
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) <= 3 and "Traceback" not in result.output
+    assert lines[-1] == (
+        "error: algorithm 'bar_wide' (package bar-boosting 0.3): predict_proba returned an array of shape (5,) "
+        "for 3 classes; expected shape (3,), a finite, non-negative probability per class"
+    )
+
+
+@pytest.mark.parametrize(
+    ("entry", "what"),
+    [
+        ("Negative", "predict_proba returned -0.25 at index 1 of 3 classes; expected shape (3,), a finite"),
+        ("OutOfRange", "predict returned label 4 for 3 classes; expected a label in 0..2"),
+    ],
+)
+def test_the_runner_refuses_a_negative_probability_and_a_label_out_of_range(plugins, entry, what):
+    from boostbench.errors import BoosterOutputError
+    from boostbench.runner.experiment import run_experiment
+
+    plugins("bar-boosting", "bar_boosting", {"bar_bad": f"bar_boosting:{entry}"}, source=WRONG_OUTPUTS)
+    for protocol in ("prequential", "prequential_cv"):
+        cfg = compose_config(["algorithm=bar_bad", "dataset=balance", "n_learners=3", f"protocol={protocol}"])
+        with pytest.raises(BoosterOutputError) as refused:
+            run_experiment(validate(cfg))
+        assert str(refused.value).startswith("algorithm 'bar_bad' (package bar-boosting 0.3): " + what)
+
+
+def test_check_booster_reports_a_wrong_shape_under_its_labels_check(plugins):
+    from boostbench.testing import check_booster
+
+    plugins("bar-boosting", "bar_boosting", {"bar_wide": "bar_boosting:Wide"}, source=WRONG_OUTPUTS)
+    import bar_boosting
+
+    for booster in (bar_boosting.Wide, "bar_wide"):
+        with pytest.raises(AssertionError) as failed:
+            check_booster(booster)
+        name = "Wide" if booster is bar_boosting.Wide else "bar_wide"
+        assert str(failed.value) == (
+            f"check_booster({name}): labels: predict_proba returned an array of shape (5,) for 3 classes; "
+            "expected shape (3,), a finite, non-negative probability per class"
+        )
+    assert check_booster(bar_boosting.BarMajority, checks=["labels", "determinism"]) == {
+        "labels": "passed",
+        "determinism": "passed",
+    }
+
+
+def test_a_rankers_scores_are_checked_where_the_protocol_takes_them():
+    from boostbench.boosters.base import OnlineRanker
+    from boostbench.errors import BoosterOutputError
+    from boostbench.protocols import train_then_test
+
+    class Short(OnlineRanker):
+        def predict_scores(self, x):
+            return np.array([0.5, np.nan, -1.0])[: self.n_classes]
+
+        def update(self, relevant, w=1.0):
+            pass
+
+    X, Y = np.zeros((4, 2)), np.eye(4, 3, dtype=bool)
+    with pytest.raises(BoosterOutputError, match=r"^predict_scores returned nan at index 1 of 3 labels; expected"):
+        train_then_test(Short(None, 3, np.random.default_rng(0)), X, Y, np.arange(2), np.arange(2, 4))
+
+
+def test_an_entry_point_renamed_without_reinstalling_says_to_reinstall(plugins, tmp_path):
+    """The sources' pyproject.toml declares a name the installed metadata lacks (pip's
+    direct_url.json says where the package was installed from): the message says to reinstall."""
+    plugins("bar-boosting", "bar_boosting", {"bar_majority": "bar_boosting:BarMajority"})
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "bar-boosting"\n[project.entry-points."boostbench.algorithms"]\n'
+        'bar_renamed = "bar_boosting:BarMajority"\n'
+    )
+    direct_url = {"url": project.as_uri(), "dir_info": {"editable": True}}
+    (tmp_path / "bar-boosting-0.3.dist-info" / "direct_url.json").write_text(json.dumps(direct_url))
+    expected = (
+        f"unknown algorithm 'bar_renamed': the plugin algorithm 'bar_renamed' of package bar-boosting 0.3 is "
+        f"declared in {project / 'pyproject.toml'} but not installed: reinstall the package "
+        f"({sys.executable} -m pip install -e {project})"
+    )
+    for ask in (lambda: compose_config(["algorithm=bar_renamed"]), lambda: algorithm_spec("bar_renamed")):
+        with pytest.raises(ConfigError) as refused:
+            ask()
+        assert str(refused.value) == expected

@@ -3,16 +3,23 @@ through ``cross_val_score``."""
 
 import numpy as np
 import pytest
+from sklearn.datasets import load_wine
+from sklearn.ensemble import AdaBoostClassifier
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import InvalidParameterError, make_constraint
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import check_classifiers_one_label_sample_weights, parametrize_with_checks
+from test_batch import SklearnTreeSeeds, gaussian_blobs
 
 import boostbench.sklearn as bsk
 from boostbench.algorithms import ALGORITHMS
+from boostbench.batch.adaboost import AdaBoost
+from boostbench.batch.samme import SAMME
 from boostbench.constraints import BOOLEAN, Interval, OneOf, positive_int
 from boostbench.data import load_dataset
+from boostbench.learners.batch_trees import TreeParams
 from boostbench.learners.registry import LEARNERS
 from boostbench.runner.config import compose_config
 from boostbench.runner.experiment import run_experiment
@@ -33,9 +40,64 @@ EXPECTED_FAILURES = {
 }
 
 
-@parametrize_with_checks([cls(n_rounds=10) for cls in CLASSES], expected_failed_checks=lambda _: EXPECTED_FAILURES)
-def test_scikit_learn_checks(estimator, check):
+@pytest.mark.slow  # about 3 min for the seven classes with their 100 rounds
+@parametrize_with_checks([cls() for cls in CLASSES], expected_failed_checks=lambda _: EXPECTED_FAILURES)
+def test_scikit_learn_checks_with_the_defaults(estimator, check):
     check(estimator)
+
+
+def test_weights_that_leave_one_class_end_the_boosting_with_the_default_rounds():
+    """scikit-learn's check_classifiers_one_label_sample_weights on AdaBoost.MM's 100 rounds: once
+    the weighted costs are 0 in floats nothing is left to gain, and the boosting ends."""
+    check_classifiers_one_label_sample_weights("AdaBoostMMClassifier", bsk.AdaBoostMMClassifier())
+    X, y = load_wine(return_X_y=True)
+    model = bsk.AdaBoostMMClassifier(random_state=0).fit(X, y, sample_weight=(y == 1).astype(float))
+    assert 1 <= model.booster_.n_rounds_fitted < model.n_rounds
+    assert set(model.predict(X)) == {1}
+
+
+@pytest.mark.parametrize(("k", "depth"), [(2, 1), (3, 1), (5, 3)])
+def test_decision_function_and_predict_proba_are_scikit_learns_for_the_same_trees(k, depth):
+    """SAMME and binary AdaBoost given the trees scikit-learn's AdaBoostClassifier grows: the same
+    decision function (votes coded 1 / -1/(k-1), over the sum of the weights) and probabilities."""
+    X, y = gaussian_blobs(k=k, seed=k)
+    Xt, _ = gaussian_blobs(n=300, k=k, seed=k + 10)
+    theirs = AdaBoostClassifier(DecisionTreeClassifier(max_depth=depth), n_estimators=25, random_state=0).fit(X, y)
+    boosters = [(bsk.SAMMEClassifier, SAMME(k, 25, TreeParams(max_depth=depth), SklearnTreeSeeds(0)).fit(X, y))]
+    if k == 2:  # alpha is half SAMME's: the division by their sum takes it out
+        boosters.append((bsk.AdaBoostClassifier, AdaBoost(k, 25, TreeParams(max_depth=depth), SklearnTreeSeeds(0))))
+        boosters[-1][1].fit(X, y)
+    for cls, booster in boosters:
+        ours = cls(n_rounds=25, max_depth=depth).fit(X, y)
+        ours.booster_ = booster  # the trees of scikit-learn's random states
+        assert booster.n_rounds_fitted == len(theirs.estimators_)
+        np.testing.assert_allclose(ours.decision_function(Xt), theirs.decision_function(Xt), rtol=0, atol=1e-12)
+        np.testing.assert_allclose(ours.predict_proba(Xt), theirs.predict_proba(Xt), rtol=0, atol=1e-12)
+        for mine, scikit in zip(ours.staged_predict_proba(Xt), theirs.staged_predict_proba(Xt), strict=True):
+            np.testing.assert_allclose(mine, scikit, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_probabilities_agree_with_predict_and_give_an_roc_auc(cls):
+    X, y = load_wine(return_X_y=True)
+    if cls._algorithm in BINARY:
+        X, y = X[y < 2], y[y < 2]
+    model = cls(n_rounds=20, random_state=0).fit(X[::2], y[::2])
+    proba, decision = model.predict_proba(X), model.decision_function(X)
+    assert proba.shape == (len(X), len(model.classes_)) and np.all(proba >= 0)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+    assert np.array_equal(model.classes_[proba.argmax(axis=1)], model.predict(X))
+    if decision.ndim == 2:
+        np.testing.assert_allclose(decision.sum(axis=1), 0.0, rtol=0, atol=1e-12)  # SAMME's coding
+    np.testing.assert_allclose(model.predict_log_proba(X), np.log(proba))
+    scoring = "roc_auc" if cls._algorithm in BINARY else "roc_auc_ovr"
+    assert cross_val_score(cls(n_rounds=20, random_state=0), X, y, scoring=scoring).mean() > 0.9
+
+
+def test_the_issues_roc_auc_of_adaboost_mm_on_wine_with_its_defaults():
+    X, y = load_wine(return_X_y=True)
+    scores = cross_val_score(bsk.AdaBoostMMClassifier(random_state=0), X, y, scoring="roc_auc_ovr")
+    assert np.all(np.isfinite(scores)) and scores.mean() > 0.95
 
 
 def _runner_record(overrides):
@@ -122,7 +184,10 @@ def test_a_booster_without_a_kept_round_predicts_the_training_majority():
     assert model.booster_.n_rounds_fitted == 0 and model.estimator_weights_.shape == (0,)
     assert np.all(model.predict(X) == majority)
     assert [list(stage) for stage in model.staged_predict(X)] == [[majority] * 400]
-    assert np.all(model.decision_function(X) == 0.0)
+    # the decision of one vote for the majority: 1 for its label, -1/(k-1) for the others
+    decision = model.decision_function(X)
+    assert np.allclose(decision, np.where(model.classes_ == majority, 1.0, -1.0 / 3))
+    assert np.array_equal(model.classes_[model.predict_proba(X).argmax(axis=1)], model.predict(X))
 
 
 def test_one_vs_all_weights_are_one_row_per_binary_run():

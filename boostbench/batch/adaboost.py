@@ -27,6 +27,7 @@ class AdaBoost(BatchBooster):
     """
 
     name = "adaboost"
+    vote_span = 2.0  # votes +-1
 
     def __init__(self, n_classes, n_rounds, learner=None, rng=None):
         if n_classes != 2:

@@ -24,6 +24,7 @@ class AdaBoostMH(BatchBooster):
     """
 
     name = "adaboost_mh"
+    vote_span = 2.0  # votes +-1
     needs_trees = True  # hypotheses fitted to a gain matrix
 
     def _start(self, X: np.ndarray, y: np.ndarray, D: np.ndarray | None) -> np.ndarray:

@@ -32,8 +32,10 @@ class AdaBoostMM(BatchBooster):
     valued ``h_t`` of small cost ``sum_i C_t(i, h_t(x_i))`` (the cost-sensitive tree of
     :func:`~boostbench.learners.batch_trees.fit_gain_tree` on gains ``-C_t``, rule ``argmax``: the
     cheapest label of each leaf); edge ``delta_t = -sum_i C_t(i, h_t(x_i)) / sum_i sum_{l != y_i}
-    C_t(i, l)``; stop if ``delta_t <= 0``; ``alpha_t = 1/2 ln((1 + delta_t) / (1 - delta_t))``;
-    ``f_t(i, l) = f_{t-1}(i, l) + alpha_t [h_t(x_i) = l]``. Final: ``argmax_l f_T(x, l)``.
+    C_t(i, l)``; stop if ``delta_t <= 0``, or before fitting if the weighted costs are all 0 (a
+    fit perfect to float precision: nothing left to gain, as a perfect fit ends scikit-learn's);
+    ``alpha_t = 1/2 ln((1 + delta_t) / (1 - delta_t))``; ``f_t(i, l) = f_{t-1}(i, l) + alpha_t
+    [h_t(x_i) = l]``. Final: ``argmax_l f_T(x, l)``.
 
     The weight: the JMLR paper's ``1/2 ln((1 + delta) / (1 - delta))`` minimises the bound on the
     loss ``sum_i sum_{l != y_i} exp(f(i, l) - f(i, y_i))`` (it falls by a factor ``sqrt(1 - delta^2)``
@@ -62,6 +64,8 @@ class AdaBoostMM(BatchBooster):
         C = mm_cost_matrix(f, y, shift=float(gaps.max()))  # the largest entry becomes 1
         C *= example_weight[:, None]
         row_weight = -C[rows, y]
+        if not row_weight.sum() > 0:  # the weighted loss is 0 in floats: nothing left to gain
+            return None
         C /= row_weight.sum()
         h = fit_gain_tree(X, -C, self.learner, self.rng, "argmax")
         labels = h.predict_values(X).argmax(axis=1)

@@ -99,6 +99,9 @@ class BatchModel(ABC):
 
     name = "batch"
     needs_trees = False  # True: the weak hypotheses are gain trees (learner=tree only)
+    #: the most one hypothesis's votes for an example can differ between two labels: 1 for a
+    #: label (one-hot) or values in [0, 1], 2 for +-1 values; :meth:`iter_decisions` divides by it
+    vote_span: ClassVar[float] = 1.0
     #: the hyper-parameters' constraints (scikit-learn's convention; the config check reads them)
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {"n_rounds": positive_int()}
 
@@ -153,6 +156,30 @@ class BatchModel(ABC):
         """The ``(n, k)`` float64 scores after each kept round in turn (their argmax: the
         prediction), ``n_rounds_fitted`` arrays; one stage in memory at a time.
         """
+
+    def stage_weights(self) -> np.ndarray:
+        """``(T_fit,)`` float64: the hypothesis weights summed up to each kept round, ``sum_{s<=t}
+        alpha_s``, which :meth:`iter_decisions` divides by.
+        """
+        return np.cumsum(self.alphas_)
+
+    def iter_decisions(self, X: np.ndarray) -> Iterator[np.ndarray]:
+        """The ``(n, k)`` float64 decisions after each kept round in turn, in SAMME's symmetric
+        coding (Zhu et al. 2009, eq. 15; scikit-learn's ``AdaBoostClassifier.decision_function``):
+        ``k / (k - 1) (F_t(x, l) - mean_l F_t(x, l)) / (vote_span sum_{s<=t} alpha_s)``, which for
+        label votes is ``sum_s alpha_s c_s(x, l) / sum_s alpha_s`` with ``c = 1`` for the label
+        voted, ``-1 / (k - 1)`` for the others. Rows sum to 0; their argmax is :meth:`predict`'s.
+        With no kept round, once the decision of a vote for the training majority label.
+        """
+        k = self.n_classes
+        if not self.n_rounds_fitted:
+            majority = np.zeros((len(X), k))
+            majority[:, self.majority_] = 1.0
+            yield k / (k - 1) * (majority - 1.0 / k)
+            return
+        for scores, weight in zip(self.iter_scores(X), self.stage_weights()):
+            centred = scores - scores.mean(axis=1, keepdims=True)
+            yield k / (k - 1) * centred / (self.vote_span * weight if weight > 0 else 1.0)
 
     def staged_scores(self, X: np.ndarray) -> np.ndarray:
         """``(T_fit, n, k)`` float64: :meth:`iter_scores` stacked."""

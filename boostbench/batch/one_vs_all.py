@@ -47,6 +47,12 @@ class OneVsAll(BatchModel):
             np.mean([_pad(b.weight_history_, T) for b in self.binary_], axis=0) if T else np.zeros((0, len(y)))
         )
 
+    vote_span = 2.0  # a margin moves by 2 alpha between h = -1 and h = +1
+
+    def stage_weights(self) -> np.ndarray:
+        """``(T_fit,)`` float64: the mean over the k runs of their weights summed up to each stage."""
+        return np.cumsum(self.alphas_, axis=1).mean(axis=0)
+
     @property
     def n_rounds_fitted(self) -> int:
         """Rounds of the longest binary run."""

@@ -9,6 +9,7 @@ classes and attributes learned as they come) is :mod:`boostbench.estimators`, on
 
 from __future__ import annotations
 
+import math
 import time
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
@@ -16,10 +17,58 @@ from typing import Any, ClassVar
 import numpy as np
 
 from boostbench.constraints import Constraint, check
+from boostbench.errors import BoosterOutputError
 from boostbench.learners.pool import WeakLearnerPool
 from boostbench.system.lazy import lazy_import
 
 ties = lazy_import("boostbench.core.ties")  # compiled: loaded by the first prediction, not with the class
+
+
+def checked_output(values: Any, k: int, method: str = "predict_proba") -> np.ndarray:
+    """``values`` as an array if it is what ``method`` must return for ``k`` classes or labels:
+    ``(k,)`` finite numbers, non-negative for ``predict_proba`` (a ranker's ``predict_scores``
+    may be negative); a sum that overflows counts as not finite. A few microseconds for a few
+    classes: cheap beside a prediction.
+
+    Raises:
+        BoosterOutputError: what came back (its shape, or the first bad value and its index)
+            beside what was expected.
+    """
+    values = np.asarray(values)
+    if values.shape == (k,) and values.dtype.kind in "fiub":
+        listed = values.tolist()  # Python's sum and min: a fraction of numpy's reductions on k values
+        if math.isfinite(sum(listed)) and (method != "predict_proba" or min(listed) >= 0):
+            return values
+    raise BoosterOutputError(_output_problem(values, k, method))
+
+
+def _output_problem(values: np.ndarray, k: int, method: str) -> str:
+    """``<method> returned <what>; expected <what>`` for an output :func:`checked_output` refuses."""
+    proba = method == "predict_proba"
+    expected = f"expected shape ({k},), " + (
+        "a finite, non-negative probability per class" if proba else "a finite score per label"
+    )
+    unit = "classes" if proba else "labels"
+    if values.shape != (k,):
+        return f"{method} returned an array of shape {values.shape} for {k} {unit}; {expected}"
+    if values.dtype.kind not in "fiub":
+        return f"{method} returned an array of dtype {values.dtype} for {k} {unit}; {expected}"
+    bad = ~np.isfinite(values) | (values < 0 if proba else False)
+    i = int(np.flatnonzero(bad)[0])
+    return f"{method} returned {float(values[i])} at index {i} of {k} {unit}; {expected}"
+
+
+def check_labels(labels: np.ndarray, k: int, method: str = "predict") -> None:
+    """Refuse labels (``(m,)`` ints) outside ``0..k-1``, what a booster's ``predict`` (or its
+    ``test_then_train``, ``predict_many``) must return for ``k`` classes.
+
+    Raises:
+        BoosterOutputError: the first such label and what was expected.
+    """
+    labels = np.asarray(labels)
+    if len(labels) and not (labels.min() >= 0 and labels.max() < k):
+        bad = labels[(labels < 0) | (labels >= k)][0]
+        raise BoosterOutputError(f"{method} returned label {int(bad)} for {k} classes; expected a label in 0..{k - 1}")
 
 
 class _BoosterCore(ABC):  # noqa: B024 - the abstract calls differ by task (OnlineBooster, OnlineRanker)
@@ -101,8 +150,13 @@ class OnlineBooster(_BoosterCore):
         """
 
     def predict(self, x: np.ndarray) -> int:
-        """The booster's label for ``x`` (argmax of :meth:`predict_proba`, ties at random)."""
-        return ties.argmax_random_tie(self.predict_proba(x), self.rng)
+        """The booster's label for ``x`` (argmax of :meth:`predict_proba`, ties at random).
+
+        Raises:
+            BoosterOutputError: :meth:`predict_proba` returned no ``(k,)`` array of finite,
+                non-negative numbers (:func:`checked_output`).
+        """
+        return ties.argmax_random_tie(checked_output(self.predict_proba(x), self.n_classes), self.rng)
 
     @abstractmethod
     def update(self, y: int, w: float = 1.0) -> None:

@@ -37,7 +37,8 @@ def _resolve_column(raw: RawTable, column: str | int, role: str) -> str:
     )
     from boostbench.suggest import did_you_mean
 
-    listed = f"{', '.join(map(str, names[:12]))}{', ...' if len(names) > 12 else ''}"
+    shown = [*names[:12], f"... {len(names) - 14} more", *names[-2:]] if len(names) > 16 else names
+    listed = ", ".join(map(str, shown))  # the last ones too: the class is often last
     close = did_you_mean(str(column), map(str, names))
     raise DataError(f"{raw.source}: {role} {column!r} does not exist{close} (columns: {listed}){hint}")
 

@@ -11,6 +11,7 @@ import hashlib
 import io
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -353,6 +354,29 @@ def arff_class_attribute(path: Path) -> str | None:
     except (OSError, UnicodeDecodeError, arff.ArffException):
         return None
     return str(attributes[-1][0]) if attributes else None
+
+
+def csv_last_column(path: Path, spec: Any) -> str | None:
+    """The name :func:`read_csv_table` gives the last column of a delimited file read with the
+    ``dataset`` section ``spec`` (its ``sep``, ``header``, ``columns``, ``skip_rows``,
+    ``comment``): the class column of a file that names none, as an ARFF file's last attribute.
+    Reads the first row only; None when it cannot be read (the reader then says why).
+    """
+    columns = spec.get("columns")
+    if columns:
+        return str(columns[-1])
+    skip_rows, comment = int(spec.get("skip_rows") or 0), spec.get("comment")
+    try:
+        sep = spec.get("sep") or sniff_separator(path, skip_rows, comment)
+        with open(path, encoding="utf-8", newline="") as handle:
+            for number, line in enumerate(handle, start=1):
+                if number <= skip_rows or not line.strip() or (comment and line.lstrip().startswith(comment)):
+                    continue
+                fields = line.split() if sep == "whitespace" else _fields(path, number, line, sep)
+                return fields[-1] if spec.get("header", True) else str(len(fields) - 1)
+    except (OSError, UnicodeDecodeError, DataError):
+        return None
+    return None
 
 
 def openml_cache_dir() -> Path:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from boostbench.boosters.base import check_labels
 from boostbench.system.resources import SAMPLE_EVERY, ResourceMeter, release_free_memory
 
 if TYPE_CHECKING:  # the batch family imports scikit-learn: not for an online run (its memory)
@@ -87,7 +88,9 @@ def fit_batch(booster: BatchModel, X: np.ndarray, y: np.ndarray, train: np.ndarr
 
 
 def _error(booster: OnlineBooster, X: np.ndarray, y: np.ndarray, rows: np.ndarray) -> float:
-    return float(np.mean(booster.predict_many(X[rows]) != y[rows])) if len(rows) else float("nan")
+    predicted = booster.predict_many(X[rows])
+    check_labels(predicted, booster.n_classes, "predict_many")
+    return float(np.mean(predicted != y[rows])) if len(rows) else float("nan")
 
 
 def fit_online(

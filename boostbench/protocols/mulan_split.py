@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from boostbench.boosters.base import OnlineRanker
+from boostbench.boosters.base import OnlineRanker, checked_output
 from boostbench.metrics import rank_loss
 from boostbench.system.resources import SAMPLE_EVERY, ResourceMeter
 
@@ -74,17 +74,21 @@ def train_then_test(
         test_order: ``int64`` row indices of the test part, in stream order.
         on_progress: called every ``progress_every`` examples and at the end with
             ``(examples done, running mean rank loss)``.
+
+    Raises:
+        BoosterOutputError: scores that are not ``(k,)`` finite numbers.
     """
+    k = Y.shape[1]
     order = np.concatenate([train_order, test_order])
     losses = np.empty(len(order))
-    predicted = np.zeros((len(order), Y.shape[1]), dtype=bool)
+    predicted = np.zeros((len(order), k), dtype=bool)
     total = 0.0
     relevant_seen = 0  # labels in the sets revealed so far: the cardinality a set is sized by
     meter = ResourceMeter()  # as the prequential pass measures it
     meter.start()
     began = time.perf_counter()
     for t, index in enumerate(order):
-        scores = ranker.predict_scores(X[index])
+        scores = checked_output(ranker.predict_scores(X[index]), k, "predict_scores")
         losses[t] = rank_loss(scores, Y[index])
         predicted[t] = ranker.predict_labels(scores, relevant_seen / t if t else 0.0)
         total += losses[t]

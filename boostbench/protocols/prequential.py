@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from boostbench.boosters.base import OnlineBooster
+from boostbench.boosters.base import OnlineBooster, check_labels
 from boostbench.system.resources import SAMPLE_EVERY, ResourceMeter
 
 ProgressCallback = Callable[[int, float], None]  # (examples done, running accuracy)
@@ -108,6 +108,10 @@ def prequential(
 
     Returns:
         The run's result, a :class:`PrequentialResult`.
+
+    Raises:
+        BoosterOutputError: a prediction the protocol cannot score (a distribution that is not
+            ``(k,)`` finite and non-negative, a label outside ``0..k-1``).
     """
     n = len(order)
     start = final_window_start(n, final_fraction)
@@ -148,6 +152,7 @@ def prequential(
                 sampled = t + len(rows)
     runtime = time.perf_counter() - began
     meter.stop()
+    check_labels(predicted, booster.n_classes)  # a plugin's own predict: before any measure reads them
     if on_progress is not None:
         on_progress(n, hits / max(n, 1))
     return PrequentialResult(

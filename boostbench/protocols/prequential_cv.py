@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from boostbench.boosters.base import OnlineBooster
+from boostbench.boosters.base import OnlineBooster, check_labels
 from boostbench.protocols.prequential import PrequentialResult, ProgressCallback, final_window_start
 from boostbench.system.resources import SAMPLE_EVERY, ResourceMeter
 
@@ -105,6 +105,7 @@ def copy_pass(
             sampled = t
     runtime = time.perf_counter() - began
     meter.stop()
+    check_labels(predicted, booster.n_classes)
     if on_progress is not None:
         on_progress(n, float(np.mean(predicted == truth)) if n else 0.0)
     return PrequentialResult(

@@ -385,15 +385,19 @@ def pin_user_file(cfg: DictConfig) -> DictConfig:
     """A user's own data file (``dataset=csv dataset.file=...``) enters the config by content:
     ``dataset.sha256`` (so the hash, and a sweep's "done", follow the file, not its name: a file
     changed in place runs again) and, for the template's name ``custom``, the file's stem as the
-    data set's name. An ARFF file without ``dataset.class_column`` gets its last attribute, as Weka
-    and MOA take it (said once on stderr; the record's config names it). Registry entries carry
+    data set's name. A file without ``dataset.class_column`` gets its last column (an ARFF file's
+    last attribute, as Weka and MOA take it; said once on stderr; the record's config names it). Registry entries carry
     their sha256 already; a missing file is left for the loader to report.
     """
     if OmegaConf.is_missing(cfg.dataset, "file") or cfg.dataset.get("file") is None:
         return cfg
     from omegaconf import open_dict
 
-    from boostbench.data.loaders import arff_class_attribute, sha256_of  # pandas: only for a user's file
+    from boostbench.data.loaders import (  # pandas: only for a user's file
+        arff_class_attribute,
+        csv_last_column,
+        sha256_of,
+    )
     from boostbench.data.registry import file_format, locate
     from boostbench.system.notices import say_once
 
@@ -401,7 +405,8 @@ def pin_user_file(cfg: DictConfig) -> DictConfig:
     if path is None or not path.is_file():
         return cfg
     unnamed = OmegaConf.is_missing(cfg.dataset, "class_column") or cfg.dataset.get("class_column") is None
-    column = arff_class_attribute(path) if unnamed and file_format(path, cfg.dataset) == "arff" else None
+    arff = file_format(path, cfg.dataset) == "arff"
+    column = None if not unnamed else arff_class_attribute(path) if arff else csv_last_column(path, cfg.dataset)
     if cfg.dataset.get("sha256") and column is None:
         return cfg
     with open_dict(cfg):
@@ -411,8 +416,9 @@ def pin_user_file(cfg: DictConfig) -> DictConfig:
                 cfg.dataset.name = path.stem
         if column is not None:
             cfg.dataset.class_column = column
+            taken = "attribute" if arff else "column"
             say_once(
-                f"note: {path}: the class is the last attribute, {column!r} (as Weka and MOA take it; "
+                f"note: {path}: the class is the last {taken}, {column!r} (as Weka and MOA take it; "
                 f"another: dataset.class_column=NAME)"
             )
     return cfg

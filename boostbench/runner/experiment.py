@@ -27,7 +27,7 @@ from boostbench.algorithms import build_batch_booster, build_booster
 from boostbench.data import load_dataset, stream_order
 from boostbench.data.dataset import Dataset, MultilabelDataset
 from boostbench.data.stream import source_rows
-from boostbench.errors import NotApplicable
+from boostbench.errors import BoosterOutputError, NotApplicable
 from boostbench.learners.config import HoeffdingTreeConfig, LearnerConfig
 from boostbench.learners.registry import make_batch_learner, make_pool
 from boostbench.metrics import classification_metrics, fading_curves, fold_summary, windowed_curves
@@ -448,6 +448,19 @@ def _run_pass(run: RunConfig, dataset, k, generators, on_start, on_progress):
     return metrics, curve, {}
 
 
+@contextlib.contextmanager
+def _naming_the_algorithm(run: RunConfig):
+    """Put the algorithm's name (and a plugin's package) before a refused prediction's message:
+    the protocols, which refuse it, know only the booster.
+    """
+    try:
+        yield
+    except BoosterOutputError as exc:
+        plugin = run.spec.plugin
+        who = f" (package {plugin.distribution} {plugin.version})" if plugin else ""
+        raise BoosterOutputError(f"algorithm {run.algorithm['name']!r}{who}: {exc}") from None
+
+
 def run_experiment(
     cfg: DictConfig | RunConfig,
     dataset: Dataset | MultilabelDataset | None = None,
@@ -468,6 +481,8 @@ def run_experiment(
 
     Raises:
         ConfigError, DataError: invalid configuration or data.
+        BoosterOutputError: the booster returned a prediction the protocol cannot score (its
+            message names the algorithm, a plugin's package, what came back and what was expected).
     """
     run = cfg if isinstance(cfg, RunConfig) else validate(cfg)
     spec = run.spec
@@ -483,12 +498,13 @@ def run_experiment(
         raise NotApplicable(too_many_classes(str(run.algorithm["name"]), dataset.name, k, spec.max_classes))
     spec.load_caches(k, run.algorithm, run.n_learners)  # what earlier runs computed (booster: no I/O)
     stage("compiling the numba kernels (cached after the first run)")
-    compile_s = warm_up_kernels(run, dataset, k)
-    # this run's peak, as a fresh process would read it (a sweep's worker ran others before); it
-    # collects the garbage and freezes what is left (modules, data, compiled kernels), which
-    # outlives the pass: the collector need not scan it again and again while the pass is timed
-    reset_peak_rss(sum(getattr(dataset, name).nbytes for name in ("X", "y", "Y") if hasattr(dataset, name)))
-    metrics, curve, extras = _run_pass(run, dataset, k, generators, on_start, on_progress)
+    with _naming_the_algorithm(run):
+        compile_s = warm_up_kernels(run, dataset, k)
+        # this run's peak, as a fresh process would read it (a sweep's worker ran others before); it
+        # collects the garbage and freezes what is left (modules, data, compiled kernels), which
+        # outlives the pass: the collector need not scan it again and again while the pass is timed
+        reset_peak_rss(sum(getattr(dataset, name).nbytes for name in ("X", "y", "Y") if hasattr(dataset, name)))
+        metrics, curve, extras = _run_pass(run, dataset, k, generators, on_start, on_progress)
     spec.save_caches()  # what this run computed serves later runs
     metrics["us_per_example"] = 1e6 * metrics["runtime_s"] / metrics["n_examples"]
     metrics["peak_rss_bytes"] = peak_rss_bytes()
