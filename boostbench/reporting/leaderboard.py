@@ -20,84 +20,43 @@ peer whose library is absent), and so does each data set a row that ran elsewher
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from boostbench import measures as registry
+from boostbench.measures import Measure
 from boostbench.reporting import leaderboard_figures, pairwise, significance
-from boostbench.reporting.intervals import measure_interval, metric_range
+from boostbench.reporting.intervals import measure_interval
 from boostbench.reporting.records import describe, differing_keys
 from boostbench.reporting.wording import column_format, plural
 from boostbench.system.files import atomic_write_text
 
-
-@dataclass(frozen=True)
-class Measure:
-    """A leaderboard measure: the record's metric, its title, its direction, what it measures
-    (plain text: the pages mark the metric's name up themselves) and its number format (None:
-    one chosen for the column, :func:`~boostbench.reporting.wording.column_format`).
-    """
-
-    metric: str
-    title: str
-    higher_is_better: bool
-    what: str
-    fmt: str | None = ".4f"
-
-
-_FINAL = "over the final part of each pass (the protocol's final_fraction: the last 20% of a prequential pass)"
-#: The stream papers' measures, in the leaderboard's order
-MEASURES = (
-    Measure("final_accuracy", "accuracy", True, f"accuracy {_FINAL}"),
-    Measure(
-        "final_kappa_m",
-        "kappa-M",
-        True,
-        "the accuracy gained over the majority-class classifier, same part (Bifet et al. 2015)",
-    ),
-    Measure(
-        "final_kappa_t",
-        "kappa-T",
-        True,
-        "the accuracy gained over the no-change classifier, same part (Žliobaitė et al. 2015)",
-    ),
-    Measure(
-        "cpu_s",
-        "CPU s",
-        False,
-        "CPU seconds of the pass, every thread (kernel compilation and cache fills left out)",
-        None,
-    ),
-    Measure("ram_hours", "RAM-hours", False, "MOA's RAM-hours, GiB of model memory x hours of CPU time", None),
-)
-#: Words in a metric's name that make lower better
-LOWER_IS_BETTER = ("error", "loss")
-#: The measure the Bayesian test, the Pareto plots and the equal-trees table use
+#: The stream papers' measures, in the leaderboard's order (:mod:`boostbench.measures`)
+LEADING = ("final_accuracy", "final_kappa_m", "final_kappa_t", "cpu_s", "ram_hours")
+MEASURES = tuple(registry.MEASURES[name] for name in LEADING)
+#: The measure the Bayesian test, the Pareto plots and the equal-trees table use (its title)
 ACCURACY = "accuracy"
 
 
 def measures(runs: pd.DataFrame) -> list[Measure]:
-    """:data:`MEASURES`, then every other ``final_*`` measure of the runs whose range its name
-    tells (an accuracy, kappa, F1, error or loss: :func:`~boostbench.reporting.intervals.metric_range`;
-    a measure new records hold shows up without a line here, a count such as
-    ``final_window_examples`` does not), titled after its name.
+    """:data:`MEASURES`, then every other number of the runs named ``final_*``, ``fading_*`` or
+    ``cumulative_*`` (:data:`boostbench.measures.SUMMARIZED_PREFIXES`) with a direction: the
+    registry's, or for a measure it does not know one its name tells
+    (:func:`boostbench.measures.guess`: an accuracy, kappa, F1, error or loss; a count such as
+    ``final_window_examples`` has none).
     """
     known = {m.metric for m in MEASURES}
-    extra = [
-        Measure(
-            column,
-            column.removeprefix("final_").replace("_", " "),
-            not any(word in column for word in LOWER_IS_BETTER),
-            f"{column.removeprefix('final_').replace('_', ' ')} {_FINAL}",
-        )
-        for column in runs.columns
-        if column.startswith("final_")
-        and column not in known
-        and np.isfinite(metric_range(column)[1])
-        and pd.api.types.is_numeric_dtype(runs[column])
-    ]
+    extra = []
+    for column in runs.columns:
+        if not column.startswith(registry.SUMMARIZED_PREFIXES) or column in known:
+            continue
+        found = registry.known(column)
+        if found is None or not found.rankable or not pd.api.types.is_numeric_dtype(runs[column]):
+            continue
+        extra.append(found if found.title else replace(found, title=registry.title(column)))
     return [*MEASURES, *extra]
 
 
@@ -173,7 +132,7 @@ def online_runs(runs: pd.DataFrame) -> pd.DataFrame:
     from boostbench.algorithms import ALGORITHMS
 
     online = [name for name, spec in ALGORITHMS.items() if spec.family == "online" and spec.task == "multiclass"]
-    chosen = runs[(runs["protocol"] == "prequential") & runs["algorithm"].isin(online)].copy()
+    chosen = runs[runs["protocol"].isin(PROTOCOLS) & runs["algorithm"].isin(online)].copy()
     if chosen.empty:
         return chosen.assign(entry=pd.Series(dtype=str), shown_dataset=pd.Series(dtype=str))
     chosen["dataset_items"] = chosen["settings_items"].map(lambda t: _items_without(t, ("dataset.",), keep=True))
@@ -201,6 +160,9 @@ def online_runs(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 NO_RUN = "no run in this store"
+#: The protocols whose runs the leaderboard ranks: a prequential pass, alone or as the copies of a
+#: k-fold distributed validation (their mean)
+PROTOCOLS = ("prequential", "prequential_cv")
 
 
 def _failures(results_dir: str | Path) -> dict[tuple[str, str | None], str]:
