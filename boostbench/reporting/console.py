@@ -101,7 +101,7 @@ def report(
 
 def _report_one(name, table, results_dir, target, runs, n_learners, metric, rope, console: Console) -> None:
     """Write report ``name`` of ``runs`` under ``target`` and print it."""
-    from boostbench.reporting import leaderboard, summary, tables
+    from boostbench.reporting import leaderboard, leaderboard_text, summary, tables
     from boostbench.reporting.report import REPORTS
 
     report = REPORTS[name]
@@ -115,7 +115,7 @@ def _report_one(name, table, results_dir, target, runs, n_learners, metric, rope
         if not board.tables:
             console.print(f"[dim]{name}: no prequential runs of online algorithms in {escape(str(results_dir))}[/]")
             return
-        for shown in leaderboard.rich_tables(board):
+        for shown in leaderboard_text.rich_tables(board):
             console.print(shown)
         console.print(f"wrote {len(written)} files under {target} ({name})")
         return
