@@ -369,3 +369,14 @@ def title(name: str) -> str:
     """A measure's short title (its name in words where it has none)."""
     found = known(name)
     return found.title if found is not None and found.title else name.removeprefix("final_").replace("_", " ")
+
+
+def describe(name: str) -> str:
+    """``name: its meaning (higher is better)``, in one line, for a table's caption (the name alone
+    for a measure that says nothing of itself).
+    """
+    found = known(name)
+    if found is None:
+        return name
+    direction = {True: " (higher is better)", False: " (lower is better)", None: ""}[found.higher_is_better]
+    return f"{name}: {found.meaning}{direction}"

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from boostbench import measures
 from boostbench.cli import app
-from boostbench.reporting import leaderboard
+from boostbench.reporting import intervals, leaderboard, summary
 from boostbench.reporting.records import load_runs
 from boostbench.runner import record as record_module
 from boostbench.runner import store
@@ -162,3 +162,49 @@ def test_a_prequential_cv_sweep_over_two_algorithms_and_two_data_sets_is_ranked(
     by_row = dict(zip(accuracy["algorithm"].str.split().str[0], accuracy["mean"]))
     assert by_row == pytest.approx(expected.to_dict())
     assert "cumulative accuracy" in board.tables  # every scalar cumulative_* measure is ranked too
+
+
+def test_a_run_of_one_seed_shows_its_interval_over_folds(old_store):
+    from boostbench.metrics import fold_summary
+
+    runs = load_runs(old_store)
+    frame = summary.summarize(runs).set_index(["protocol", "algorithm", "dataset"])
+    cv = frame.loc[("prequential_cv", "vfdt", "car")]
+    raw = next(
+        r
+        for r in store.iter_records(old_store)
+        if r.config["protocol"]["name"] == "prequential_cv"
+        and r.config["algorithm"]["name"] == "vfdt"
+        and r.config["dataset"]["name"] == "car"
+    )
+    assert cv["interval_over"] == "folds" and cv["n_seeds"] == 1
+    assert cv["mean"] == raw.metrics["final_accuracy"]
+    assert (cv["ci_low"], cv["ci_high"]) == (
+        raw.metrics["final_accuracy_ci_low"],
+        min(1.0, raw.metrics["final_accuracy_ci_high"]),
+    )
+    kfold = frame.loc[("kfold", "adaboost_m1", "heart")]
+    folds = next(r for r in store.iter_records(old_store) if r.config["protocol"]["name"] == "kfold").metrics
+    _, low, high = fold_summary(folds["fold_test_error"])
+    assert kfold["interval_over"] == "folds" and (kfold["ci_low"], kfold["ci_high"]) == pytest.approx((low, high))
+    assert intervals.interval_cell(next(frame.loc[[("kfold", "adaboost_m1", "heart")]].itertuples())).endswith(
+        "over folds"
+    )
+    # several seeds: over seeds, as before
+    assert set(frame.loc[("prequential", "vfdt", "balance")]["interval_over"]) == {"seeds"}
+
+
+def test_a_curve_undefined_at_every_checkpoint_draws_nothing_and_raises_nothing():
+    import pandas as pd
+
+    from boostbench.reporting import figures
+
+    one = pd.DataFrame({"x": [1], "value": [float("nan")], "metric": "cumulative_kappa_m", "seed": 0})
+    assert figures.seed_band(one).empty and figures.seed_band(one).dtypes.eq(float).all()
+    _, ax = figures.new_figure((3, 2))
+    figures.plot_band(ax, one, "vfdt")  # a one-example run's kappa-M: undefined
+    figures.style_legend(ax)
+    assert ax.get_lines() == []
+    point = one.assign(value=[0.0], metric="cumulative_accuracy")
+    figures.plot_band(ax, point, "vfdt")
+    assert len(ax.get_lines()) == 1 and ax.get_lines()[0].get_marker() == "o"  # one checkpoint: a point

@@ -124,10 +124,14 @@ def label(metric: str) -> tuple[str, str]:
 
 def plot_band(ax, sub: pd.DataFrame, label: str) -> None:
     """Draw the mean curve of ``sub`` (long curves, several seeds) with its 95% band inside the
-    metric's range (no band below 3 seeds); the first :data:`BURN_IN` of the stream is left out.
+    metric's range (no band below 3 seeds); the first :data:`BURN_IN` of the stream is left out (a
+    curve of one checkpoint is drawn as a point). A curve undefined at every checkpoint (a
+    one-example run's kappa-M) draws nothing.
     """
     metric = sub["metric"].iloc[0]
     band = seed_band(sub, metric_range(metric))
+    if band.empty:
+        return
     band = band[band["x"] >= BURN_IN * band["x"].max()] if metric != "test_error" else band
     n = sub["seed"].nunique()
     marker = "o" if len(band) == 1 else None

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from boostbench import measures
 from boostbench.reporting import intervals, significance, tables
 from boostbench.reporting.html_parts import esc, figure, html_table, link
 from boostbench.reporting.intervals import interval_cell
@@ -84,6 +85,8 @@ def summary_sections(frame: pd.DataFrame, images: list[tuple[Path, str]], out: P
             f"{plural(len(group), 'group')} of runs under the {protocol} protocol, N = "
             f"{', '.join(map(str, sorted(set(group['n_learners']))))}, "
             f"{count_range(group['n_seeds'], 'seed')} {'each' if len(group) > 1 else ''}".rstrip()
+            + ". "
+            + "; ".join(measures.describe(name) for name in dict.fromkeys(group["metric"]))
             + "."
         )
         mine = [figure(path, out, text) for path, text in images if path.name.startswith(f"{dataset}.{protocol}.")]

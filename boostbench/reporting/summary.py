@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from boostbench import measures
 from boostbench.reporting import figures, page
 from boostbench.reporting.intervals import caption, interval_cell, measure_interval, metric_range
 from boostbench.reporting.records import variant_labels
@@ -135,6 +136,8 @@ def to_markdown(frame: pd.DataFrame, store: str) -> str:
         "data set, algorithm and weak learners (any key besides seed, gamma, N and preset). "
         + caption()
         + " code: the fingerprint of the code that computed the runs.",
+        "",
+        *(f"- {measures.describe(name)}" for name in dict.fromkeys(frame["metric"])),
     ]
     return "\n".join(lines) + "\n"
 
