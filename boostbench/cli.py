@@ -487,8 +487,8 @@ def report(
     backend: str | None = typer.Option(None, help="only runs with this learner backend (river, compiled)"),
     metric: str | None = typer.Option(
         None,
-        help="summary: the metric shown (default: each protocol's headline); any number of the "
-        "registry of measures, e.g. cumulative_accuracy, final_kappa, fading_accuracy, runtime_s",
+        help="summary: the metric shown, any number of the registry of measures (default: each "
+        "protocol's headline; e.g. cumulative_accuracy, final_kappa, fading_accuracy, runtime_s)",
     ),
     rope: float = typer.Option(
         0.01,

@@ -21,7 +21,8 @@ from boostbench.errors import ConfigError, DataError
 def metric_problem(metric: str, runs=None) -> str | None:
     """Why ``report summary --metric metric`` cannot show ``metric`` (None: it can): it is not a
     number of the registry of measures (:mod:`boostbench.measures`; a per-fold list is shown as
-    its mean), or, with the store's ``runs``, no run holds it.
+    its mean) nor a numeric column of the store's ``runs`` (a plugin's measure), or, with runs,
+    no run holds it.
     """
     from boostbench.suggest import did_you_mean
 
@@ -31,16 +32,17 @@ def metric_problem(metric: str, runs=None) -> str | None:
         return f"metric {metric!r} is one value per fold: its mean is {mean!r} (its interval over folds is shown)"
     if runs is None:
         return None
-    if metric in runs.columns and runs[metric].notna().any():
-        return None
-    if found is not None:
+    columns = [c for c in runs.columns if c not in measures.MEASURES and runs[c].dtype.kind in "fiu"]
+    columns = [c for c in columns if runs[c].notna().any() and not measures.lookup(c)]
+    if found is None and metric not in columns:
+        known = [*measures.names("scalar"), *columns]
+        return f"unknown metric {metric!r}{did_you_mean(metric, known)} (available: {', '.join(known)})"
+    if not runs.empty and not runs[metric].notna().any():
         return (
             f"no run of the store has metric {metric!r} ({found.meaning}; written by "
             f"{', '.join(found.protocols)} runs of {', '.join(found.tasks)} data)"
         )
-    known = [*measures.names("scalar"), *(c for c in runs.columns if c not in measures.MEASURES)]
-    numbers = [c for c in known if c in runs.columns and runs[c].dtype.kind in "fiu" and runs[c].notna().any()]
-    return f"unknown metric {metric!r}{did_you_mean(metric, known)} (the store's: {', '.join(numbers)})"
+    return None
 
 
 def report(
@@ -87,12 +89,12 @@ def report(
         runs = load_runs(results_dir, on_error=on_skip)
         if backend is not None:
             runs = runs[runs["backend"] == backend]
+        problem = metric_problem(metric, runs) if metric is not None else None
+        if problem is not None:  # an unknown metric first: said even of an empty store
+            raise ConfigError(problem)
         if runs.empty:
             with_backend = f" with backend {backend}" if backend else ""
             raise ConfigError(f"no run records under {Path(results_dir) / 'runs'}{with_backend}")
-        problem = metric_problem(metric, runs) if metric is not None else None
-        if problem is not None:
-            raise ConfigError(problem)
         target = Path(out_dir or results_dir)
         export_tidy(results_dir, runs, target)  # first: the page links these exports
         for name in names:
