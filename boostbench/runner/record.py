@@ -16,6 +16,7 @@ it claims to be (:func:`hash_problem`). Each check returns the reason in words, 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import types
 import typing
@@ -190,6 +191,7 @@ def _numbers(values: Any, nullable: bool) -> bool:
 _WORDS = {dict: "a mapping", str: "a string", int: "an integer", float: "a number"}
 
 
+@functools.cache
 def _field_types() -> dict[str, tuple[type, bool, bool]]:
     """Per :class:`RunRecord` field, from its annotation: ``(JSON type, required, nullable)``."""
     hints = typing.get_type_hints(RunRecord)
@@ -234,9 +236,10 @@ def _curve_problem(curve: Mapping[str, Any]) -> str | None:
         if len(values) != length:
             return f"its curve {name} has {len(values)} points, its {axis} {length}"
         known = measures.curve(name)
-        problem = next((known.problem(v) for v in values if known.problem(v)), None) if known else None
-        if problem is not None:
-            return f"its curve {problem.removeprefix('metric ')}"
+        for value in values if known is not None else ():
+            problem = known.problem(value)
+            if problem is not None:
+                return f"its curve {problem.removeprefix('metric ')}"
     return None
 
 
