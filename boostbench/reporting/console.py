@@ -237,7 +237,7 @@ def print_runs(console: Console, frame, store: str) -> None:
                 f"{row.runtime_s:.2f}",
             )
         print_wide(console, shown)
-    console.print(caption(), highlight=False)
+    console.print(caption(folds=True), highlight=False)
 
 
 def print_wide(console: Console, table: Table) -> None:

@@ -106,9 +106,9 @@ def interval_text(low: float, high: float, n: int, digits: int = 4) -> str:
     return f"n < {MIN_SEEDS}" if 0 < n < MIN_SEEDS else ""
 
 
-def caption(bounds_note: bool = True, over: str = "seeds") -> str:
+def caption(bounds_note: bool = True, over: str = "seeds", folds: bool = False) -> str:
     """How the reports' intervals are made, for a table's caption (``over``: what the values are
-    one per).
+    one per; ``folds``: the table may hold an interval over one run's folds, :func:`interval_cell`).
     """
     text = (
         f"Interval: 95% over {over}: Student's t for an accuracy, kappa or other bounded measure; "
@@ -121,6 +121,8 @@ def caption(bounds_note: bool = True, over: str = "seeds") -> str:
             "; a t interval is clipped to the measure's range (accuracy [0, 1], kappa [-1, 1], kappa-M and "
             "kappa-T at most 1; * marks a clipped one)"
         )
+    if folds:
+        text += '; "over folds": for a group of one seed, over its folds or copies (Student\'s t)'
     return text + "."
 
 

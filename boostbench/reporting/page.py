@@ -276,7 +276,7 @@ def render(frame: pd.DataFrame, store: str, images: list[tuple[Path, str]], out:
     body = [
         f"<h1>boostbench report: {esc(store)}</h1>",
         f"<p class='caption'>{plural(len(frame), 'group')} of runs that differ only by seed, "
-        f"{plural(int(frame['n_seeds'].sum()), 'run')}. {esc(intervals.caption())}</p><nav>{nav}</nav>",
+        f"{plural(int(frame['n_seeds'].sum()), 'run')}. {esc(intervals.caption(folds=True))}</p><nav>{nav}</nav>",
         "<h2 id='runs'>Runs by data set</h2>",
         *sections,
     ]

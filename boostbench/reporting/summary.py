@@ -134,7 +134,7 @@ def to_markdown(frame: pd.DataFrame, store: str) -> str:
         "(the learner config's, named after its configs/learner/ file, with the keys set otherwise), or a "
         "peer's own library's; variant: what sets a group's settings apart from the other groups of its "
         "data set, algorithm and weak learners (any key besides seed, gamma, N and preset). "
-        + caption()
+        + caption(folds=True)
         + " code: the fingerprint of the code that computed the runs.",
         "",
         *(f"- {measures.describe(name)}" for name in dict.fromkeys(frame["metric"])),
