@@ -20,7 +20,7 @@ peer whose library is absent), and so does each data set a row that ran elsewher
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +32,7 @@ from boostbench.reporting import leaderboard_figures, pairwise, significance
 from boostbench.reporting.intervals import measure_interval
 from boostbench.reporting.leaderboard_text import (
     TESTS_TEXT,
+    Leaderboard,
     cells,
     intro,
     not_run_rows,
@@ -67,45 +68,6 @@ def measures(runs: pd.DataFrame) -> list[Measure]:
             continue
         extra.append(found if found.title else replace(found, title=registry.title(column)))
     return [*MEASURES, *extra]
-
-
-@dataclass
-class Leaderboard:
-    """What :func:`build` finds in a store (and :func:`write` puts in files).
-
-    Attributes:
-        measures: the measures shown, in order (:func:`measures`).
-        rows: one row per leaderboard row (``entry``): its ``algorithm``, ``trees`` (the label
-            shown), ``tree_kind`` (equal for rows on trees built alike) and ``peer``.
-        scores: per measure title, a data sets × rows frame of means over seeds.
-        tables: per measure title, one row per leaderboard row: ``algorithm`` (the row's name),
-            ``trees``, ``mean``, ``ci_low``, ``ci_high`` (95%, over data sets), ``mean_rank``
-            (over the data sets every row ran on, 1 = best), ``n_datasets``, sorted by rank.
-        tests: per measure title, :func:`significance.friedman`'s result.
-        wilcoxon: per measure title, :func:`pairwise.wilcoxon_holm`'s table.
-        bayesian: for accuracy, :func:`pairwise.bayesian_signed_rank`'s table.
-        equal_trees: per tree kind run by two rows or more, their accuracy table (as ``tables``,
-            ranks among them alone) and its Friedman test.
-        not_run: algorithm -> why it has no run (``"not run: <reason>"``).
-        gaps: ``(row, data set)`` -> why a row with runs elsewhere has none on that data set of
-            the store (``"not run: <reason>"``), in row then data set order.
-        rope: the Bayesian test's ROPE (accuracy units).
-        figures: the paths written (CD diagrams, pairwise matrices, Pareto plots, learning
-            curves), by :func:`write`.
-    """
-
-    measures: list[Measure]
-    rows: pd.DataFrame
-    scores: dict[str, pd.DataFrame]
-    tables: dict[str, pd.DataFrame]
-    tests: dict[str, dict]
-    wilcoxon: dict[str, pd.DataFrame]
-    bayesian: dict[str, pd.DataFrame]
-    equal_trees: dict[str, tuple[pd.DataFrame, dict]]
-    not_run: dict[str, str]
-    gaps: dict[tuple[str, str], str] = field(default_factory=dict)
-    rope: float = pairwise.ROPE
-    figures: list[Path] = field(default_factory=list)
 
 
 def _items_without(items: str, prefixes: tuple[str, ...], keep: bool = False) -> str:

@@ -1,10 +1,12 @@
-"""The leaderboard in words: what its numbers are, which question each test answers, its tables
-as Markdown and as rich tables (:mod:`boostbench.reporting.leaderboard` computes them).
+"""The leaderboard as found (:class:`Leaderboard`, which :mod:`boostbench.reporting.leaderboard`
+computes) and in words: what its numbers are, which question each test answers, its tables as
+Markdown and as rich tables.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
@@ -12,8 +14,45 @@ from boostbench.measures import Measure
 from boostbench.reporting import pairwise, significance
 from boostbench.reporting.wording import column_format, plural
 
-if TYPE_CHECKING:
-    from boostbench.reporting.leaderboard import Leaderboard
+
+@dataclass
+class Leaderboard:
+    """What :func:`boostbench.reporting.leaderboard.build` finds in a store (and
+    :func:`~boostbench.reporting.leaderboard.write` puts in files).
+
+    Attributes:
+        measures: the measures shown, in order (:func:`~boostbench.reporting.leaderboard.measures`).
+        rows: one row per leaderboard row (``entry``): its ``algorithm``, ``trees`` (the label
+            shown), ``tree_kind`` (equal for rows on trees built alike) and ``peer``.
+        scores: per measure title, a data sets × rows frame of means over seeds.
+        tables: per measure title, one row per leaderboard row: ``algorithm`` (the row's name),
+            ``trees``, ``mean``, ``ci_low``, ``ci_high`` (95%, over data sets), ``mean_rank``
+            (over the data sets every row ran on, 1 = best), ``n_datasets``, sorted by rank.
+        tests: per measure title, :func:`significance.friedman`'s result.
+        wilcoxon: per measure title, :func:`pairwise.wilcoxon_holm`'s table.
+        bayesian: for accuracy, :func:`pairwise.bayesian_signed_rank`'s table.
+        equal_trees: per tree kind run by two rows or more, their accuracy table (as ``tables``,
+            ranks among them alone) and its Friedman test.
+        not_run: algorithm -> why it has no run (``"not run: <reason>"``).
+        gaps: ``(row, data set)`` -> why a row with runs elsewhere has none on that data set of
+            the store (``"not run: <reason>"``), in row then data set order.
+        rope: the Bayesian test's ROPE (accuracy units).
+        figures: the paths written (CD diagrams, pairwise matrices, Pareto plots, learning
+            curves), by :func:`~boostbench.reporting.leaderboard.write`.
+    """
+
+    measures: list[Measure]
+    rows: pd.DataFrame
+    scores: dict[str, pd.DataFrame]
+    tables: dict[str, pd.DataFrame]
+    tests: dict[str, dict]
+    wilcoxon: dict[str, pd.DataFrame]
+    bayesian: dict[str, pd.DataFrame]
+    equal_trees: dict[str, tuple[pd.DataFrame, dict]]
+    not_run: dict[str, str]
+    gaps: dict[tuple[str, str], str] = field(default_factory=dict)
+    rope: float = pairwise.ROPE
+    figures: list[Path] = field(default_factory=list)
 
 
 #: Which question each test answers, and where it comes from (the pages show these)
