@@ -12,29 +12,30 @@ from __future__ import annotations
 import argparse
 import sys
 
+from boostbench.runner.record import RunRecord
 from boostbench.runner.store import iter_records
 from boostbench.system.resources import MACHINE_DEPENDENT
 
 
-def numbers(record: dict) -> dict:
+def numbers(record: RunRecord) -> dict:
     """What the configuration and seed decide: metrics without timing, and the curve."""
-    metrics = {k: v for k, v in record["metrics"].items() if k not in MACHINE_DEPENDENT}
-    return {"metrics": metrics, "curve": record["curve"]}
+    metrics = {k: v for k, v in record.metrics.items() if k not in MACHINE_DEPENDENT}
+    return {"metrics": metrics, "curve": record.curve}
 
 
 def compare(reference_dir: str, other_dir: str) -> tuple[int, list[str]]:
     """``(records compared, problems)`` for every record of ``other_dir``."""
-    reference = {r["config_hash"]: r for r in iter_records(reference_dir)}
+    reference = {r.config_hash: r for r in iter_records(reference_dir)}
     problems, compared = [], 0
     for record in iter_records(other_dir):
-        key = record["config_hash"]
+        key = record.config_hash
         if key not in reference:
             problems.append(f"{key}: in {other_dir} only")
             continue
         compared += 1
         if numbers(record) != numbers(reference[key]):
             problems.append(
-                f"{key}: {record['config']['algorithm']['name']} on {record['config']['dataset']['name']} differs"
+                f"{key}: {record.config['algorithm']['name']} on {record.config['dataset']['name']} differs"
             )
     return compared, problems
 

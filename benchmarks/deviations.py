@@ -180,7 +180,7 @@ def values(overrides: tuple[str, ...], seeds: int, results_dir: str, metric: str
     for seed in range(seeds):
         key = run_key(config_hash(compose_config([*overrides, f"seed={seed}", "n_learners=100"])))
         if has_record(results_dir, key):
-            found.append(read_record(results_dir, key)["metrics"][metric])
+            found.append(read_record(results_dir, key).metrics[metric])
     return np.array(found, dtype=float)
 
 

@@ -10,7 +10,6 @@ import errno
 import time
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
@@ -279,7 +278,9 @@ def run(
         _fail(OUT_OF_MEMORY)  # numpy raises MemoryError, an mmap ENOMEM
     except KeyboardInterrupt:
         _fail("interrupted; no result written", code=130)
-    _print_summary(record, path, run_config.spec)
+    from boostbench.reporting.console import print_run
+
+    print_run(console, record, path, run_config.spec)
 
 
 @app.command(cls=_Command, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -422,80 +423,6 @@ def _print_info(overrides: list[str]) -> None:
             console.print(f"[red]left out:[/] {escape(problem)}", highlight=False, soft_wrap=True)
 
 
-def _print_summary(record: dict, path, spec) -> None:
-    m, c = record["metrics"], record["config"]
-    table = Table(title=f"{c['algorithm']['name']} on {c['dataset']['name']} (seed {c['seed']})")
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    split = "test_error" in m
-    if split:
-        rounds = sorted(set(m["n_rounds_fitted"]))
-        rows = [
-            (
-                "test error",
-                f"{m['test_error']:.4f} ± {m['test_error_std']:.4f} ({m['n_folds']} "
-                f"{'folds' if m['n_folds'] > 1 else 'split'})",
-            ),
-            ("train error", f"{m['train_error']:.4f}"),
-            ("training examples (all parts)", f"{m['n_examples']:,}"),
-        ]
-        if c["learner"]["name"] == "tree":
-            rows.insert(2, ("rounds kept", ", ".join(map(str, rounds))))
-    elif record["dataset"]["task"] == "multilabel":
-        rows = [
-            ("test rank loss", f"{m['test_rank_loss']:.4f}"),
-            ("train rank loss", f"{m['train_rank_loss']:.4f}"),
-            ("examples (train + test)", f"{m['n_train']:,} + {m['n_test']:,}"),
-        ]
-        if "test_hamming_loss" in m:  # the label-set measures (records before them have none)
-            rows[1:1] = [
-                (
-                    "test Hamming loss, subset accuracy",
-                    f"{m['test_hamming_loss']:.4f}, {m['test_subset_accuracy']:.4f}",
-                ),
-                (
-                    "test F1: example-based, micro, macro",
-                    ", ".join(f"{m[f'test_{name}_f1']:.4f}" for name in ("example", "micro", "macro")),
-                ),
-            ]
-    else:
-        rows = [
-            ("final accuracy (last {:.0%})".format(c["protocol"]["final_fraction"]), f"{m['final_accuracy']:.4f}"),
-            ("cumulative accuracy", f"{m['cumulative_accuracy']:.4f}"),
-            ("examples", f"{m['n_examples']:,}"),
-        ]
-        if "final_kappa" in m:
-            kappa = "undefined" if m["final_kappa"] is None else f"{m['final_kappa']:.4f}"
-            rows.insert(1, ("final kappa, macro-F1", f"{kappa}, {m['final_macro_f1']:.4f}"))
-        if "final_kappa_m" in m:  # records before the stream metrics have none
-            shown = ["undefined" if m[key] is None else f"{m[key]:.4f}" for key in ("final_kappa_m", "final_kappa_t")]
-            rows.insert(2, ("final kappa-M, kappa-T", ", ".join(shown)))
-        if "fading_accuracy" in m:
-            kappa = "undefined" if m["fading_kappa"] is None else f"{m['fading_kappa']:.4f}"
-            alpha = c["protocol"]["fading"]
-            rows.append((f"fading accuracy, kappa (alpha {alpha})", f"{m['fading_accuracy']:.4f}, {kappa}"))
-        if "fold_final_accuracy" in m:  # prequential_cv: the copies' mean above, each copy's here
-            low, high = m["final_accuracy_ci_low"], m["final_accuracy_ci_high"]
-            rows.insert(1, ("final accuracy, 95% interval", f"[{low:.4f}, {high:.4f}] over {m['n_folds']} copies"))
-            rows.insert(2, ("final accuracy per copy", " ".join(f"{v:.4f}" for v in m["fold_final_accuracy"])))
-    has_n = spec.single_learner or "n_learners" in spec.uses  # a peer with a tree per label has no N
-    if (not split or c["learner"]["name"] != "tree") and spec.family == "online" and has_n:
-        rows.append(("weak learners", str(spec.pool_size(c["n_learners"]))))
-    rows += [
-        ("runtime (s)", f"{m['runtime_s']:.2f}" + (f" wall, {m['cpu_s']:.2f} CPU" if "cpu_s" in m else "")),
-        ("µs per example", f"{m['us_per_example']:,.0f}"),
-        ("peak RSS (MiB)", f"{m['peak_rss_bytes'] / 2**20:,.0f}"),
-    ]
-    if "ram_hours" in m:
-        rows.append(("RAM-hours (GiB h)", f"{m['ram_hours']:.3g}"))
-    if "final_accuracy_member_mean" in m:
-        rows.insert(1, ("mean tree accuracy (final)", f"{m['final_accuracy_member_mean']:.4f}"))
-    for name, value in rows:
-        table.add_row(name, value)
-    console.print(table)
-    console.print(f"record: {path}")
-
-
 @app.command("new-algorithm", cls=_Command)
 def new_algorithm(
     name: str = typer.Argument(..., help="the algorithm's name: lower-case letters, digits and _ (my_boost)"),
@@ -563,7 +490,9 @@ def datasets(
         else:
             status = "[yellow]not here: data_dir=... or $BOOSTBENCH_DATA_DIR[/]"
         table.add_row(info.name, info.task, str(info.openml_id or "-"), status, info.description)
-    _print_wide(table)
+    from boostbench.reporting.console import print_wide
+
+    print_wide(console, table)
     console.print(f"vendored: {VENDORED_DATA_DIR}; openml cache: {openml_cache_dir()}", highlight=False, soft_wrap=True)
 
 
@@ -608,8 +537,8 @@ def report(
     backend: str | None = typer.Option(None, help="only runs with this learner backend (river, compiled)"),
     metric: str | None = typer.Option(
         None,
-        help="summary: the metric shown (default: each protocol's "
-        "headline; e.g. cumulative_accuracy, final_kappa, runtime_s)",
+        help="summary: the metric shown, any number of the registry of measures (default: each "
+        "protocol's headline; e.g. cumulative_accuracy, final_kappa, fading_accuracy, runtime_s)",
     ),
     rope: float = typer.Option(
         0.01,
@@ -622,162 +551,15 @@ def report(
 
     The summary is a table, curves and summary.html; each paper table comes with its figures.
     """
-    from pathlib import Path
+    from boostbench.reporting.console import report as write_reports
 
-    from boostbench.reporting import summary, tables
-    from boostbench.reporting.records import METRICS, load_runs
-    from boostbench.reporting.report import REPORTS, export_tidy
-    from boostbench.suggest import did_you_mean
+    def skipped(exc: BoostbenchError) -> None:
+        err_console.print(f"[yellow]skipped:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
 
-    names = list(REPORTS) if table == "all" else [table]
-    if any(name not in REPORTS for name in names):
-        hint = did_you_mean(table, [*REPORTS, "all"])
-        _fail(f"unknown report {table!r}{hint} (available: {', '.join(REPORTS)}, all)")
-    from boostbench.runner.checks import path_problem
-    from boostbench.system.files import writable_dir_problem
-
-    problem = path_problem("--out-dir", out_dir) or writable_dir_problem(out_dir or results_dir)
-    if problem is not None:  # before reading the store: nothing is written halfway
-        _fail(f"cannot write the report under {out_dir or results_dir}: {problem} (give a directory: --out-dir DIR)")
-    if metric is not None and metric not in METRICS:
-        _fail(f"unknown metric {metric!r}{did_you_mean(metric, METRICS)} (available: {', '.join(METRICS)})")
     try:
-        runs = load_runs(
-            results_dir,
-            on_error=lambda exc: err_console.print(
-                f"[yellow]skipped:[/] {escape(str(exc))}", highlight=False, soft_wrap=True
-            ),
-        )
+        write_reports(table, results_dir, out_dir, n_learners, backend, metric, rope, console, skipped)
     except BoostbenchError as exc:
         _fail(str(exc))
-    if backend is not None:
-        runs = runs[runs["backend"] == backend]
-    if runs.empty:
-        _fail(f"no run records under {Path(results_dir) / 'runs'}" + (f" with backend {backend}" if backend else ""))
-    target = Path(out_dir or results_dir)
-    export_tidy(results_dir, runs, target)  # first: the page links these exports
-    for name in names:
-        report = REPORTS[name]
-        if name == "summary":
-            frame, written = summary.write(results_dir, target, runs, metric)
-            _print_runs(frame, str(results_dir))
-            console.print(
-                f"wrote {len(written)} files under {target} ({name}): {target / 'summary.html'}", highlight=False
-            )
-            continue
-        if name == "leaderboard":
-            from boostbench.reporting import leaderboard
-
-            board, written = leaderboard.write(results_dir, target, runs, rope)
-            if not board.tables:
-                console.print(f"[dim]{name}: no prequential runs of online algorithms in {results_dir}[/]")
-                continue
-            for shown in leaderboard.rich_tables(board):
-                console.print(shown)
-            console.print(f"wrote {len(written)} files under {target} ({name})")
-            continue
-        why = tables.unfilled(name, runs, n_learners) if report.paper_table and table == "all" else None
-        if why:
-            console.print(f"[dim]{name}: {why} in {results_dir}[/]", highlight=False)
-            continue
-        # a paper table shows each preset apart; the studies are of the defaults
-        chosen = runs if report.paper_table else runs[runs["preset"] == "paper"]
-        frame, written = report.write(results_dir, target, chosen, n_learners)
-        if report.paper_table:
-            _print_table(name, frame)
-        elif frame.empty:
-            console.print(f"[dim]{name}: no runs for it in {results_dir}[/]")
-            continue
-        else:
-            from rich.markdown import Markdown
-
-            for path in written:
-                if path.suffix == ".md":  # rich draws its tables as tables
-                    console.print(Markdown(path.read_text(encoding="utf-8")))
-        console.print(f"wrote {len(written)} files under {target} ({name})")
-
-
-def _print_runs(frame, store: str) -> None:
-    """The summary on screen, a table per protocol: a row per group of runs, its mean, interval
-    and seeds (the gamma, preset and variant columns only where they vary).
-    """
-    from boostbench.reporting.intervals import caption, interval_cell
-    from boostbench.reporting.records import varying
-
-    for (protocol, metric), group in frame.groupby(["protocol", "metric"], sort=True):
-        optional = varying(group)
-        shown = Table(title=f"{escape(store)}: {protocol}, {metric} ({len(group)} groups of runs)", box=box.SIMPLE_HEAD)
-        for column in ("data set", "algorithm", "learner", "N", *optional):
-            shown.add_column(column, no_wrap=True)
-        for column in ("mean", "95% interval", "seeds", "runtime (s)"):
-            shown.add_column(column, justify="right")
-        for row in group.itertuples():
-            cells = {
-                "gamma": "" if row.gamma != row.gamma else f"{row.gamma:g}",
-                "preset": row.preset,
-                "variant": str(row.variant),
-            }
-            shown.add_row(
-                row.dataset,
-                row.algorithm,
-                row.learner,
-                str(row.n_learners),
-                *(cells[name] for name in optional),
-                f"{row.mean:.4f}",
-                escape(interval_cell(row)),
-                str(row.n_seeds),
-                f"{row.runtime_s:.2f}",
-            )
-        _print_wide(shown)
-    console.print(caption(), highlight=False)
-
-
-def _print_wide(table: Table) -> None:
-    """A table on screen; into a file or pipe (80 columns to rich) at its natural width, so
-    that no name or interval is cut in a log.
-    """
-    if console.is_terminal:
-        console.print(table)
-        return
-    from rich.measure import Measurement
-
-    width = Measurement.get(console, console.options.update_width(10_000), table).maximum
-    Console(width=max(console.width, width), color_system=None).print(table)
-
-
-def _print_table(name, frame) -> None:
-    import pandas as pd
-
-    from boostbench.reporting.tables import TABLES, caption, cell_interval, cell_rows, runtime_text, table_columns
-
-    spec = TABLES[name]
-    digits = 3 if spec.higher_is_better else 4
-
-    def cell(row) -> str:
-        paper = "—" if row.paper != row.paper else f"{row.paper:.{digits}f}"
-        if row.n_seeds == 0:
-            return f"[dim]- ({paper})\n{row.note}[/]"
-        worse = -row.diff if spec.higher_is_better else row.diff
-        colour = "white" if row.diff != row.diff or not row.flagged else "red" if worse > 0 else "green"
-        interval = escape(cell_interval(row._asdict(), digits))
-        return (
-            f"[{colour}]{row.ours:.{digits}f}[/] {interval} ({paper}){' ⚑' if row.flagged else ''}\n"
-            f"{runtime_text(row._asdict())} ({'—' if pd.isna(row.paper_runtime_s) else row.paper_runtime_s} s)"
-            + (f"\n[dim]{row.note}[/]" if row.note else "")
-        )
-
-    for preset, table in frame.groupby("preset", sort=False):
-        shown = Table(
-            title=escape(caption(name, table, preset)),
-            caption=f"ours [95% CI over seeds, clipped to the metric's range (*)] (paper; ⚑ outside the "
-            f"CI and the tolerance {spec.tolerance:g}), runtime s (paper's)",
-        )
-        shown.add_column("data set")
-        for column in table_columns(table):
-            shown.add_column(column, justify="right")
-        for dataset, cells in cell_rows(table, cell):
-            shown.add_row(dataset, *cells)
-        _print_wide(shown)
 
 
 def main() -> None:  # pragma: no cover - console entry for `python -m boostbench`

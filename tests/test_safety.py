@@ -152,6 +152,42 @@ ENTRIES = {
         "its config_hash 0000000000000000 is not its config's",
     ),
     "misnamed": ("0000000000000000.json", lambda path, record: _json(path, record), "a record is named"),
+    # each measure inside its domain (boostbench.measures)
+    "accuracy 7.5": (
+        "x.json",
+        lambda path, record: _json(path, record, metrics={"final_accuracy": 7.5}),
+        r"metric final_accuracy is 7.5, outside \[0, 1\]",
+    ),
+    "kappa below -1": (
+        "x.json",
+        lambda path, record: _json(path, record, metrics={"final_kappa": -1.5}),
+        r"metric final_kappa is -1.5, outside \[-1, 1\]",
+    ),
+    "kappa-M above 1": (
+        "x.json",
+        lambda path, record: _json(path, record, metrics={"final_kappa_m": 1.01}),
+        r"metric final_kappa_m is 1.01, outside \(-inf, 1\]",
+    ),
+    "a negative cost": (
+        "x.json",
+        lambda path, record: _json(path, record, metrics={"cpu_s": -3.0}),
+        r"metric cpu_s is -3.0, outside \[0, inf\)",
+    ),
+    "a fold's error of 2": (
+        "x.json",
+        lambda path, record: _json(path, record, metrics={"fold_test_error": [0.1, 2.0]}),
+        r"metric fold_test_error is 2.0, outside \[0, 1\] \(in its list\)",
+    ),
+    "a curve point of 1.5": (
+        "x.json",
+        lambda path, record: _json(path, record, curve={"examples_seen": [1], "cumulative_accuracy": [1.5]}),
+        r"its curve cumulative_accuracy is 1.5, outside \[0, 1\]",
+    ),
+    "a newer schema": (
+        "x.json",
+        lambda path, record: _json(path, record, schema_version=99),
+        "written by a newer boostbench",
+    ),
 }
 
 
@@ -162,7 +198,7 @@ def test_a_store_entry_that_is_not_a_record_is_skipped_in_one_line(tmp_path, cas
     signal.alarm(30)  # a FIFO must not hang the reader
     try:
         errors = []
-        assert [r["config_hash"] for r in iter_records(store, on_error=errors.append)] == [key]
+        assert [r.config_hash for r in iter_records(store, on_error=errors.append)] == [key]
     finally:
         signal.alarm(0)
     assert len(errors) == 1 and str(errors[0]).startswith(f"{tmp_path / 'runs' / name}: "), errors

@@ -97,9 +97,9 @@ def test_the_read_api_names_a_bad_record(tmp_path):
     good = valid_record()["config_hash"]
     write_record(valid_record(), record_path(tmp_path, good))
     record_path(tmp_path, "bad").write_text('{"config": {')
-    assert read_record(tmp_path, good)["config_hash"] == good
+    assert read_record(tmp_path, good).config_hash == good
     bad = []
-    assert [r["config_hash"] for r in iter_records(tmp_path, on_error=bad.append)] == [good]
+    assert [r.config_hash for r in iter_records(tmp_path, on_error=bad.append)] == [good]
     assert len(bad) == 1 and "bad.json" in str(bad[0])
 
 

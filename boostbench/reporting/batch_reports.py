@@ -12,6 +12,7 @@ import pandas as pd
 
 from boostbench.reporting.figures import figure_bytes, new_figure
 from boostbench.reporting.wording import count_range
+from boostbench.runner.record import RunRecord
 from boostbench.runner.store import read_record
 from boostbench.system.files import atomic_write_bytes, atomic_write_text
 
@@ -41,12 +42,12 @@ def combessie_heart(
     fig, ax = new_figure((7.5, 4.5))
     for (algorithm, depth), group in mine.groupby(["algorithm", "max_depth"]):
         records = [read_record(results_dir, key) for key in group.sort_values("seed")["key"]]
-        train = np.mean([r["curve"]["train_error"] for r in records], axis=0)
-        test = np.mean([r["curve"]["test_error"] for r in records], axis=0)
-        rounds = records[0]["curve"]["rounds"]
+        train = np.mean([r.curve["train_error"] for r in records], axis=0)
+        test = np.mean([r.curve["test_error"] for r in records], axis=0)
+        rounds = records[0].curve["rounds"]
         (line,) = ax.plot(rounds, test, label=f"{algorithm} (depth {depth:g}) test")
         ax.plot(rounds, train, linestyle="--", color=line.get_color(), label=f"{algorithm} (depth {depth:g}) train")
-        kept = [k for r in records for k in r["metrics"]["n_rounds_fitted"]]
+        kept = [k for r in records for k in r.metrics["n_rounds_fitted"]]
         rows.append(
             {
                 "algorithm": algorithm,
@@ -54,7 +55,7 @@ def combessie_heart(
                 "n_seeds": len(records),
                 "train_error": float(train[-1]),
                 "test_error": float(test[-1]),
-                "test_error_std": float(np.std([r["metrics"]["test_error"] for r in records], ddof=1))
+                "test_error_std": float(np.std([r.metrics["test_error"] for r in records], ddof=1))
                 if len(records) > 1
                 else 0.0,
                 "best_test_error": float(test.min()),
@@ -63,7 +64,7 @@ def combessie_heart(
                 "rounds_kept_max": int(max(kept)),
             }
         )
-        if "weights" in records[0]:
+        if records[0].weights is not None:
             written.append(
                 _weights_figure(
                     records[0],
@@ -110,10 +111,10 @@ def combessie_heart(
     return table, written
 
 
-def _weights_figure(record: dict, title: str, path: Path) -> Path:
+def _weights_figure(record: RunRecord, title: str, path: Path) -> Path:
     from matplotlib.colors import LogNorm
 
-    W = np.asarray(record["weights"]["values"])
+    W = np.asarray(record.weights["values"])
     order = np.argsort(W[-1])
     fig, ax = new_figure((7, 4))
     image = ax.imshow(

@@ -39,7 +39,7 @@ def curves(results_dir: str | Path, runs: pd.DataFrame) -> pd.DataFrame:
     """
     rows = []
     for key in runs["key"]:
-        curve = read_record(results_dir, key)["curve"]
+        curve = read_record(results_dir, key).curve
         axis = next((name for name in CURVE_AXES if name in curve), None)
         if axis is None:
             continue
@@ -104,7 +104,8 @@ def seed_band(values: pd.DataFrame, bounds: tuple[float, float] | None = None) -
         low, high = confidence_interval(v, bounds=bounds)
         mean = float(v.mean())
         rows.append((x, mean, mean if low != low else low, mean if high != high else high))
-    return pd.DataFrame(rows, columns=["x", "mean", "low", "high"])
+    # float columns even with no row (a curve undefined at every checkpoint: a one-example run's kappa)
+    return pd.DataFrame(rows, columns=["x", "mean", "low", "high"], dtype=float)
 
 
 def palette(i: int):
@@ -123,13 +124,18 @@ def label(metric: str) -> tuple[str, str]:
 
 def plot_band(ax, sub: pd.DataFrame, label: str) -> None:
     """Draw the mean curve of ``sub`` (long curves, several seeds) with its 95% band inside the
-    metric's range (no band below 3 seeds); the first :data:`BURN_IN` of the stream is left out.
+    metric's range (no band below 3 seeds); the first :data:`BURN_IN` of the stream is left out (a
+    curve of one checkpoint is drawn as a point). A curve undefined at every checkpoint (a
+    one-example run's kappa-M) draws nothing.
     """
     metric = sub["metric"].iloc[0]
     band = seed_band(sub, metric_range(metric))
+    if band.empty:
+        return
     band = band[band["x"] >= BURN_IN * band["x"].max()] if metric != "test_error" else band
     n = sub["seed"].nunique()
-    (line,) = ax.plot(band["x"], band["mean"], label=f"{label}, {n} seed{'s' if n > 1 else ''}")
+    marker = "o" if len(band) == 1 else None
+    (line,) = ax.plot(band["x"], band["mean"], marker=marker, label=f"{label}, {n} seed{'s' if n > 1 else ''}")
     ax.fill_between(band["x"], band["low"], band["high"], color=line.get_color(), alpha=0.2, linewidth=0)
 
 
@@ -151,6 +157,8 @@ def style_legend(ax) -> None:
     more than two entries.
     """
     n = len(ax.get_legend_handles_labels()[0])
+    if n == 0:  # nothing drawn (every curve undefined)
+        return
     if n > 2:
         ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, frameon=False)
     else:

@@ -12,47 +12,30 @@ covers nearly any range and reads as a result; the reports print "n < 3" instead
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from scipy import stats
+
+from boostbench import measures
 
 #: Values below which no interval is given (t with 1 degree of freedom is 12.7: no information)
 MIN_SEEDS = 3
 #: The bootstrap of a positive measure's mean: resamples and the seed of their generator
 BOOTSTRAP_RESAMPLES = 9999
 BOOTSTRAP_SEED = 0
-#: Where a measure lies, by its name: Cohen's kappa in [-1, 1]; kappa-M and kappa-T at most 1
-#: (a classifier worse than the majority-class or no-change one has any negative value); a rate
-#: (accuracy, error, F1, rank or Hamming loss) in [0, 1]; a time, size or count (:func:`positive`) in
-#: [0, inf); anything else unbounded
-KAPPA = ("kappa",)
-KAPPA_AGAINST_A_BASELINE = ("kappa_m", "kappa_t")
-RATES = ("accuracy", "error", "f1", "rank_loss", "hamming_loss", "precision", "recall")
-POSITIVE_SUFFIXES = ("_s", "_bytes", "_hours", "_mib")
-POSITIVE_NAMES = ("us_per_example", "max_depth")
 
 
 def positive(metric: str) -> bool:
     """Whether ``metric`` is a time, size or count: positive, with no upper bound (``runtime_s``,
-    ``cpu_s``, ``ram_hours``, ``peak_rss_bytes``, ``n_examples``, ...).
+    ``cpu_s``, ``ram_hours``, ``peak_rss_bytes``, ``n_examples``, ...: :func:`boostbench.measures.positive`).
     """
-    return metric.endswith(POSITIVE_SUFFIXES) or metric in POSITIVE_NAMES or metric.startswith("n_")
+    return measures.positive(metric)
 
 
 def metric_range(metric: str) -> tuple[float, float]:
-    """The values ``metric`` can take, from its name (see :data:`KAPPA`, :data:`RATES`,
-    :func:`positive`); ``(-inf, inf)`` for a name none of them covers.
+    """The values ``metric`` (a measure or a curve) can take: its domain in the registry of
+    measures (:func:`boostbench.measures.domain`); ``(-inf, inf)`` for a name it does not know.
     """
-    if positive(metric):
-        return 0.0, math.inf
-    if any(part in metric for part in KAPPA_AGAINST_A_BASELINE):
-        return -math.inf, 1.0
-    if any(part in metric for part in KAPPA):
-        return -1.0, 1.0
-    if any(part in metric for part in RATES):
-        return 0.0, 1.0
-    return -math.inf, math.inf
+    return measures.domain(metric)
 
 
 def confidence_interval(
@@ -123,9 +106,9 @@ def interval_text(low: float, high: float, n: int, digits: int = 4) -> str:
     return f"n < {MIN_SEEDS}" if 0 < n < MIN_SEEDS else ""
 
 
-def caption(bounds_note: bool = True, over: str = "seeds") -> str:
+def caption(bounds_note: bool = True, over: str = "seeds", folds: bool = False) -> str:
     """How the reports' intervals are made, for a table's caption (``over``: what the values are
-    one per).
+    one per; ``folds``: the table may hold an interval over one run's folds, :func:`interval_cell`).
     """
     text = (
         f"Interval: 95% over {over}: Student's t for an accuracy, kappa or other bounded measure; "
@@ -138,12 +121,17 @@ def caption(bounds_note: bool = True, over: str = "seeds") -> str:
             "; a t interval is clipped to the measure's range (accuracy [0, 1], kappa [-1, 1], kappa-M and "
             "kappa-T at most 1; * marks a clipped one)"
         )
+    if folds:
+        text += '; "over folds": for a group of one seed, over its folds or copies (Student\'s t)'
     return text + "."
 
 
 def interval_cell(row) -> str:
-    """A summary row's interval as text: ``[low, high]`` (``*``: clipped to the metric's range),
-    ``n < 3``, or empty.
+    """A summary row's interval as text: ``[low, high]`` (``*``: clipped to the metric's range;
+    ``over folds``: over one run's folds or copies, not over seeds), ``n < 3``, or empty.
     """
     text = interval_text(row.ci_low, row.ci_high, row.n_seeds)
-    return text + ("*" if row.clipped and text.startswith("[") else "")
+    if not text.startswith("["):
+        return text
+    folds = " over folds" if getattr(row, "interval_over", "seeds") == "folds" else ""
+    return text + ("*" if row.clipped else "") + folds

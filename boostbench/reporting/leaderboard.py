@@ -16,87 +16,50 @@ per stream its learning curves with the drift marked (:mod:`~boostbench.reportin
 A registered algorithm without runs says why it has none (the reason of its failed jobs, e.g. a
 peer whose library is absent), and so does each data set a row that ran elsewhere has no run on.
 
-A store of multi-label runs (MULAN's train -> test protocol, no multiclass prequential run) gets
-the same board over the multi-label measures (:data:`TASKS`): the seed's rank loss first, in
-place of accuracy for the Bayesian test, the Pareto plots and the equal-trees table.
+A store of multi-label runs (MULAN's train -> test protocol, no multiclass online run) gets the
+same board over the multi-label measures (:data:`TASKS`): the seed's rank loss first, in place of
+accuracy for the Bayesian test, the Pareto plots and the equal-trees table.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from boostbench import measures as registry
+from boostbench.measures import Measure
 from boostbench.reporting import leaderboard_figures, pairwise, significance
-from boostbench.reporting.intervals import measure_interval, metric_range
+from boostbench.reporting.intervals import measure_interval
+from boostbench.reporting.leaderboard_text import (
+    TESTS_TEXT,
+    Leaderboard,
+    cells,
+    intro,
+    not_run_rows,
+    pairwise_summary,
+    test_line,
+    tests_text,
+    to_markdown,
+)
 from boostbench.reporting.records import describe, differing_keys
-from boostbench.reporting.wording import column_format, plural
 from boostbench.system.files import atomic_write_text
 
-
-@dataclass(frozen=True)
-class Measure:
-    """A leaderboard measure: the record's metric, its title, its direction, what it measures
-    (plain text: the pages mark the metric's name up themselves) and its number format (None:
-    one chosen for the column, :func:`~boostbench.reporting.wording.column_format`).
-    """
-
-    metric: str
-    title: str
-    higher_is_better: bool
-    what: str
-    fmt: str | None = ".4f"
-
-
-_FINAL = "over the final part of each pass (the protocol's final_fraction: the last 20% of a prequential pass)"
-#: The stream papers' measures, in the leaderboard's order
-MEASURES = (
-    Measure("final_accuracy", "accuracy", True, f"accuracy {_FINAL}"),
-    Measure(
-        "final_kappa_m",
-        "kappa-M",
-        True,
-        "the accuracy gained over the majority-class classifier, same part (Bifet et al. 2015)",
-    ),
-    Measure(
-        "final_kappa_t",
-        "kappa-T",
-        True,
-        "the accuracy gained over the no-change classifier, same part (Žliobaitė et al. 2015)",
-    ),
-    Measure(
-        "cpu_s",
-        "CPU s",
-        False,
-        "CPU seconds of the pass, every thread (kernel compilation and cache fills left out)",
-        None,
-    ),
-    Measure("ram_hours", "RAM-hours", False, "MOA's RAM-hours, GiB of model memory x hours of CPU time", None),
-)
-#: Words in a metric's name that make lower better
-LOWER_IS_BETTER = ("error", "loss")
-#: The measure the Bayesian test, the Pareto plots and the equal-trees table use
+#: The stream papers' measures, in the leaderboard's order (:mod:`boostbench.measures`)
+LEADING = ("final_accuracy", "final_kappa_m", "final_kappa_t", "cpu_s", "ram_hours")
+MEASURES = tuple(registry.MEASURES[name] for name in LEADING)
+#: The measure the Bayesian test, the Pareto plots and the equal-trees table use (its title)
 ACCURACY = "accuracy"
 
 
 def _multilabel_measures() -> tuple[Measure, ...]:
-    """:data:`boostbench.multilabel_metrics.MEASURES` over the test part, then CPU s and RAM-hours."""
-    from boostbench.multilabel_metrics import MEASURES as MULTILABEL
-
-    return (
-        *(
-            Measure(f"test_{m.name}", m.title, m.higher_is_better, f"{m.meaning}, over the test part")
-            for m in MULTILABEL
-        ),
-        *MEASURES[-2:],
-    )
-
-
-#: Per task: the protocol of its runs and the board's first measure (its primary one)
-TASKS = {"multiclass": ("prequential", ACCURACY), "multilabel": ("train_test", "rank loss")}
+    """The multi-label measures over the test part (:data:`boostbench.measures.MULTILABEL_SET`),
+    then CPU s and RAM-hours.
+    """
+    return (*(registry.MEASURES[name] for name in registry.MULTILABEL_SET), *MEASURES[-2:])
 
 
 def store_task(runs: pd.DataFrame) -> str:
@@ -109,74 +72,25 @@ def store_task(runs: pd.DataFrame) -> str:
 
 
 def measures(runs: pd.DataFrame, task: str = "multiclass") -> list[Measure]:
-    """:data:`MEASURES`, then every other ``final_*`` measure of the runs whose range its name
-    tells (an accuracy, kappa, F1, error or loss: :func:`~boostbench.reporting.intervals.metric_range`;
-    a measure new records hold shows up without a line here, a count such as
-    ``final_window_examples`` does not), titled after its name. For ``task="multilabel"``:
-    the multi-label measures, CPU s and RAM-hours.
+    """:data:`MEASURES`, then every other number of the runs named ``final_*``, ``fading_*`` or
+    ``cumulative_*`` (:data:`boostbench.measures.SUMMARIZED_PREFIXES`) with a direction: the
+    registry's, or for a measure it does not know one its name tells
+    (:func:`boostbench.measures.guess`: an accuracy, kappa, F1, error or loss; a count such as
+    ``final_window_examples`` has none). For ``task="multilabel"``: the multi-label measures,
+    CPU s and RAM-hours.
     """
     if task == "multilabel":
         return list(_multilabel_measures())
     known = {m.metric for m in MEASURES}
-    extra = [
-        Measure(
-            column,
-            column.removeprefix("final_").replace("_", " "),
-            not any(word in column for word in LOWER_IS_BETTER),
-            f"{column.removeprefix('final_').replace('_', ' ')} {_FINAL}",
-        )
-        for column in runs.columns
-        if column.startswith("final_")
-        and column not in known
-        and np.isfinite(metric_range(column)[1])
-        and pd.api.types.is_numeric_dtype(runs[column])
-    ]
+    extra = []
+    for column in runs.columns:
+        if not column.startswith(registry.SUMMARIZED_PREFIXES) or column in known:
+            continue
+        found = registry.known(column)
+        if found is None or not found.rankable or not pd.api.types.is_numeric_dtype(runs[column]):
+            continue
+        extra.append(found if found.title else replace(found, title=registry.title(column)))
     return [*MEASURES, *extra]
-
-
-@dataclass
-class Leaderboard:
-    """What :func:`build` finds in a store (and :func:`write` puts in files).
-
-    Attributes:
-        measures: the measures shown, in order (:func:`measures`).
-        rows: one row per leaderboard row (``entry``): its ``algorithm``, ``trees`` (the label
-            shown), ``tree_kind`` (equal for rows on trees built alike) and ``peer``.
-        scores: per measure title, a data sets × rows frame of means over seeds.
-        tables: per measure title, one row per leaderboard row: ``algorithm`` (the row's name),
-            ``trees``, ``mean``, ``ci_low``, ``ci_high`` (95%, over data sets), ``mean_rank``
-            (over the data sets every row ran on, 1 = best), ``n_datasets``, sorted by rank.
-        tests: per measure title, :func:`significance.friedman`'s result.
-        wilcoxon: per measure title, :func:`pairwise.wilcoxon_holm`'s table.
-        bayesian: for accuracy, :func:`pairwise.bayesian_signed_rank`'s table.
-        equal_trees: per tree kind run by two rows or more, their accuracy table (as ``tables``,
-            ranks among them alone) and its Friedman test.
-        not_run: algorithm -> why it has no run (``"not run: <reason>"``).
-        gaps: ``(row, data set)`` -> why a row with runs elsewhere has none on that data set of
-            the store (``"not run: <reason>"``), in row then data set order.
-        rope: the Bayesian test's ROPE (accuracy units).
-        figures: the paths written (CD diagrams, pairwise matrices, Pareto plots, learning
-            curves), by :func:`write`.
-    """
-
-    measures: list[Measure]
-    rows: pd.DataFrame
-    scores: dict[str, pd.DataFrame]
-    tables: dict[str, pd.DataFrame]
-    tests: dict[str, dict]
-    wilcoxon: dict[str, pd.DataFrame]
-    bayesian: dict[str, pd.DataFrame]
-    equal_trees: dict[str, tuple[pd.DataFrame, dict]]
-    not_run: dict[str, str]
-    gaps: dict[tuple[str, str], str] = field(default_factory=dict)
-    rope: float = pairwise.ROPE
-    figures: list[Path] = field(default_factory=list)
-    task: str = "multiclass"
-
-    @property
-    def primary(self) -> str:
-        """The title of the measure the Bayesian test, Pareto plots and equal-trees table use."""
-        return TASKS[self.task][1]
 
 
 def _items_without(items: str, prefixes: tuple[str, ...], keep: bool = False) -> str:
@@ -203,8 +117,7 @@ def _labelled(frame: pd.DataFrame, by: list[str], items: str, within: str | None
 
 
 def online_runs(runs: pd.DataFrame, task: str = "multiclass") -> pd.DataFrame:
-    """The prequential runs of multiclass online algorithms (``task="multilabel"``: the train ->
-    test runs of the multi-label ones), each with its leaderboard row
+    """The prequential runs of multiclass online algorithms, each with its leaderboard row
     (``entry``: the algorithm, its weak learners in brackets, then its N, gamma, preset and
     other settings where the store has several of them for that algorithm and weak learners)
     and its data set as shown (``shown_dataset``: the name, and what sets its config apart when
@@ -213,7 +126,7 @@ def online_runs(runs: pd.DataFrame, task: str = "multiclass") -> pd.DataFrame:
     from boostbench.algorithms import ALGORITHMS
 
     online = [name for name, spec in ALGORITHMS.items() if spec.family == "online" and spec.task == task]
-    chosen = runs[(runs["protocol"] == TASKS[task][0]) & runs["algorithm"].isin(online)].copy()
+    chosen = runs[runs["protocol"].isin(TASKS[task][0]) & runs["algorithm"].isin(online)].copy()
     if chosen.empty:
         return chosen.assign(entry=pd.Series(dtype=str), shown_dataset=pd.Series(dtype=str))
     chosen["dataset_items"] = chosen["settings_items"].map(lambda t: _items_without(t, ("dataset.",), keep=True))
@@ -241,6 +154,11 @@ def online_runs(runs: pd.DataFrame, task: str = "multiclass") -> pd.DataFrame:
 
 
 NO_RUN = "no run in this store"
+#: The protocols whose runs the leaderboard ranks: a prequential pass, alone or as the copies of a
+#: k-fold distributed validation (their mean)
+PROTOCOLS = ("prequential", "prequential_cv")
+#: Per task: the protocols of its runs and the board's first measure (its primary one's title)
+TASKS = {"multiclass": (PROTOCOLS, ACCURACY), "multilabel": (("train_test",), "rank loss")}
 
 
 def _failures(results_dir: str | Path) -> dict[tuple[str, str | None], str]:
@@ -248,11 +166,10 @@ def _failures(results_dir: str | Path) -> dict[tuple[str, str | None], str]:
     ``(algorithm, data set)`` and ``(algorithm, None)`` (any data set), as one readable line
     (:func:`readable_reason`).
     """
-    from boostbench.runner.store import iter_failures
-
     latest: dict[tuple[str, str | None], tuple[float, str]] = {}
-    for path, record in iter_failures(results_dir):  # a FIFO or /dev/zero there is skipped
+    for path in sorted((Path(results_dir) / "failed").glob("*.json")):
         try:
+            record = json.loads(path.read_text(encoding="utf-8"))
             name = str(record["config"]["algorithm"]["name"])
             dataset = record["config"].get("dataset", {}).get("name")
             when = path.stat().st_mtime
@@ -286,7 +203,7 @@ def readable_reason(reason: str) -> str:
 
 
 def not_run_reasons(results_dir: str | Path, ran: set[str], task: str = "multiclass") -> dict[str, str]:
-    """``"not run: <reason>"`` for each registered online algorithm of ``task`` without runs: the
+    """``"not run: <reason>"`` for each registered multiclass online algorithm without runs: the
     reason its latest failed job gave (``failed/*.json``), else that the store has none.
     """
     from boostbench.algorithms import ALGORITHMS
@@ -349,7 +266,7 @@ def build(results_dir: str | Path, runs: pd.DataFrame, rope: float = pairwise.RO
             in the primary measure's units (0.01: one accuracy or rank-loss point).
 
     Returns:
-        The leaderboard, a :class:`Leaderboard` (its ``figures`` empty: :func:`write` draws them).
+        A :class:`Leaderboard` (its ``figures`` empty: :func:`write` draws them).
     """
     from boostbench.algorithms import ALGORITHMS
 
@@ -358,7 +275,7 @@ def build(results_dir: str | Path, runs: pd.DataFrame, rope: float = pairwise.RO
     rows = chosen.groupby("entry")[["algorithm", "trees", "tree_kind"]].first()
     rows["peer"] = [bool(getattr(ALGORITHMS.get(a), "peer", False)) for a in rows["algorithm"]]
     shown = measures(runs, task)
-    board = Leaderboard(shown, rows, {}, {}, {}, {}, {}, {}, {}, rope=rope, task=task)
+    board = Leaderboard(shown, rows, {}, {}, {}, {}, {}, {}, {}, rope=rope, task=task, primary=TASKS[task][1])
     for measure in shown:
         wide = chosen.groupby(["shown_dataset", "entry"])[measure.metric].mean().unstack("entry")
         wide = wide.dropna(axis=1, how="all")  # records older than the measure have none
@@ -382,237 +299,6 @@ def build(results_dir: str | Path, runs: pd.DataFrame, rope: float = pairwise.RO
     board.not_run = not_run_reasons(results_dir, set(chosen["algorithm"]), task)
     board.gaps = gap_reasons(results_dir, chosen)
     return board
-
-
-# --- text -----------------------------------------------------------------------------------------
-
-#: Which question each test answers, and where it comes from (the pages show these)
-TESTS_TEXT = {
-    "friedman": (
-        "Friedman's test and Nemenyi's critical difference (Demšar, JMLR 7, 2006): do the rows' mean ranks "
-        "over the data sets every row ran on differ, and which are farther apart than the critical difference? "
-        "A pair's verdict here depends on the other rows in the table (Benavoli, Corani & Mangili, JMLR 17(5), "
-        "2016), which the pairwise tests below do not."
-    ),
-    "wilcoxon": (
-        "Wilcoxon signed-rank test of each pair over the data sets both ran on, with Holm's correction over all "
-        "pairs (Demšar 2006, Section 3.1.3; Benavoli, Corani & Mangili 2016): does one beat the other "
-        "consistently, the chance of any false verdict held at alpha = {alpha:g}? Cell: Holm's p; green, the "
-        "row algorithm is better; red, worse; grey, no difference shown."
-    ),
-    "bayesian": (
-        "Bayesian signed-rank test (Benavoli, Mangili, Corani, Zaffalon & Ruggeri, ICML 2014; Benavoli, "
-        "Corani, Demšar & Zaffalon, JMLR 18(77), 2017; baycomp) with a region of practical equivalence "
-        "(ROPE) of ±{rope:g} in {primary}: how probable is it that the row is better by more than the ROPE, "
-        "that the two are practically equivalent, or that the column is better? Verdict where one of the "
-        "three has posterior probability ≥ {decisive:g}; cell: the probability that the row is better; "
-        "green, the row is better; red, worse; blue, practically equivalent; grey, undecided."
-    ),
-    "equal_trees": (
-        "The rows compared at equal trees alone: each table holds the rows whose weak learners are built alike "
-        "(our boosters on the papers' trees; ours on river's and MOA's Hoeffding-tree defaults beside the peers "
-        "on theirs), ranked among themselves, so that a rank says which booster is better and not which trees."
-    ),
-}
-
-
-def tests_text(name: str, rope: float = pairwise.ROPE, primary: str = ACCURACY) -> str:
-    """:data:`TESTS_TEXT` ``[name]`` with its numbers (and the primary measure's title) filled in."""
-    return TESTS_TEXT[name].format(alpha=pairwise.ALPHA, rope=rope, decisive=pairwise.DECISIVE, primary=primary)
-
-
-def intro(board: Leaderboard) -> str:
-    """What the leaderboard's numbers are, for the top of its pages."""
-    n_complete = {t["n_datasets"] for t in board.tests.values()}
-    n_all = {len(s) for s in board.scores.values()}
-    complete = f"the {plural(min(n_complete), 'data set')} every row ran on" if n_complete else "no data set"
-    return (
-        "A row is an algorithm on its weak learners (in brackets: the papers' trees, or river's and MOA's "
-        "Hoeffding-tree defaults; a peer brings its own library's), with its N, gamma, preset or settings where "
-        "the store has several. Mean: over the data sets the row ran on (the data sets column) of its mean over "
-        "seeds, with its 95% interval over those data sets (Student's t for a bounded measure; for CPU seconds "
-        "and RAM-hours the bootstrap percentile interval of the mean, which stays above zero; none below 3 data "
-        f"sets). Mean rank (1 = best): over {complete}"
-        + (
-            f", fewer than the {max(n_all)} of the store: a row with gaps is ranked on the data sets all share "
-            "(see Gaps)."
-            if n_complete and n_all and max(n_all) > min(n_complete)
-            else "."
-        )
-    )
-
-
-def cells(table: pd.DataFrame, measure: Measure) -> list[str]:
-    """A measure's table as text cells, ``mean [low, high]`` (``mean (n < 3)`` without an
-    interval), in one notation for the whole column (the measure's format, else
-    :func:`column_format` over its numbers).
-    """
-    fmt = measure.fmt or column_format(pd.concat([table["mean"], table["ci_low"], table["ci_high"]]))
-    out = []
-    for row in table.itertuples():
-        if row.mean != row.mean:
-            out.append("—")
-        elif row.ci_low != row.ci_low:
-            out.append(f"{row.mean:{fmt}} (n < 3)" if row.n_datasets < 3 else f"{row.mean:{fmt}}")
-        else:
-            out.append(f"{row.mean:{fmt}} [{row.ci_low:{fmt}}, {row.ci_high:{fmt}}]")
-    return out
-
-
-def rank_text(rank: float) -> str:
-    return "—" if rank != rank else f"{rank:.2f}"
-
-
-def test_line(test: dict, k: int) -> str:
-    """A Friedman test in one line (with Nemenyi's critical difference when it rejects)."""
-    if test["statistic"] != test["statistic"]:
-        return f"Friedman test: too few rows or data sets ({plural(test['n_datasets'], 'complete data set')})."
-    line = (
-        f"Friedman chi-square = {test['statistic']:.3f}, p = {test['p_value']:.4g} over "
-        f"{plural(test['n_datasets'], 'data set')}"
-    )
-    if test["p_value"] < significance.ALPHA:
-        cd = significance.critical_difference(k, test["n_datasets"])
-        return line + f"; Nemenyi critical difference {cd:.2f} (alpha = {significance.ALPHA:g})."
-    return line + f"; equal ranks not rejected at alpha = {significance.ALPHA:g} (no post-hoc test)."
-
-
-def pairwise_summary(table: pd.DataFrame) -> str:
-    """How many pairs each verdict has, in one line; for the Wilcoxon test over fewer than 6 data
-    sets, that no pair can be found to differ (its smallest two-sided p over n data sets is
-    2^(1 - n), above 0.05 up to n = 5).
-    """
-    counts = table["verdict"].replace("", "not tested").value_counts()
-    text = f"{plural(len(table), 'pair')}: " + ", ".join(f"{n} {v}" for v, n in counts.items()) + "."
-    most = int(table["n_datasets"].max()) if len(table) else 0
-    if "p_holm" in table and most > 0 and 2.0 ** (1 - most) >= pairwise.ALPHA:
-        text += f" Over {plural(most, 'data set')} its smallest p is {2.0 ** (1 - most):.3g}: no pair can differ."
-    return text
-
-
-def decided(table: pd.DataFrame) -> pd.DataFrame:
-    """The pairs a test decides: every verdict but "no difference shown" and "undecided"."""
-    mask = ~table["verdict"].isin(["", "no difference shown", "undecided"])
-    return table[mask]
-
-
-def _markdown_table(header: list[str], rows: list[list[str]], numeric: set[str]) -> list[str]:
-    return [
-        "| " + " | ".join(header) + " |",
-        "|" + "".join("---:|" if h in numeric else "---|" for h in header),
-        *("| " + " | ".join(r) + " |" for r in rows),
-    ]
-
-
-def _pairs_markdown(table: pd.DataFrame, bayesian: bool, fmt: str) -> list[str]:
-    shown = decided(table)
-    if shown.empty:
-        return []
-    if bayesian:
-        header = ["a", "b", "data sets", "mean a − b", "P(a better)", "P(equivalent)", "P(b better)", "verdict"]
-        rows = [
-            [r.a, r.b, str(r.n_datasets), f"{r.mean_difference:+{fmt}}"]
-            + [f"{p:.3f}" for p in (r.p_a_better, r.p_rope, r.p_b_better)]
-            + [r.verdict]
-            for r in shown.itertuples()
-        ]
-    else:
-        header = ["a", "b", "data sets", "mean a − b", "wins/ties/losses of a", "p", "Holm's p", "verdict"]
-        rows = [
-            [
-                r.a,
-                r.b,
-                str(r.n_datasets),
-                f"{r.mean_difference:+{fmt}}",
-                f"{r.wins}/{r.ties}/{r.losses}",
-                f"{r.p_value:.4f}",
-                f"{r.p_holm:.4f}",
-                r.verdict,
-            ]
-            for r in shown.itertuples()
-        ]
-    numeric = {"data sets", "mean a − b", "P(a better)", "P(equivalent)", "P(b better)", "p", "Holm's p"}
-    return _markdown_table(header, rows, numeric)
-
-
-def to_markdown(board: Leaderboard, store: str) -> str:
-    """The leaderboard as Markdown: per measure its table, Friedman test and the pairs the
-    pairwise tests decide; the equal-trees tables; the gaps and the algorithms not run.
-    """
-    lines = [f"# Leaderboard of {store}", "", intro(board), "", "Tests:", ""]
-    lines += [f"- {tests_text(name, board.rope, board.primary)}" for name in ("friedman", "wilcoxon", "bayesian")]
-    lines.append("")
-    for measure in board.measures:
-        if measure.title not in board.tables:
-            continue
-        table = board.tables[measure.title]
-        lines += [
-            f"## {measure.title} ({'higher' if measure.higher_is_better else 'lower'} is better)",
-            "",
-            f"`{measure.metric}`: {measure.what}.",
-            "",
-            *_markdown_table(
-                ["algorithm", "mean [95% interval]", "mean rank", "data sets"],
-                [
-                    [r.algorithm, c, rank_text(r.mean_rank), str(r.n_datasets)]
-                    for r, c in zip(table.itertuples(), cells(table, measure))
-                ],
-                {"mean [95% interval]", "mean rank", "data sets"},
-            ),
-            "",
-            test_line(board.tests[measure.title], len(table)),
-            "",
-        ]
-        fmt = measure.fmt or column_format(board.wilcoxon[measure.title]["mean_difference"])
-        for name, tests, bayesian in (("Wilcoxon-Holm", board.wilcoxon, False), ("Bayesian", board.bayesian, True)):
-            if measure.title in tests:
-                found = tests[measure.title]
-                lines += [f"{name}: {pairwise_summary(found)}", ""]
-                pairs = _pairs_markdown(found, bayesian, fmt)
-                lines += [*pairs, ""] if pairs else []
-    if board.equal_trees:
-        lines += [f"## Boosters at equal trees ({board.primary})", "", tests_text("equal_trees"), ""]
-        for kind, (table, test) in board.equal_trees.items():
-            lines += [
-                f"### {kind}",
-                "",
-                *_markdown_table(
-                    ["algorithm", "mean [95% interval]", "mean rank", "data sets"],
-                    [
-                        [r.algorithm, c, rank_text(r.mean_rank), str(r.n_datasets)]
-                        for r, c in zip(table.itertuples(), cells(table, board.measures[0]))
-                    ],
-                    {"mean [95% interval]", "mean rank", "data sets"},
-                ),
-                "",
-                test_line(test, len(table)),
-                "",
-            ]
-    if board.gaps:
-        lines += [
-            "## Gaps (a row without runs on a data set: its mean is over fewer data sets, its rank over the "
-            "data sets all rows share)",
-            "",
-            *_markdown_table(["algorithm", "data set", "why"], [[e, d, w] for (e, d), w in board.gaps.items()], set()),
-            "",
-        ]
-    if board.not_run:
-        lines += [
-            "## Not run",
-            "",
-            *_markdown_table(["algorithm", "why"], [list(r) for r in not_run_rows(board.not_run)], set()),
-        ]
-    return "\n".join(lines) + "\n"
-
-
-def not_run_rows(not_run: dict[str, str]) -> list[tuple[str, str]]:
-    """``(algorithms, why)`` rows: one per reason, its algorithms comma-separated (a store that
-    ran a few algorithms leaves most of the registry with the one reason that it has no run).
-    """
-    grouped: dict[str, list[str]] = {}
-    for name, why in not_run.items():
-        grouped.setdefault(why, []).append(name)
-    return [(", ".join(names), why) for why, names in grouped.items()]
 
 
 #: The files under ``tables/`` that :func:`write` makes and the page's leaderboard section shows
@@ -643,7 +329,7 @@ def write(
     ``curves_<dataset>`` (PNG and PDF, their captions inside).
 
     Returns:
-        The leaderboard, a :class:`Leaderboard` (its ``figures`` filled), and every path written.
+        The :class:`Leaderboard` (its ``figures`` filled) and every path written.
     """
     out = Path(out_dir)
     board = build(results_dir, runs, rope)
@@ -722,45 +408,6 @@ def write(
         board, results_dir, online_runs(runs, board.task), out / "figures" / "leaderboard", board.primary
     )
     return board, written + board.figures
-
-
-def rich_tables(board: Leaderboard) -> list:
-    """The leaderboard as rich tables, one per measure, and one of the algorithms not run."""
-    from rich.table import Table
-
-    shown = []
-    for measure in board.measures:
-        if measure.title not in board.tables:
-            continue
-        table = board.tables[measure.title]
-        caption = test_line(board.tests[measure.title], len(table))
-        if measure.title in board.wilcoxon:
-            caption += f" Wilcoxon-Holm: {pairwise_summary(board.wilcoxon[measure.title])}"
-        if measure.title in board.bayesian:
-            caption += f" Bayesian (ROPE ±{board.rope:g}): {pairwise_summary(board.bayesian[measure.title])}"
-        rich = Table(
-            title=f"{measure.title} ({'higher' if measure.higher_is_better else 'lower'} is better)", caption=caption
-        )
-        for column in ("algorithm", "mean [95% interval]", "mean rank", "data sets"):
-            rich.add_column(column, justify="left" if column == "algorithm" else "right")
-        for row, cell in zip(table.itertuples(), cells(table, measure)):
-            rich.add_row(row.algorithm, cell, rank_text(row.mean_rank), str(row.n_datasets))
-        shown.append(rich)
-    if board.gaps:
-        rich = Table(title="gaps (a row without runs on a data set: its mean is over fewer data sets)")
-        for column in ("algorithm", "data set", "why"):
-            rich.add_column(column)
-        for (entry, dataset), why in board.gaps.items():
-            rich.add_row(entry, dataset, why)
-        shown.append(rich)
-    if board.not_run:
-        rich = Table(title="not run")
-        rich.add_column("algorithm")
-        rich.add_column("why")
-        for names, why in not_run_rows(board.not_run):
-            rich.add_row(names, why)
-        shown.append(rich)
-    return shown
 
 
 def html_section(out: Path) -> str | None:

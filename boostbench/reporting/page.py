@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from boostbench import measures
 from boostbench.reporting import intervals, significance, tables
 from boostbench.reporting.html_parts import esc, figure, html_table, link
 from boostbench.reporting.intervals import interval_cell
@@ -84,6 +85,8 @@ def summary_sections(frame: pd.DataFrame, images: list[tuple[Path, str]], out: P
             f"{plural(len(group), 'group')} of runs under the {protocol} protocol, N = "
             f"{', '.join(map(str, sorted(set(group['n_learners']))))}, "
             f"{count_range(group['n_seeds'], 'seed')} {'each' if len(group) > 1 else ''}".rstrip()
+            + ". "
+            + "; ".join(measures.describe(name) for name in dict.fromkeys(group["metric"]))
             + "."
         )
         mine = [figure(path, out, text) for path, text in images if path.name.startswith(f"{dataset}.{protocol}.")]
@@ -273,7 +276,7 @@ def render(frame: pd.DataFrame, store: str, images: list[tuple[Path, str]], out:
     body = [
         f"<h1>boostbench report: {esc(store)}</h1>",
         f"<p class='caption'>{plural(len(frame), 'group')} of runs that differ only by seed, "
-        f"{plural(int(frame['n_seeds'].sum()), 'run')}. {esc(intervals.caption())}</p><nav>{nav}</nav>",
+        f"{plural(int(frame['n_seeds'].sum()), 'run')}. {esc(intervals.caption(folds=True))}</p><nav>{nav}</nav>",
         "<h2 id='runs'>Runs by data set</h2>",
         *sections,
     ]

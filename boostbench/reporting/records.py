@@ -9,14 +9,17 @@ from pathlib import Path
 
 import pandas as pd
 
+from boostbench import measures
 from boostbench.errors import BoostbenchError, DataError
 from boostbench.reporting import weak_learners
+from boostbench.runner.record import RunRecord
 from boostbench.runner.store import iter_records
 
 COLUMNS = [
     "key",
     "config_hash",
     "code",
+    "schema_version",
     "settings",
     "dataset",
     "algorithm",
@@ -33,35 +36,14 @@ COLUMNS = [
     "gamma",
     "max_depth",
     "n_rounds",
-    "final_accuracy",
-    "final_accuracy_member_mean",
-    "cumulative_accuracy",
-    "final_kappa",
-    "final_macro_f1",
-    "cumulative_kappa",
-    "cumulative_macro_f1",
-    "final_kappa_m",
-    "final_kappa_t",
-    "cumulative_kappa_m",
-    "cumulative_kappa_t",
-    "test_rank_loss",
-    "test_error",
-    "test_error_std",
-    "test_accuracy",
-    "train_error",
-    "fold_test_error",
-    "n_test",
-    "runtime_s",
-    "cpu_s",
-    "ram_hours",
-    "us_per_example",
-    "peak_rss_bytes",
-    "n_examples",
 ]
+#: The measures of the registry (:mod:`boostbench.measures`): each number a column, and the one
+#: per-fold list of the split protocols (fold_test_error) as a list per run
+METRICS = [name for name, m in measures.MEASURES.items() if m.kind == "scalar" or name == "fold_test_error"]
+COLUMNS += METRICS
 #: What the data set is, after the metrics: a stream (its order is the data: never shuffled), and
 #: where its drift is centred and how wide it is, in examples (NaN: no ``drift_to``)
 DATASET_FACTS = ["stream", "drift_position", "drift_width"]
-METRICS = COLUMNS[COLUMNS.index("final_accuracy") : COLUMNS.index("n_examples") + 1]
 #: The columns after the metrics: the data set's facts, the settings as JSON (:func:`settings_items`)
 COLUMNS += [*DATASET_FACTS, "settings_items"]
 
@@ -89,24 +71,24 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
     Raises:
         DataError: a record is not valid (its path is named), without ``on_error``.
     """
-    from boostbench.system.fingerprint import code_fingerprint, run_key
+    from boostbench.system.fingerprint import code_fingerprint
 
     rows: dict[str, dict] = {}
     today = code_fingerprint()
     for record in iter_records(results_dir, on_error):
-        config, metrics = record["config"], record["metrics"]
+        config, metrics = record.config, record.metrics
         key = _identity(record)
-        code = record.get("code", "")
-        rank = (code == today, record.get("provenance", {}).get("finished_utc", ""))
+        rank = (record.code == today, record.finished)
         if key in rows and rows[key]["_rank"] >= rank:
             continue
         algorithm = config["algorithm"]
         trees = weak_learners.of_config(config)
         rows[key] = {
             "_rank": rank,
-            "key": run_key(record["config_hash"], code) if code else record["config_hash"],
-            "config_hash": record["config_hash"],
-            "code": code,
+            "key": record.key,
+            "config_hash": record.config_hash,
+            "code": record.code,
+            "schema_version": record.schema_version,
             "settings": settings_key(config),
             "dataset": config["dataset"]["name"],
             "algorithm": algorithm["name"],
@@ -129,30 +111,49 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
             **dataset_facts(config["dataset"]),
             "settings_items": settings_items(config),
             **extra_metrics(metrics),
+            **fold_intervals(metrics),
         }
     extra = sorted({name for row in rows.values() for name in row} - set(COLUMNS) - {"_rank"})
     return pd.DataFrame(list(rows.values()), columns=[*COLUMNS, *extra])
 
 
-def _default_window(record: dict) -> float:
+def _default_window(record) -> float:
     """The window of a record whose protocol config has none: the protocol's default where its
     curves are windowed (MULAN's train -> test pass), else NaN (no window).
     """
     from boostbench.runner.sections import ProtocolConfig
 
-    windowed = any(name.startswith("windowed_") for name in record.get("curve") or {})
+    windowed = any(name.startswith("windowed_") for name in record.curve or {})
     return float(ProtocolConfig.window) if windowed else float("nan")
 
 
 def extra_metrics(metrics: dict) -> dict[str, float]:
-    """The record's numeric metrics that :data:`METRICS` does not list (a measure added after this
-    module, e.g. a fading-factor accuracy), so that the reports show it without a line here.
+    """The record's numeric metrics that :data:`METRICS` does not list (a per-copy interval of
+    k-fold distributed validation, a plugin's measure the registry does not know), so that the
+    reports show them too.
     """
     return {
         name: float(value)
         for name, value in metrics.items()
         if name not in METRICS and isinstance(value, int | float) and not isinstance(value, bool)
     }
+
+
+def fold_intervals(metrics: dict) -> dict[str, float]:
+    """For each per-fold list ``fold_<m>`` of a record whose ``m_ci_low`` and ``m_ci_high`` it does
+    not hold (the split protocols' ``fold_test_error``): its Student-t interval over the folds
+    (:func:`boostbench.metrics.fold_summary`), as those two columns.
+    """
+    from boostbench.metrics import fold_summary
+
+    out = {}
+    for name, values in metrics.items():
+        base = name.removeprefix(measures.FOLD_PREFIX)
+        if base != name and isinstance(values, list) and f"{base}_ci_low" not in metrics:
+            _, low, high = fold_summary(values)
+            out[f"{base}_ci_low"] = float("nan") if low is None else low
+            out[f"{base}_ci_high"] = float("nan") if high is None else high
+    return out
 
 
 # What computes the same numbers into the same record (compiled kernels): not part of a run's
@@ -247,14 +248,14 @@ def _settings(config: dict, dropped: dict[str, tuple[str, ...]]) -> dict:
     return data
 
 
-def _identity(record: dict) -> str:
+def _identity(record: RunRecord) -> str:
     """The record's :func:`run_identity` as computed today (its config hash for an algorithm no
     longer known).
     """
     try:
-        return run_identity(record["config"])
+        return run_identity(record.config)
     except BoostbenchError:
-        return record["config_hash"]
+        return record.config_hash
 
 
 #: Digests of the content a setting names (a user file's sha256): shown only when nothing else

@@ -226,7 +226,7 @@ def record_facts(results_dir: Path, runs: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for key in runs["key"]:
         record = read_record(results_dir, key)
-        made, metrics = record.get("provenance", {}), record.get("metrics", {})
+        made, metrics = record.provenance, record.metrics
         rows.append(
             {
                 "key": key,

@@ -12,19 +12,23 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from boostbench import measures
 from boostbench.reporting import figures, page
 from boostbench.reporting.intervals import caption, interval_cell, measure_interval, metric_range
 from boostbench.reporting.records import variant_labels
 from boostbench.reporting.wording import count_range
 from boostbench.system.files import atomic_write_text
 
-#: A protocol's headline metric and whether higher is better
+#: A protocol's headline metric (its direction: :func:`boostbench.measures.higher_is_better`)
 PRIMARY = {
-    "prequential": ("final_accuracy", True),
-    "train_test": ("test_rank_loss", False),
-    "kfold": ("test_error", False),
-    "holdout": ("test_error", False),
+    "prequential": "final_accuracy",
+    "prequential_cv": "final_accuracy",
+    "train_test": "test_rank_loss",
+    "kfold": "test_error",
+    "holdout": "test_error",
 }
+#: The protocols whose runs have curves along the examples seen (one figure per curve)
+ONLINE_PROTOCOLS = ("prequential", "prequential_cv", "train_test")
 #: The curve of a protocol's main figure; the others get a figure each, named after them
 PRIMARY_CURVES = ("cumulative_accuracy", "test_rank_loss")
 #: What a group of runs shares: everything but the seed (``settings`` holds every other key;
@@ -38,7 +42,8 @@ def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
     :data:`PRIMARY`) as ``mean``, ``ci_low``, ``ci_high`` (95% over seeds,
     :func:`~boostbench.reporting.intervals.measure_interval`: Student's t clipped to the metric's
     range and then ``clipped``, or a bootstrap percentile interval for a time, memory or count;
-    NaN below 3 seeds), ``n_seeds`` (the seeds with a value), mean ``runtime_s`` (seconds), the code
+    NaN below 3 seeds; for one seed with folds or copies, over those: :func:`fold_interval`, and
+    ``interval_over`` says which), ``n_seeds`` (the seeds with a value), mean ``runtime_s`` (seconds), the code
     fingerprints that made the runs (``code``), ``learner`` (the weak learners:
     :mod:`~boostbench.reporting.weak_learners`, a peer's own) and ``variant`` (what sets the
     group's settings apart from the other groups of its data set, algorithm and learners, e.g.
@@ -51,10 +56,15 @@ def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
         raise KeyError(metric)
     rows = []
     for key, group in runs.groupby(GROUP, dropna=False, sort=True):
-        name = metric or PRIMARY.get(group["protocol"].iloc[0], ("final_accuracy", True))[0]
+        name = metric or PRIMARY.get(group["protocol"].iloc[0], "final_accuracy")
         values = group[name].to_numpy(dtype=float)
         values = values[~np.isnan(values)]
         low, high, was_clipped = measure_interval(values, name)
+        over = "seeds"
+        if len(values) == 1:  # one seed: the interval over its folds or copies, when it has them
+            folds = fold_interval(group, name)
+            if folds is not None:
+                (low, high, was_clipped), over = folds, "folds"
         rows.append(
             {
                 **dict(zip(GROUP, key)),
@@ -65,6 +75,7 @@ def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
                 "ci_low": low,
                 "ci_high": high,
                 "clipped": was_clipped,
+                "interval_over": over,
                 "n_seeds": int(group.loc[group[name].notna(), "seed"].nunique()),  # those the mean has
                 "runtime_s": float(group["runtime_s"].mean()),
                 "code": ", ".join(sorted(c or "(before fingerprints)" for c in group["code"].unique())),
@@ -78,6 +89,23 @@ def summarize(runs: pd.DataFrame, metric: str | None = None) -> pd.DataFrame:
         labels.update(variant_labels(list(same["settings_items"])))
     frame["variant"] = frame["settings_items"].map(labels)
     return frame.drop(columns="settings_items")
+
+
+def fold_interval(group: pd.DataFrame, name: str) -> tuple[float, float, bool] | None:
+    """The interval over the folds (or copies) of a group's one run: its ``<name>_ci_low`` and
+    ``_ci_high`` (Student's t over the folds, :func:`boostbench.reporting.records.fold_intervals`)
+    clipped to the measure's range, and whether it was clipped; None when it has none.
+    """
+    columns = [f"{name}_ci_low", f"{name}_ci_high"]
+    if not all(c in group for c in columns):
+        return None
+    bounds = group[columns].dropna()
+    if bounds.empty:
+        return None
+    raw_low, raw_high = (float(v) for v in bounds.iloc[0])
+    domain = metric_range(name)
+    low, high = max(raw_low, domain[0]), min(raw_high, domain[1])
+    return low, high, (low, high) != (raw_low, raw_high)
 
 
 def to_markdown(frame: pd.DataFrame, store: str) -> str:
@@ -106,8 +134,10 @@ def to_markdown(frame: pd.DataFrame, store: str) -> str:
         "(the learner config's, named after its configs/learner/ file, with the keys set otherwise), or a "
         "peer's own library's; variant: what sets a group's settings apart from the other groups of its "
         "data set, algorithm and weak learners (any key besides seed, gamma, N and preset). "
-        + caption()
+        + caption(folds=True)
         + " code: the fingerprint of the code that computed the runs.",
+        "",
+        *(f"- {measures.describe(name)}" for name in dict.fromkeys(frame["metric"])),
     ]
     return "\n".join(lines) + "\n"
 
@@ -127,7 +157,7 @@ def curve_figures(
     Returns:
         The paths written, and each PNG with its caption (:func:`figure_caption`).
     """
-    online = runs[runs["protocol"].isin(["prequential", "train_test"])]
+    online = runs[runs["protocol"].isin(ONLINE_PROTOCOLS)]
     if online.empty:
         return [], []
     long = figures.curves(results_dir, online).merge(online, on="key")

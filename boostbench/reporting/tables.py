@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from omegaconf import OmegaConf
 
+from boostbench import measures
 from boostbench.data.registry import available_datasets
 from boostbench.reporting.intervals import clipped, confidence_interval, interval_text, metric_range
 from boostbench.reporting.wording import plural
@@ -36,7 +37,6 @@ class TableSpec:
         columns: paper column -> our algorithm (None: a column we do not reproduce).
         metric: the run metric shown (``final_accuracy`` or ``test_rank_loss``).
         paper_value: the key of the paper's values in a row (``accuracy`` or ``rank_loss``).
-        higher_is_better: direction of the metric (chooses the best gamma).
         protocol: the protocol of the runs that count (the same algorithm may also have been run
             under another protocol, e.g. k-fold cross-validation).
         peers: column -> algorithm of other libraries' ensembles (river's, MOA's), shown after
@@ -50,11 +50,15 @@ class TableSpec:
     columns: dict[str, str | None]
     metric: str
     paper_value: str
-    higher_is_better: bool
     protocol: str
     peers: dict[str, str] = field(default_factory=dict)
     tolerance: float = 0.03
     paper_n_learners: int = 100
+
+    @property
+    def higher_is_better(self) -> bool:
+        """The metric's direction, from the registry of measures (it chooses the best gamma)."""
+        return bool(measures.higher_is_better(self.metric))
 
 
 PEERS = {
@@ -82,7 +86,6 @@ TABLES = {
         },
         metric="final_accuracy",
         paper_value="accuracy",
-        higher_is_better=True,
         protocol="prequential",
         peers=PEERS,
         tolerance=0.03,
@@ -99,7 +102,6 @@ TABLES = {
         columns={"batch": None, "ada_olmr": "ada_olmr", "best_bmr": "online_bmr"},
         metric="test_rank_loss",
         paper_value="rank_loss",
-        higher_is_better=False,
         protocol="train_test",
         tolerance=0.015,
     ),

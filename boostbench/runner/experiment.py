@@ -46,6 +46,7 @@ from boostbench.protocols import (
     train_then_test,
 )
 from boostbench.runner.config import SPLIT_PROTOCOLS, config_hash, too_many_classes, validate
+from boostbench.runner.record import SCHEMA_VERSION
 from boostbench.runner.sections import ProtocolConfig, RunConfig
 from boostbench.runner.store import record_path, write_record
 from boostbench.seeding import run_generators
@@ -512,6 +513,7 @@ def run_experiment(
     finished = dt.datetime.now(dt.UTC)
     names = dataset.label_names if multilabel else dataset.class_names
     return {
+        "schema_version": SCHEMA_VERSION,  # the form of the record (boostbench.runner.record)
         "config": run.resolved,
         "config_hash": config_hash(run.resolved, spec),
         "code": code_fingerprint(spec),  # which code computed the numbers (the store key has it)

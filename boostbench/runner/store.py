@@ -4,11 +4,12 @@ Layout: ``<results_dir>/runs/<config hash>.json``. Everything that reads or writ
 through this module: :func:`write_record`, :func:`read_record`, :func:`iter_records`. A store may
 be shared, so its reader trusts no entry: it opens only regular files of bounded size, never
 following a link out of the store, parses them with a bound on nesting, and checks each record's
-shape and hash (:mod:`boostbench.runner.record_schema`); anything else is refused in one line.
+shape, measures and hash (:mod:`boostbench.runner.record`); anything else is refused in one line.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from boostbench.errors import DataError, StoreError
+from boostbench.runner.record import RunRecord
 from boostbench.system.files import atomic_write_text, file_kind, umask, writable_dir_problem
 
 #: The largest record read (a record with a split protocol's kept weights is some MiB)
@@ -71,28 +73,51 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"it holds {name}, which no record is written with")
 
 
-def _load(path: Path) -> dict[str, Any]:
-    from boostbench.runner.checks import record_problem
-    from boostbench.runner.record_schema import hash_problem, schema_problem
-
+def _load(path: Path) -> RunRecord:
+    key = _remembered_key(path)
+    if key is not None and key in _REMEMBERED[-1]:
+        return _REMEMBERED[-1][key]
     try:
-        record = json.loads(read_entry(path).decode("utf-8"), parse_constant=_no_constant)
+        data = json.loads(read_entry(path).decode("utf-8"), parse_constant=_no_constant)
     except RecursionError:
         raise DataError(f"{path}: not a valid result record (nested too deeply)") from None
     except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise DataError(f"{path}: not a valid result record ({reason})") from None
-    problem = schema_problem(record)
-    if problem is None and "config_hash" not in record:
-        problem = "its config_hash is missing"
-    if problem is not None:
-        raise DataError(f"{path}: not a valid result record ({problem})")
-    problem = record_problem(record)  # a shared store's record may be crafted: its names become paths
-    if problem is None:
-        problem = hash_problem(record, path)
-    if problem is not None:
-        raise DataError(f"{path}: refused: {problem}")
+    try:
+        record = RunRecord.parse(data, path)
+    except ValueError as exc:
+        raise DataError(f"{path}: {exc}") from None
+    if key is not None:
+        _REMEMBERED[-1][key] = record
     return record
+
+
+# The records read while :func:`remembered` is open, by path and file identity: one command (a
+# report) reads and checks each record once however many of its parts ask for it
+_REMEMBERED: list[dict[tuple, RunRecord]] = []
+
+
+def _remembered_key(path: Path) -> tuple | None:
+    if not _REMEMBERED:
+        return None
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (str(path), info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+@contextlib.contextmanager
+def remembered() -> Iterator[None]:
+    """Within it, a record read once is not read again (nor checked): it is remembered until the
+    block ends, unless its file changes. For one command over a store (``report``).
+    """
+    _REMEMBERED.append({})
+    try:
+        yield
+    finally:
+        _REMEMBERED.pop()
 
 
 def has_record(results_dir: str | os.PathLike, config_hash: str) -> bool:
@@ -117,8 +142,8 @@ def check_writable(results_dir: str | os.PathLike) -> None:
         raise StoreError(f"cannot write results under {results_dir}: {problem}")
 
 
-def read_record(results_dir: str | os.PathLike, config_hash: str) -> dict[str, Any]:
-    """The record of the run with ``config_hash``.
+def read_record(results_dir: str | os.PathLike, config_hash: str) -> RunRecord:
+    """The record of the run with ``config_hash`` (its store key).
 
     Raises:
         DataError: missing or not a valid record (the path is named).
@@ -128,7 +153,7 @@ def read_record(results_dir: str | os.PathLike, config_hash: str) -> dict[str, A
 
 def iter_records(
     results_dir: str | os.PathLike, on_error: Callable[[DataError], None] | None = None
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[RunRecord]:
     """Every record of a store, in file-name order.
 
     Args:
