@@ -18,7 +18,7 @@ from boostbench.data.registry import dataset_spec
 from boostbench.multilabel_metrics import MEASURES
 from boostbench.runner.config import compose_config
 from boostbench.runner.experiment import run_experiment
-from boostbench.runner.record_schema import schema_problem
+from boostbench.runner.record import schema_problem
 
 RIVER = ("river_binary_relevance", "river_classifier_chain", "river_mc_classifier_chain")
 MOA = ("moa_ml_hoeffding_tree", "moa_ozabag_ml", "moa_ozabag_adwin_ml", "moa_isoup_tree")
