@@ -15,6 +15,7 @@ import pytest
 from conftest import skip_without_peer
 
 from boostbench.boosters.peers.moa_peers import MOAEnsemble
+from boostbench.boosters.peers.moa_worker import CLI_ENSEMBLES, ENSEMBLES
 from boostbench.boosters.peers.river_peers import RiverEnsemble
 from boostbench.data import load_dataset
 from boostbench.data.registry import dataset_spec
@@ -33,8 +34,9 @@ def _stream(name: str, seed: int) -> tuple[np.ndarray, np.ndarray, list[int], in
 
 @pytest.mark.slow
 @pytest.mark.parametrize("dataset", ["car", "phishing"])
-@pytest.mark.parametrize("ensemble", ["adob", "ozaboost"])
+@pytest.mark.parametrize("ensemble", sorted({*ENSEMBLES, *CLI_ENSEMBLES}))
 def test_a_moa_peer_is_capymoas_own_prequential_evaluation(tmp_path, dataset, ensemble):
+    """Every MOA peer of the grid (N = 10, MOA's defaults) on car and phishing, shuffled."""
     from boostbench.boosters.peers.moa_peers import moa_python
 
     skip_without_peer(f"moa_{ensemble}")

@@ -31,7 +31,6 @@ GRID = [
     "dataset=balance,sea_drift",
     "algorithm=vfdt,online_boosting",
     "learner=hoeffding_tree,hoeffding_tree_defaults",
-    "n_learners=3",
     "seed=1",
     "protocol.max_examples=300",
 ]

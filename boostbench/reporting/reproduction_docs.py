@@ -368,9 +368,9 @@ def run_table_lines(runs: pd.DataFrame) -> list[str]:
         f"<overrides>` makes the run again. [{RECORDS}]({RECORDS}): the store they are derived from (every "
         "record with its config hash, curves and provenance; the failed jobs' reasons). This page again from "
         "those files alone: `python -m boostbench.reporting.run_table render --from docs/stream-benchmark "
-        "--docs docs/stream-benchmark`; a sweep that continues them: `python -m boostbench.reporting.run_table "
-        "import --from docs/stream-benchmark --results-dir results/stream-benchmark`, then `make "
-        "stream-benchmark` (the records made by today's code are kept; docs/benchmark.md).",
+        "--docs docs/stream-benchmark`; a sweep that continues them: `make stream-benchmark "
+        "STREAM_FROM=docs/stream-benchmark STREAM_DOCS=docs/stream-benchmark` (the runs made by today's code "
+        "are kept; docs/benchmark.md).",
         "",
         *cpu_shares(runs),
         "",

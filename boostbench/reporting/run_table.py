@@ -200,7 +200,8 @@ def import_store(folder: str | Path, results_dir: str | Path) -> tuple[int, str]
     """Rebuild a store under ``results_dir`` from the published :data:`RECORDS` of ``folder``:
     each record written under its name, then read back through the store's checks (its shape, and
     that its config hash is its config's and its name its hash's); the failed jobs' notes and
-    ``timings.json`` beside them. A record the store has already is left as it is.
+    ``timings.json`` beside them. What the store has already (a record, a note, its timings) is
+    left as it is.
 
     Returns:
         ``(records written, the command that made them)``.
@@ -229,11 +230,10 @@ def import_store(folder: str | Path, results_dir: str | Path) -> tuple[int, str]
             raise DataError(f"{source}, line {number}: {name!r} is no store file name")
         if kind == "command":
             command = str(item.get("command", ""))
-        elif kind == "timings":
-            atomic_write_text(
-                results_dir / "timings.json", json.dumps(item["timings"], indent=1, sort_keys=True) + "\n"
-            )
-        elif kind == "failed":
+        elif kind == "timings" and not (results_dir / "timings.json").exists():  # the store's own are newer
+            timings = json.dumps(item["timings"], indent=1, sort_keys=True) + "\n"
+            atomic_write_text(results_dir / "timings.json", timings)
+        elif kind == "failed" and not (results_dir / "failed" / name).exists():
             atomic_write_text(results_dir / "failed" / name, json.dumps(item["note"], indent=1) + "\n")
         elif kind == "run":
             key = name[: -len(".json")]
