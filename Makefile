@@ -93,12 +93,17 @@ reproduce-tables: setup
 # then the leaderboard. Resumable. SEEDS=n runs seeds 0..n-1 (default 10); STREAM_ARGS= adds
 # overrides (e.g. dataset=sea_drift,car). A job that fails (a peer whose library is absent) leaves
 # its reason, which the leaderboard shows as "not run: <reason>". STREAM_DOCS=docs/stream-benchmark
-# publishes the leaderboard as a page with its provenance, as REPRO_DOCS does the reproduction.
+# publishes the leaderboard as a page with its provenance, as REPRO_DOCS does the reproduction,
+# and beside it runs.csv.gz and records.jsonl.gz; STREAM_FROM=docs/stream-benchmark first rebuilds
+# the store from a published records.jsonl.gz, so the sweep continues it (docs/benchmark.md).
 STREAM_DIR ?= results/stream-benchmark
 STREAM_ARGS ?=
 STREAM_DOCS ?=
+STREAM_FROM ?=
 stream-benchmark: setup
 	@start=$$(date +%s); mkdir -p $(STREAM_DIR); \
+	$(if $(STREAM_FROM),$(BIN)/python -m boostbench.reporting.run_table import --from $(STREAM_FROM) \
+	    --results-dir $(STREAM_DIR) || exit 2;) \
 	$(REPRO) time --results-dir $(STREAM_DIR) stream_benchmark -- \
 	    $(BIN)/boostbench sweep +experiment=stream_benchmark results_dir=$(STREAM_DIR) \
 	    $(if $(SEEDS),seed='range(0,$(SEEDS))') $(STREAM_ARGS) \

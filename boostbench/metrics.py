@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+#: A prediction of no class (a river peer's ``None``, before it has learnt): a miss, and a
+#: predicted class of its own in the confusion counts (a column no true label shares), as river's
+#: metrics count ``None``; never drawn, never class 0.
+NO_PREDICTION = -1
+
 
 def _kappa_f1(truth: np.ndarray, predicted: np.ndarray, k: int) -> tuple[float | None, float]:
     """scikit-learn's Cohen's kappa over the ``k`` classes (None where it is undefined: one class
@@ -20,7 +25,7 @@ def _kappa_f1(truth: np.ndarray, predicted: np.ndarray, k: int) -> tuple[float |
 
     from sklearn.metrics import cohen_kappa_score, f1_score
 
-    labels = np.arange(k)
+    labels = np.arange(NO_PREDICTION if predicted.size and predicted.min() < 0 else 0, k)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # undefined kappa: NaN, reported as None
         kappa = float(cohen_kappa_score(truth, predicted, labels=labels))
@@ -34,15 +39,22 @@ def _kappa_f1(truth: np.ndarray, predicted: np.ndarray, k: int) -> tuple[float |
 
 def cohen_kappa(truth: np.ndarray, predicted: np.ndarray, k: int) -> float | None:
     """Cohen's kappa ``(p_o - p_e) / (1 - p_e)`` of int64 labels ``truth``, ``predicted`` (``(n,)``,
-    in ``0..k-1``) from their confusion counts, in integers up to one division; None where it is
-    undefined (``p_e = 1``: one class in both, or no example). scikit-learn's
-    ``cohen_kappa_score`` is the reference it is tested against; this one costs one ``bincount``
-    where that one validates its input, which the windowed curves would pay once per checkpoint.
+    in ``0..k-1``; ``predicted`` may hold :data:`NO_PREDICTION`) from their confusion counts, in
+    integers up to one division; None where it is undefined (``p_e = 1``: one class in both, or no
+    example). scikit-learn's ``cohen_kappa_score`` is the reference it is tested against; this one
+    costs one ``bincount`` where that one validates its input, which the windowed curves would pay
+    once per checkpoint.
     """
     n = len(truth)
-    counts = np.bincount(truth * k + predicted, minlength=k * k).reshape(k, k)
+    if n and predicted.min() < 0:  # a no-prediction: a miss in its own column, which no truth shares
+        scored = predicted >= 0
+        counts = np.bincount(truth[scored] * k + predicted[scored], minlength=k * k).reshape(k, k)
+        rows = np.bincount(truth, minlength=k)
+    else:
+        counts = np.bincount(truth * k + predicted, minlength=k * k).reshape(k, k)
+        rows = counts.sum(axis=1)
     agree = int(np.trace(counts))
-    chance = int(counts.sum(axis=1) @ counts.sum(axis=0))  # n^2 p_e
+    chance = int(rows @ counts.sum(axis=0))  # n^2 p_e
     return None if n * n == chance else (agree * n - chance) / (n * n - chance)
 
 
@@ -110,7 +122,9 @@ def classification_metrics(truth: np.ndarray, predicted: np.ndarray, k: int, fin
 
     Args:
         truth: ``(n,)`` int64 true labels in stream order.
-        predicted: ``(n,)`` int64 predicted labels, aligned with ``truth``.
+        predicted: ``(n,)`` int64 predicted labels, aligned with ``truth``, in ``0..k-1`` or
+            :data:`NO_PREDICTION` (a miss, and a class of its own in kappa's and macro-F1's
+            counts, as river's metrics count ``None``).
         k: the number of classes.
 
     Returns:
@@ -192,7 +206,8 @@ def fading_curves(truth: np.ndarray, predicted: np.ndarray, k: int, seen: np.nda
 
     Args:
         truth: ``(n,)`` int64 true labels in stream order, in ``0..k-1``.
-        predicted: ``(n,)`` int64 predicted labels, aligned with ``truth``, in ``0..k-1``.
+        predicted: ``(n,)`` int64 predicted labels, aligned with ``truth``, in ``0..k-1`` or
+            :data:`NO_PREDICTION` (in no class's margin).
         seen: ``(m,)`` int64 checkpoints (examples seen, 1-based).
         alpha: the fading factor in (0, 1] (1: the cumulative measures).
 

@@ -188,7 +188,7 @@ def test_leaderboard_rows_name_their_trees_and_compare_boosters_at_equal_trees(t
     assert board.not_run["moa_ozaboost"] == "not run: capymoa not installed"
     assert board.gaps == {
         ("river_adaboost [river's HT defaults]", "d"): "not run: an internal error in moa_peers.py, line 125 "
-        "(TypeError; the store's failed/ note has its message): a bug"
+        "(a bug; the store's failed/ note has its message)"
     }
 
 
@@ -242,7 +242,19 @@ def test_pareto_plot_numbers_its_points_and_keys_them(tmp_path):
 def test_a_failure_reason_is_one_readable_line():
     crash = "TypeError: '<' not supported between 'NoneType' and 'int' (moa_peers.py:125)"
     assert leaderboard.readable_reason(crash) == (
-        "an internal error in moa_peers.py, line 125 (TypeError; the store's failed/ note has its message): a bug"
+        "an internal error in moa_peers.py, line 125 (a bug; the store's failed/ note has its message)"
+    )
+    sgbt = (
+        "MOA's StreamingGradientBoostedTrees stopped: java.lang.NullPointerException: Cannot invoke "
+        '"moa.classifiers.trees.FIMTDD$Node.learn" because "node" is null'
+    )
+    assert leaderboard.readable_reason(sgbt) == (
+        "MOA's StreamingGradientBoostedTrees stopped with an error of its own on a missing value, which its "
+        "FIMT-DD trees do not take"
+    )
+    other = "MOA's OzaBoost stopped: java.lang.IllegalStateException: something"
+    assert leaderboard.readable_reason(other) == (
+        "MOA's OzaBoost stopped with an error of its own (the store's failed/ note has MOA's message)"
     )
     said = "algorithm moa_ozaboost: MOA's ensembles need capymoa and Java:\n  `make bench-moa-setup`"
     assert (

@@ -60,15 +60,22 @@ def _output_problem(values: np.ndarray, k: int, method: str) -> str:
 
 def check_labels(labels: np.ndarray, k: int, method: str = "predict") -> None:
     """Refuse labels (``(m,)`` ints) outside ``0..k-1``, what a booster's ``predict`` (or its
-    ``test_then_train``, ``predict_many``) must return for ``k`` classes.
+    ``test_then_train``, ``predict_many``) must return for ``k`` classes; ``-1``
+    (:data:`boostbench.metrics.NO_PREDICTION`: a river peer before it has learnt) is taken, and
+    scored as a miss.
 
     Raises:
         BoosterOutputError: the first such label and what was expected.
     """
+    from boostbench.metrics import NO_PREDICTION
+
     labels = np.asarray(labels)
-    if len(labels) and not (labels.min() >= 0 and labels.max() < k):
-        bad = labels[(labels < 0) | (labels >= k)][0]
-        raise BoosterOutputError(f"{method} returned label {int(bad)} for {k} classes; expected a label in 0..{k - 1}")
+    if len(labels) and not (labels.min() >= NO_PREDICTION and labels.max() < k):
+        bad = labels[(labels < NO_PREDICTION) | (labels >= k)][0]
+        raise BoosterOutputError(
+            f"{method} returned label {int(bad)} for {k} classes; expected a label in 0..{k - 1} "
+            f"(or {NO_PREDICTION}: no prediction)"
+        )
 
 
 class _BoosterCore(ABC):  # noqa: B024 - the abstract calls differ by task (OnlineBooster, OnlineRanker)

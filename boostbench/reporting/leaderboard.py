@@ -186,19 +186,37 @@ def _failures(results_dir: str | Path) -> dict[tuple[str, str | None], str]:
 REASON_CHARS = 200
 
 
+#: A peer's library stopped with an error of its own (:class:`~boostbench.errors.PeerError`):
+#: ``MOA's StreamingGradientBoostedTrees stopped: java.lang.NullPointerException: ...``
+_PEER_STOP = r"(\w+)'s (\w+) stopped: (.*)"
+#: What a peer's own error means, where it is known (the library's class, a word of its message)
+PEER_STOPS = {
+    ("StreamingGradientBoostedTrees", "NullPointerException"): "on a missing value, which its FIMT-DD trees do not take"
+}
+
+
 def readable_reason(reason: str) -> str:
-    """A failed job's reason as one line a reader can act on: whitespace collapsed; the runner's
-    note of an error it did not expect (``TypeError: '<' not supported ... (moa_peers.py:125)``:
-    a bug, not a user's mistake) said as what it is, without the exception's text (the store's
-    ``failed/`` note keeps it); cut to :data:`REASON_CHARS` characters.
+    """A failed job's reason as one line a reader can act on, naming no exception of the code:
+    whitespace collapsed; the runner's note of an error it did not expect (``TypeError: '<' not
+    supported ... (moa_peers.py:125)``: a bug, not a user's mistake) said as what it is; a peer's
+    library's own error (``MOA's StreamingGradientBoostedTrees stopped: java.lang...``) as that
+    library stopping, with what it means where known (:data:`PEER_STOPS`); the messages left to
+    the store's ``failed/`` note; cut to :data:`REASON_CHARS` characters.
     """
     import re
 
     text = " ".join(reason.split())
-    crash = re.fullmatch(r"([A-Z]\w*(?:Error|Exception|Warning)): .*? \(([\w.-]+\.py):(\d+)\)", text)
+    crash = re.fullmatch(r"[A-Z]\w*(?:Error|Exception|Warning): .*? \(([\w.-]+\.py):(\d+)\)", text)
+    stop = re.search(_PEER_STOP, text)
     if crash:
-        kind, where, line = crash.groups()
-        text = f"an internal error in {where}, line {line} ({kind}; the store's failed/ note has its message): a bug"
+        where, line = crash.groups()
+        text = f"an internal error in {where}, line {line} (a bug; the store's failed/ note has its message)"
+    elif stop:
+        library, name, said = stop.groups()
+        known = next((m for (n, word), m in PEER_STOPS.items() if n == name and word in said), None)
+        text = f"{library}'s {name} stopped with an error of its own" + (
+            f" {known}" if known else f" (the store's failed/ note has {library}'s message)"
+        )
     return text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 1].rstrip() + "…"
 
 

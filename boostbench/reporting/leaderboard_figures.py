@@ -105,28 +105,54 @@ def pareto_front(cost: np.ndarray, score: np.ndarray) -> np.ndarray:
     return np.asarray(front, dtype=np.int64)
 
 
-def pareto_plot(
+#: adjustText's settings for the Pareto plots' numbers: pushed harder and further than its defaults,
+#: which leave numbers on each other in a cluster of a dozen points (the stream benchmark's)
+SPREAD = {
+    "expand": (1.3, 1.5),
+    "force_text": (0.3, 0.6),
+    "force_static": (0.3, 0.6),
+    "max_move": None,
+    "iter_lim": 2000,
+}
+
+
+def label_overlaps(ax, texts: list, x: np.ndarray, y: np.ndarray) -> list[tuple[int, int | None]]:
+    """Where the labels ``texts`` of the points ``(x, y)`` (data coordinates; label i is point
+    i's) overlap, as drawn: ``(i, j)`` when label i covers label j, ``(i, None)`` when it covers
+    another label's point. Empty: every label is clear.
+    """
+    renderer = ax.figure._get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    points = ax.transData.transform(np.column_stack([x, y]))
+    found = [(i, j) for i, a in enumerate(boxes) for j in range(i + 1, len(boxes)) if a.overlaps(boxes[j])]
+    found += [
+        (i, None)
+        for i, a in enumerate(boxes)
+        for j, (px, py) in enumerate(points)
+        if j != i and a.x0 < px < a.x1 and a.y0 < py < a.y1
+    ]
+    return found
+
+
+def pareto_figure(
     scores: pd.Series,
     costs: pd.Series,
-    stem: Path,
     dataset: str,
     order: list[str],
-    about: str = "",
     measure: str = "accuracy",
     higher_is_better: bool = True,
-) -> list[Path]:
-    """Accuracy (``scores``, per row; or another ``measure``, lower better unless
-    ``higher_is_better``) against CPU seconds (``costs``, log scale) on one data set, the Pareto
-    front drawn as a step line through its points. Each point carries its row's number
-    in ``order`` (the leaderboard's, so a number means one row in every plot), placed off the
-    others (adjustText), and a key beside the axes names the rows. PNG and PDF; the paths.
+):
+    """The figure of :func:`pareto_plot`, not saved: ``(figure, axes, labels, cost, score)``, the
+    labels (``Text``) of the points ``(cost, score)`` in that order; None when no row has both.
+    The numbers are placed last, in the axes' final pixels, off each other and off the other
+    points (adjustText, :data:`SPREAD`).
     """
     from adjustText import adjust_text
     from matplotlib.lines import Line2D
 
     both = pd.concat({"score": scores, "cost": costs}, axis=1).dropna()
     if both.empty:
-        return []
+        return None
     number = {name: i + 1 for i, name in enumerate(order)}
     both = both.loc[sorted(both.index, key=lambda n: number.get(n, len(order) + 1))]
     cost, score = both["cost"].to_numpy(dtype=float), both["score"].to_numpy(dtype=float)
@@ -136,14 +162,9 @@ def pareto_plot(
     ax.scatter(cost, score, color="0.55", zorder=2, s=18)
     ax.step(cost[front], score[front], where="post", color="tab:red", zorder=1)
     ax.scatter(cost[front], score[front], color="tab:red", zorder=3, s=22)
-    texts = [
-        ax.text(x, y, str(number.get(name, "?")), fontsize=8, color="tab:red" if i in on_front else "0.2")
-        for i, (name, x, y) in enumerate(zip(both.index, cost, score))
-    ]
     if cost.min() > 0:
         ax.set_xscale("log")
     ax.margins(x=0.08, y=0.08)
-    adjust_text(texts, x=cost, y=score, ax=ax, arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.5})
     key = [
         Line2D([], [], linestyle="", marker="o", markersize=4, color="tab:red" if i in on_front else "0.55")
         for i in range(len(both))
@@ -159,14 +180,45 @@ def pareto_plot(
         title_fontsize=7,
     )
     ax.set_xlabel("CPU seconds of the pass (mean over seeds, log scale)")
-    part = "final part" if measure == "accuracy" else "test part"
-    ax.set_ylabel(f"{measure}, {part} (mean over seeds)")
+    ax.set_ylabel(f"{measure}, {_part(measure)} (mean over seeds)")
     ax.set_title(f"{dataset}: {measure} against CPU seconds")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
+    fig.tight_layout()  # the axes' final size before the numbers are placed in its pixels
+    texts = [
+        ax.text(x, y, str(number.get(name, "?")), fontsize=8, color="tab:red" if i in on_front else "0.2")
+        for i, (name, x, y) in enumerate(zip(both.index, cost, score))
+    ]
+    adjust_text(texts, x=cost, y=score, ax=ax, arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.5}, **SPREAD)
+    return fig, ax, texts, cost, score
+
+
+def _part(measure: str) -> str:
+    return "final part" if measure == "accuracy" else "test part"
+
+
+def pareto_plot(
+    scores: pd.Series,
+    costs: pd.Series,
+    stem: Path,
+    dataset: str,
+    order: list[str],
+    about: str = "",
+    measure: str = "accuracy",
+    higher_is_better: bool = True,
+) -> list[Path]:
+    """Accuracy (``scores``, per row; or another ``measure``, lower better unless
+    ``higher_is_better``) against CPU seconds (``costs``, log scale) on one data set,
+    the Pareto front drawn as a step line through its points. Each point carries its row's number
+    in ``order`` (the leaderboard's, so a number means one row in every plot), placed off the
+    others (:func:`pareto_figure`), and a key beside the axes names the rows. PNG and PDF; the paths.
+    """
+    drawn = pareto_figure(scores, costs, dataset, order, measure, higher_is_better)
+    if drawn is None:
+        return []
+    fig, _, texts, _, _ = drawn
     caption = (
-        f"{dataset}: {part.replace(' ', '-')} {measure} against CPU seconds of {len(both)} rows, the Pareto front "
-        f"in red (no row is both faster and better); {about}."
+        f"{dataset}: {_part(measure).replace(' ', '-')} {measure} against CPU seconds of {len(texts)} rows, "
+        f"the Pareto front in red (no row is both faster and better); {about}."
     )
     return figures.save_figure(fig, stem, caption)
 
@@ -209,7 +261,10 @@ def stream_curves(results_dir: str | Path, chosen: pd.DataFrame, out: Path, abou
         figures.fit_y(ax)  # from the curves alone (the drift's marks span the axes)
         position, width = group["drift_position"].iloc[0], group["drift_width"].iloc[0]
         drift = ""
-        if position == position:
+        seen = int(long["x"].max())
+        if position == position and position - width / 2 > seen:  # a pass cut short (protocol.max_examples)
+            drift = f"; the drift, centred at example {int(position):,}, lies beyond the {seen:,} examples run"
+        elif position == position:
             position, width = int(position), int(width)
             ax.axvspan(position - width / 2, position + width / 2, color="0.85", zorder=0)
             ax.axvline(position, color="0.3", linestyle=":", linewidth=1, label="drift (centre; shaded: its width)")

@@ -213,7 +213,7 @@ def to_markdown(board: Leaderboard, store: str) -> str:
     """The leaderboard as Markdown: per measure its table, Friedman test and the pairs the
     pairwise tests decide; the equal-trees tables; the gaps and the algorithms not run.
     """
-    lines = [f"# Leaderboard of {store}", "", intro(board), "", "Tests:", ""]
+    lines = [f"# Leaderboard of {Path(store).name}", "", intro(board), "", "Tests:", ""]  # no local path
     lines += [f"- {tests_text(name, board.rope, board.primary)}" for name in ("friedman", "wilcoxon", "bayesian")]
     lines.append("")
     for measure in board.measures:

@@ -341,6 +341,44 @@ def provenance_block(
     return lines
 
 
+def cpu_shares(runs: pd.DataFrame) -> list[str]:
+    """Each algorithm's share of the runs' CPU seconds (``cpu_s``; ``runtime_s`` where a run
+    measured none), most first, as Markdown lines: what a sweep of the grid spends where.
+    """
+    cpu = runs.assign(cpu=runs["cpu_s"].fillna(runs["runtime_s"])).groupby("algorithm")["cpu"].agg(["size", "sum"])
+    cpu = cpu.sort_values("sum", ascending=False)
+    total = float(cpu["sum"].sum())
+    lines = ["| algorithm | runs | CPU s | share |", "|---|---:|---:|---:|"]
+    for name, row in cpu.iterrows():
+        share = f"{100 * row['sum'] / total:.1f}%" if total > 0 else "—"
+        lines.append(f"| {name} | {int(row['size'])} | {row['sum']:,.1f} | {share} |")
+    return [*lines, f"| total | {int(cpu['size'].sum())} | {total:,.1f} | 100% |"]
+
+
+def run_table_lines(runs: pd.DataFrame) -> list[str]:
+    """The stream benchmark's section on its published store: the per-run table, the records,
+    how to re-render the page, resume a sweep and re-make a run, and each algorithm's share of
+    the CPU time (:func:`cpu_shares`).
+    """
+    from boostbench.reporting.run_table import RECORDS, TABLE
+
+    return [
+        "## Every run, and the CPU time by algorithm",
+        "",
+        f"[{TABLE}]({TABLE}): one row per run ({len(runs)}), every measure, the costs (`cpu_s`, `wall_s`, "
+        f"`ram_hours`, `peak_mib`), algorithm, learner, data set, seed, and `overrides`: `boostbench run "
+        f"<overrides>` makes the run again. [{RECORDS}]({RECORDS}): the store they are derived from (every "
+        "record with its config hash, curves and provenance; the failed jobs' reasons). This page again from "
+        "those files alone: `python -m boostbench.reporting.run_table render --from docs/stream-benchmark "
+        "--docs docs/stream-benchmark`; a sweep that continues them: `make stream-benchmark "
+        "STREAM_FROM=docs/stream-benchmark STREAM_DOCS=docs/stream-benchmark` (the runs made by today's code "
+        "are kept; docs/benchmark.md).",
+        "",
+        *cpu_shares(runs),
+        "",
+    ]
+
+
 # --- pages ----------------------------------------------------------------------------------------
 
 
@@ -374,6 +412,8 @@ def write_page(
     chosen = mine if report.paper_table else mine[mine["preset"] == "paper"]
     _, written = report.write(results_dir, out, chosen, 100)
     lines = [f"# {page.title}", "", *provenance_block(page, mine, facts, command, written_utc, host, commit), ""]
+    if page.report == "leaderboard":
+        lines += run_table_lines(chosen)
     for path in written:
         if path.suffix == ".md":
             lines += [path.read_text(encoding="utf-8").rstrip(), ""]
@@ -469,6 +509,10 @@ def write(results_dir: str | Path, docs: str | Path, command: str, collection: s
             for page in chosen
             if (p := write_page(page, results_dir, build, runs, facts, command, written_utc, host, commit))
         ]
+        if collection == "stream_benchmark":  # the per-run table and its records beside the page
+            from boostbench.reporting.run_table import export
+
+            export(results_dir, build, command)
         timings = timing_table(runs, facts, read_timings(results_dir), studies_of(chosen))
         atomic_write_text(build / "README.md", index(pages, timings, command, written_utc, host, commit, title))
         atomic_write_text(build / "timings.csv", timings.to_csv(index=False))

@@ -97,19 +97,29 @@ def _differences(learner: Mapping[str, Any], default: Mapping[str, Any]) -> list
     ]
 
 
-def of_learner(learner: Mapping[str, Any]) -> WeakLearners:
-    """The weak learners of a ``learner`` config (a record's): the ``configs/learner/`` file of its
-    ``name`` that it differs least from (any file when none has that name), named as
-    :data:`LEARNER_NAMES` says, followed by the keys where the config differs from it.
+def learner_file(learner: Mapping[str, Any]) -> str | None:
+    """The ``configs/learner/`` file (its stem, the ``learner=`` option) of a ``learner`` config (a
+    record's): among the files of its ``name`` (any file when none has it) the one it differs
+    least from, among equals the file named as the learner; None when there is no file.
     """
     files = learner_files()
     name = str(learner.get("name", ""))
     candidates = {stem: spec for stem, spec in files.items() if spec.get("name") == name} or files
     if not candidates:
+        return None
+    return min(candidates, key=lambda s: (len(_differences(learner, candidates[s])), s != name, s))
+
+
+def of_learner(learner: Mapping[str, Any]) -> WeakLearners:
+    """The weak learners of a ``learner`` config (a record's): its ``configs/learner/`` file
+    (:func:`learner_file`), named as :data:`LEARNER_NAMES` says, followed by the keys where the
+    config differs from it.
+    """
+    stem = learner_file(learner)
+    if stem is None:
+        name = str(learner.get("name", ""))
         return WeakLearners(name, name)
-    # fewest differences; among equals the file named as the learner
-    stem = min(candidates, key=lambda s: (len(_differences(learner, candidates[s])), s != name, s))
-    diffs = _differences(learner, candidates[stem])
+    diffs = _differences(learner, learner_files()[stem])
     text = ", ".join([LEARNER_NAMES.get(stem, stem), *diffs])
     return WeakLearners(text, text)
 

@@ -12,6 +12,9 @@ environment (``make bench-moa-setup`` makes ``.venv-moa``): the ensemble runs in
 of that Python (:mod:`boostbench.boosters.peers.moa_worker`), fed the stream in chunks. The runner's
 ``runtime_s`` includes the pipe and capymoa's per-instance calls from Python; MOA's own Java
 loop (``benchmarks/moa_ozaboost.py``) is faster.
+
+A peer is scored as MOA scores it: empty votes predict class 0 (:data:`NO_VOTES_LABEL`), so its
+predictions equal capymoa's ``prequential_evaluation`` (MOA's own loop) example for example.
 """
 
 from __future__ import annotations
@@ -33,6 +36,12 @@ from boostbench.errors import PeerError
 from boostbench.system.paths import REPO_ROOT
 
 WORKER = Path(__file__).with_name("moa_worker.py")
+#: The label a MOA peer scores when its votes are empty or all zero (before it has learnt, or an
+#: ensemble whose members all lost their weight): class 0, the first index of the largest vote, as
+#: MOA's evaluators take it (``Utils.maxIndex`` in ``BasicClassificationPerformanceEvaluator`` and
+#: ``EfficientEvaluationLoops``; capymoa's ``ClassificationEvaluator`` scores its ``None`` so too).
+#: A uniform draw instead would miss MOA's own figures by an example or two.
+NO_VOTES_LABEL = 0
 
 
 def moa_python() -> str:
@@ -148,21 +157,22 @@ class _MOAProcess(_MOAChild, OnlineBooster):
         return proba / proba.sum()
 
     def predict(self, x: np.ndarray) -> int:
-        """MOA's prediction; while it has none, a label drawn uniformly (as our boosters' ties)."""
+        """MOA's prediction; class 0 while its votes are empty or all zero, as MOA's evaluators
+        score it (:data:`NO_VOTES_LABEL`).
+        """
         self._x = np.asarray(x, dtype=np.float64)
         label = int(self._ask(("predict", self._x)))
-        return int(self.rng.integers(self.n_classes)) if label < 0 else label
+        return NO_VOTES_LABEL if label < 0 else label
 
     def update(self, y: int) -> None:
         self._ask(("learn", (self._x, int(y))), answer=False)
 
     def test_then_train(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """One message per chunk: MOA predicts then trains on each row in its process (a row it
-        has no prediction for counts as a uniform draw's hit, as :meth:`predict` would draw).
+        has no prediction for scores class 0, as :meth:`predict`).
         """
         labels = self._ask(("test_then_train", (np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64))))
-        none = labels < 0
-        labels[none] = self.rng.integers(self.n_classes, size=int(none.sum()))
+        labels[labels < 0] = NO_VOTES_LABEL
         return labels
 
 

@@ -68,12 +68,12 @@ def _write(stream, message) -> None:
     stream.flush()
 
 
-def main() -> None:
-    inp, out = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # whatever capymoa or the JVM prints stays off the protocol
-    setup = _read(inp)
+def build(setup: dict):
+    """The capymoa schema and classifier a setup names (see the module), seeded with its
+    ``seed``: ``x0 .. x{d-1}`` then ``class``, nominal values and classes named by their codes.
+    Also what a test gives capymoa's own ``prequential_evaluation``, so that both run one model.
+    """
     from capymoa import classifier
-    from capymoa.core import Instance, LabeledInstance
     from capymoa.stream import Schema
 
     names = [f"x{j}" for j in range(len(setup["n_categories"]))]
@@ -90,6 +90,16 @@ def main() -> None:
     else:
         name, size = ENSEMBLES[setup["ensemble"]]
         model = getattr(classifier, name)(schema=schema, random_seed=setup["seed"], **{size: setup["n_learners"]})
+    return schema, model
+
+
+def main() -> None:
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # whatever capymoa or the JVM prints stays off the protocol
+    setup = _read(inp)
+    from capymoa.core import Instance, LabeledInstance
+
+    schema, model = build(setup)
     _write(out, "ready")
 
     def predict(x):

@@ -2,7 +2,8 @@
 as the papers' algorithms: the boosting ones (``river_adaboost``, ``river_adwin_boosting``,
 ``river_bole``) and the stream-ensemble baselines (``river_arf``, ``river_srp``,
 ``river_leveraging_bagging``). They run as river ships them: river's trees with river's defaults
-(nominal attributes declared), river's own ``predict_one``.
+(nominal attributes declared), river's own ``predict_one``, scored as river's metrics score it (its
+``None`` is a miss, not a draw).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 
 from boostbench.boosters.base import OnlineBooster
 from boostbench.constraints import Constraint, OneOf
+from boostbench.metrics import NO_PREDICTION
 
 
 def _hoeffding_tree(nominal, **defaults):
@@ -92,11 +94,13 @@ class RiverEnsemble(OnlineBooster):
         return proba / total if total > 0 else np.full(self.n_classes, 1.0 / self.n_classes)
 
     def predict(self, x: np.ndarray) -> int:
-        """River's ``predict_one``; while it has no answer (None), a label drawn uniformly, as our
-        boosters' ties are broken.
+        """River's ``predict_one``; while it has no answer (None: before it has learnt),
+        :data:`~boostbench.metrics.NO_PREDICTION`, which the measures count as a miss and as a
+        predicted class of its own, as river's metrics count a ``None`` prediction (its
+        ``Accuracy``, ``CohenKappa`` and ``MacroF1`` equal ours on such a sequence).
         """
         label = self.model.predict_one(self._dict(x))
-        return int(self.rng.integers(self.n_classes)) if label is None else int(label)
+        return NO_PREDICTION if label is None else int(label)
 
     def update(self, y: int) -> None:
         self.model.learn_one(self._x, int(y))

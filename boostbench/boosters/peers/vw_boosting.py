@@ -9,7 +9,6 @@ gradient descent over hashed features), not Hoeffding trees; and it is binary on
 
 from __future__ import annotations
 
-import math
 from typing import ClassVar
 
 import numpy as np
@@ -38,14 +37,15 @@ def vw_features(x: np.ndarray, n_categories) -> str:
 class VWBoosting(OnlineBooster):
     """VW's online boosting of N linear learners (a peer: no pool; binary labels 0/1 as VW's -1/+1).
 
-    ``predict`` is the sign of VW's score (its weighted vote of the learners); a score of exactly 0
-    is a tie, broken by a uniform draw. ``predict_proba`` is the one-hot of that label (VW's
-    boosting gives a vote, not a probability; ``[0.5, 0.5]`` on a tie).
+    ``predict`` is the sign of VW's score (its weighted vote of the learners) as VW's own 0/1
+    scoring reads it (``--binary``: a score > 0 is +1, else -1), so a score of exactly 0 (before
+    any learning) predicts class 0, no draw. ``predict_proba`` is the one-hot of the sign (VW's
+    boosting gives a vote, not a probability; ``[0.5, 0.5]`` when the score is 0).
 
     Args:
         pool: None (VW has its own learners).
         n_classes: k; must be 2.
-        rng: the generator VW's ``--random_seed`` and the tie draws come from.
+        rng: the generator VW's ``--random_seed`` comes from.
         alg: a key of :data:`ALGS`.
         n_learners: N, VW's ``--boosting N``.
         n_categories: ``(d,)`` category counts (0 = numeric): how each attribute is written to VW.
@@ -82,7 +82,7 @@ class VWBoosting(OnlineBooster):
 
     def predict(self, x: np.ndarray) -> int:
         score = self._score(x)
-        return int(self.rng.integers(2)) if score == 0.0 or math.isnan(score) else int(score > 0)
+        return int(score > 0)  # VW's --binary: 0 (and NaN) is -1, our class 0
 
     def update(self, y: int) -> None:
         self._vw.learn(f"{1 if y == 1 else -1} {self._features}")

@@ -1,0 +1,138 @@
+"""The per-run table and the published store (boostbench.reporting.run_table): each row's
+overrides make its run again (the same final accuracy and kappa-M, to 1e-12), the export is the
+same bytes for the same store, an imported store is the store (a sweep over it runs nothing), a
+record edited after publication is refused, and Hydra reads each override value back as itself.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shlex
+
+import pytest
+
+from boostbench.errors import DataError
+from boostbench.reporting.run_table import (
+    RECORDS,
+    TABLE,
+    export,
+    hydra_value,
+    import_store,
+    read_table,
+    run_overrides,
+)
+from boostbench.runner.config import compose_config, config_hash, resolved_dict
+from boostbench.runner.experiment import run_experiment
+from boostbench.runner.sweep import run_sweep, summarize
+
+GRID = [
+    "+experiment=stream_benchmark",
+    "dataset=balance,sea_drift",
+    "algorithm=vfdt,online_boosting",
+    "learner=hoeffding_tree,hoeffding_tree_defaults",
+    "seed=1",
+    "protocol.max_examples=300",
+]
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory):
+    store = tmp_path_factory.mktemp("store")
+    assert set(summarize(run_sweep([*GRID, f"results_dir={store}"], n_jobs=1))) <= {"done", "skipped"}
+    out = tmp_path_factory.mktemp("published")
+    export(store, out, command="boostbench sweep (a test's grid)")
+    return store, out
+
+
+@pytest.mark.slow
+def test_each_row_carries_the_runs_measures_costs_and_names(published):
+    _, out = published
+    table = read_table(out)
+    assert len(table) == 8  # two algorithms on two learners' trees, on two data sets
+    for column in ("final_accuracy", "final_kappa_m", "cumulative_kappa_t", "final_macro_f1", "cpu_s", "wall_s"):
+        assert table[column].notna().all(), column
+    assert (table["peak_mib"] > 0).all() and (table["ram_hours"] >= 0).all()
+    assert set(table["learner"]) == {"hoeffding_tree", "hoeffding_tree_defaults"}
+    assert set(table["dataset"]) == {"balance", "sea_drift"} and set(table["seed"]) == {1}
+
+
+@pytest.mark.slow
+def test_a_row_rerun_by_its_overrides_gives_its_numbers(published, tmp_path):
+    _, out = published
+    table = read_table(out)
+    for row in table.iloc[[0, len(table) - 1]].itertuples():
+        record = run_experiment(compose_config([*shlex.split(row.overrides), f"results_dir={tmp_path}"]))
+        assert record["config_hash"] == row.config_hash
+        assert record["metrics"]["final_accuracy"] == pytest.approx(row.final_accuracy, abs=1e-12)
+        assert record["metrics"]["final_kappa_m"] == pytest.approx(row.final_kappa_m, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_the_export_is_the_same_bytes_for_the_same_store(published, tmp_path):
+    store, out = published
+    export(store, tmp_path, command="boostbench sweep (a test's grid)")
+    for name in (TABLE, RECORDS):
+        assert (tmp_path / name).read_bytes() == (out / name).read_bytes(), name
+
+
+@pytest.mark.slow
+def test_an_imported_store_is_the_store_and_a_sweep_resumes_from_it(published, tmp_path):
+    store, out = published
+    written, command = import_store(out, tmp_path)
+    assert written == 8 and command == "boostbench sweep (a test's grid)"
+    for path in (store / "runs").glob("*.json"):
+        assert json.loads((tmp_path / "runs" / path.name).read_text()) == json.loads(path.read_text())
+    assert set(summarize(run_sweep([*GRID, f"results_dir={tmp_path}"], n_jobs=1))) == {"skipped"}
+
+
+@pytest.mark.slow
+def test_a_record_edited_after_publication_is_refused(published, tmp_path):
+    _, out = published
+    lines = gzip.decompress((out / RECORDS).read_bytes()).decode().splitlines()
+    edited = []
+    for line in lines:
+        item = json.loads(line)
+        if item["kind"] == "run" and not edited:
+            item["record"]["metrics"]["final_accuracy"] = 1.0
+            item["record"]["config"]["seed"] = 7  # a better number claimed for another run
+            edited.append(item["name"])
+        edited_line = json.dumps(item, sort_keys=True, separators=(",", ":"))
+        lines[lines.index(line)] = edited_line
+    folder = tmp_path / "published"
+    folder.mkdir()
+    (folder / RECORDS).write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    with pytest.raises(DataError, match=r"line \d+: .*refused"):
+        import_store(folder, tmp_path / "store")
+    assert not (tmp_path / "store" / "runs" / edited[0]).exists()
+
+
+@pytest.mark.parametrize("value", [None, True, 0, -3, 1e-07, 0.05, "nba", "a b", "it's", "1.5", "null", [1, 2.5], ""])
+def test_hydra_reads_each_override_value_back_as_itself(value):
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    read = OverridesParser.create().parse_overrides([f"+tag={hydra_value(value)}"])[0].value()
+    assert read == value and type(read) is type(value)
+
+
+def test_overrides_that_do_not_make_the_config_are_refused():
+    config = resolved_dict(compose_config(["dataset=car", "algorithm=online_mbbm"]))
+    with pytest.raises(DataError, match="compose to"):
+        run_overrides({"config": config, "config_hash": "0" * 16})
+    assert config_hash(compose_config(run_overrides({"config": config, "config_hash": config_hash(config)}))) == (
+        config_hash(config)
+    )
+
+
+@pytest.mark.slow
+def test_the_page_is_rendered_from_the_published_files_alone(published, tmp_path):
+    from boostbench.reporting.run_table import render
+
+    _, out = published
+    render(out, tmp_path / "docs")
+    page = (tmp_path / "docs" / "stream_benchmark.md").read_text()
+    assert "`boostbench sweep (a test's grid)`" in page  # the command that made the runs
+    assert "| online_boosting | 4 |" in page and "| total | 8 |" in page  # the CPU time by algorithm
+    assert "Leaderboard of store" not in page.split("\n", 1)[0]
+    for name in (TABLE, RECORDS):  # the page's table and records again, to the byte
+        assert (tmp_path / "docs" / name).read_bytes() == (out / name).read_bytes(), name
