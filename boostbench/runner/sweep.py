@@ -255,7 +255,7 @@ def _triage(cfg: DictConfig, runs: dict[tuple[str, str], str]) -> JobOutcome | N
     """
     label = "?"
     try:
-        cfg = complete(cfg)
+        cfg = complete(cfg, strict=False)  # a short form goes to the points that take it
         label = _label(cfg)
         resolved = resolved_dict(cfg)
         spec = algorithm_spec(str(resolved["algorithm"]["name"]))
@@ -295,7 +295,7 @@ def sweep_job(cfg: DictConfig) -> JobOutcome:
 def _job(cfg: DictConfig, began: float) -> JobOutcome:
     label = "?"
     try:
-        cfg = complete(cfg)
+        cfg = complete(cfg, strict=False)  # a short form goes to the points that take it
         label = _label(cfg)
         run_config = validate(cfg)  # every value, the algorithm's entry and the combination: once
     except NotApplicable as exc:
