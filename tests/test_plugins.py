@@ -179,7 +179,8 @@ def test_an_entry_point_may_name_an_algorithm_spec_or_ship_a_config(plugins):
     )
     assert ALGORITHMS.problems == []
     section = resolved_dict(compose_config(["algorithm=bar_gamma", "gamma=0.05"]))["algorithm"]
-    assert section == {"name": "bar_gamma", "scale": 1.0, "gamma": 0.05}  # gamma: ${gamma}
+    assert section == {"name": "bar_gamma", "scale": 1.0, "gamma": 0.05}  # the short form sets its own
+    assert resolved_dict(compose_config(["algorithm=bar_gamma"]))["algorithm"]["gamma"] == 0.2  # its default
     assert resolved_dict(compose_config(["algorithm=bar_shipped"]))["algorithm"] == {
         "name": "bar_shipped",
         "scale": 2.5,
