@@ -112,3 +112,32 @@ def test_a_typo_in_an_experiment_file_is_refused_as_on_the_command_line(tmp_path
         lines[typo] = (done.stdout + done.stderr).strip()
     assert lines["+experiment=typo"] == lines["algorithm.hedge_etaa=2"]
     assert "'algorithm.hedge_etaa' (did you mean 'algorithm.hedge_eta'?)" in lines["+experiment=typo"]
+
+
+def test_an_empty_grid_is_refused_in_one_line(tmp_path):
+    result = CliRunner().invoke(app, ["sweep", "seed=range(0,0)", f"results_dir={tmp_path}"])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == "error: the grid is empty: 'seed=range(0,0)' has no values"
+
+
+@pytest.mark.parametrize(
+    "name,text,message",
+    [
+        ("measured.arff", "@attribute c numeric\n@data\n" + "".join(f"{i / 10},{i * 1.5}\n" for i in range(40)), None),
+        ("measured.csv", "a,c\n" + "".join(f"{i / 10},{i * 1.5}\n" for i in range(40)), None),
+        ("coded.arff", "@attribute c numeric\n@data\n" + "".join(f"{i / 10},{i % 3}\n" for i in range(40)), 3),
+    ],
+)
+def test_a_numeric_class_is_refused_unless_a_few_integers(name, text, message, tmp_path):
+    from boostbench.data import load_dataset
+    from boostbench.errors import DataError
+
+    path = tmp_path / name
+    path.write_text(("@relation r\n@attribute a numeric\n" if name.endswith(".arff") else "") + text)
+    spec = compose_config(["dataset=csv", f"dataset.file={path}", "dataset.class_column=c"]).dataset
+    if message is None:
+        with pytest.raises(DataError, match=r"column 'c': the class is numeric \(40 distinct values: 0, 1.5, 3, ...\)"):
+            load_dataset(spec)
+    else:
+        dataset = load_dataset(spec)
+        assert dataset.class_names == ("0", "1", "2") and dataset.n_classes == message

@@ -86,9 +86,13 @@ def check_size(axes: Sequence[Override], max_jobs: int) -> int:
     """The grid's size, checked against ``max_jobs`` before anything is built.
 
     Raises:
-        ConfigError: more points than ``max_jobs`` (the message names the largest axis).
+        ConfigError: more points than ``max_jobs`` (the message names the largest axis), or none
+            (an axis without values, ``seed='range(0,0)'``: named).
     """
     size = grid_size(axes)
+    if size == 0:
+        empty = next(axis for axis in axes if axis_length(axis) == 0)
+        raise ConfigError(f"the grid is empty: {empty.input_line!r} has no values")
     if size > max_jobs:
         largest = max(axes, key=axis_length)
         raise ConfigError(
