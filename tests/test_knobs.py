@@ -141,3 +141,26 @@ def test_a_numeric_class_is_refused_unless_a_few_integers(name, text, message, t
     else:
         dataset = load_dataset(spec)
         assert dataset.class_names == ("0", "1", "2") and dataset.n_classes == message
+
+
+def test_a_sweeps_lines_name_every_setting_that_differs_between_points(tmp_path):
+    """Two tracks of a grid (two learners) and a swept algorithm key: each point's label names
+    them, so no two points look alike (here every point is n/a: nothing runs)."""
+    from boostbench.runner.sweep import run_sweep
+
+    outcomes = run_sweep(
+        [
+            "algorithm=samme,adaboost_m1",
+            "protocol=prequential",  # a batch algorithm under a streaming protocol: n/a, found at triage
+            "learner=tree,naive_bayes",
+            "algorithm.n_rounds=3,5",
+            f"results_dir={tmp_path}",
+        ],
+        n_jobs=1,
+    )
+    labels = [o.label for o in outcomes]
+    assert {o.status for o in outcomes} == {"n/a"} and len(set(labels)) == len(labels) == 8
+    assert labels[:2] == [
+        "samme balance seed=0 learner=tree algorithm.n_rounds=3",
+        "samme balance seed=0 learner=tree algorithm.n_rounds=5",
+    ]

@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,9 @@ from boostbench.runner.config import (
     resolved_dict,
     validate,
 )
+from boostbench.runner.grid import GRID_LABELS
+from boostbench.runner.grid import count_jobs as count_jobs  # the sweep command counts its grid
+from boostbench.runner.grid import point_label as _label
 from boostbench.runner.store import (
     check_writable,
     claim,
@@ -81,15 +84,6 @@ class JobOutcome:
     message: str = ""
 
 
-def _label(cfg: DictConfig) -> str:
-    parts = [f"{cfg.algorithm.name}", f"{cfg.dataset.name}", f"seed={cfg.seed}"]
-    if "gamma" in cfg.algorithm:
-        parts.append(f"gamma={cfg.algorithm.gamma}")
-    if cfg.get("preset"):
-        parts.append(f"preset={cfg.preset}")
-    return " ".join(parts)
-
-
 SWEEP_PID = "BOOSTBENCH_SWEEP_PID"  # the sweep's own process, for its workers to know it
 SWEEP_PROGRESS = "BOOSTBENCH_SWEEP_PROGRESS"  # a file the workers append their outcomes to
 
@@ -107,6 +101,7 @@ def _report(outcome: JobOutcome, path: str | None = None) -> None:
             json.dumps(
                 {
                     "status": outcome.status,
+                    "key": outcome.key,
                     "label": outcome.label,
                     "seconds": round(outcome.seconds, 2),
                     "message": outcome.message[:300],
@@ -125,30 +120,6 @@ def _report(outcome: JobOutcome, path: str | None = None) -> None:
             pass
     if outcome.status in ("done", "error"):
         print(f"{outcome.status:<6} {outcome.label} ({outcome.seconds:.1f} s) {outcome.message}".rstrip(), flush=True)
-
-
-def count_jobs(overrides: Sequence[str]) -> int | None:
-    """How many points a sweep's grid has (the experiment's ``hydra.sweeper.params`` and the
-    command line's overrides, as the sweeper reads them), counted without listing them; None if it
-    cannot be told here (the sweep itself reports a bad grid).
-    """
-    from hydra import compose, initialize_config_dir
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
-    from boostbench.runner.grid import grid_axes, grid_size
-
-    overrides = quote_separators(overrides)
-    store_configs()
-    try:
-        parsed = OverridesParser.create().parse_overrides(list(overrides))
-        plain = [o.input_line for o in parsed if not o.is_sweep_override() and not o.is_hydra_override()]
-        with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=plain, return_hydra_config=True)
-        params = cfg.hydra.sweeper.get("params")
-        params = OmegaConf.to_container(params) if params else {}
-        return grid_size(grid_axes([o.input_line for o in parsed if not o.is_hydra_override()], params))
-    except Exception:  # the sweep itself reports a bad grid
-        return None
 
 
 def _die_with_the_sweep() -> None:
@@ -221,16 +192,19 @@ def sweep_grid(
         ConfigError: a grid above ``max_jobs``, or an axis that cannot be enumerated.
         hydra.errors.HydraException: a point's config cannot be composed (an unknown key).
     """
-    from boostbench.runner.grid import check_size, grid_axes, grid_points
+    from boostbench.runner.grid import axis_length, check_size, grid_axes, grid_points
 
     axes = grid_axes(arguments, params, loader)
     check_size(axes, max_jobs)
+    varying = {axis.get_key_element() for axis in axes if axis_length(axis) > 1}
     progress = config.hydra.job.env_set.get(SWEEP_PROGRESS)
     outcomes: list[JobOutcome | None] = []
     pending: list[tuple[int, list[str]]] = []  # (index, overrides) of the points to run
     runs: dict[tuple[str, str], str] = {}  # (results_dir, key) -> label of the point that runs it
+    GRID_LABELS.clear()
     for point in grid_points(axes):
-        outcome = _triage(loader.load_job_config(config, point), runs)
+        shown = [line for line in point if line.partition("=")[0] in varying]
+        outcome = _triage(loader.load_job_config(config, point), runs, shown)
         if outcome is None:
             pending.append((len(outcomes), point))
         else:
@@ -245,18 +219,20 @@ def sweep_grid(
         batch = pending[start : start + size]
         returns = launcher.launch([point for _, point in batch], initial_job_idx=start)
         for (index, point), job in zip(batch, returns):
-            outcomes[index] = _returned(job, point)
+            outcome = _returned(job, point)
+            outcomes[index] = replace(outcome, label=GRID_LABELS.get(outcome.key, outcome.label))
     return outcomes
 
 
-def _triage(cfg: DictConfig, runs: dict[tuple[str, str], str]) -> JobOutcome | None:
+def _triage(cfg: DictConfig, runs: dict[tuple[str, str], str], varying: Sequence[str] = ()) -> JobOutcome | None:
     """A point's outcome found without running it, or None if it is to run. ``runs``: the points
-    to run so far, by results directory and key (this one is added if it runs).
+    to run so far, by results directory and key (this one is added if it runs); ``varying``: its
+    overrides on the axes with several values (:func:`_label`).
     """
     label = "?"
     try:
         cfg = complete(cfg, strict=False)  # a short form goes to the points that take it
-        label = _label(cfg)
+        label = _label(cfg, varying)
         resolved = resolved_dict(cfg)
         spec = algorithm_spec(str(resolved["algorithm"]["name"]))
         key = run_key(config_hash(resolved, spec), algorithm=spec)
@@ -270,7 +246,7 @@ def _triage(cfg: DictConfig, runs: dict[tuple[str, str], str]) -> JobOutcome | N
         return JobOutcome("skipped", key, label, 0.0, f"the same configuration as {runs[where]}, earlier in this grid")
     if has_record(where[0], key):
         return JobOutcome("skipped", key, label, 0.0)
-    runs[where] = label
+    runs[where] = GRID_LABELS[key] = label
     return None
 
 
@@ -573,9 +549,11 @@ def _follow(directory: Path, on_outcome: Callable[[dict[str, Any]], None]) -> tu
                 *lines, pending = pending.split("\n")
                 for line in lines:
                     try:
-                        on_outcome(json.loads(line))
+                        outcome = json.loads(line)
                     except ValueError:
                         continue
+                    outcome["label"] = GRID_LABELS.get(outcome.get("key"), outcome["label"])
+                    on_outcome(outcome)
                 if finished:
                     return
                 stop.wait(0.2)
