@@ -491,6 +491,53 @@ def _override(line: str) -> dict[str, str]:
     return {key: value}
 
 
+def fold_short_forms(cfg: Any, strict: bool = True) -> Any:
+    """Move each top-level short form (``gamma=0.05``, :data:`SHORT_FORMS`) of a config (a
+    DictConfig, changed in place, or a resolved dict, copied) into its algorithm section as that
+    hyper-parameter, and drop the top-level key (null: the algorithm's own value).
+
+    Args:
+        strict: refuse a short form given to an algorithm without that parameter (a run); else
+            drop it (a grid point of such an algorithm is the point without it).
+
+    Raises:
+        ConfigError: ``strict`` and the algorithm has no such parameter (the line names the
+            algorithm and the parameters it takes).
+    """
+    from contextlib import nullcontext
+
+    from omegaconf import DictConfig, open_dict
+
+    given = [key for key in SHORT_FORMS if key in cfg]
+    if not given:
+        return cfg
+    if isinstance(cfg, DictConfig):
+        opened = open_dict(cfg)
+    else:
+        cfg, opened = {**cfg, "algorithm": dict(cfg["algorithm"])}, nullcontext()
+    with opened:
+        for key in given:
+            value, algorithm = cfg[key], cfg["algorithm"]
+            del cfg[key]
+            if value is None:
+                continue
+            if key in algorithm:
+                algorithm[key] = value
+            elif strict:
+                raise ConfigError(short_form_refusal(key, value, str(algorithm["name"])))
+    return cfg
+
+
+def short_form_refusal(key: str, value: Any, algorithm: str) -> str:
+    """The one line refusing ``key=value`` (a short form) for an algorithm without that parameter."""
+    spec = algorithm_spec(algorithm)
+    takes = sorted(set(spec.params) - set(spec.fixed))
+    return (
+        f"{key}={value}: algorithm {algorithm!r} has no {key} "
+        f"({'its parameters: ' + ', '.join(takes) if takes else 'it takes no parameters'})"
+    )
+
+
 def build_booster(
     cfg: Any, pool: Any, n_classes: int, rng: np.random.Generator, spec: AlgorithmSpec | None = None, **peer_args: Any
 ) -> Any:

@@ -215,7 +215,7 @@ def compose_config(overrides: Sequence[str] = (), strict: bool = True) -> DictCo
     A key the chosen option's file lacks but its section declares (``+`` in Hydra's grammar) is
     added without the ``+``, and one it holds already is set with it. ``strict``: a short form
     (``gamma=0.05``) given to an algorithm without that parameter is refused, else dropped as a
-    sweep's grid point drops it (:func:`fold_short_forms`).
+    sweep's grid point drops it (:func:`boostbench.algorithms.fold_short_forms`).
 
     Raises:
         ConfigError: an override does not parse, names an unknown group option (the message
@@ -279,70 +279,20 @@ def _compose(overrides: Sequence[str]) -> tuple[DictConfig, list[str]]:
 def complete(cfg: DictConfig, strict: bool = True) -> DictConfig:
     """What a composed config needs before it is validated and hashed: its paths checked
     (:func:`~boostbench.runner.checks.check_paths`), the preset applied (:func:`apply_preset`), the
-    short forms moved into the algorithm section (:func:`fold_short_forms`; ``strict``: as a
-    run's), a user's data file pinned (:func:`pin_user_file`) and a stream kept in its order
+    short forms moved into the algorithm section (:func:`~boostbench.algorithms.fold_short_forms`;
+    ``strict``: as a run's), a user's data file pinned (:func:`pin_user_file`) and a stream kept in its order
     (:func:`boostbench.data.stream.keep_stream_order`).
 
     Raises:
         ConfigError: ``results_dir`` or ``data_dir`` is no path; a short form the algorithm does
             not take (``strict``).
     """
+    from boostbench.algorithms import fold_short_forms
     from boostbench.data.stream import keep_stream_order
     from boostbench.runner.checks import check_paths
 
     check_paths(cfg)  # a list or mapping for a path is refused before a file is looked for
     return keep_stream_order(pin_user_file(fold_short_forms(apply_preset(cfg), strict)))
-
-
-def fold_short_forms(cfg: DictConfig | dict, strict: bool = True) -> DictConfig | dict:
-    """Move each top-level short form (``gamma=0.05``, :data:`boostbench.algorithms.SHORT_FORMS`)
-    into the algorithm section as that hyper-parameter, and drop the top-level key (null: the
-    algorithm's own value). A DictConfig is changed in place; a dict is copied.
-
-    Args:
-        strict: refuse a short form given to an algorithm without that parameter (a run); else
-            drop it (a grid point of such an algorithm is the point without it).
-
-    Raises:
-        ConfigError: ``strict`` and the algorithm has no such parameter (the line names the
-            algorithm and the parameters it takes).
-    """
-    from contextlib import nullcontext
-
-    from omegaconf import open_dict
-
-    from boostbench.algorithms import SHORT_FORMS
-
-    given = [key for key in SHORT_FORMS if key in cfg]
-    if not given:
-        return cfg
-    if isinstance(cfg, DictConfig):
-        opened = open_dict(cfg)
-    else:
-        cfg, opened = {**cfg, "algorithm": dict(cfg["algorithm"])}, nullcontext()
-    with opened:
-        for key in given:
-            value, algorithm = cfg[key], cfg["algorithm"]
-            del cfg[key]
-            if value is None:
-                continue
-            if key in algorithm:
-                algorithm[key] = value
-            elif strict:
-                raise ConfigError(short_form_refusal(key, value, str(algorithm["name"])))
-    return cfg
-
-
-def short_form_refusal(key: str, value: Any, algorithm: str) -> str:
-    """The one line refusing ``key=value`` (a short form) for an algorithm without that parameter."""
-    from boostbench.algorithms import algorithm_spec
-
-    spec = algorithm_spec(algorithm)
-    takes = sorted(set(spec.params) - set(spec.fixed))
-    return (
-        f"{key}={value}: algorithm {algorithm!r} has no {key} "
-        f"({'its parameters: ' + ', '.join(takes) if takes else 'it takes no parameters'})"
-    )
 
 
 def apply_preset(cfg: DictConfig) -> DictConfig:
@@ -440,7 +390,6 @@ def pin_user_file(cfg: DictConfig) -> DictConfig:
         return cfg
     from omegaconf import open_dict
 
-    from boostbench.data.loaders import arff_class_attribute, sha256_of  # pandas: only for a user's file
     from boostbench.data.registry import file_format, locate
     from boostbench.system.notices import say_once
 
@@ -448,7 +397,12 @@ def pin_user_file(cfg: DictConfig) -> DictConfig:
     if path is None or not path.is_file():
         return cfg
     unnamed = OmegaConf.is_missing(cfg.dataset, "class_column") or cfg.dataset.get("class_column") is None
-    column = arff_class_attribute(path) if unnamed and file_format(path, cfg.dataset) == "arff" else None
+    arff = unnamed and file_format(path, cfg.dataset) == "arff"
+    if cfg.dataset.get("sha256") and not arff:  # a registry entry: pinned already
+        return cfg
+    from boostbench.data.loaders import arff_class_attribute, sha256_of  # pandas: only for a user's file
+
+    column = arff_class_attribute(path) if arff else None
     if cfg.dataset.get("sha256") and column is None:
         return cfg
     with open_dict(cfg):
@@ -484,7 +438,7 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
         NotApplicable: a combination the algorithm cannot run (:func:`incompatibility`; a
             :class:`ConfigError` too).
     """
-    from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec
+    from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec, fold_short_forms
     from boostbench.constraints import Interval, OneOf, check, positive_int, typed_section
     from boostbench.data.registry import ENCODINGS
     from boostbench.learners.registry import learner_config
