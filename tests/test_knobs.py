@@ -148,6 +148,7 @@ def test_a_sweeps_lines_name_every_setting_that_differs_between_points(tmp_path)
     them, so no two points look alike (here every point is n/a: nothing runs)."""
     from boostbench.runner.sweep import run_sweep
 
+    sizes, seen = [], []
     outcomes = run_sweep(
         [
             "algorithm=samme,adaboost_m1",
@@ -157,7 +158,11 @@ def test_a_sweeps_lines_name_every_setting_that_differs_between_points(tmp_path)
             f"results_dir={tmp_path}",
         ],
         n_jobs=1,
+        on_outcome=seen.append,
+        on_size=sizes.append,
     )
+    assert sizes == [8]  # the sweeper's count, reported once, before the points' lines
+    assert [o["label"] for o in seen] == [o.label for o in outcomes]
     labels = [o.label for o in outcomes]
     assert {o.status for o in outcomes} == {"n/a"} and len(set(labels)) == len(labels) == 8
     assert labels[:2] == [

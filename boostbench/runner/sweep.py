@@ -93,33 +93,36 @@ def _report(outcome: JobOutcome, path: str | None = None) -> None:
     job's ``$BOOSTBENCH_SWEEP_PROGRESS``; a write under PIPE_BUF bytes with O_APPEND lands whole),
     or, without one (a remote worker), a printed line.
     """
-    import json
-
-    path = path or os.environ.get(SWEEP_PROGRESS)
-    if path:
-        line = (
-            json.dumps(
-                {
-                    "status": outcome.status,
-                    "key": outcome.key,
-                    "label": outcome.label,
-                    "seconds": round(outcome.seconds, 2),
-                    "message": outcome.message[:300],
-                }
-            )
-            + "\n"
-        )
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # not created: a finished sweep's is gone
-            try:
-                os.write(fd, line.encode())
-            finally:
-                os.close(fd)
-            return
-        except OSError:
-            pass
+    entry = {
+        "status": outcome.status,
+        "key": outcome.key,
+        "label": outcome.label,
+        "seconds": round(outcome.seconds, 2),
+        "message": outcome.message[:300],
+    }
+    if _append(path or os.environ.get(SWEEP_PROGRESS), entry):
+        return
     if outcome.status in ("done", "error"):
         print(f"{outcome.status:<6} {outcome.label} ({outcome.seconds:.1f} s) {outcome.message}".rstrip(), flush=True)
+
+
+def _append(path: str | None, entry: dict[str, Any]) -> bool:
+    """Append ``entry`` as one JSON line to the sweep's progress file (a write under PIPE_BUF bytes
+    with O_APPEND lands whole); False if there is none to append to.
+    """
+    import json
+
+    if not path:
+        return False
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # not created: a finished sweep's is gone
+        try:
+            os.write(fd, (json.dumps(entry) + "\n").encode())
+        finally:
+            os.close(fd)
+        return True
+    except OSError:
+        return False
 
 
 def _die_with_the_sweep() -> None:
@@ -195,9 +198,10 @@ def sweep_grid(
     from boostbench.runner.grid import axis_length, check_size, grid_axes, grid_points
 
     axes = grid_axes(arguments, params, loader)
-    check_size(axes, max_jobs)
-    varying = {axis.get_key_element() for axis in axes if axis_length(axis) > 1}
+    size = check_size(axes, max_jobs)
     progress = config.hydra.job.env_set.get(SWEEP_PROGRESS)
+    _append(progress, {"total": size})  # the caller's count: the grid is counted here, once
+    varying = {axis.get_key_element() for axis in axes if axis_length(axis) > 1}
     outcomes: list[JobOutcome | None] = []
     pending: list[tuple[int, list[str]]] = []  # (index, overrides) of the points to run
     runs: dict[tuple[str, str], str] = {}  # (results_dir, key) -> label of the point that runs it
@@ -376,6 +380,7 @@ def run_sweep(
     on_outcome: Callable[[dict[str, Any]], None] | None = None,
     allow_code: bool = False,
     max_jobs: int | None = None,
+    on_size: Callable[[int], None] | None = None,
 ) -> list[JobOutcome]:
     """Expand ``overrides`` (Hydra sweep syntax: ``a=1,2``, ``seed='range(0,5)'``) and run every job.
 
@@ -390,6 +395,7 @@ def run_sweep(
         on_outcome: called in this process as each job ends, wherever it ran, with its outcome
             (``status``, ``label``, ``seconds``, ``message``), through a progress file the jobs
             append to (under ``results_dir``, which a cluster's nodes share).
+        on_size: called with the grid's size once the sweeper has counted it (with ``on_outcome``).
         allow_code: accept overrides that run code (:func:`boostbench.runner.checks.check_overrides`).
         max_jobs: the largest grid accepted (None: ``hydra.sweeper.max_jobs``, 100,000).
 
@@ -447,7 +453,7 @@ def run_sweep(
     restore = _interrupt_on_sigterm()
     try:
         if on_outcome is not None:
-            path, follow = _follow(Path(results_dir) if plain else Path(tempfile.gettempdir()), on_outcome)
+            path, follow = _follow(Path(results_dir) if plain else Path(tempfile.gettempdir()), on_outcome, on_size)
             # Hydra sets it in each job's process, wherever it runs (a reused worker too)
             extra.append(f"+hydra.job.env_set.{SWEEP_PROGRESS}={hydra_quote(str(path))}")
         outcomes = launch(primary, sweep_job, overrides=[*overrides, *extra], multirun=True, version_base="1.3")
@@ -526,10 +532,12 @@ def clean_progress_files(results_dir: str | os.PathLike, stale_after_s: float = 
     return removed
 
 
-def _follow(directory: Path, on_outcome: Callable[[dict[str, Any]], None]) -> tuple[Path, Callable[[], None]]:
+def _follow(
+    directory: Path, on_outcome: Callable[[dict[str, Any]], None], on_size: Callable[[int], None] | None = None
+) -> tuple[Path, Callable[[], None]]:
     """Start reading the jobs' progress file (``<directory>/.sweep-<host>-<pid>.progress``) in a
-    thread that passes each outcome to ``on_outcome``; returns the file and the function that
-    stops the thread (after the last lines) and removes the file.
+    thread that passes each outcome to ``on_outcome`` (and the grid's size to ``on_size``); returns
+    the file and the function that stops the thread (after the last lines) and removes the file.
     """
     import json
     import socket
@@ -551,6 +559,10 @@ def _follow(directory: Path, on_outcome: Callable[[dict[str, Any]], None]) -> tu
                     try:
                         outcome = json.loads(line)
                     except ValueError:
+                        continue
+                    if "total" in outcome:
+                        if on_size is not None:
+                            on_size(int(outcome["total"]))
                         continue
                     outcome["label"] = GRID_LABELS.get(outcome.get("key"), outcome["label"])
                     on_outcome(outcome)
