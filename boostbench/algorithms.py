@@ -491,14 +491,15 @@ def _override(line: str) -> dict[str, str]:
     return {key: value}
 
 
-def fold_short_forms(cfg: Any, strict: bool = True) -> Any:
+def fold_short_forms(cfg: Any, strict: bool | frozenset[str] = True) -> Any:
     """Move each top-level short form (``gamma=0.05``, :data:`SHORT_FORMS`) of a config (a
     DictConfig, changed in place, or a resolved dict, copied) into its algorithm section as that
     hyper-parameter, and drop the top-level key (null: the algorithm's own value).
 
     Args:
-        strict: refuse a short form given to an algorithm without that parameter (a run); else
-            drop it (a grid point of such an algorithm is the point without it).
+        strict: refuse a short form given to an algorithm without that parameter (a run; a set:
+            those short forms only, the ones its command line gave); else drop it (a grid point of
+            such an algorithm is the point without it, as is an experiment's grid-wide value).
 
     Raises:
         ConfigError: ``strict`` and the algorithm has no such parameter (the line names the
@@ -523,7 +524,7 @@ def fold_short_forms(cfg: Any, strict: bool = True) -> Any:
                 continue
             if key in algorithm:
                 algorithm[key] = value
-            elif strict:
+            elif strict is True or (not isinstance(strict, bool) and key in strict):
                 raise ConfigError(short_form_refusal(key, value, str(algorithm["name"])))
     return cfg
 

@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from boostbench.cli import app
+from boostbench.errors import ConfigError
 from boostbench.runner.config import compose_config, config_hash, validate
 
 PUBLISHED = json.loads((Path(__file__).parent / "published_configs.json").read_text())
@@ -169,3 +170,13 @@ def test_a_sweeps_lines_name_every_setting_that_differs_between_points(tmp_path)
         "samme balance seed=0 learner=tree algorithm.n_rounds=3",
         "samme balance seed=0 learner=tree algorithm.n_rounds=5",
     ]
+
+
+def test_an_experiments_short_form_is_grid_wide_the_command_lines_is_refused():
+    """smoke_batch sets n_rounds for its grid, base among it: base's run drops it; the same value
+    typed on the command line for base is refused."""
+    cfg = compose_config(["+experiment=smoke_batch", "algorithm=base"])
+    assert "n_rounds" not in cfg and "n_rounds" not in cfg.algorithm
+    assert compose_config(["+experiment=smoke_batch", "algorithm=samme"]).algorithm.n_rounds == 5
+    with pytest.raises(ConfigError, match=r"n_rounds=5: algorithm 'base' has no n_rounds"):
+        compose_config(["+experiment=smoke_batch", "algorithm=base", "n_rounds=5"])

@@ -214,8 +214,8 @@ def compose_config(overrides: Sequence[str] = (), strict: bool = True) -> DictCo
 
     A key the chosen option's file lacks but its section declares (``+`` in Hydra's grammar) is
     added without the ``+``, and one it holds already is set with it. ``strict``: a short form
-    (``gamma=0.05``) given to an algorithm without that parameter is refused, else dropped as a
-    sweep's grid point drops it (:func:`boostbench.algorithms.fold_short_forms`).
+    (``gamma=0.05``) given in ``overrides`` to an algorithm without that parameter is refused, else
+    dropped as a sweep's grid point drops it (:func:`boostbench.algorithms.fold_short_forms`).
 
     Raises:
         ConfigError: an override does not parse, names an unknown group option (the message
@@ -237,7 +237,8 @@ def compose_config(overrides: Sequence[str] = (), strict: bool = True) -> DictCo
     except (HydraException, OmegaConfBaseException, ValueError) as exc:
         raise ConfigError(override_message(overrides, " ".join(str(exc).split()))) from None
     check_added_keys(cfg, added)
-    return complete(cfg, strict)
+    given = frozenset(o.partition("=")[0].lstrip("+~") for o in overrides)  # an experiment's: grid-wide
+    return complete(cfg, given if strict else False)
 
 
 #: Hydra's refusals of an override for a key the composed config lacks (``key=value``) or holds
@@ -276,7 +277,7 @@ def _compose(overrides: Sequence[str]) -> tuple[DictConfig, list[str]]:
                 added.remove(typed[1:])
 
 
-def complete(cfg: DictConfig, strict: bool = True) -> DictConfig:
+def complete(cfg: DictConfig, strict: bool | frozenset[str] = True) -> DictConfig:
     """What a composed config needs before it is validated and hashed: its paths checked
     (:func:`~boostbench.runner.checks.check_paths`), the preset applied (:func:`apply_preset`), the
     short forms moved into the algorithm section (:func:`~boostbench.algorithms.fold_short_forms`;
