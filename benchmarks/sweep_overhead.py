@@ -11,6 +11,10 @@ warm it first). Printed per sweep: wall seconds, CPU seconds of
 the sweep and all its workers (``RUSAGE_CHILDREN``), the runs' own CPU (the records' ``cpu_s``),
 their compilation and cache fills (``compile_s`` + ``cache_fill_s``: wall seconds, the warm-up
 pass included), the CPU per job outside the runs' passes, and without those: the fixed cost.
+
+``--start "dataset=balance algorithm=adaboost_olm seed=0 n_learners=10"`` (one point of the grid)
+also times the command's start: that point's sweep, done, in the same store; a done grid's cost
+per point beyond it is ``(done grid's CPU - start's CPU) / (points - 1)``.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tree", action="append", required=True, help="name=checkout (repeatable)")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--start", help="overrides of one point of the grid: times the command's start")
     parser.add_argument("overrides", nargs="+", help="the sweep's arguments (after --)")
     args = parser.parse_args()
     trees = dict(item.split("=", 1) for item in args.tree)
@@ -76,6 +81,16 @@ def main() -> None:
                     print(
                         f"{name:<8} {sweep:<9} {n:>5} {wall:>7.1f} {cpu:>7.1f} {own:>10.1f} {prepared:>14.1f} "
                         f"{1000 * (cpu - own) / max(n, 1):>7.0f} {1000 * (cpu - own - prepared) / max(n, 1):>12.0f}"
+                        + ("" if code == 0 else f"  (exit {code})"),
+                        flush=True,
+                    )
+                if args.start:
+                    one = [sys.executable, "-m", "boostbench", "sweep", *args.start.split(), f"results_dir={store}"]
+                    start_wall, start_cpu, code = timed(one, env, checkout)
+                    print(
+                        f"{name:<8} {'start':<9} {1:>5} {start_wall:>7.1f} {start_cpu:>7.1f}   done grid beyond the "
+                        f"start: {1000 * (cpu - start_cpu) / max(n - 1, 1):.1f} ms CPU, "
+                        f"{1000 * (wall - start_wall) / max(n - 1, 1):.1f} ms wall a point"
                         + ("" if code == 0 else f"  (exit {code})"),
                         flush=True,
                     )

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from boostbench.constraints import ANY, PROBABILITY, Constraint, entry, positive_int
+from boostbench.constraints import ANY, Constraint, entry, positive_int
 from boostbench.errors import ConfigError
 from boostbench.system.installs import declared_not_installed
 
@@ -52,16 +52,17 @@ __all__ = [
 
 #: The entry-point group through which an installed package adds algorithms (``name = "module:object"``)
 ENTRY_POINT_GROUP = "boostbench.algorithms"
-#: Top-level config keys whose meaning belongs to some algorithms only: an algorithm declares the
-#: ones it uses (:attr:`AlgorithmSpec.uses`), and the others leave its config hash.
+#: Knobs whose meaning belongs to some algorithms only: an algorithm declares the ones it uses
+#: (:attr:`AlgorithmSpec.uses`). ``n_learners`` is a top-level key (the pool's size); ``gamma`` and
+#: ``n_rounds`` are hyper-parameters of the algorithms that have them (``algorithm.gamma``), the
+#: top-level spelling their short form (:data:`SHORT_FORMS`). ``uses`` keeps them in the config hash
+#: at the top level, as the stored runs were hashed (:mod:`boostbench.runner.identity`).
 KNOBS = ("n_learners", "gamma", "n_rounds")
-#: Constraints on the top-level knobs (checked whether or not the algorithm uses them: a grid
-#: value is a user's value).
-KNOB_CONSTRAINTS: dict[str, Constraint] = {
-    "n_learners": positive_int(),
-    "gamma": PROBABILITY,
-    "n_rounds": positive_int(),
-}
+#: Top-level short forms of hyper-parameters: ``gamma=0.05`` sets ``algorithm.gamma``; refused in a
+#: run of an algorithm without that parameter. The value here is a class's default when it gives none.
+SHORT_FORMS: dict[str, Any] = {"gamma": 0.1, "n_rounds": 100}
+#: Constraints on the top-level knobs (a short form's value is checked as its algorithm's parameter)
+KNOB_CONSTRAINTS: dict[str, Constraint] = {"n_learners": positive_int()}
 #: What the runner gives a peer's constructor instead of a pool (not hyper-parameters)
 PEER_ARGUMENTS = ("n_learners", "n_categories")
 #: A plugin algorithm's name: it becomes a config option, a file name and a table's row
@@ -108,8 +109,8 @@ class AlgorithmSpec:
             ``"multilabel"`` (an :class:`~boostbench.boosters.base.OnlineRanker`).
         family: ``"online"`` (a pool of weak learners, one pass) or ``"batch"`` (fitted on a
             training part; split protocols only).
-        uses: the top-level :data:`KNOBS` it computes with (a constructor argument named as one
-            takes its value: ``gamma: ${gamma}`` in its config).
+        uses: the :data:`KNOBS` it computes with (``n_learners``; ``gamma`` or ``n_rounds``, a
+            constructor argument of that name, hashed as the stored runs were).
         single_learner: uses one weak learner whatever ``n_learners`` is.
         max_classes: the most classes it handles (None: any k >= 2; binary AdaBoost: 2).
         tracks_members: the protocol scores every member (``member_predictions``), e.g. for the
@@ -175,15 +176,15 @@ class AlgorithmSpec:
 
     def config(self, name: str) -> dict[str, Any]:
         """The ``algorithm`` section of its config, made from the class: its name, the fixed
-        arguments and each hyper-parameter at its default (a knob it uses as that knob's
-        interpolation, ``gamma: ${gamma}``).
+        arguments and each hyper-parameter at its default (a short form's, :data:`SHORT_FORMS`,
+        for a knob it uses without a default).
         """
         defaults, values = self.defaults, {}
         for key in self.params:
-            if key in KNOBS and key in self.uses:
-                values[key] = f"${{{key}}}"
-            elif key in defaults:
+            if key in defaults:
                 values[key] = defaults[key]
+            elif key in SHORT_FORMS and key in self.uses:
+                values[key] = SHORT_FORMS[key]
         return {"name": name, **self.fixed, **values}
 
     @property
@@ -517,6 +518,54 @@ def _override(line: str) -> dict[str, str]:
     """``"override /learner: tree"`` as a defaults-list entry."""
     key, _, value = line.partition(": ")
     return {key: value}
+
+
+def fold_short_forms(cfg: Any, strict: bool | frozenset[str] = True) -> Any:
+    """Move each top-level short form (``gamma=0.05``, :data:`SHORT_FORMS`) of a config (a
+    DictConfig, changed in place, or a resolved dict, copied) into its algorithm section as that
+    hyper-parameter, and drop the top-level key (null: the algorithm's own value).
+
+    Args:
+        strict: refuse a short form given to an algorithm without that parameter (a run; a set:
+            those short forms only, the ones its command line gave); else drop it (a grid point of
+            such an algorithm is the point without it, as is an experiment's grid-wide value).
+
+    Raises:
+        ConfigError: ``strict`` and the algorithm has no such parameter (the line names the
+            algorithm and the parameters it takes).
+    """
+    from contextlib import nullcontext
+
+    from omegaconf import DictConfig, open_dict
+
+    given = [key for key in SHORT_FORMS if key in cfg]
+    if not given:
+        return cfg
+    if isinstance(cfg, DictConfig):
+        opened = open_dict(cfg)
+    else:
+        cfg, opened = {**cfg, "algorithm": dict(cfg["algorithm"])}, nullcontext()
+    with opened:
+        for key in given:
+            value, algorithm = cfg[key], cfg["algorithm"]
+            del cfg[key]
+            if value is None:
+                continue
+            if key in algorithm:
+                algorithm[key] = value
+            elif strict is True or (not isinstance(strict, bool) and key in strict):
+                raise ConfigError(short_form_refusal(key, value, str(algorithm["name"])))
+    return cfg
+
+
+def short_form_refusal(key: str, value: Any, algorithm: str) -> str:
+    """The one line refusing ``key=value`` (a short form) for an algorithm without that parameter."""
+    spec = algorithm_spec(algorithm)
+    takes = sorted(set(spec.params) - set(spec.fixed))
+    return (
+        f"{key}={value}: algorithm {algorithm!r} has no {key} "
+        f"({'its parameters: ' + ', '.join(takes) if takes else 'it takes no parameters'})"
+    )
 
 
 def build_booster(

@@ -303,11 +303,11 @@ def sweep(
     ),
 ):
     """Run a grid of experiments (Hydra multirun); jobs whose record exists are skipped."""
-    from boostbench.runner.sweep import count_jobs, failure_line, run_sweep, summarize
+    from boostbench.runner.sweep import failure_line, run_sweep, summarize
 
     _warn_plugins()
     began = time.perf_counter()
-    total = count_jobs(overrides or [])
+    total = None  # the sweeper counts the grid (on_size)
     live = console.is_terminal
     progress = Progress(
         TextColumn("[bold]sweep"),
@@ -321,6 +321,11 @@ def sweep(
     )
     task = progress.add_task("sweep", total=total)
     ended = {"n": 0, "ran": 0}
+
+    def on_size(size: int) -> None:
+        nonlocal total
+        total = size
+        progress.update(task, total=size)
 
     def on_outcome(outcome: dict) -> None:
         ended["n"] += 1
@@ -338,7 +343,12 @@ def sweep(
     try:
         with progress:
             outcomes = run_sweep(
-                overrides or [], n_jobs, on_outcome=on_outcome, allow_code=allow_code_overrides, max_jobs=max_jobs
+                overrides or [],
+                n_jobs,
+                on_outcome=on_outcome,
+                allow_code=allow_code_overrides,
+                max_jobs=max_jobs,
+                on_size=on_size,
             )
     except BoostbenchError as exc:
         _fail(str(exc))

@@ -38,7 +38,8 @@ def tiny_overrides(name: str, backend: str = "compiled") -> list[str]:
     """A seconds-long run of ``name``: balance (multiclass; german for a binary one), emotions
     (multi-label) or heart under holdout (batch), three weak learners or rounds."""
     spec = algorithm_spec(name)
-    common = [f"algorithm={name}", "n_learners=3", "n_rounds=3", "seed=0", "progress=false"]
+    rounds = ["n_rounds=3"] if "n_rounds" in spec.params else []  # a short form: for those with rounds
+    common = [f"algorithm={name}", "n_learners=3", *rounds, "seed=0", "progress=false"]
     if spec.family == "batch":
         return [*common, f"dataset={'german' if spec.max_classes == 2 else 'heart'}", "protocol=holdout"]
     dataset = f"dataset={'emotions' if spec.task == 'multilabel' else 'german' if spec.max_classes == 2 else 'balance'}"
@@ -229,7 +230,7 @@ def _grid_sample(experiment: str) -> list[list[str]]:
             f"algorithm={a.strip()}",
             *(f"{k}={v}" for k, v in first.items()),
             "n_learners=2",
-            "n_rounds=2",
+            *(["n_rounds=2"] if "n_rounds" in algorithm_spec(a.strip()).params else []),
             "seed=0",
             "progress=false",
         ]

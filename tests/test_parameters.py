@@ -82,12 +82,13 @@ def test_an_estimator_agrees_with_its_booster(estimator):
 
 @pytest.mark.parametrize("estimator", [getattr(sklearn_estimators, name) for name in sklearn_estimators.__all__])
 def test_a_scikit_learn_estimator_agrees_with_its_booster_and_the_tree_learner(estimator):
-    """Its parameters: the booster's (defaults: the booster's, or the config's top-level knob),
+    """Its parameters: the booster's (defaults: the booster's, or its config's, e.g. ``n_rounds``),
     the tree learner's (defaults: :class:`TreeParams`'s) and ``random_state``."""
     booster = algorithm_spec(estimator._algorithm).cls
     trees = LEARNERS["tree"].params
     assert set(estimator().get_params()) == set(booster._parameter_constraints) | set(trees) | {"random_state"}
-    ours, knobs = _defaults(estimator), resolved_dict(compose_config([]))
+    ours = _defaults(estimator)
+    knobs = resolved_dict(compose_config([f"algorithm={estimator._algorithm}"]))["algorithm"]
     theirs = {**_defaults(booster), **{f.name: f.default for f in dataclasses.fields(TreeParams)}}
     for key in set(booster._parameter_constraints) | set(trees):
         assert ours[key] == theirs.get(key, knobs.get(key)), key

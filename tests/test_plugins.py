@@ -181,7 +181,8 @@ def test_an_entry_point_may_name_an_algorithm_spec_or_ship_a_config(plugins):
     )
     assert ALGORITHMS.problems == []
     section = resolved_dict(compose_config(["algorithm=bar_gamma", "gamma=0.05"]))["algorithm"]
-    assert section == {"name": "bar_gamma", "scale": 1.0, "gamma": 0.05}  # gamma: ${gamma}
+    assert section == {"name": "bar_gamma", "scale": 1.0, "gamma": 0.05}  # the short form sets its own
+    assert resolved_dict(compose_config(["algorithm=bar_gamma"]))["algorithm"]["gamma"] == 0.2  # its default
     assert resolved_dict(compose_config(["algorithm=bar_shipped"]))["algorithm"] == {
         "name": "bar_shipped",
         "scale": 2.5,
@@ -369,3 +370,45 @@ def test_an_entry_point_renamed_without_reinstalling_says_to_reinstall(plugins, 
         with pytest.raises(ConfigError) as refused:
             ask()
         assert str(refused.value) == expected
+
+
+GAMMA_BOOSTER = BOOSTER.replace('"scale": Interval(0.0)', '"scale": Interval(0.0), "gamma": Interval(0.0, 1.0)')
+GAMMA_BOOSTER = GAMMA_BOOSTER.replace("*, scale: float = 1.0):", "*, scale: float = 1.0, gamma: float = 0.5):")
+
+
+def test_a_plugins_own_gamma_is_its_own_and_the_short_form_sets_it(plugins):
+    """A plugin with a ``gamma`` of its own: its default stands, ``algorithm.gamma`` is received as
+    given, and the short form ``gamma=`` sets that parameter (no top-level value shadows it)."""
+    plugins("gamma-boosting", "gamma_boosting", {"gamma_majority": "gamma_boosting:BarMajority"}, GAMMA_BOOSTER)
+
+    def gamma(*overrides):
+        run = validate(compose_config(["algorithm=gamma_majority", *overrides]))
+        assert "gamma" not in run.resolved  # one owner: the algorithm section
+        return run.algorithm["gamma"]
+
+    assert gamma() == 0.5
+    assert gamma("algorithm.gamma=0.3") == 0.3
+    assert gamma("gamma=0.3") == 0.3
+
+
+@pytest.mark.slow
+def test_a_plugins_gamma_grid_runs_each_value(plugins, tmp_path):
+    """A sweep over ``algorithm.gamma`` (or its short form) for a plugin with its own gamma: one key
+    per value, each run (not one job and the other skipped as done)."""
+    from boostbench.algorithms import algorithm_spec as spec_named
+    from boostbench.runner.config import config_hash
+    from boostbench.runner.sweep import run_sweep, summarize
+
+    plugins("gamma-boosting", "gamma_boosting", {"gamma_majority": "gamma_boosting:BarMajority"}, GAMMA_BOOSTER)
+    spec = spec_named("gamma_majority")
+    hashes = {
+        config_hash(compose_config(["algorithm=gamma_majority", f"{key}={value}"]), spec)
+        for key in ("algorithm.gamma", "gamma")
+        for value in (0.05, 0.3)
+    }
+    assert len(hashes) == 2  # one per value, the short form the same run as the long
+    store = tmp_path / "store"
+    grid = ["algorithm=gamma_majority", "algorithm.gamma=0.05,0.3", "protocol.max_examples=50", "n_learners=2"]
+    assert summarize(run_sweep([*grid, f"results_dir={store}"], n_jobs=1)) == {"done": 2}
+    gammas = sorted(json.loads(p.read_text())["config"]["algorithm"]["gamma"] for p in (store / "runs").glob("*.json"))
+    assert gammas == [0.05, 0.3]

@@ -27,7 +27,8 @@ MULTICLASS = sorted(name for name, spec in ALGORITHMS.items() if spec.task == "m
 def test_every_algorithm_runs_on_real_data(name):
     skip_without_peer(name)
     dataset, n = ("german", 1000) if ALGORITHMS[name].max_classes == 2 else ("balance", 625)
-    cfg = compose_config([f"algorithm={name}", f"dataset={dataset}", "n_learners=3", "gamma=0.05", "seed=4"])
+    edge = ["gamma=0.05"] if "gamma" in ALGORITHMS[name].params else []  # a short form, for those with one
+    cfg = compose_config([f"algorithm={name}", f"dataset={dataset}", "n_learners=3", *edge, "seed=4"])
     record = run_experiment(cfg)
     m = record["metrics"]
     assert m["n_examples"] == n and m["final_window_examples"] == n // 5
@@ -135,7 +136,17 @@ BAD_INPUTS = [
     (["dataset=nope"], "unknown dataset 'nope'"),
     (["algorithm=nope"], "unknown algorithm 'nope'"),
     (["gamma=1.5", "algorithm=online_mbbm"], "gamma must be a number in (0, 1), got"),
-    (["gamma=0"], "gamma must be a number in (0, 1), got"),
+    (["gamma=0", "algorithm=online_bmr", "dataset=emotions"], "algorithm.gamma must be a number in (0, 1), got 0"),
+    (["gamma=0.3", "algorithm=online_boosting"], "algorithm 'online_boosting' has no gamma (its parameters:"),
+    (["n_rounds=5", "algorithm=vfdt"], "n_rounds=5: algorithm 'vfdt' has no n_rounds (it takes no parameters)"),
+    (["algorithm=vfdt", "algorithm.gamma=0.5"], "unknown configuration key 'algorithm.gamma': algorithm 'vfdt' takes"),
+    (["learner=naive_bayes", "learner.grace_period=5"], "key 'learner.grace_period': learner 'naive_bayes' takes"),
+    (["protocol.validation=bootstrap"], "key 'protocol.validation': protocol 'prequential' takes curve_points,"),
+    (["algorithm.hedge_etaa=2"], "'algorithm.hedge_etaa' (did you mean 'algorithm.hedge_eta'?)"),
+    (["protocol=kfold", "protocol.n_folds=1000"], "'protocol.n_folds': protocol 'kfold' takes final_fraction,"),
+    (["protocol=kfold", "protocol.n_splits=1000"], "protocol.n_splits=1000: more than the data set's 625 examples"),
+    (["protocol=prequential_cv", "protocol.n_folds=1000000000"], "protocol.n_folds=1000000000: more than the"),
+    (["learner.delta=2"], "learner.delta must be a number in (0, 1) or [low, high]"),
     (["n_learners=0"], "n_learners must be an integer >= 1"),
     (["seed=-1"], "seed must be"),
     (["dataset=csv", "dataset.file=/no/such/file.csv", "dataset.class_column=label"], "file not found"),
@@ -183,7 +194,7 @@ def test_a_message_with_brackets_prints_whole(tmp_path):
     """Messages are text, not rich markup: '[low, high]' must not vanish."""
     result = runner.invoke(app, ["run", "learner.delta=[0.5,0.1]", f"results_dir={tmp_path}"])
     assert result.exit_code == 2
-    assert "learner.delta must be a number > 0 or [low, high] with low <= high" in " ".join(result.output.split())
+    assert "learner.delta must be a number in (0, 1) or [low, high] with low <= high" in " ".join(result.output.split())
 
 
 def test_hydra_flags_print_the_config_and_run_nothing(tmp_path):

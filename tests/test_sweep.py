@@ -390,7 +390,7 @@ def test_a_done_point_is_never_launched_and_a_twin_runs_once(tmp_path, monkeypat
     assert summarize(outcomes) == {"done": 2, "skipped": 2}  # vfdt ignores gamma: its twins are skipped
     assert sorted(launched) == [0, 1]
     twin = next(o for o in outcomes if o.status == "skipped")
-    assert twin.message == "the same configuration as vfdt balance seed=0, earlier in this grid"
+    assert twin.message == "the same configuration as vfdt balance seed=0 gamma=0.1, earlier in this grid"
     launched.clear()
     assert summarize(run_sweep(grid, n_jobs=1)) == {"skipped": 4}
     assert launched == []  # found done in the sweep's process: no job, no worker

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -15,6 +15,17 @@ from boostbench.system.lazy import lazy_import
 online_mbbm_kernels = lazy_import("boostbench.boosters.online_mbbm_kernels")
 core_potentials = lazy_import("boostbench.core.potentials")
 ties = lazy_import("boostbench.core.ties")
+
+
+class _Prediction(NamedTuple):
+    """What ``predict_proba`` leaves for ``update``: the pool's prepared example, each learner's
+    training weight for each true label ``(N, k)`` (``update`` takes column y) and the votes
+    ``s^N``, ``(k,)``.
+    """
+
+    xp: object
+    row_weights: np.ndarray
+    votes: np.ndarray
 
 
 # -- the runner's hooks (the booster does no I/O) ------------------------------------------------
@@ -123,7 +134,7 @@ class OnlineMBBM(OnlineBooster):
         self.cost_argmin = cost_argmin
         self._extra = _extra(learners_left)
         self._on_growth()
-        self._state = None
+        self._state: _Prediction | None = None
 
     def _on_growth(self) -> None:
         n = self.pool.n_learners
@@ -209,16 +220,16 @@ class OnlineMBBM(OnlineBooster):
         P = self.pool.predict_proba(xp)
         u = self.rng.random(n)
         s, row_weights = (self._pass_reference if self.table is None else self._pass_compiled)(P, u)
-        self._state = (xp, row_weights, s)
+        self._state = _Prediction(xp, row_weights, s)
         return s / n
 
     def predict(self, x: np.ndarray) -> int:
         self.predict_proba(x)
-        return ties.argmax_random_tie(self._state[2].astype(np.float64), self.rng)
+        return ties.argmax_random_tie(self._state.votes.astype(np.float64), self.rng)
 
     def update(self, y: int, w: float = 1.0) -> None:
-        xp, row_weights, _ = self._state
-        self._state = None
+        state, self._state = self._state, None
+        xp, row_weights = state.xp, state.row_weights
         if w == 0.0:
             return
         weights = (w * self.weight_factor) * row_weights[:, y] / (self.n_classes - 1)

@@ -20,12 +20,11 @@ label (the previous version): per value, 28x faster on ISOLET-shaped states (k =
 4x at k = 8, a few microseconds slower at k <= 4. Values depend on ``s`` only through the sorted
 deficits, which are memoised.
 
-What makes a cold cache cheap (mice, k = 8, N = 100: filling it took 6.7 s, then 4.8 s, now
-2.8 s): the splits read tabulated binomial rows instead of multiplying ratios; the probability
-that ``m`` votes fit under given caps is remembered, because a state ``(n, d)`` at true count ``j``
-asks what ``(n - 1, d + 1)`` asks at ``j - 1`` (on mice 77% of that work repeats), in slots that
-hold key and value in one cache line; and the hot loops make no array views and pass few arrays
-(numba counts references to each with an atomic instruction: that was a third of the time).
+What makes a cold cache cheap: the splits read tabulated binomial rows instead of multiplying
+ratios; the probability that ``m`` votes fit under given caps is remembered, because a state
+``(n, d)`` at true count ``j`` asks what ``(n - 1, d + 1)`` asks at ``j - 1`` (on mice 77% of that
+work repeats), in slots that hold key and value in one cache line; and the hot loops make no
+array views and pass few arrays (numba counts references to each with an atomic instruction).
 """
 
 from __future__ import annotations

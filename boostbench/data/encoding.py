@@ -72,6 +72,39 @@ def _recoded(raw: RawTable, recode: Mapping[str, Mapping[str, float]]) -> RawTab
     return dataclasses.replace(raw, frame=frame)
 
 
+#: A numeric class column is taken as classes only when its values are integers, at most this many
+MAX_NUMERIC_CLASSES = 20
+
+
+def _class_labels(raw: RawTable, target: str, values: pd.Series) -> np.ndarray:
+    """The class column's values as the strings that name the classes. A numeric column (an ARFF
+    numeric attribute, or numbers written with a decimal point or exponent) is a measurement,
+    not classes, unless its values are a few integers (:data:`MAX_NUMERIC_CLASSES`): then they
+    name the classes (``1.0`` is class ``1``), and a note says so once.
+
+    Raises:
+        DataError: a numeric class with a non-integer value or more distinct values than that.
+    """
+    words = values.astype(str).str.strip()
+    if pd.api.types.is_numeric_dtype(values):
+        numbers = values.to_numpy(dtype=float)
+    else:
+        numbers = pd.to_numeric(words, errors="coerce").to_numpy(dtype=float)
+        if np.isnan(numbers).any() or not words.str.contains(r"[.eE]").any():
+            return words.to_numpy()  # words, or integers as written: class names
+    distinct = np.unique(numbers)
+    if not np.all(distinct == np.round(distinct)) or len(distinct) > MAX_NUMERIC_CLASSES:
+        shown = ", ".join(f"{v:g}" for v in distinct[:3])
+        raise DataError(
+            f"{raw.source}, column {target!r}: the class is numeric ({len(distinct)} distinct values: "
+            f"{shown}, ...), not a few integer classes; name a nominal column with dataset.class_column"
+        )
+    from boostbench.system.notices import say_once
+
+    say_once(f"note: {raw.source}: the numeric class {target!r} has {len(distinct)} integer values, taken as classes")
+    return np.array([str(int(v)) for v in numbers], dtype=object)
+
+
 def encode(
     raw: RawTable,
     *,
@@ -131,7 +164,7 @@ def encode(
     if label_missing.any():
         row = int(np.flatnonzero(label_missing)[0])
         raise DataError(f"{_where(raw, row)}, column {target!r}: class value is missing")
-    labels = labels.astype(str).str.strip().to_numpy()
+    labels = _class_labels(raw, target, labels)
     keep = ~np.isin(labels, [str(c) for c in drop_classes])
     if class_names is None:
         class_names = sorted(set(labels[keep].tolist()))

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from omegaconf import DictConfig, OmegaConf
 
+from boostbench.data.config import DatasetConfig
 from boostbench.data.dataset import Dataset, MultilabelDataset
 
 if TYPE_CHECKING:
@@ -85,35 +86,33 @@ def dataset_spec(name: str) -> DictConfig:
     return entry("dataset", name, registry_specs())
 
 
-def spec_files(spec: DictConfig) -> dict[str, str]:
+def spec_files(spec: DictConfig | DatasetConfig) -> dict[str, str]:
     """The files an entry reads, by role: ``{"data": file}``, or MULAN's train/test/labels."""
-    if spec.get("files"):
-        return {str(role): str(path) for role, path in spec.files.items()}
-    file = spec.get("file")
-    return {} if file in (None, "???") else {"data": str(file)}
+    return DatasetConfig.of(spec).source_files
 
 
 def available_datasets(data_dir: str | None = None) -> list[DatasetInfo]:
     """The registry with, for each entry, the local file found (if any)."""
     infos = []
-    for stem, spec in registry_specs().items():
-        files = spec_files(spec)
+    for stem, entry in registry_specs().items():
+        spec = DatasetConfig.of(entry)
+        files = spec.source_files
         found = {role: locate(path, data_dir) for role, path in files.items()}
-        if spec.get("generator"):
+        if spec.generator:
             files, found = {"data": f"generator:{spec.generator}"}, {"data": GENERATED}
-        elif spec.get("river_dataset"):
+        elif spec.river_dataset:
             from boostbench.data.drift import bundled_path
 
             files, found = {"data": f"river:{spec.river_dataset}"}, {"data": bundled_path(str(spec.river_dataset))}
         infos.append(
             DatasetInfo(
                 name=stem,
-                task=str(spec.get("task", "multiclass")),
-                openml_id=spec.get("openml_id"),
+                task=str(spec.task),
+                openml_id=spec.openml_id,
                 file=next(iter(files.values()), None),
                 location=next(iter(found.values())) if files and all(found.values()) else None,
-                description=str(spec.get("description", "")),
-                ordered=is_stream(spec),
+                description=str(spec.description),
+                ordered=spec.ordered,
             )
         )
     return infos
@@ -136,69 +135,62 @@ def _check_sha256(path: Path, expected: str | None) -> None:
         )
 
 
-def file_format(path: Path, spec: DictConfig) -> str:
+def file_format(path: Path, spec: DictConfig | DatasetConfig) -> str:
     """How a data file is read: ``dataset.format`` (``csv``, ``arff``), or for ``auto`` (the
     default) its suffix (``.arff``: ARFF, else CSV).
     """
-    kind = str(spec.get("format") or "auto")
+    kind = str(DatasetConfig.of(spec).format)
     return ("arff" if path.suffix.lower() == ".arff" else "csv") if kind == "auto" else kind
 
 
-#: The keys only a CSV file's reader reads, at the values that mean nothing (``configs/dataset/csv.yaml``'s)
-CSV_KEYS = {"sep": None, "header": True, "columns": None, "skip_rows": 0, "comment": None, "decimal": "."}
-
-
-def _read_local(path: Path, spec: DictConfig) -> RawTable:
+def _read_local(path: Path, spec: DatasetConfig) -> RawTable:
     # the readers (and encoding) use pandas: imported when a file is read, not for a generated set
     from boostbench.data.loaders import check_data_file, expand_characters, read_arff_table, read_csv_table
 
     check_data_file(path)  # before its digest: /dev/zero has no end
-    _check_sha256(path, spec.get("sha256"))
+    _check_sha256(path, spec.sha256)
     kind = file_format(path, spec)
     if kind == "arff":
-        unused = next((k for k, v in CSV_KEYS.items() if spec.get(k, v) not in (v, [])), None)
-        if unused is None and spec.get("expand_characters"):
-            unused = "expand_characters"
-        if unused is not None:
+        if spec.csv_only:
+            unused = spec.csv_only[0]
+            value = getattr(spec, unused)
             raise ConfigError(
-                f"dataset.{unused}={spec.get(unused)!r} is for a CSV file; {path} is read as ARFF (its "
-                f"header declares the attributes): leave dataset.{unused} out"
+                f"dataset.{unused}={list(value) if isinstance(value, tuple) else value!r} is for a CSV file; "
+                f"{path} is read as ARFF (its header declares the attributes): leave dataset.{unused} out"
             )
         return read_arff_table(path)
     if kind != "csv":
         raise ConfigError(f"dataset.format must be csv, arff or auto, not {kind!r}")
-    columns = spec.get("columns")
-    sep = spec.get("sep", ",")
+    sep = spec.sep
     raw = read_csv_table(
         path,
         sep=None if sep is None else "\t" if sep == "\\t" else str(sep),  # None: sniffed; \t typed: a tab
-        header=bool(spec.get("header", False)),
-        columns=list(columns) if columns else None,
-        skip_rows=int(spec.get("skip_rows", 0)),
-        comment=spec.get("comment"),
+        header=bool(spec.header),
+        columns=list(spec.columns) if spec.columns else None,
+        skip_rows=int(spec.skip_rows),
+        comment=spec.comment,
     )
-    for column, prefix in (spec.get("expand_characters") or {}).items():
+    for column, prefix in (spec.expand_characters or {}).items():
         raw = expand_characters(raw, str(column), str(prefix))
     return raw
 
 
-def load_raw(spec: DictConfig, data_dir: str | None = None) -> RawTable:
+def load_raw(spec: DictConfig | DatasetConfig, data_dir: str | None = None) -> RawTable:
     """Read the data set's cells from its local file, or else from OpenML.
 
     Raises:
         DataError: not found locally and not obtainable from OpenML (the message says where it
             looked and why the download failed), or the file is malformed.
     """
-    name = spec.get("name", "?")
-    file = spec.get("file")
-    if file in (None, "???") and spec.get("openml_id") is None:
+    spec = DatasetConfig.of(spec)
+    name, file, openml_id = spec.name, spec.file, spec.openml_id
+    if file is None and openml_id is None:
         raise ConfigError(f"data set {name!r} needs dataset.file=<path> (or an openml_id)")
-    path = locate(str(file), data_dir) if file not in (None, "???") else None
+    path = locate(str(file), data_dir) if file is not None else None
     if path is not None:
         return _read_local(path, spec)
-    if file not in (None, "???") and Path(str(file)).is_absolute():
+    if file is not None and Path(str(file)).is_absolute():
         raise DataError(f"{file}: file not found")
-    openml_id = spec.get("openml_id")
     looked = looked_in(data_dir)
     if openml_id is None:
         raise DataError(f"data file {file!r} not found in {looked}: give its path, or its folder as data_dir=...")
@@ -207,7 +199,7 @@ def load_raw(spec: DictConfig, data_dir: str | None = None) -> RawTable:
 
         return fetch_openml_table(int(openml_id))
     except DataError as exc:
-        where = f"file {file!r} not found in {looked}" if file not in (None, "???") else "it is not vendored"
+        where = f"file {file!r} not found in {looked}" if file is not None else "it is not vendored"
         raise DataError(f"data set {name!r} is not available here: {where}; {exc}") from None
 
 
@@ -221,50 +213,50 @@ def looked_in(data_dir: str | os.PathLike | None) -> str:
     return ", ".join(f"{roles[d]} {d}" for d in data_dirs(data_dir))
 
 
-def load_multilabel(spec: DictConfig, data_dir: str | None = None) -> MultilabelDataset:
+def load_multilabel(spec: DictConfig | DatasetConfig, data_dir: str | None = None) -> MultilabelDataset:
     """Load a MULAN entry (``files: {train, test, labels}``, optional ``sha256`` per role).
 
     Raises:
         DataError: a file is absent here (the message says where it looked), fails its sha256,
             or is malformed.
     """
-    files = spec_files(spec)
+    spec = DatasetConfig.of(spec)
+    files = spec.source_files
     if set(files) != {"train", "test", "labels"}:
-        raise ConfigError(f"multilabel data set {spec.get('name')!r} needs files: {{train, test, labels}}")
+        raise ConfigError(f"multilabel data set {spec.name!r} needs files: {{train, test, labels}}")
     paths = {}
     for role, file in files.items():
         path = locate(file, data_dir)
         if path is None:
             raise DataError(
-                f"data set {spec.get('name')!r} is not available here: {role} file {file!r} "
+                f"data set {spec.name!r} is not available here: {role} file {file!r} "
                 f"not found in {looked_in(data_dir)} (put MULAN's files there, or set data_dir=)"
             )
-        _check_sha256(path, (spec.get("sha256") or {}).get(role))
+        _check_sha256(path, (spec.sha256 or {}).get(role))
         paths[role] = path
     from boostbench.data.mulan import load_mulan
 
-    return load_mulan(str(spec.get("name")), paths["train"], paths["test"], paths["labels"])
+    return load_mulan(str(spec.name), paths["train"], paths["test"], paths["labels"])
 
 
 ENCODINGS = ("nominal", "reference")
 
 
-def _recode(spec: DictConfig) -> dict | None:
+def _recode(spec: DatasetConfig) -> dict | None:
     """The words to read as numbers: ``dataset.recode`` under ``dataset.encoding: reference``
     (the authors' loader; see ``configs/dataset/car.yaml``), else none.
 
     Raises:
         ConfigError: an unknown encoding, or ``reference`` without a ``recode`` mapping.
     """
-    encoding = spec.get("encoding", "nominal")
+    encoding = spec.encoding
     if encoding not in ENCODINGS:
         raise ConfigError(f"dataset.encoding must be one of {', '.join(ENCODINGS)}, got {encoding!r}")
     if encoding == "nominal":
         return None
-    recode = spec.get("recode")
-    if not recode:
-        raise ConfigError(f"dataset.encoding=reference needs dataset.recode for data set {spec.get('name')!r}")
-    return OmegaConf.to_container(recode) if isinstance(recode, DictConfig) else dict(recode)
+    if not spec.recode:
+        raise ConfigError(f"dataset.encoding=reference needs dataset.recode for data set {spec.name!r}")
+    return {str(column): dict(words) for column, words in spec.recode.items()}
 
 
 def load_dataset(spec: DictConfig, data_dir: str | None = None, seed: int = 0) -> Dataset | MultilabelDataset:
@@ -280,54 +272,52 @@ def load_dataset(spec: DictConfig, data_dir: str | None = None, seed: int = 0) -
     Raises:
         DataError / ConfigError: see :func:`load_raw` and :func:`boostbench.data.encoding.encode`.
     """
-    if spec.get("generator") == "random_bn":
+    typed = DatasetConfig.of(spec)  # what follows reads; a generator reads its own keys of ``spec``
+    if typed.generator == "random_bn":
         from boostbench.data.synthetic import synthetic_dataset
 
         return synthetic_dataset(
             str(spec.name), int(spec.level), int(spec.n_train), int(spec.n_test), int(spec.generator_seed)
         )
-    if spec.get("generator") == "river":
+    if typed.generator == "river":
         from boostbench.data.drift import drift_dataset
 
         return drift_dataset(spec, seed)
-    if spec.get("generator") == "moa_multilabel":
+    if typed.generator == "moa_multilabel":
         from boostbench.data.moa_multilabel_stream import moa_multilabel_dataset
 
         return moa_multilabel_dataset(spec, seed)
-    if spec.get("river_dataset"):
+    if typed.river_dataset:
         from boostbench.data.drift import bundled_dataset
 
         return bundled_dataset(spec)
-    if spec.get("generator"):
+    if typed.generator:
         from boostbench.data.shaped import shaped_dataset
 
         return shaped_dataset(spec)
-    if spec.get("task", "multiclass") == "multilabel":
-        return load_multilabel(spec, data_dir)
-    raw = load_raw(spec, data_dir)
-    class_column = spec.get("class_column")
+    if typed.task == "multilabel":
+        return load_multilabel(typed, data_dir)
+    raw = load_raw(typed, data_dir)
+    class_column = typed.class_column
     if raw.source.startswith("openml:"):  # the registry's name for it, else OpenML's default target
-        class_column = spec.get("openml_target") or raw.default_target or class_column
-    if class_column in (None, "???"):
-        raise ConfigError(f"data set {spec.get('name')!r} needs dataset.class_column")
-    class_names = spec.get("class_names")
+        class_column = typed.openml_target or raw.default_target or class_column
+    if class_column is None:
+        raise ConfigError(f"data set {typed.name!r} needs dataset.class_column")
     from boostbench.data.encoding import encode
 
     dataset = encode(
         raw,
-        name=str(spec.get("name")),
+        name=str(typed.name),
         class_column=class_column,
-        nominal=spec.get("nominal", "auto")
-        if isinstance(spec.get("nominal", "auto"), str)
-        else list(spec.get("nominal")),
-        drop_columns=list(spec.get("drop_columns") or []),
-        missing=list(spec.get("missing") or ["?", ""]),
-        class_names=list(class_names) if class_names else None,
-        drop_classes=list(spec.get("drop_classes") or []),
-        max_classes=int(spec.get("max_classes") or 100),
-        recode=_recode(spec),
-        decimal=str(spec.get("decimal", ".")),
+        nominal=typed.nominal if isinstance(typed.nominal, str) else list(typed.nominal),
+        drop_columns=list(typed.drop_columns),
+        missing=list(typed.missing),
+        class_names=list(typed.class_names) if typed.class_names else None,
+        drop_classes=list(typed.drop_classes),
+        max_classes=int(typed.max_classes),
+        recode=_recode(typed),
+        decimal=str(typed.decimal),
     )
-    if spec.get("n_train") is not None:  # a fixed train/test split: the first n_train rows train
-        dataset = dataclasses.replace(dataset, n_train=int(spec.n_train))
+    if typed.n_train is not None:  # a fixed train/test split: the first n_train rows train
+        dataset = dataclasses.replace(dataset, n_train=int(typed.n_train))
     return dataset

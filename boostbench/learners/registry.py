@@ -16,6 +16,7 @@ import numpy as np
 
 from boostbench.constraints import (
     POSITIVE,
+    PROBABILITY,
     Constraint,
     Interval,
     OneOf,
@@ -69,7 +70,7 @@ LEARNERS: dict[str, LearnerSpec] = {
             "backend": OneOf(("compiled", "river")),
             "leaf_prediction": OneOf(("mc", "nb", "nba")),
             "nb_threshold": Interval(0.0, closed_low=True),
-            "delta": RangePair(POSITIVE, fixed=True),
+            "delta": RangePair(PROBABILITY, fixed=True),  # a probability: in (0, 1)
             "tau": RangePair(POSITIVE, fixed=True),
             "grace_period": RangePair(POSITIVE, fixed=True),
             "weight_scale": RangePair(POSITIVE, fixed=True),

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from boostbench.algorithms import SHORT_FORMS
 from boostbench.constraints import BOOLEAN, AnyOf, Interval, ListOf, OneOf, Text, check, positive_int
 from boostbench.errors import ConfigError
 
@@ -42,8 +43,7 @@ TOP_LEVEL_KEYS = {
     "algorithm",
     "n_learners",
     "seed",
-    "gamma",
-    "n_rounds",
+    *SHORT_FORMS,
     "preset",
     *PRESENTATION_KEYS,
 }
@@ -209,7 +209,7 @@ def check_required(config: Mapping[str, Any]) -> None:
     Raises:
         ConfigError: the first missing key, in one line.
     """
-    for key in sorted(TOP_LEVEL_KEYS - {"preset"}):
+    for key in sorted(TOP_LEVEL_KEYS - {"preset", *SHORT_FORMS}):  # a short form: in its algorithm's section
         if key not in config:
             raise ConfigError(f"missing configuration key {key!r} (every run needs the keys of configs/config.yaml)")
     for section in NAMED_SECTIONS:
@@ -246,29 +246,91 @@ def _declared_keys(config_dir: str) -> dict[str, frozenset[str]]:
     return {section: frozenset(found) for section, found in keys.items()}
 
 
-def section_keys(section: str, declared: Mapping[str, Iterable[str]] = {}) -> frozenset[str]:
-    """The keys ``section`` may have: those the configs give it anywhere (:func:`_declared_keys`),
-    the data layer's extras (:data:`DATASET_EXTRAS`) and ``declared``'s for it (its algorithm's or
-    learner's constraints).
+#: The sections whose keys are those of the option chosen (``algorithm=vfdt`` takes no ``gamma``)
+OPTION_SECTIONS = ("algorithm", "learner", "protocol")
+#: Keys a protocol reads beyond its config file's: a multiclass stream under ``train_test`` is
+#: scored as a prequential pass is
+PROTOCOL_EXTRAS = {"train_test": ("shuffle_seed", "max_examples", "window", "delay", "fading")}
+
+
+@functools.cache
+def _option_keys(config_dir: str) -> dict[str, dict[str, frozenset[str]]]:
+    """The keys each option of :data:`OPTION_SECTIONS` is given, by its ``name``: its files' (a
+    global-package file's section), the presets' entries for it and :data:`PROTOCOL_EXTRAS`.
+    """
+    from omegaconf import OmegaConf
+
+    root = Path(config_dir)
+    keys: dict[str, dict[str, set[str]]] = {section: {} for section in OPTION_SECTIONS}
+    for section in OPTION_SECTIONS:
+        for path in (root / section).glob("*.yaml"):
+            data = OmegaConf.to_container(OmegaConf.load(path)) or {}
+            node = data.get(section) if "defaults" in data else data
+            if isinstance(node, dict) and isinstance(node.get("name"), str):
+                keys[section].setdefault(node["name"], set()).update(node)
+    for path in (root / "preset").glob("*.yaml"):
+        data = OmegaConf.to_container(OmegaConf.load(path)) or {}
+        for section, entries in (((data.get("preset") or {}).get("overrides")) or {}).items():
+            for option, entry in (entries or {}).items():
+                if section in keys:
+                    keys[section].setdefault(option, set()).update(entry or {})
+    for option, extras in PROTOCOL_EXTRAS.items():
+        keys["protocol"].setdefault(option, set()).update(extras)
+    return {section: {o: frozenset(k) for o, k in found.items()} for section, found in keys.items()}
+
+
+def section_keys(section: str, declared: Mapping[str, Iterable[str]] = {}, option: str | None = None) -> frozenset[str]:
+    """The keys ``section`` may have: for the ``option`` chosen of :data:`OPTION_SECTIONS`, its
+    own (:func:`_option_keys`) and ``declared``'s for it (the algorithm's or learner's
+    parameters); else those the configs give it anywhere (:func:`_declared_keys`), the data
+    layer's extras (:data:`DATASET_EXTRAS`) and ``declared``'s.
     """
     from boostbench.system.paths import CONFIG_DIR
 
+    given = set(declared.get(section, ()))
+    if option is not None and section in OPTION_SECTIONS:
+        return _option_keys(str(CONFIG_DIR))[section].get(option, frozenset()) | given | {"name"}
     extras = {"dataset": DATASET_EXTRAS}
-    return _declared_keys(str(CONFIG_DIR))[section] | set(declared.get(section, ())) | set(extras.get(section, ()))
+    return _declared_keys(str(CONFIG_DIR))[section] | given | set(extras.get(section, ()))
 
 
 def unknown_key(config: Mapping[str, Any], declared: Mapping[str, Iterable[str]]) -> str | None:
-    """The first key of a section that nothing declares (``section.key``), or None.
+    """The first key of a section that its option (or, for the data set, nothing) declares
+    (``section.key``), or None.
 
     Args:
         declared: extra keys each section may have beyond the configs' (its constraints).
     """
     for section in NAMED_SECTIONS:
-        allowed = section_keys(section, declared)
+        allowed = section_keys(section, declared, option_name(config, section))
         for key in config.get(section) or {}:
             if key not in allowed:
                 return f"{section}.{key}"
     return None
+
+
+def option_name(config: Mapping[str, Any], section: str) -> str | None:
+    """The option chosen for ``section`` (its ``name``; None: not a string)."""
+    name = (config.get(section) or {}).get("name")
+    return name if isinstance(name, str) else None
+
+
+def unknown_key_message(key: str, config: Mapping[str, Any], declared: Mapping[str, Iterable[str]]) -> str:
+    """The one line refusing ``key`` (``section.name...``): the closest key the section's option
+    takes, or the keys it takes.
+    """
+    from boostbench.suggest import did_you_mean
+
+    section, _, rest = key.partition(".")
+    first = rest.partition(".")[0]
+    option = option_name(config, section)
+    allowed = section_keys(section, declared, option)
+    hint = did_you_mean(first, allowed, prefix=f"{section}.")
+    if option is not None and section in OPTION_SECTIONS:
+        return f"unknown configuration key {key!r}{hint}: {section} {option!r} takes {', '.join(sorted(allowed))}"
+    return f"unknown configuration key {key!r}" + (
+        hint or " (a section takes its config's keys and its algorithm's or learner's parameters)"
+    )
 
 
 # -- paths and seeds -----------------------------------------------------------------------------------
@@ -333,21 +395,12 @@ def check_config(config: Mapping[str, Any], declared: Mapping[str, Iterable[str]
     Raises:
         ConfigError: the first problem, in one line (an unknown key with the closest declared one).
     """
-    from boostbench.suggest import did_you_mean
-
     problem = config_name_problem(config)
     if problem is not None:
         raise ConfigError(problem)
     key = unknown_key(config, declared)
     if key is not None:
-        section, _, name = key.partition(".")
-        raise ConfigError(
-            f"unknown configuration key {key!r}"
-            + (
-                did_you_mean(name, section_keys(section, declared), f"{section}.")
-                or " (a section takes its config's keys and its algorithm's or learner's parameters)"
-            )
-        )
+        raise ConfigError(unknown_key_message(key, config, declared))
     check("", config, {"progress": BOOLEAN})
     check("dataset", config["dataset"], DATASET_CONSTRAINTS)
     check_paths(config)

@@ -6,8 +6,6 @@ command-line overrides; its errors become one-line :class:`ConfigError` messages
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,18 +14,18 @@ from typing import TYPE_CHECKING, Any
 from omegaconf import DictConfig, OmegaConf
 
 from boostbench.errors import ConfigError, NotApplicable
-from boostbench.runner.checks import PRESENTATION_KEYS, TOP_LEVEL_KEYS
+from boostbench.runner.checks import TOP_LEVEL_KEYS
+
+# a run's identity, read here by many: boostbench.runner.identity owns it
+from boostbench.runner.identity import config_hash as config_hash
+from boostbench.runner.identity import resolved_dict as resolved_dict
+from boostbench.runner.identity import semantic_config as semantic_config
 from boostbench.system.paths import CONFIG_DIR
 
 if TYPE_CHECKING:
     from boostbench.algorithms import AlgorithmSpec
     from boostbench.runner.sections import RunConfig
 
-# Keys that say where things go or how they are shown, not what is computed.
-# Keys added after runs were stored, at the value that computes what those runs computed: left out
-# of the hash at that value, so a stored run keeps its hash (by section; and by algorithm, in its section)
-ADDED_KEYS = {"protocol": {"fading": None}}
-ADDED_ALGORITHM_KEYS = {"ada_olmr": {"compiled": True}}
 SPLIT_PROTOCOLS = ("kfold", "holdout")
 #: How prequential_cv trains its copies (Bifet et al., KDD 2015; boostbench.protocols.prequential_cv)
 VALIDATIONS = ("cross_validation", "bootstrap", "split")
@@ -133,8 +131,7 @@ def check_added_keys(cfg: DictConfig, keys: Sequence[str]) -> None:
     Raises:
         ConfigError: the first such key.
     """
-    from boostbench.runner.checks import NAMED_SECTIONS, section_keys
-    from boostbench.suggest import did_you_mean
+    from boostbench.runner.checks import NAMED_SECTIONS, option_name, section_keys, unknown_key_message
 
     declared = None
     for key in keys:
@@ -143,13 +140,8 @@ def check_added_keys(cfg: DictConfig, keys: Sequence[str]) -> None:
             continue
         if declared is None:
             declared = section_parameters(str(cfg.algorithm.name), str(cfg.learner.name))
-        allowed = section_keys(section, declared)
-        first = name.partition(".")[0]
-        if first not in allowed:
-            hint = (
-                did_you_mean(first, allowed, prefix=f"{section}.") or f" ({section} keys: {', '.join(sorted(allowed))})"
-            )
-            raise ConfigError(f"unknown configuration key {key!r}{hint}")
+        if name.partition(".")[0] not in section_keys(section, declared, option_name(cfg, section)):
+            raise ConfigError(unknown_key_message(key, cfg, declared))
 
 
 @dataclass(frozen=True)
@@ -217,11 +209,13 @@ def hydra_config(overrides: Sequence[str]) -> dict[str, Any]:
     return OmegaConf.to_container(cfg.hydra, resolve=False)
 
 
-def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
+def compose_config(overrides: Sequence[str] = (), strict: bool = True) -> DictConfig:
     """Compose ``configs/config.yaml`` with Hydra ``overrides`` (``key=value`` strings).
 
     A key the chosen option's file lacks but its section declares (``+`` in Hydra's grammar) is
-    added without the ``+``, and one it holds already is set with it.
+    added without the ``+``, and one it holds already is set with it. ``strict``: a short form
+    (``gamma=0.05``) given in ``overrides`` to an algorithm without that parameter is refused, else
+    dropped as a sweep's grid point drops it (:func:`boostbench.algorithms.fold_short_forms`).
 
     Raises:
         ConfigError: an override does not parse, names an unknown group option (the message
@@ -243,7 +237,8 @@ def compose_config(overrides: Sequence[str] = ()) -> DictConfig:
     except (HydraException, OmegaConfBaseException, ValueError) as exc:
         raise ConfigError(override_message(overrides, " ".join(str(exc).split()))) from None
     check_added_keys(cfg, added)
-    return complete(cfg)
+    given = frozenset(o.partition("=")[0].lstrip("+~") for o in overrides)  # an experiment's: grid-wide
+    return complete(cfg, given if strict else False)
 
 
 #: Hydra's refusals of an override for a key the composed config lacks (``key=value``) or holds
@@ -282,20 +277,23 @@ def _compose(overrides: Sequence[str]) -> tuple[DictConfig, list[str]]:
                 added.remove(typed[1:])
 
 
-def complete(cfg: DictConfig) -> DictConfig:
+def complete(cfg: DictConfig, strict: bool | frozenset[str] = True) -> DictConfig:
     """What a composed config needs before it is validated and hashed: its paths checked
-    (:func:`~boostbench.runner.checks.check_paths`), the preset applied (:func:`apply_preset`), a
-    user's data file pinned (:func:`pin_user_file`) and a stream kept in its order
+    (:func:`~boostbench.runner.checks.check_paths`), the preset applied (:func:`apply_preset`), the
+    short forms moved into the algorithm section (:func:`~boostbench.algorithms.fold_short_forms`;
+    ``strict``: as a run's), a user's data file pinned (:func:`pin_user_file`) and a stream kept in its order
     (:func:`boostbench.data.stream.keep_stream_order`).
 
     Raises:
-        ConfigError: ``results_dir`` or ``data_dir`` is no path.
+        ConfigError: ``results_dir`` or ``data_dir`` is no path; a short form the algorithm does
+            not take (``strict``).
     """
+    from boostbench.algorithms import fold_short_forms
     from boostbench.data.stream import keep_stream_order
     from boostbench.runner.checks import check_paths
 
     check_paths(cfg)  # a list or mapping for a path is refused before a file is looked for
-    return keep_stream_order(pin_user_file(apply_preset(cfg)))
+    return keep_stream_order(pin_user_file(fold_short_forms(apply_preset(cfg), strict)))
 
 
 def apply_preset(cfg: DictConfig) -> DictConfig:
@@ -393,11 +391,6 @@ def pin_user_file(cfg: DictConfig) -> DictConfig:
         return cfg
     from omegaconf import open_dict
 
-    from boostbench.data.loaders import (  # pandas: only for a user's file
-        arff_class_attribute,
-        csv_last_column,
-        sha256_of,
-    )
     from boostbench.data.registry import file_format, locate
     from boostbench.system.notices import say_once
 
@@ -405,7 +398,11 @@ def pin_user_file(cfg: DictConfig) -> DictConfig:
     if path is None or not path.is_file():
         return cfg
     unnamed = OmegaConf.is_missing(cfg.dataset, "class_column") or cfg.dataset.get("class_column") is None
-    arff = file_format(path, cfg.dataset) == "arff"
+    arff = unnamed and file_format(path, cfg.dataset) == "arff"
+    if cfg.dataset.get("sha256") and not unnamed:  # a registry entry: pinned already
+        return cfg
+    from boostbench.data.loaders import arff_class_attribute, csv_last_column, sha256_of  # pandas: a user's file
+
     column = None if not unnamed else arff_class_attribute(path) if arff else csv_last_column(path, cfg.dataset)
     if cfg.dataset.get("sha256") and column is None:
         return cfg
@@ -443,7 +440,7 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
         NotApplicable: a combination the algorithm cannot run (:func:`incompatibility`; a
             :class:`ConfigError` too).
     """
-    from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec
+    from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec, fold_short_forms
     from boostbench.constraints import Interval, OneOf, check, positive_int, typed_section
     from boostbench.data.registry import ENCODINGS
     from boostbench.learners.registry import learner_config
@@ -453,6 +450,9 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
 
     resolved = resolved_dict(cfg)
     check_required(resolved)  # a key or group deleted (~algorithm) is refused, not a KeyError
+    # a config given whole, not composed (a stored record's old form carries both knobs for every
+    # algorithm): its short forms moved, those its algorithm lacks dropped
+    resolved = fold_short_forms(resolved, strict=False)
     unknown = sorted(set(resolved) - TOP_LEVEL_KEYS)
     if unknown:  # e.g. +foo=1: it would change the config hash and nothing else
         raise ConfigError(
@@ -553,57 +553,3 @@ def too_many_classes(algorithm: str, dataset: str | None, k: int, most: int) -> 
     """The one line refusing a binary (``most`` = 2) algorithm on a k-class data set."""
     kind = "binary" if most == 2 else f"for at most {most} classes"
     return f"algorithm {algorithm!r} is {kind}; dataset {dataset!r} has {k} classes"
-
-
-def resolved_dict(cfg: DictConfig | dict) -> dict[str, Any]:
-    """The configuration as plain JSON-able data, interpolations resolved (a dict: as it is).
-
-    Raises:
-        ConfigError: an interpolation cannot be resolved.
-    """
-    if not isinstance(cfg, DictConfig):
-        return cfg
-    try:
-        return OmegaConf.to_container(cfg, resolve=True)
-    except Exception as exc:  # interpolation errors
-        raise ConfigError(f"cannot resolve configuration: {' '.join(str(exc).split())}") from None
-
-
-def semantic_config(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -> dict[str, Any]:
-    """The part of a resolved config that decides the numbers: without the presentation keys and
-    without the top-level knobs (:data:`boostbench.algorithms.KNOBS`) the algorithm does not
-    declare it uses (e.g. ``gamma`` for Adaboost.OLM, ``n_learners`` for one VFDT), and without
-    the ``learner`` for a peer (it brings its own), without a key of :data:`ADDED_KEYS` (or
-    :data:`ADDED_ALGORITHM_KEYS`) at its neutral value; a data set's ``moved_rows`` only under a fixed
-    shuffle (``protocol.shuffle_seed``), the one order it decides. ``spec``: the algorithm's
-    registry entry, if resolved already.
-    """
-    from boostbench.algorithms import KNOBS, algorithm_spec
-
-    data = resolved_dict(cfg) if isinstance(cfg, DictConfig) else dict(cfg)
-    spec = spec or algorithm_spec(str(data["algorithm"]["name"]))
-    semantic = {
-        k: v
-        for k, v in data.items()
-        if k not in PRESENTATION_KEYS and (k not in KNOBS or k in spec.uses) and not (k == "learner" and spec.peer)
-    }
-    added = {**ADDED_KEYS, "algorithm": ADDED_ALGORITHM_KEYS.get(str(data["algorithm"]["name"]), {})}
-    for section, keys in added.items():
-        if isinstance(semantic.get(section), dict):
-            semantic[section] = {k: v for k, v in semantic[section].items() if k not in keys or v != keys[k]}
-    if (semantic.get("protocol") or {}).get("shuffle_seed") is None and "moved_rows" in (semantic.get("dataset") or {}):
-        # the source's row order decides only a fixed shuffle (protocol.shuffle_seed)
-        semantic["dataset"] = {k: v for k, v in semantic["dataset"].items() if k != "moved_rows"}
-    return semantic
-
-
-def config_hash(cfg: DictConfig | dict, spec: AlgorithmSpec | None = None) -> str:
-    """SHA-256 (hex, first 16 chars) of :func:`semantic_config`.
-
-    Two runs with the same hash compute the same numbers (up to timing).
-
-    Raises:
-        ConfigError: unknown algorithm.
-    """
-    text = json.dumps(semantic_config(cfg, spec), sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -492,6 +492,7 @@ def run_experiment(
     if dataset is None:
         stage(f"loading {run.dataset.name}")
         dataset = load_dataset(run.dataset, run.data_dir, run.seed)
+    run.protocol.check_size(dataset.n_examples)  # before a fold is allocated
     multilabel = isinstance(dataset, MultilabelDataset)
     k = dataset.n_labels if multilabel else dataset.n_classes
     generators = run_generators(run.seed)

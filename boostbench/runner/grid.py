@@ -86,9 +86,13 @@ def check_size(axes: Sequence[Override], max_jobs: int) -> int:
     """The grid's size, checked against ``max_jobs`` before anything is built.
 
     Raises:
-        ConfigError: more points than ``max_jobs`` (the message names the largest axis).
+        ConfigError: more points than ``max_jobs`` (the message names the largest axis), or none
+            (an axis without values, ``seed='range(0,0)'``: named).
     """
     size = grid_size(axes)
+    if size == 0:
+        empty = next(axis for axis in axes if axis_length(axis) == 0)
+        raise ConfigError(f"the grid is empty: {empty.input_line!r} has no values")
     if size > max_jobs:
         largest = max(axes, key=axis_length)
         raise ConfigError(
@@ -234,3 +238,56 @@ def _parse(lines: Sequence[str]) -> list[Override]:
             _PARSED.clear()
         _PARSED.update(zip(missing, OverridesParser.create().parse_overrides(missing)))
     return [_PARSED[line] for line in lines]
+
+
+def count_jobs(overrides: Sequence[str]) -> int | None:
+    """How many points a sweep's grid has (the experiment's ``hydra.sweeper.params`` and the
+    command line's overrides, as the sweeper reads them), counted without listing them; None if it
+    cannot be told here (the sweep itself reports a bad grid).
+    """
+    from hydra import compose, initialize_config_dir
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from omegaconf import OmegaConf
+
+    from boostbench.algorithms import store_configs
+    from boostbench.suggest import quote_separators
+    from boostbench.system.paths import CONFIG_DIR
+
+    overrides = quote_separators(overrides)
+    try:
+        store_configs(overrides)  # the chosen plugins' configs only: no other plugin is imported
+        parsed = OverridesParser.create().parse_overrides(list(overrides))
+        plain = [o.input_line for o in parsed if not o.is_sweep_override() and not o.is_hydra_override()]
+        with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+            cfg = compose(config_name="config", overrides=plain, return_hydra_config=True)
+        params = cfg.hydra.sweeper.get("params")
+        params = OmegaConf.to_container(params) if params else {}
+        return grid_size(grid_axes([o.input_line for o in parsed if not o.is_hydra_override()], params))
+    except Exception:  # the sweep itself reports a bad grid
+        return None
+
+
+def point_label(cfg: DictConfig, varying: Sequence[str] | None = None) -> str:
+    """A point's name in the sweep's lines: its algorithm, data set and seed, then each setting
+    that differs between the grid's points (``varying``: the point's overrides on the axes with
+    several values, ``learner=tan``, ``algorithm.vote=soft``); without them (a job that knows
+    no grid) its learner, gamma and preset.
+    """
+    parts = [f"{cfg.algorithm.name}", f"{cfg.dataset.name}", f"seed={cfg.seed}"]
+    if varying is not None:
+        for line in varying:
+            key, _, value = line.partition("=")
+            if key.lstrip("+~") not in ("algorithm", "dataset", "seed"):
+                parts.append(f"{key.lstrip('+~')}={value}")
+        return " ".join(parts)
+    parts.append(f"learner={cfg.learner.name}")
+    if "gamma" in cfg.algorithm:
+        parts.append(f"gamma={cfg.algorithm.gamma}")
+    if cfg.get("preset"):
+        parts.append(f"preset={cfg.preset}")
+    return " ".join(parts)
+
+
+#: The grid's label of each point launched, by its key: a job's progress line names its point as
+#: the grid does (:func:`point_label` with the axes that vary), which the job alone cannot
+GRID_LABELS: dict[str, str] = {}

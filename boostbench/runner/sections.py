@@ -57,6 +57,22 @@ class ProtocolConfig:
     n_folds: int | None = None
     validation: str | None = None
 
+    def check_size(self, n_examples: int) -> None:
+        """Refuse more folds (``n_splits`` of ``kfold``, ``n_folds`` of ``prequential_cv``) than
+        the data set has examples, before a fold is made.
+
+        Raises:
+            ConfigError: the key, its value and the examples, in one line.
+        """
+        from boostbench.errors import ConfigError
+
+        for key in ("n_splits", "n_folds"):
+            value = getattr(self, key)
+            if value is not None and value > n_examples:
+                raise ConfigError(
+                    f"protocol.{key}={value}: more than the data set's {n_examples} examples (2..{n_examples})"
+                )
+
 
 @dataclass(frozen=True, kw_only=True)
 class RunConfig:

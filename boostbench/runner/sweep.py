@@ -26,7 +26,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,9 @@ from boostbench.runner.config import (
     validate,
 )
 from boostbench.runner.failures import check_job_timeout, closing_line, exception_reason, job_timeout, keep_failure
+from boostbench.runner.grid import GRID_LABELS
+from boostbench.runner.grid import count_jobs as count_jobs  # the sweep command counts its grid
+from boostbench.runner.grid import point_label as _label
 from boostbench.runner.isolation import JobDied, clean_leftovers, die_with, run_isolated, stop_runner
 from boostbench.runner.store import (
     check_writable,
@@ -81,15 +84,6 @@ class JobOutcome:
     message: str = ""
 
 
-def _label(cfg: DictConfig) -> str:
-    parts = [f"{cfg.algorithm.name}", f"{cfg.dataset.name}", f"seed={cfg.seed}"]
-    if "gamma" in cfg.algorithm:
-        parts.append(f"gamma={cfg.algorithm.gamma}")
-    if cfg.get("preset"):
-        parts.append(f"preset={cfg.preset}")
-    return " ".join(parts)
-
-
 SWEEP_PID = "BOOSTBENCH_SWEEP_PID"  # the sweep's own process, for its workers to know it
 SWEEP_PROGRESS = "BOOSTBENCH_SWEEP_PROGRESS"  # a file the workers append their outcomes to
 
@@ -99,56 +93,36 @@ def _report(outcome: JobOutcome, path: str | None = None) -> None:
     job's ``$BOOSTBENCH_SWEEP_PROGRESS``; a write under PIPE_BUF bytes with O_APPEND lands whole),
     or, without one (a remote worker), a printed line.
     """
-    import json
-
-    path = path or os.environ.get(SWEEP_PROGRESS)
-    if path:
-        line = (
-            json.dumps(
-                {
-                    "status": outcome.status,
-                    "label": outcome.label,
-                    "seconds": round(outcome.seconds, 2),
-                    "message": outcome.message[:300],
-                }
-            )
-            + "\n"
-        )
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # not created: a finished sweep's is gone
-            try:
-                os.write(fd, line.encode())
-            finally:
-                os.close(fd)
-            return
-        except OSError:
-            pass
+    entry = {
+        "status": outcome.status,
+        "key": outcome.key,
+        "label": outcome.label,
+        "seconds": round(outcome.seconds, 2),
+        "message": outcome.message[:300],
+    }
+    if _append(path or os.environ.get(SWEEP_PROGRESS), entry):
+        return
     if outcome.status in ("done", "error"):
         print(f"{outcome.status:<6} {outcome.label} ({outcome.seconds:.1f} s) {outcome.message}".rstrip(), flush=True)
 
 
-def count_jobs(overrides: Sequence[str]) -> int | None:
-    """How many points a sweep's grid has (the experiment's ``hydra.sweeper.params`` and the
-    command line's overrides, as the sweeper reads them), counted without listing them; None if it
-    cannot be told here (the sweep itself reports a bad grid).
+def _append(path: str | None, entry: dict[str, Any]) -> bool:
+    """Append ``entry`` as one JSON line to the sweep's progress file (a write under PIPE_BUF bytes
+    with O_APPEND lands whole); False if there is none to append to.
     """
-    from hydra import compose, initialize_config_dir
-    from hydra.core.override_parser.overrides_parser import OverridesParser
+    import json
 
-    from boostbench.runner.grid import grid_axes, grid_size
-
-    overrides = quote_separators(overrides)
-    store_configs(overrides)
+    if not path:
+        return False
     try:
-        parsed = OverridesParser.create().parse_overrides(list(overrides))
-        plain = [o.input_line for o in parsed if not o.is_sweep_override() and not o.is_hydra_override()]
-        with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=plain, return_hydra_config=True)
-        params = cfg.hydra.sweeper.get("params")
-        params = OmegaConf.to_container(params) if params else {}
-        return grid_size(grid_axes([o.input_line for o in parsed if not o.is_hydra_override()], params))
-    except Exception:  # the sweep itself reports a bad grid
-        return None
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # not created: a finished sweep's is gone
+        try:
+            os.write(fd, (json.dumps(entry) + "\n").encode())
+        finally:
+            os.close(fd)
+        return True
+    except OSError:
+        return False
 
 
 def _die_with_the_sweep() -> None:
@@ -188,16 +162,20 @@ def sweep_grid(
         ConfigError: a grid above ``max_jobs``, or an axis that cannot be enumerated.
         hydra.errors.HydraException: a point's config cannot be composed (an unknown key).
     """
-    from boostbench.runner.grid import check_size, grid_axes, grid_points
+    from boostbench.runner.grid import axis_length, check_size, grid_axes, grid_points
 
     axes = grid_axes(arguments, params, loader)
-    check_size(axes, max_jobs)
+    size = check_size(axes, max_jobs)
     progress = config.hydra.job.env_set.get(SWEEP_PROGRESS)
+    _append(progress, {"total": size})  # the caller's count: the grid is counted here, once
+    varying = {axis.get_key_element() for axis in axes if axis_length(axis) > 1}
     outcomes: list[JobOutcome | None] = []
     pending: list[tuple[int, list[str]]] = []  # (index, overrides) of the points to run
     runs: dict[tuple[str, str], str] = {}  # (results_dir, key) -> label of the point that runs it
+    GRID_LABELS.clear()
     for point in grid_points(axes):
-        outcome = _triage(loader.load_job_config(config, point), runs)
+        shown = [line for line in point if line.partition("=")[0] in varying]
+        outcome = _triage(loader.load_job_config(config, point), runs, shown)
         if outcome is None:
             pending.append((len(outcomes), point))
         else:
@@ -212,18 +190,20 @@ def sweep_grid(
         batch = pending[start : start + size]
         returns = launcher.launch([point for _, point in batch], initial_job_idx=start)
         for (index, point), job in zip(batch, returns):
-            outcomes[index] = _returned(job, point)
+            outcome = _returned(job, point)
+            outcomes[index] = replace(outcome, label=GRID_LABELS.get(outcome.key, outcome.label))
     return outcomes
 
 
-def _triage(cfg: DictConfig, runs: dict[tuple[str, str], str]) -> JobOutcome | None:
+def _triage(cfg: DictConfig, runs: dict[tuple[str, str], str], varying: Sequence[str] = ()) -> JobOutcome | None:
     """A point's outcome found without running it, or None if it is to run. ``runs``: the points
-    to run so far, by results directory and key (this one is added if it runs).
+    to run so far, by results directory and key (this one is added if it runs); ``varying``: its
+    overrides on the axes with several values (:func:`_label`).
     """
     label = "?"
     try:
-        cfg = complete(cfg)
-        label = _label(cfg)
+        cfg = complete(cfg, strict=False)  # a short form goes to the points that take it
+        label = _label(cfg, varying)
         resolved = resolved_dict(cfg)
         spec = algorithm_spec(str(resolved["algorithm"]["name"]))
         key = run_key(config_hash(resolved, spec), algorithm=spec)
@@ -237,7 +217,7 @@ def _triage(cfg: DictConfig, runs: dict[tuple[str, str], str]) -> JobOutcome | N
         return JobOutcome("skipped", key, label, 0.0, f"the same configuration as {runs[where]}, earlier in this grid")
     if has_record(where[0], key):
         return JobOutcome("skipped", key, label, 0.0)
-    runs[where] = label
+    runs[where] = GRID_LABELS[key] = label
     return None
 
 
@@ -282,7 +262,7 @@ def _isolated_job(cfg: DictConfig, began: float) -> JobOutcome:
 def _job(cfg: DictConfig, began: float, on_key: Callable[[str, str], None] | None = None) -> JobOutcome:
     label = "?"
     try:
-        cfg = complete(cfg)
+        cfg = complete(cfg, strict=False)  # a short form goes to the points that take it
         label = _label(cfg)
         run_config = validate(cfg)  # every value, the algorithm's entry and the combination: once
     except NotApplicable as exc:
@@ -382,6 +362,7 @@ def run_sweep(
     on_outcome: Callable[[dict[str, Any]], None] | None = None,
     allow_code: bool = False,
     max_jobs: int | None = None,
+    on_size: Callable[[int], None] | None = None,
 ) -> list[JobOutcome]:
     """Expand ``overrides`` (Hydra sweep syntax: ``a=1,2``, ``seed='range(0,5)'``) and run every job.
 
@@ -396,6 +377,7 @@ def run_sweep(
         on_outcome: called in this process as each job ends, wherever it ran, with its outcome
             (``status``, ``label``, ``seconds``, ``message``), through a progress file the jobs
             append to (under ``results_dir``, which a cluster's nodes share).
+        on_size: called with the grid's size once the sweeper has counted it (with ``on_outcome``).
         allow_code: accept overrides that run code (:func:`boostbench.runner.checks.check_overrides`).
         max_jobs: the largest grid accepted (None: ``hydra.sweeper.max_jobs``, 100,000).
 
@@ -454,7 +436,7 @@ def run_sweep(
     restore = _interrupt_on_sigterm()
     try:
         if on_outcome is not None:
-            path, follow = _follow(Path(results_dir) if plain else Path(tempfile.gettempdir()), on_outcome)
+            path, follow = _follow(Path(results_dir) if plain else Path(tempfile.gettempdir()), on_outcome, on_size)
             # Hydra sets it in each job's process, wherever it runs (a reused worker too)
             extra.append(f"+hydra.job.env_set.{SWEEP_PROGRESS}={hydra_quote(str(path))}")
         outcomes = launch(primary, sweep_job, overrides=[*overrides, *extra], multirun=True, version_base="1.3")
@@ -534,10 +516,12 @@ def clean_progress_files(results_dir: str | os.PathLike, stale_after_s: float = 
     return removed
 
 
-def _follow(directory: Path, on_outcome: Callable[[dict[str, Any]], None]) -> tuple[Path, Callable[[], None]]:
+def _follow(
+    directory: Path, on_outcome: Callable[[dict[str, Any]], None], on_size: Callable[[int], None] | None = None
+) -> tuple[Path, Callable[[], None]]:
     """Start reading the jobs' progress file (``<directory>/.sweep-<host>-<pid>.progress``) in a
-    thread that passes each outcome to ``on_outcome``; returns the file and the function that
-    stops the thread (after the last lines) and removes the file.
+    thread that passes each outcome to ``on_outcome`` (and the grid's size to ``on_size``); returns
+    the file and the function that stops the thread (after the last lines) and removes the file.
     """
     import json
     import socket
@@ -557,9 +541,15 @@ def _follow(directory: Path, on_outcome: Callable[[dict[str, Any]], None]) -> tu
                 *lines, pending = pending.split("\n")
                 for line in lines:
                     try:
-                        on_outcome(json.loads(line))
+                        outcome = json.loads(line)
                     except ValueError:
                         continue
+                    if "total" in outcome:
+                        if on_size is not None:
+                            on_size(int(outcome["total"]))
+                        continue
+                    outcome["label"] = GRID_LABELS.get(outcome.get("key"), outcome["label"])
+                    on_outcome(outcome)
                 if finished:
                     return
                 stop.wait(0.2)
