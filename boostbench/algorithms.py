@@ -27,7 +27,7 @@ import importlib
 import inspect
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,15 @@ import numpy as np
 
 from boostbench.constraints import ANY, Constraint, entry, positive_int
 from boostbench.errors import ConfigError
-from boostbench.system.installs import declared_not_installed
+from boostbench.plugin_loading import (
+    ENTRY_POINT_GROUP,
+    chooses,
+    entry_points,
+    import_bounded,
+    plugin_source,
+    requested_plugins,
+)
+from boostbench.system.installs import declared_not_installed, reinstall_command
 
 __all__ = [
     "ALGORITHMS",
@@ -50,8 +58,6 @@ __all__ = [
     "spec_of",
 ]
 
-#: The entry-point group through which an installed package adds algorithms (``name = "module:object"``)
-ENTRY_POINT_GROUP = "boostbench.algorithms"
 #: Knobs whose meaning belongs to some algorithms only: an algorithm declares the ones it uses
 #: (:attr:`AlgorithmSpec.uses`). ``n_learners`` is a top-level key (the pool's size); ``gamma`` and
 #: ``n_rounds`` are hyper-parameters of the algorithms that have them (``algorithm.gamma``), the
@@ -372,6 +378,41 @@ def interface_problem(spec: AlgorithmSpec) -> str | None:
     return None
 
 
+def _load_plugins(taken: Mapping[str, AlgorithmSpec]) -> tuple[dict[str, AlgorithmSpec], list[str]]:
+    """The installed plugins' entries, and one line for each one left out (naming its package)."""
+    found: dict[str, AlgorithmSpec] = {}
+    problems = []
+    for point in entry_points():
+        dist = point.dist
+        who = f"{dist.name} {dist.version}" if dist is not None else "?"
+        problem = None
+        if point.name in taken:
+            problem = "takes the name of a built-in algorithm"
+        elif point.name in found:
+            problem = f"takes the name package {found[point.name].plugin.distribution} registered"
+        elif not ALGORITHM_NAME.fullmatch(point.name):
+            problem = "is not named as an algorithm can be (lower-case letters, digits and _, a letter first)"
+        else:
+            try:
+                spec = spec_of(import_bounded(point))
+            except ImportError as exc:
+                problem = f"fails to import ({point.value}): {exc}"
+                if isinstance(exc.__cause__, (ImportError, AttributeError)) and dist is not None:  # renamed since
+                    problem += f"; if its module or class was renamed, reinstall it ({reinstall_command(dist)})"
+            else:
+                problem = (
+                    f"names {point.value}, neither a booster class nor an AlgorithmSpec"
+                    if spec is None
+                    else interface_problem(spec)
+                )
+        if problem is not None:
+            problems.append(f"plugin algorithm {point.name!r} of package {who} left out: it {problem}")
+            continue
+        plugin = Plugin(dist.name, dist.version, point.value, plugin_source(spec.cls)) if dist else None
+        found[point.name] = replace(spec, plugin=plugin)
+    return found, problems
+
+
 class Registry(Mapping[str, AlgorithmSpec]):
     """Every algorithm: :data:`BUILT_IN`, then the installed plugins, imported on first use of
     one of them (or of the whole list): looking up a built-in, listing the options by name
@@ -389,9 +430,7 @@ class Registry(Mapping[str, AlgorithmSpec]):
 
     def _all(self) -> dict[str, AlgorithmSpec]:
         if self._entries is None:
-            from boostbench.plugin_loading import load_plugins
-
-            plugins, self._problems = load_plugins(self._built_in)
+            plugins, self._problems = _load_plugins(self._built_in)
             self._entries = {**self._built_in, **plugins}
         return self._entries
 
@@ -417,8 +456,6 @@ class Registry(Mapping[str, AlgorithmSpec]):
         """The names the installed plugins register, as their packages' metadata says (none of
         them imported: some may be left out once they are).
         """
-        from boostbench.plugin_loading import entry_points
-
         return sorted(
             {p.name for p in entry_points() if p.name not in self._built_in and ALGORITHM_NAME.fullmatch(p.name)}
         )
@@ -487,12 +524,10 @@ def store_configs(overrides: Sequence[str] | None = None) -> None:
     from hydra.core.config_store import ConfigStore
     from omegaconf import OmegaConf
 
-    from boostbench.plugin_loading import chooses, requested_plugins
-
     if overrides is None:
         chosen = ALGORITHMS.plugins()
     else:
-        wanted = requested_plugins(overrides)
+        wanted = requested_plugins(ALGORITHMS.plugin_names(), overrides)
         if not wanted:
             return
         plugins = ALGORITHMS.plugins()
@@ -518,54 +553,6 @@ def _override(line: str) -> dict[str, str]:
     """``"override /learner: tree"`` as a defaults-list entry."""
     key, _, value = line.partition(": ")
     return {key: value}
-
-
-def fold_short_forms(cfg: Any, strict: bool | frozenset[str] = True) -> Any:
-    """Move each top-level short form (``gamma=0.05``, :data:`SHORT_FORMS`) of a config (a
-    DictConfig, changed in place, or a resolved dict, copied) into its algorithm section as that
-    hyper-parameter, and drop the top-level key (null: the algorithm's own value).
-
-    Args:
-        strict: refuse a short form given to an algorithm without that parameter (a run; a set:
-            those short forms only, the ones its command line gave); else drop it (a grid point of
-            such an algorithm is the point without it, as is an experiment's grid-wide value).
-
-    Raises:
-        ConfigError: ``strict`` and the algorithm has no such parameter (the line names the
-            algorithm and the parameters it takes).
-    """
-    from contextlib import nullcontext
-
-    from omegaconf import DictConfig, open_dict
-
-    given = [key for key in SHORT_FORMS if key in cfg]
-    if not given:
-        return cfg
-    if isinstance(cfg, DictConfig):
-        opened = open_dict(cfg)
-    else:
-        cfg, opened = {**cfg, "algorithm": dict(cfg["algorithm"])}, nullcontext()
-    with opened:
-        for key in given:
-            value, algorithm = cfg[key], cfg["algorithm"]
-            del cfg[key]
-            if value is None:
-                continue
-            if key in algorithm:
-                algorithm[key] = value
-            elif strict is True or (not isinstance(strict, bool) and key in strict):
-                raise ConfigError(short_form_refusal(key, value, str(algorithm["name"])))
-    return cfg
-
-
-def short_form_refusal(key: str, value: Any, algorithm: str) -> str:
-    """The one line refusing ``key=value`` (a short form) for an algorithm without that parameter."""
-    spec = algorithm_spec(algorithm)
-    takes = sorted(set(spec.params) - set(spec.fixed))
-    return (
-        f"{key}={value}: algorithm {algorithm!r} has no {key} "
-        f"({'its parameters: ' + ', '.join(takes) if takes else 'it takes no parameters'})"
-    )
 
 
 def build_booster(

@@ -1,5 +1,5 @@
 """Finding and importing the installed plugins' algorithms (entry points of group
-:data:`boostbench.algorithms.ENTRY_POINT_GROUP`), for :data:`boostbench.algorithms.ALGORITHMS`.
+:data:`ENTRY_POINT_GROUP`), for :data:`boostbench.algorithms.ALGORITHMS`, which reads them.
 
 A plugin is listed by its entry point's name (its package's metadata: nothing imported) and
 imported only when one is used: each in a thread bounded in time, any exception at import
@@ -11,26 +11,19 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from boostbench.algorithms import (
-    ALGORITHM_NAME,
-    ALGORITHMS,
-    ENTRY_POINT_GROUP,
-    AlgorithmSpec,
-    Plugin,
-    interface_problem,
-    spec_of,
-)
-from boostbench.system.installs import reinstall_command
 from boostbench.system.paths import CONFIG_DIR
 
+#: The entry-point group a plugin registers its algorithms under (its pyproject.toml's
+#: ``[project.entry-points."boostbench.algorithms"]``)
+ENTRY_POINT_GROUP = "boostbench.algorithms"
 
-def _source(cls: type) -> Path:
+
+def plugin_source(cls: type) -> Path:
     """The sources of the package ``cls`` comes from: its top-level package's directory, or the file
     of a top-level module.
     """
@@ -43,7 +36,7 @@ def _source(cls: type) -> Path:
 PLUGIN_IMPORT_TIMEOUT_S = 60.0
 
 
-def _import_bounded(point: metadata.EntryPoint) -> Any:
+def import_bounded(point: metadata.EntryPoint) -> Any:
     """``point.load()``, bounded in time and in what it may do to this process: run in a thread
     (a plugin that hangs at import is left out after :data:`PLUGIN_IMPORT_TIMEOUT_S`; the thread,
     a daemon, is abandoned), and any exception, ``SystemExit`` included, is the plugin's failure.
@@ -82,47 +75,12 @@ def entry_points() -> list[metadata.EntryPoint]:
     return sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name)
 
 
-def load_plugins(taken: Mapping[str, AlgorithmSpec]) -> tuple[dict[str, AlgorithmSpec], list[str]]:
-    """The installed plugins' entries, and one line for each one left out (naming its package)."""
-    found: dict[str, AlgorithmSpec] = {}
-    problems = []
-    for point in entry_points():
-        dist = point.dist
-        who = f"{dist.name} {dist.version}" if dist is not None else "?"
-        problem = None
-        if point.name in taken:
-            problem = "takes the name of a built-in algorithm"
-        elif point.name in found:
-            problem = f"takes the name package {found[point.name].plugin.distribution} registered"
-        elif not ALGORITHM_NAME.fullmatch(point.name):
-            problem = "is not named as an algorithm can be (lower-case letters, digits and _, a letter first)"
-        else:
-            try:
-                spec = spec_of(_import_bounded(point))
-            except ImportError as exc:
-                problem = f"fails to import ({point.value}): {exc}"
-                if isinstance(exc.__cause__, (ImportError, AttributeError)) and dist is not None:  # renamed since
-                    problem += f"; if its module or class was renamed, reinstall it ({reinstall_command(dist)})"
-            else:
-                problem = (
-                    f"names {point.value}, neither a booster class nor an AlgorithmSpec"
-                    if spec is None
-                    else interface_problem(spec)
-                )
-        if problem is not None:
-            problems.append(f"plugin algorithm {point.name!r} of package {who} left out: it {problem}")
-            continue
-        plugin = Plugin(dist.name, dist.version, point.value, _source(spec.cls)) if dist else None
-        found[point.name] = replace(spec, plugin=plugin)
-    return found, problems
-
-
-def requested_plugins(overrides: Sequence[str] = ()) -> list[str]:
-    """The plugin algorithms that ``overrides`` may choose: those whose name appears in an
-    override, or in an experiment file it names (a word of its text), by :meth:`Registry.plugin_names`.
-    A built-in run names none, so it imports no plugin.
+def requested_plugins(names: Sequence[str], overrides: Sequence[str] = ()) -> list[str]:
+    """The plugin algorithms among ``names`` (the installed ones', by
+    :meth:`boostbench.algorithms.Registry.plugin_names`) that ``overrides`` may choose: those whose
+    name appears in an override, or in an experiment file it names (a word of its text). A
+    built-in run names none, so it imports no plugin.
     """
-    names = ALGORITHMS.plugin_names()
     if not names:
         return []
     text = " ".join(overrides)

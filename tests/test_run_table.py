@@ -126,7 +126,7 @@ def test_overrides_that_do_not_make_the_config_are_refused():
 
 @pytest.mark.slow
 def test_the_page_is_rendered_from_the_published_files_alone(published, tmp_path):
-    from boostbench.reporting.run_table import render
+    from boostbench.reporting.reproduction_docs import render
 
     _, out = published
     render(out, tmp_path / "docs")

@@ -41,6 +41,7 @@ import pandas as pd
 from omegaconf import OmegaConf
 
 from boostbench.reporting.figures import caption_of
+from boostbench.runner.store import TIMINGS, read_timings
 from boostbench.system.files import atomic_write_text
 from boostbench.system.paths import CONFIG_DIR
 from boostbench.system.resources import usable_cores
@@ -109,7 +110,6 @@ BENCH_PAGES = (
 #: What ``write`` can publish: the index's title and its pages
 COLLECTIONS = {"reproduction": ("The reproduction", PAGES), "stream_benchmark": ("The stream benchmark", BENCH_PAGES)}
 STUDIES = studies_of(PAGES)
-TIMINGS = "timings.json"
 
 
 def _grid_values(key: str, text) -> list:
@@ -173,12 +173,6 @@ def time_study(study: str, results_dir: Path, command: list[str]) -> int:
     }
     atomic_write_text(results_dir / TIMINGS, json.dumps(timings, indent=1, sort_keys=True) + "\n")
     return code
-
-
-def read_timings(results_dir: Path) -> dict:
-    """``<results_dir>/timings.json`` (empty when absent)."""
-    path = Path(results_dir) / TIMINGS
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
 def timing_table(
@@ -369,7 +363,7 @@ def run_table_lines(runs: pd.DataFrame) -> list[str]:
         f"`ram_hours`, `peak_mib`), algorithm, learner, data set, seed, and `overrides`: `boostbench run "
         f"<overrides>` makes the run again. [{RECORDS}]({RECORDS}): the store they are derived from (every "
         "record with its config hash, curves and provenance; the failed jobs' reasons). This page again from "
-        "those files alone: `python -m boostbench.reporting.run_table render --from docs/stream-benchmark "
+        "those files alone: `python -m boostbench.reporting.reproduction_docs render --from docs/stream-benchmark "
         "--docs docs/stream-benchmark`; a sweep that continues them: `make stream-benchmark "
         "STREAM_FROM=docs/stream-benchmark STREAM_DOCS=docs/stream-benchmark` (the runs made by today's code "
         "are kept; docs/benchmark.md).",
@@ -526,6 +520,24 @@ def write(results_dir: str | Path, docs: str | Path, command: str, collection: s
     return sorted(docs.rglob("*"))
 
 
+def render(folder: str | Path, docs: str | Path, command: str | None = None) -> list[Path]:
+    """Re-write the stream benchmark's page under ``docs`` from the published files of ``folder``
+    alone (a store imported into a temporary folder,
+    :func:`~boostbench.reporting.run_table.import_store`), with the command that made the runs
+    (or ``command``).
+
+    Raises:
+        DataError: a published file is missing or damaged, or a record fails the store's checks.
+    """
+    import tempfile
+
+    from boostbench.reporting.run_table import import_store
+
+    with tempfile.TemporaryDirectory(prefix="boostbench-store-") as store:
+        _, made_by = import_store(folder, store)
+        return write(store, docs, command or made_by or "unknown", "stream_benchmark")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m boostbench.reporting.reproduction_docs", description=__doc__.split("\n")[0]
@@ -540,6 +552,10 @@ def main(argv: list[str] | None = None) -> int:
     pages.add_argument("--docs", required=True, type=Path)
     pages.add_argument("--command", required=True, help="the command that made the runs, shown on every page")
     pages.add_argument("--collection", choices=COLLECTIONS, default="reproduction", help="which pages to write")
+    again = sub.add_parser("render", help="re-write the stream benchmark's page from its published files alone")
+    again.add_argument("--from", dest="folder", required=True, type=Path)
+    again.add_argument("--docs", required=True, type=Path)
+    again.add_argument("--command", help="the command shown on the page (default: the published one)")
     args = parser.parse_args(argv)
     if args.what == "time":
         command = args.sweep[1:] if args.sweep[:1] == ["--"] else args.sweep
@@ -550,7 +566,10 @@ def main(argv: list[str] | None = None) -> int:
     from boostbench.errors import BoostbenchError
 
     try:
-        written = write(args.results_dir, args.docs, args.command, args.collection)
+        if args.what == "render":
+            written = render(args.folder, args.docs, args.command)
+        else:
+            written = write(args.results_dir, args.docs, args.command, args.collection)
     except BoostbenchError as exc:
         print(f"reproduction_docs: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2

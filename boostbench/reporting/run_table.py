@@ -16,14 +16,15 @@ without a time stamp), so an unchanged store commits no change:
 The table is derived from the records, not the other way round: a row cannot carry what a report
 and a sweep must trust (the learning curves, the provenance, the failures' reasons), and a
 record carries its config and its config hash, which ``import`` checks as the store's reader
-does (:mod:`boostbench.runner.record_schema`): a record edited after it was published is
+does (:mod:`boostbench.runner.record`): a record edited after it was published is
 refused in one line. ``import`` rebuilds the store from :data:`RECORDS`; a sweep over it runs only
-the grid points it lacks (made by the same code: a record's key holds its code fingerprint), and
-``render`` re-writes the page from the published files alone.
+the grid points it lacks (made by the same code: a record's key holds its code fingerprint);
+:mod:`boostbench.reporting.reproduction_docs` ``render`` re-writes the page from the published
+files alone.
 
     python -m boostbench.reporting.run_table export --results-dir results/stream-benchmark --out docs/stream-benchmark
     python -m boostbench.reporting.run_table import --from docs/stream-benchmark --results-dir results/stream-benchmark
-    python -m boostbench.reporting.run_table render --from docs/stream-benchmark --docs docs/stream-benchmark
+    python -m boostbench.reporting.reproduction_docs render --from docs/stream-benchmark --docs docs/stream-benchmark
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ import json
 import re
 import shlex
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -161,8 +161,7 @@ def store_lines(results_dir: str | Path, command: str | None = None) -> list[str
     Raises:
         DataError: a record cannot be read (the store's reader: shape and hash checked).
     """
-    from boostbench.reporting.reproduction_docs import read_timings
-    from boostbench.runner.store import iter_failures, iter_records
+    from boostbench.runner.store import iter_failures, iter_records, read_timings
 
     results_dir = Path(results_dir)
     lines = [{"kind": "command", "command": command or ""}, {"kind": "timings", "timings": read_timings(results_dir)}]
@@ -247,18 +246,6 @@ def import_store(folder: str | Path, results_dir: str | Path) -> tuple[int, str]
     return written, command
 
 
-def render(folder: str | Path, docs: str | Path, command: str | None = None) -> list[Path]:
-    """Re-write the stream benchmark's page under ``docs`` from the published files of ``folder``
-    alone (a store imported into a temporary folder, :func:`import_store`), with the command
-    that made the runs (or ``command``).
-    """
-    from boostbench.reporting.reproduction_docs import write
-
-    with tempfile.TemporaryDirectory(prefix="boostbench-store-") as store:
-        _, made_by = import_store(folder, store)
-        return write(store, docs, command or made_by or "unknown", "stream_benchmark")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m boostbench.reporting.run_table", description=__doc__.split("\n")[0]
@@ -271,20 +258,14 @@ def main(argv: list[str] | None = None) -> int:
     back = sub.add_parser("import", help=f"rebuild a store from {RECORDS}, for a sweep to resume")
     back.add_argument("--from", dest="folder", required=True, type=Path)
     back.add_argument("--results-dir", required=True, type=Path)
-    page = sub.add_parser("render", help="re-write the page from the published files alone")
-    page.add_argument("--from", dest="folder", required=True, type=Path)
-    page.add_argument("--docs", required=True, type=Path)
-    page.add_argument("--command", help="the command shown on the page (default: the published one)")
     args = parser.parse_args(argv)
     try:
         if args.what == "export":
             paths = export(args.results_dir, args.out, args.command)
             print(f"wrote {', '.join(str(p) for p in paths)}")
-        elif args.what == "import":
+        else:
             written, _ = import_store(args.folder, args.results_dir)
             print(f"imported {written} records into {args.results_dir}")
-        else:
-            print(f"wrote {len(render(args.folder, args.docs, args.command))} files under {args.docs}")
     except BoostbenchError as exc:
         print(f"run_table: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2

@@ -215,7 +215,7 @@ def compose_config(overrides: Sequence[str] = (), strict: bool = True) -> DictCo
     A key the chosen option's file lacks but its section declares (``+`` in Hydra's grammar) is
     added without the ``+``, and one it holds already is set with it. ``strict``: a short form
     (``gamma=0.05``) given in ``overrides`` to an algorithm without that parameter is refused, else
-    dropped as a sweep's grid point drops it (:func:`boostbench.algorithms.fold_short_forms`).
+    dropped as a sweep's grid point drops it (:func:`boostbench.runner.knobs.fold_short_forms`).
 
     Raises:
         ConfigError: an override does not parse, names an unknown group option (the message
@@ -280,7 +280,7 @@ def _compose(overrides: Sequence[str]) -> tuple[DictConfig, list[str]]:
 def complete(cfg: DictConfig, strict: bool | frozenset[str] = True) -> DictConfig:
     """What a composed config needs before it is validated and hashed: its paths checked
     (:func:`~boostbench.runner.checks.check_paths`), the preset applied (:func:`apply_preset`), the
-    short forms moved into the algorithm section (:func:`~boostbench.algorithms.fold_short_forms`;
+    short forms moved into the algorithm section (:func:`~boostbench.runner.knobs.fold_short_forms`;
     ``strict``: as a run's), a user's data file pinned (:func:`pin_user_file`) and a stream kept in its order
     (:func:`boostbench.data.stream.keep_stream_order`).
 
@@ -288,9 +288,9 @@ def complete(cfg: DictConfig, strict: bool | frozenset[str] = True) -> DictConfi
         ConfigError: ``results_dir`` or ``data_dir`` is no path; a short form the algorithm does
             not take (``strict``).
     """
-    from boostbench.algorithms import fold_short_forms
     from boostbench.data.stream import keep_stream_order
     from boostbench.runner.checks import check_paths
+    from boostbench.runner.knobs import fold_short_forms
 
     check_paths(cfg)  # a list or mapping for a path is refused before a file is looked for
     return keep_stream_order(pin_user_file(fold_short_forms(apply_preset(cfg), strict)))
@@ -440,11 +440,12 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
         NotApplicable: a combination the algorithm cannot run (:func:`incompatibility`; a
             :class:`ConfigError` too).
     """
-    from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec, fold_short_forms
+    from boostbench.algorithms import KNOB_CONSTRAINTS, algorithm_spec
     from boostbench.constraints import Interval, OneOf, check, positive_int, typed_section
     from boostbench.data.registry import ENCODINGS
     from boostbench.learners.registry import learner_config
     from boostbench.runner.checks import check_config, check_required
+    from boostbench.runner.knobs import fold_short_forms
     from boostbench.runner.sections import ProtocolConfig, RunConfig
     from boostbench.system.cache_safety import check_caches
 

@@ -539,3 +539,13 @@ def _claim(results_dir: str | os.PathLike, config_hash: str, stale_after_s: floa
             return None
         return Claim(path, owner, refresh_s)
     return None
+
+
+#: A store's sweep times, study by study (:func:`boostbench.reporting.reproduction_docs.time_study`)
+TIMINGS = "timings.json"
+
+
+def read_timings(results_dir: str | os.PathLike) -> dict:
+    """``<results_dir>/timings.json`` (empty when absent)."""
+    path = Path(results_dir) / TIMINGS
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
