@@ -302,7 +302,7 @@ def test_leaf_configs_are_checked():
     learner_config({**base, "leaf_prediction": "nba", "rules": "river"})
     with pytest.raises(ConfigError, match=r"majority-class leaves: learner\.leaf_prediction=nb needs learner\.rules"):
         learner_config({**base, "leaf_prediction": "nb", "rules": "reference"})
-    with pytest.raises(ConfigError, match=r"learner\.delta must be a number > 0 or \[low, high\]"):
+    with pytest.raises(ConfigError, match=r"learner\.delta must be a number in \(0, 1\) or \[low, high\]"):
         learner_config({**base, "delta": -1.0, "leaf_prediction": "mc"})
 
 

@@ -63,7 +63,7 @@ def moa_multilabel_dataset(spec: Any, run_seed: int = 0) -> MultilabelDataset:
     the stream cache).
 
     Returns:
-        A :class:`MultilabelDataset`: ``X`` ``(n_examples, d)`` float64 (nominal attributes as
+        The stream, a :class:`MultilabelDataset`: ``X`` ``(n_examples, d)`` float64 (nominal attributes as
         codes), ``Y`` ``(n_examples, k)`` bool, ``n_train`` its first part.
 
     Raises:

@@ -117,7 +117,8 @@ def _labelled(frame: pd.DataFrame, by: list[str], items: str, within: str | None
 
 
 def online_runs(runs: pd.DataFrame, task: str = "multiclass") -> pd.DataFrame:
-    """The prequential runs of multiclass online algorithms, each with its leaderboard row
+    """The prequential (and prequential-CV) runs of multiclass online algorithms
+    (``task="multilabel"``: the train -> test runs of the multi-label ones), each with its leaderboard row
     (``entry``: the algorithm, its weak learners in brackets, then its N, gamma, preset and
     other settings where the store has several of them for that algorithm and weak learners)
     and its data set as shown (``shown_dataset``: the name, and what sets its config apart when
@@ -166,10 +167,11 @@ def _failures(results_dir: str | Path) -> dict[tuple[str, str | None], str]:
     ``(algorithm, data set)`` and ``(algorithm, None)`` (any data set), as one readable line
     (:func:`readable_reason`).
     """
+    from boostbench.runner.store import iter_failures
+
     latest: dict[tuple[str, str | None], tuple[float, str]] = {}
-    for path in sorted((Path(results_dir) / "failed").glob("*.json")):
+    for path, record in iter_failures(results_dir):  # a FIFO or /dev/zero there is skipped
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
             name = str(record["config"]["algorithm"]["name"])
             dataset = record["config"].get("dataset", {}).get("name")
             when = path.stat().st_mtime
@@ -221,7 +223,7 @@ def readable_reason(reason: str) -> str:
 
 
 def not_run_reasons(results_dir: str | Path, ran: set[str], task: str = "multiclass") -> dict[str, str]:
-    """``"not run: <reason>"`` for each registered multiclass online algorithm without runs: the
+    """``"not run: <reason>"`` for each registered online algorithm of ``task`` without runs: the
     reason its latest failed job gave (``failed/*.json``), else that the store has none.
     """
     from boostbench.algorithms import ALGORITHMS
@@ -284,7 +286,7 @@ def build(results_dir: str | Path, runs: pd.DataFrame, rope: float = pairwise.RO
             in the primary measure's units (0.01: one accuracy or rank-loss point).
 
     Returns:
-        A :class:`Leaderboard` (its ``figures`` empty: :func:`write` draws them).
+        The leaderboard, a :class:`Leaderboard` (its ``figures`` empty: :func:`write` draws them).
     """
     from boostbench.algorithms import ALGORITHMS
 
@@ -347,7 +349,7 @@ def write(
     ``curves_<dataset>`` (PNG and PDF, their captions inside).
 
     Returns:
-        The :class:`Leaderboard` (its ``figures`` filled) and every path written.
+        The leaderboard, a :class:`Leaderboard` (its ``figures`` filled), and every path written.
     """
     out = Path(out_dir)
     board = build(results_dir, runs, rope)
