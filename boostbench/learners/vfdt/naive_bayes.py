@@ -34,9 +34,12 @@ from boostbench.learners.vfdt.layout import (
     LEAF_KIND,
     MC,
     MC_CORRECT,
+    MOA_NB,
     NB,
     NB_CORRECT,
+    NB_RULE,
     NB_THRESHOLD,
+    NO_CHOICE,
     SETTINGS,
     TWO,
     VALUE_ORDERS,
@@ -45,6 +48,7 @@ from boostbench.learners.vfdt.layout import (
     in_rank_order,
     node_weight,
 )
+from boostbench.learners.vfdt.moa_naive_bayes import moa_majority_is, moa_naive_bayes_into
 from boostbench.system.kernel_cache import inlined_kernel, kernel
 
 HALF_LOG_TAU = 0.5 * math.log(math.tau)  # river.proba.gaussian's constant
@@ -227,14 +231,14 @@ def naive_bayes_choice(
         out,
     )
     row = node_classes[leaf]
-    best = _first_max(out, row)
+    best = first_max(out, row)
     top = out[best]
     margin = 1e-9 * (1.0 + abs(top))
     for i in range(row[-1]):
         c = row[i]
         if c != best and top - out[c] <= margin:  # a near tie: as river, through the probabilities
             _normalise(row, out)
-            return _first_max(out, row)
+            return first_max(out, row)
     return best
 
 
@@ -367,7 +371,7 @@ def _nominal_log_proba(counts, value_ranks, c, j, value, order):  # pragma: no c
 
 
 @kernel
-def _first_max(scores, row):  # pragma: no cover - compiled
+def first_max(scores, row):  # pragma: no cover - compiled
     """The class of ``row`` (classes, then their count) with the highest score (``(k,)``), the
     first one of equal scores: Python's ``max(d, key=d.get)`` over a dict in that order.
     """
@@ -434,22 +438,56 @@ def _leaf_arguments(F, tree, leaf, x, thread, out):  # pragma: no cover - compil
 
 @inlined_kernel
 def leaf_naive_bayes(F, tree, leaf, x, thread, out):  # pragma: no cover - compiled
-    """:func:`naive_bayes_into` for ``leaf`` of ``tree`` in the Forest ``F``, with ``thread``'s
-    scratch; returns its result.
+    """The naive-Bayes prediction of ``leaf`` of ``tree`` in the Forest ``F`` into ``out``, with
+    ``thread``'s scratch: river's (:func:`naive_bayes_into`) or MOA's
+    (:func:`~.moa_naive_bayes.moa_naive_bayes_into`), as the pool's NB_RULE says.
+
+    Returns:
+        The class it chose (river's: the first held of the highest probability, -1 for a leaf
+        without weight; MOA's: see its module).
     """
-    return naive_bayes_into(*_leaf_arguments(F, tree, leaf, x, thread, out))
+    if F.leaf_params[NB_RULE] == MOA_NB:
+        return _moa_naive_bayes(F, tree, leaf, x, out)
+    if naive_bayes_into(*_leaf_arguments(F, tree, leaf, x, thread, out)):
+        return first_max(out, F.node_classes[leaf])
+    return -1
 
 
 @inlined_kernel
-def tally(F, tree, leaf, x, y, w, thread):  # pragma: no cover - compiled
+def _moa_naive_bayes(F, tree, leaf, x, out):  # pragma: no cover - compiled
+    slot = F.node_slot[leaf]
+    return moa_naive_bayes_into(
+        leaf,
+        x,
+        F.node_stats,
+        F.node_classes,
+        F.nominal_counts[slot],
+        F.numeric_stats[slot],
+        F.attr_ranks[slot],
+        F.value_ranks[slot],
+        F.feat_map[tree],
+        F.feat_nominal[tree],
+        out,
+    )
+
+
+@inlined_kernel
+def tally(F, tree, leaf, x, y, w, thread, choice):  # pragma: no cover - compiled
     """An active NBA leaf's bookkeeping before it learns ``(x, y)`` with weight ``w`` (river's
     ``LeafNaiveBayesAdaptive.learn_one``): ``w`` to MC_CORRECT if its majority class is ``y``,
-    to NB_CORRECT if its naive Bayes predicts ``y`` (:func:`naive_bayes_choice`, with
+    to NB_CORRECT if its naive Bayes predicts ``y``: ``choice``, the class it chose predicting
+    ``x`` (:func:`~.routing.predict_all`), or when NO_CHOICE, :func:`naive_bayes_choice` (with
     ``thread``'s VOTES scratch).
     """
     node_stats, node_classes = F.node_stats, F.node_classes
-    if _majority_is(leaf, y, node_stats, node_classes):
+    moa = F.leaf_params[NB_RULE] == MOA_NB
+    if moa_majority_is(leaf, y, node_stats, node_classes) if moa else _majority_is(leaf, y, node_stats, node_classes):
         F.node_correct[leaf, MC_CORRECT] += w
-    votes = F.work[thread, VOTES, : node_stats.shape[1]]
-    if naive_bayes_choice(*_leaf_arguments(F, tree, leaf, x, thread, votes)) == y:
+    if choice == NO_CHOICE:
+        votes = F.work[thread, VOTES, : node_stats.shape[1]]
+        if moa:
+            choice = _moa_naive_bayes(F, tree, leaf, x, votes)
+        else:
+            choice = naive_bayes_choice(*_leaf_arguments(F, tree, leaf, x, thread, votes))
+    if choice == y:
         F.node_correct[leaf, NB_CORRECT] += w
