@@ -212,6 +212,7 @@ def main() -> None:
     parser.add_argument("--skip-river-pool", action="store_true", help="skip boostbench on the river pool (slow)")
     parser.add_argument("--max-examples", type=int, help="a prefix of the stream (the same for every candidate)")
     parser.add_argument("--algorithms", nargs="+", help="boostbench's algorithms (default: the paper's online ones)")
+    parser.add_argument("--save", type=Path, help="also write the rows' medians and runs to this JSON file")
     args = parser.parse_args()
     global MAX_EXAMPLES
     MAX_EXAMPLES = args.max_examples
@@ -287,6 +288,8 @@ def main() -> None:
                     )
                 )
     rows = list(zip((c[0] for c in candidates), measure_in_rounds(candidates)))
+    if args.save:
+        args.save.write_text(json.dumps(dict(rows), indent=1))
     reference = rows[0][1]["us_per_example"]
     prefix = f", first {args.max_examples:,} examples" if args.max_examples else ""
     river_pool = f" (river pool: {args.repeats})" if not args.skip_river_pool and runs != args.repeats else ""
