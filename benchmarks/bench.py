@@ -82,7 +82,7 @@ def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=No
                 f"learner.backend={backend}",
                 f"n_learners={n_learners}",
                 f"seed={seed}",
-                "gamma=0.1",
+                *(["gamma=0.1"] if algorithm == "online_mbbm" else []),  # the others have no gamma
                 "n_threads=1",
                 *([f"protocol.max_examples={MAX_EXAMPLES}"] if MAX_EXAMPLES else []),
                 *overrides,
