@@ -31,9 +31,11 @@ import numpy as np
 
 from boostbench.learners.vfdt.layout import (
     ATTRIBUTES,
+    HISTORY,
     LEAF_KIND,
     MC,
     MC_CORRECT,
+    MISSING,
     MOA_NB,
     NB,
     NB_CORRECT,
@@ -186,9 +188,13 @@ def naive_bayes_choice(
     attributes,
     values,
     out,
+    complete,
 ):  # pragma: no cover - compiled
     """The class :func:`naive_bayes_into` gives the highest probability (ties: the class first
     held, river's ``max`` over a dict), or -1 for a leaf without weight; ``out`` is scratch.
+
+    ``complete``: no value was missing (or out of range) in the leaf's statistics since they
+    were emptied, so each class's weight is the same at every attribute (:func:`_nominal_choice`).
 
     The probabilities are ``exp(vote - lse)``, which keeps the votes' order but may round two
     near-equal votes to one probability: the log-sum-exp is taken only when a vote lies within
@@ -210,6 +216,7 @@ def naive_bayes_choice(
         feat_nominal,
         attributes,
         values,
+        complete,
     )
     if quick >= 0:
         return quick
@@ -243,7 +250,7 @@ def naive_bayes_choice(
 
 
 #: products of naive Bayes' factors further apart than this (relative) rank as their logs do
-CLEAR_LEAD = 1e-8
+CLEAR_LEAD = 1e-6
 #: and within these bounds, no product under- or overflows
 TINY, HUGE = 1e-250, 1e250
 
@@ -262,6 +269,7 @@ def _nominal_choice(
     feat_nominal,
     found,
     codes,
+    complete,
 ):  # pragma: no cover - compiled
     """:func:`naive_bayes_choice` without a logarithm, when the answer is clear: each class's
     prior times its nominal attributes' probabilities (1 for a value it never had, river's zero
@@ -270,7 +278,9 @@ def _nominal_choice(
     than CLEAR_LEAD is the one they rank first too, and its probability is not rounded onto
     another's (:func:`naive_bayes_choice`). Returns that class, or -1 (a closer race, a product
     out of range, a numeric attribute): then the exact votes decide. ``found`` and ``codes``
-    int64 scratch ``(>= d_local,)``.
+    int64 scratch ``(>= d_local,)``. When ``complete`` (no value missing in the leaf's
+    statistics), a class's weight at one attribute stands for its weight at every other (the same
+    examples' weights, summed in another order).
 
     Files the classes under the nominal attributes as :func:`_log_votes` does.
     """
@@ -294,15 +304,16 @@ def _nominal_choice(
         weight = node_stats[leaf, c]
         q = 1.0
         if weight > 0.0:
-            num, den = weight, total
+            num, den, seen = weight, total, -1.0
             for f in range(n_found):
                 j, code = found[f], codes[f]
                 first_seen(ranks[j], c)
                 if code < 0 or code >= n_values or value_ranks[c, j, code] == 0:
                     continue
-                seen = 0.0
-                for v in range(n_values):
-                    seen += nominal_counts[c, j, v]
+                if seen < 0.0 or not complete:
+                    seen = 0.0
+                    for v in range(n_values):
+                        seen += nominal_counts[c, j, v]
                 num *= nominal_counts[c, j, code]
                 den *= seen
             q = num / den
@@ -382,7 +393,7 @@ def first_max(scores, row):  # pragma: no cover - compiled
     return best
 
 
-@kernel
+@inlined_kernel
 def predicts_by_naive_bayes(leaf, node_stats, node_classes, node_active, node_correct, leaf_params):  # pragma: no cover
     """Whether ``leaf`` predicts by naive Bayes now (river's ``prediction`` of its leaf kind)."""
     kind = leaf_params[LEAF_KIND]
@@ -488,6 +499,7 @@ def tally(F, tree, leaf, x, y, w, thread, choice):  # pragma: no cover - compile
         if moa:
             choice = _moa_naive_bayes(F, tree, leaf, x, votes)
         else:
-            choice = naive_bayes_choice(*_leaf_arguments(F, tree, leaf, x, thread, votes))
+            complete = (F.screen_state[F.node_slot[leaf], HISTORY] & MISSING) == 0
+            choice = naive_bayes_choice(*_leaf_arguments(F, tree, leaf, x, thread, votes), complete)
     if choice == y:
         F.node_correct[leaf, NB_CORRECT] += w

@@ -288,10 +288,12 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
         else:
             leaf = route[tree, ROUTE_LEAF]
         route[tree, ROUTE_VALID], route[tree, ROUTE_CHOICE] = 1, NO_CHOICE
-        if by_counts:
+        if by_counts or not predicts_by_naive_bayes(
+            leaf, F.node_stats, F.node_classes, F.node_active, F.node_correct, F.leaf_params
+        ):
             _write_distribution(F.node_stats, F.node_classes, leaf, out[tree])
         else:
-            choice = _leaf_distribution(F, tree, leaf, x, out[tree])
+            choice = leaf_naive_bayes(F, tree, leaf, x, 0, out[tree])
             if leaf == route[tree, ROUTE_LEAF]:  # the leaf training will reach
                 route[tree, ROUTE_CHOICE] = choice
 

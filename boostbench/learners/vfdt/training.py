@@ -199,6 +199,8 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
             if code < nominal_counts.shape[3]:
                 first_seen(value_ranks[slot, y, j], code)
                 nominal_counts[slot, y, j, code] += w
+            else:  # not in the statistics: as a missing value (naive_bayes._nominal_choice)
+                F.screen_state[slot, HISTORY] |= MISSING
         else:
             st = numeric_stats[slot, y, j]
             if st[0] == 0.0:  # the class is new to the attribute (no weight yet: no rank yet either)
