@@ -12,9 +12,15 @@ untimed run first, and a second row times it from an empty cache every time.
     python benchmarks/bench.py --dataset car --n-learners 100 --repeats 3
     python benchmarks/bench.py --dataset isolet_like --max-examples 500 --repeats 1   # a prefix
 
-On multiclass data, Adaboost.OLM and Oza's boosting also run with the trees river's and MOA's
-peers use (their libraries' defaults, :data:`PEER_TREES`): the paper's trees do several times the
-work per example (car: 18 split attempts and 6 splits per example over 100 trees).
+On multiclass data, Adaboost.OLM, Oza's boosting and OnlineMBBM also run with the trees river's
+and MOA's peers use (their libraries' defaults, :data:`PEER_TREES`), with the peers' leaves
+(naive Bayes adaptive, NBA) and with majority-class ones (MC), against river's AdaBoostClassifier
+and MOA's OzaBoost with the same leaves (``leaf_prediction='mc'``, ``-l MC``): the equal-work rows.
+The paper's trees do several times the work per example (car: 18 split attempts and 6 splits per
+example over 100 trees). MOA is given the nominal attributes as nominal and timed twice in each
+of its JVMs: a first pass (cold: its JIT compiles as it runs) and a second one over the same
+stream (warm, as our kernels' compile is not timed). Each row names its leaves, the attributes'
+types the trees see and, for MOA, the JVM's state.
 """
 
 from __future__ import annotations
@@ -46,16 +52,17 @@ def _stream(dataset_name: str, seed: int):
     return data, order[:MAX_EXAMPLES]
 
 
-#: The tree parameters river's and MOA's peers run with (both libraries' Hoeffding-tree defaults:
-#: grace period 200, split confidence 1e-7, tie threshold 0.05), as boostbench overrides with no
-#: importance-weight constant (c_i = 1): the same work per tree as the peers' trees do, where the
-#: paper's draws (grace 5-20 in units of weight, c_i up to 200) try to split on nearly every example.
-PEER_TREES = (
-    "learner.grace_period=[200,200]",
-    "learner.delta=[1e-7,1e-7]",
-    "learner.tau=[0.05,0.05]",
-    "learner.weight_scale=[1,1]",
-)
+#: The trees river's and MOA's peers run with (both libraries' Hoeffding-tree defaults: grace
+#: period 200, split confidence 1e-7, tie threshold 0.05, no importance-weight constant), by their
+#: leaves: the same work per tree as the peers' trees do, where the paper's draws (grace 5-20 in
+#: units of weight, c_i up to 200) try to split on nearly every example.
+PEER_TREES = {
+    "NBA": ("learner=hoeffding_tree_defaults",),
+    "MC": ("learner=hoeffding_tree_defaults", "learner.leaf_prediction=mc"),
+}
+#: river's ``leaf_prediction`` and MOA's ``-l`` for those leaves
+RIVER_LEAVES = {"NBA": "nba", "MC": "mc"}
+MOA_LEAVES = {"NBA": "NBAdaptive", "MC": "MC"}
 
 
 def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=None, overrides=()):
@@ -75,7 +82,7 @@ def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=No
                 f"learner.backend={backend}",
                 f"n_learners={n_learners}",
                 f"seed={seed}",
-                "gamma=0.1",
+                *(["gamma=0.1"] if algorithm == "online_mbbm" else []),  # the others have no gamma
                 "n_threads=1",
                 *([f"protocol.max_examples={MAX_EXAMPLES}"] if MAX_EXAMPLES else []),
                 *overrides,
@@ -91,12 +98,14 @@ def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=No
 MOA_PYTHON = Path(__file__).resolve().parent.parent / ".venv-moa" / "bin" / "python"
 
 
-def _capymoa_ozaboost(dataset_name, n_learners, seed):
-    """MOA's OzaBoost in the separate .venv-moa (``make bench-moa-setup``), on the same stream."""
+def _capymoa_ozaboost(dataset_name, n_learners, seed, leaves="NBA"):
+    """MOA's OzaBoost in the separate .venv-moa (``make bench-moa-setup``), on the same stream, its
+    trees with ``leaves`` (:data:`MOA_LEAVES`), the attributes' types declared; timed cold and warm
+    (``us_per_example``, ``cold_us_per_example``: benchmarks/moa_ozaboost.py)."""
     data, order = _stream(dataset_name, seed)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "stream.npz"
-        np.savez(path, X=data.X[order], y=data.y[order])
+        np.savez(path, X=data.X[order], y=data.y[order], n_categories=np.asarray(data.n_categories))
         out = subprocess.run(
             [
                 str(MOA_PYTHON),
@@ -107,6 +116,9 @@ def _capymoa_ozaboost(dataset_name, n_learners, seed):
                 str(n_learners),
                 "--seed",
                 str(seed),
+                "--leaves",
+                MOA_LEAVES[leaves],
+                "--warm",
             ],
             capture_output=True,
             text=True,
@@ -200,6 +212,7 @@ def main() -> None:
     parser.add_argument("--skip-river-pool", action="store_true", help="skip boostbench on the river pool (slow)")
     parser.add_argument("--max-examples", type=int, help="a prefix of the stream (the same for every candidate)")
     parser.add_argument("--algorithms", nargs="+", help="boostbench's algorithms (default: the paper's online ones)")
+    parser.add_argument("--save", type=Path, help="also write the rows' medians and runs to this JSON file")
     args = parser.parse_args()
     global MAX_EXAMPLES
     MAX_EXAMPLES = args.max_examples
@@ -239,39 +252,44 @@ def main() -> None:
             )
         )
     if not multilabel:
-        # the same algorithms with the peers' trees: the ratio at equal work per tree
-        candidates += [
-            (
-                f"boostbench {a} (compiled pool, the peers' trees)",
-                "boostbench",
-                (ds, a, "compiled", n, seed, cache, PEER_TREES),
-                False,
-                runs,
-            )
-            for a in algorithms
-            if a in ("adaboost_olm", "online_boosting")
-        ]
-        # river's AdaBoostClassifier through the runner (algorithm river_adaboost: the same stream and timing)
-        candidates.append(
-            (
-                f"river AdaBoostClassifier(HoeffdingTree, {n})",
-                "boostbench",
-                (ds, "river_adaboost", "compiled", n, seed, cache),
-                False,
-                runs,
-            )
-        )
-        if moa:
+        # the equal-work rows, by leaves: ours with the peers' trees, river's AdaBoostClassifier
+        # through the runner (algorithm river_adaboost: the same stream and timing), MOA's OzaBoost
+        types = _attribute_types(ds)
+        for leaves, overrides in PEER_TREES.items():
+            candidates += [
+                (
+                    f"boostbench {a} (compiled pool, the peers' trees) [{leaves}, {types}]",
+                    "boostbench",
+                    (ds, a, "compiled", n, seed, cache, overrides),
+                    a == "online_mbbm",
+                    runs,
+                )
+                for a in algorithms
+                if a in ("adaboost_olm", "online_boosting", "online_mbbm")
+            ]
+            river_leaves = (f"algorithm.leaf_prediction={RIVER_LEAVES[leaves]}",)
             candidates.append(
                 (
-                    f"MOA OzaBoost({n}), capymoa, MOA's Java loop (cumulative acc.)",
-                    "capymoa",
-                    (ds, n, seed),
+                    f"river AdaBoostClassifier(HoeffdingTree, {n}) [{leaves}, {types}]",
+                    "boostbench",
+                    (ds, "river_adaboost", "compiled", n, seed, cache, river_leaves),
                     False,
                     runs,
                 )
             )
+            if moa:
+                candidates.append(
+                    (
+                        f"MOA OzaBoost({n}), capymoa, MOA's Java loop (cumulative acc.) [{leaves}, {types}, {WARM}]",
+                        "capymoa",
+                        (ds, n, seed, leaves),
+                        False,
+                        runs,
+                    )
+                )
     rows = list(zip((c[0] for c in candidates), measure_in_rounds(candidates)))
+    if args.save:
+        args.save.write_text(json.dumps(dict(rows), indent=1))
     reference = rows[0][1]["us_per_example"]
     prefix = f", first {args.max_examples:,} examples" if args.max_examples else ""
     river_pool = f" (river pool: {args.repeats})" if not args.skip_river_pool and runs != args.repeats else ""
@@ -286,6 +304,7 @@ def main() -> None:
         "each run, µs / example",
     ):
         table.add_column(column, justify="right" if column != "candidate" else "left")
+    rows = _with_cold_rows(rows)
     for name, r in rows:
         if "error" in r:
             table.add_row(name, r["error"], "", "", "", "", "")
@@ -299,21 +318,57 @@ def main() -> None:
             f"{r['compile_s']:.1f}",
             " ".join(f"{us:,.0f}" for us in r["runs"]),
         )
-    console = Console(width=200)
+    console = Console(width=240)
     console.print(table)
     _print_equal_work(console, rows)
 
 
+WARM, COLD = "warm JVM", "cold JVM"  # MOA's rows: its second pass in the JVM, and its first
+
+
+def _attribute_types(dataset_name: str) -> str:
+    """The attributes' types as the trees see them: nominal, numeric, or how many of each."""
+    from boostbench.data.registry import load_dataset, registry_specs
+
+    kinds = load_dataset(registry_specs()[dataset_name]).nominal
+    nominal, d = int(np.sum(kinds)), len(kinds)
+    return "nominal" if nominal == d else "numeric" if nominal == 0 else f"{nominal} nominal, {d - nominal} numeric"
+
+
+def _with_cold_rows(rows: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """Each warm MOA row followed by its cold twin (the medians of the same JVMs' first passes)."""
+    out = []
+    for name, r in rows:
+        out.append((name, r))
+        if "cold_us_per_example" in r:
+            out.append((name.replace(WARM, COLD), {**r, "us_per_example": r["cold_us_per_example"], "runs": []}))
+    return out
+
+
 def _print_equal_work(console, rows: list[tuple[str, dict]]) -> None:
-    """The peers' medians over Oza's boosting with the peers' trees (the same work per tree)."""
+    """Per leaves, the peers' medians over Oza's boosting with the peers' trees and the same leaves
+    (the same work per tree), and our NBA leaves' cost over our MC ones."""
     figures = {name: r["us_per_example"] for name, r in rows if "error" not in r}
-    ours = [us for name, us in figures.items() if name.startswith("boostbench online_boosting") and "peers'" in name]
-    if not ours:
-        return
-    for name, us in figures.items():
-        for peer in ("river AdaBoostClassifier", "MOA OzaBoost"):
-            if name.startswith(peer):
-                console.print(f"equal work: {peer} / Oza with the peers' trees = {us / ours[0]:,.0f}x")
+    ours = {}
+    for leaves in PEER_TREES:
+        mine = [
+            us
+            for name, us in figures.items()
+            if name.startswith("boostbench online_boosting") and f"[{leaves}," in name
+        ]
+        if not mine:
+            continue
+        ours[leaves] = mine[0]
+        for name, us in figures.items():
+            for peer in ("river AdaBoostClassifier", "MOA OzaBoost"):
+                if name.startswith(peer) and f"[{leaves}," in name:
+                    state = f", {WARM}" if WARM in name else f", {COLD}" if COLD in name else ""
+                    console.print(
+                        f"equal work, {leaves} leaves: {peer}{state} / Oza with the peers' trees = "
+                        f"{us / mine[0]:,.1f}x ({us:,.0f} / {mine[0]:,.1f} µs per example)"
+                    )
+    if len(ours) == 2:
+        console.print(f"ours, NBA / MC leaves: {ours['NBA'] / ours['MC']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -18,10 +18,12 @@ from boostbench.runner.config import compose_config
 
 MULTICLASS = ("balance", "car", "mice", "mushroom", "nursery", "german", "heart", "breast_cancer_w", "promoters")
 GRID = (
-    [(d, a, (0.1,)) for d in MULTICLASS for a in ("best_vfdt", "online_boosting", "adaboost_olm")]
+    # gamma None: an algorithm without an edge (only OnlineMBBM and OnlineBMR take one)
+    [(d, a, (None,)) for d in MULTICLASS for a in ("best_vfdt", "online_boosting", "adaboost_olm")]
     + [(d, "online_mbbm", (0.1, 0.05, 0.01, 0.005, 0.001)) for d in MULTICLASS]
-    + [(d, a, (0.2, 0.1, 0.01, 0.001)) for d in ("emotions", "scene", "yeast") for a in ("ada_olmr", "online_bmr")]
-    + [("mediamill_reduced", a, (0.05, 0.01, 0.005, 0.001)) for a in ("ada_olmr", "online_bmr")]
+    + [(d, "ada_olmr", (None,)) for d in ("emotions", "scene", "yeast", "mediamill_reduced")]
+    + [(d, "online_bmr", (0.2, 0.1, 0.01, 0.001)) for d in ("emotions", "scene", "yeast")]
+    + [("mediamill_reduced", "online_bmr", (0.05, 0.01, 0.005, 0.001))]
 )
 
 
@@ -49,7 +51,7 @@ def main() -> None:
                     [
                         f"dataset={dataset}",
                         f"algorithm={algorithm}",
-                        f"gamma={gamma}",
+                        *([] if gamma is None else [f"gamma={gamma}"]),
                         f"seed={seed}",
                         "progress=false",
                         "n_threads=1",
@@ -60,7 +62,7 @@ def main() -> None:
                 hits = sum(p.enforcements for p in pools)
                 largest = max(largest, (mib, f"{dataset} {algorithm} gamma={gamma} seed={seed}"))
                 print(
-                    f"{dataset:18s} {algorithm:16s} gamma={gamma:<6g} seed={seed}  pool {mib:8.1f} MiB  "
+                    f"{dataset:18s} {algorithm:16s} gamma={gamma!s:<6} seed={seed}  pool {mib:8.1f} MiB  "
                     f"budget reached {hits} times",
                     flush=True,
                 )

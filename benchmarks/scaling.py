@@ -42,7 +42,6 @@ def run_boostbench(workload: str, algorithm: str, threads: int, seed: int, max_e
             f"algorithm={algorithm}",
             f"n_threads={threads}",
             f"seed={seed}",
-            "gamma=0.1",
             f"results_dir={tmp}",
             "progress=false",
         ]

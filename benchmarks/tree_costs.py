@@ -145,7 +145,6 @@ def record(dataset: str, n_learners: int, seed: int, max_examples: int | None = 
             "algorithm=adaboost_olm",
             f"n_learners={n_learners}",
             f"seed={seed}",
-            "gamma=0.1",
             "n_threads=1",
             *prefix,
         ]

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, settings
 from boostbench.learners.pool import HoeffdingTreeParams, WeakLearnerPool
 
 # MOA's evaluators, run by .venv-moa's Python (capymoa is not in .venv): not a test module
-collect_ignore = ["moa_evaluators.py"]
+collect_ignore = ["moa_evaluators.py", "moa_trees.py"]
 
 # Property-based tests (tests/test_fuzz_*.py): a few seconds each under the default profile;
 # `make fuzz` runs them under "fuzz" (many examples, pass after pass for FUZZ_SECONDS), keeping

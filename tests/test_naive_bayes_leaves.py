@@ -24,8 +24,17 @@ from boostbench.runner.experiment import run_experiment
 bit_for_bit = pytest.mark.skipif(sys.version_info >= (3, 12), reason="river's sum() compensates from Python 3.12")
 
 # (data set, first row, rows): nominal (car), small nominal (balance), numeric (mice, 77
-# attributes), a drift stream across its drift (agrawal_drift: function 0 to 4 from row 47,500)
-STREAMS = {"car": (0, 800), "balance": (0, 625), "mice": (0, 500), "agrawal_drift": (47_000, 1500)}
+# attributes; image_segments, 7 classes; phishing; bananas, 2 attributes), a drift stream across
+# its drift (agrawal_drift: function 0 to 4 from row 47,500)
+STREAMS = {
+    "car": (0, 800),
+    "balance": (0, 625),
+    "mice": (0, 500),
+    "agrawal_drift": (47_000, 1500),
+    "image_segments": (0, 800),
+    "phishing": (0, 800),
+    "bananas": (0, 1500),
+}
 
 
 def _stream(dataset, shuffle=True):
@@ -139,6 +148,12 @@ def _run_side_by_side(dataset, kind, weighting, max_size=None, n_threads=1, shuf
         pytest.param("agrawal_drift", "nb", "unit", marks=pytest.mark.slow),
         pytest.param("mice", "nba", "random", marks=pytest.mark.slow),
         pytest.param("mice", "nb", "unit", marks=pytest.mark.slow),
+        ("image_segments", "nba", "random"),
+        pytest.param("image_segments", "nb", "unit", marks=pytest.mark.slow),
+        ("phishing", "nba", "unit"),
+        pytest.param("phishing", "nb", "random", marks=pytest.mark.slow),
+        ("bananas", "nba", "random"),
+        pytest.param("bananas", "nb", "unit", marks=pytest.mark.slow),
     ],
 )
 def test_naive_bayes_leaves_match_river_bit_for_bit(dataset, kind, weighting):

@@ -158,3 +158,19 @@ def test_the_root_cause_of_a_java_exception_is_itself_not_jpypes_stack():
             raise JavaException("java.lang.Exception: Class not found: meta.NoSuch") from stack
     except Exception as exc:
         assert root_cause(exc) == "java.lang.Exception: Class not found: meta.NoSuch"
+
+
+@pytest.mark.parametrize("leaves", ["mc", "nba"])
+def test_river_adaboost_takes_the_trees_leaves_for_equal_work(leaves):
+    """``algorithm.leaf_prediction`` reaches river's trees (benchmarks/bench.py's equal-work rows);
+    an unknown leaf rule is refused by name."""
+    from boostbench.boosters.peers.river_peers import RiverEnsemble
+
+    booster = RiverEnsemble(
+        None, 3, np.random.default_rng(0), ensemble="adaboost", n_learners=2, n_categories=[0], leaf_prediction=leaves
+    )
+    assert booster.model.model.leaf_prediction == leaves
+    with pytest.raises(ValueError, match="leaf_prediction"):
+        RiverEnsemble(
+            None, 3, np.random.default_rng(0), ensemble="adaboost", n_learners=2, n_categories=[0], leaf_prediction="x"
+        )

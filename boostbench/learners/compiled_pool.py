@@ -18,6 +18,7 @@ from boostbench.learners.pool import HoeffdingTreeParams, WeakLearnerPool
 from boostbench.learners.vfdt import budget, layout, routing, training
 
 LEAF_KINDS = {"mc": layout.MC, "nb": layout.NB, "nba": layout.NBA}  # river's leaf_prediction values
+NB_RULES = {"river": layout.RIVER_NB, "moa": layout.MOA_NB}  # whose naive Bayes the leaves use
 
 
 class CompiledHoeffdingTreePool(WeakLearnerPool):
@@ -45,9 +46,12 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             in the budget's count), as :mod:`~boostbench.learners.vfdt.naive_bayes` describes.
         nb_threshold: river's ``nb_threshold``: ``'nb'`` leaves with less weight predict their
             majority class.
+        naive_bayes: whose naive Bayes ``'nb'`` and ``'nba'`` leaves use: ``'river'`` (river's
+            trees to the bit) or ``'moa'`` (MOA's HoeffdingTree's: Laplace-corrected counts, MOA's
+            Gaussian estimator; :mod:`~boostbench.learners.vfdt.moa_naive_bayes`).
 
     Raises:
-        ValueError: an unknown ``leaf_prediction``.
+        ValueError: an unknown ``leaf_prediction`` or ``naive_bayes``.
     """
 
     def __init__(
@@ -62,13 +66,18 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         screen_splits: bool = True,
         leaf_prediction: str = "mc",
         nb_threshold: float = 0.0,
+        naive_bayes: str = "river",
     ):
         if leaf_prediction not in LEAF_KINDS:
             raise ValueError(f"leaf_prediction must be one of {', '.join(LEAF_KINDS)}, got {leaf_prediction!r}")
+        if naive_bayes not in NB_RULES:
+            raise ValueError(f"naive_bayes must be one of {', '.join(NB_RULES)}, got {naive_bayes!r}")
         n = len(params.delta)
-        self.leaf_prediction = leaf_prediction
-        # (2,) entries LEAF_KIND, NB_THRESHOLD (vfdt.layout): fixed for the pool, read by the kernels
-        self.leaf_params = np.array([LEAF_KINDS[leaf_prediction], nb_threshold], dtype=np.float64)
+        self.leaf_prediction, self.naive_bayes = leaf_prediction, naive_bayes
+        # (3,) entries LEAF_KIND, NB_THRESHOLD, NB_RULE (vfdt.layout): fixed for the pool, read by the kernels
+        self.leaf_params = np.array(
+            [LEAF_KINDS[leaf_prediction], nb_threshold, NB_RULES[naive_bayes]], dtype=np.float64
+        )
         self.screen_splits = bool(screen_splits)
         n_categories = np.asarray(n_categories, dtype=np.int64)
         self.n_learners = n
@@ -88,8 +97,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._set_limits()
         self._allocate_nodes(max(capacity, 4 * n, self._budget_rows(layout.NODE_BYTES)))
         self._allocate_slots(max(capacity, 4 * n, self._budget_rows(layout.SLOT_BYTES)))
-        # where the last example predicted for every tree ends (columns ROUTE_LEAF ... ROUTE_VALID)
-        self.route = np.zeros((n, 4), dtype=np.int64)
+        # where the last example predicted for every tree ends (columns ROUTE_LEAF ... ROUTE_CHOICE)
+        self.route = np.zeros((n, 5), dtype=np.int64)
         self.route_x = np.full(len(n_categories), np.nan)
         self.pending = np.zeros((n, 5), dtype=np.int64)
         self.pending_value = np.zeros(n)

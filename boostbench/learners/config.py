@@ -32,6 +32,9 @@ class HoeffdingTreeConfig:
         rules: ``"river"`` or ``"reference"``, the authors' tree rules (river backend only).
         nb_threshold: the weight a leaf sees before it predicts by naive Bayes (``nb``/``nba``;
             river's default 0).
+        naive_bayes: whose naive Bayes ``nb``/``nba`` leaves use, ``"river"`` (river's trees to
+            the bit) or ``"moa"`` (MOA's HoeffdingTree's: Laplace-corrected nominal counts, MOA's
+            Gaussian estimator; compiled backend only).
     """
 
     name: str
@@ -45,6 +48,7 @@ class HoeffdingTreeConfig:
     max_size: float | None
     rules: str
     nb_threshold: float = 0.0
+    naive_bayes: str = "river"
 
 
 @dataclass(frozen=True)

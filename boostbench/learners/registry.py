@@ -70,6 +70,7 @@ LEARNERS: dict[str, LearnerSpec] = {
             "backend": OneOf(("compiled", "river")),
             "leaf_prediction": OneOf(("mc", "nb", "nba")),
             "nb_threshold": Interval(0.0, closed_low=True),
+            "naive_bayes": OneOf(("river", "moa")),
             "delta": RangePair(PROBABILITY, fixed=True),  # a probability: in (0, 1)
             "tau": RangePair(POSITIVE, fixed=True),
             "grace_period": RangePair(POSITIVE, fixed=True),
@@ -123,6 +124,10 @@ def learner_config(values: Mapping[str, Any]) -> LearnerConfig:
     spec = learner_spec(str(values["name"]))
     check("learner", values, spec.params)
     config = typed_section(spec.config, "learner", values)
+    if isinstance(config, HoeffdingTreeConfig) and config.naive_bayes != "river" and config.backend != "compiled":
+        raise ConfigError(
+            f"learner.naive_bayes={config.naive_bayes} (MOA's naive-Bayes leaves) needs learner.backend=compiled"
+        )
     if isinstance(config, HoeffdingTreeConfig) and config.rules != "river":
         if config.backend == "compiled":
             raise ConfigError(
@@ -202,7 +207,14 @@ def make_pool(
     from boostbench.learners.compiled_pool import CompiledHoeffdingTreePool
 
     return CompiledHoeffdingTreePool(
-        params, n_classes, n_categories, subsets, max_size=config.max_size, n_threads=n_threads, **leaves
+        params,
+        n_classes,
+        n_categories,
+        subsets,
+        max_size=config.max_size,
+        n_threads=n_threads,
+        naive_bayes=config.naive_bayes,
+        **leaves,
     )
 
 

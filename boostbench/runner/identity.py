@@ -29,8 +29,14 @@ if TYPE_CHECKING:
 #: Keys added after runs were stored, at the value that computes what those runs computed: left
 #: out of the hash at that value, so a stored run keeps its hash (by section; and by algorithm, in
 #: its section)
-ADDED_KEYS = {"protocol": {"fading": None}}
-ADDED_ALGORITHM_KEYS = {"ada_olmr": {"compiled": True}}
+ADDED_KEYS = {"protocol": {"fading": None}, "learner": {"naive_bayes": "river"}}
+ADDED_ALGORITHM_KEYS = {
+    "ada_olmr": {"compiled": True},
+    **{
+        f"river_{name}": {"leaf_prediction": None}
+        for name in ("adaboost", "adwin_boosting", "bole", "arf", "srp", "leveraging_bagging")
+    },
+}
 
 
 def resolved_dict(cfg: DictConfig | dict) -> dict[str, Any]:

@@ -25,23 +25,24 @@ def _hoeffding_tree(nominal, **defaults):
 
 def _over_trees(class_name: str, **tree_defaults):
     """An ensemble of river.ensemble over N river Hoeffding trees (``tree_defaults``: the base
-    model river itself uses when given none, e.g. SRP's grace period 50 and delta 0.01).
+    model river itself uses when given none, e.g. SRP's grace period 50 and delta 0.01;
+    ``leaves``: the trees' ``leaf_prediction``, None for river's default).
     """
 
-    def build(nominal, n_models: int, seed: int):
+    def build(nominal, n_models: int, seed: int, leaves: str | None = None):
         from river import ensemble
 
-        return getattr(ensemble, class_name)(
-            model=_hoeffding_tree(nominal, **tree_defaults), n_models=n_models, seed=seed
-        )
+        trees = {**tree_defaults, **({"leaf_prediction": leaves} if leaves else {})}
+        return getattr(ensemble, class_name)(model=_hoeffding_tree(nominal, **trees), n_models=n_models, seed=seed)
 
     return build
 
 
-def _arf(nominal, n_models: int, seed: int):
+def _arf(nominal, n_models: int, seed: int, leaves: str | None = None):
     from river import forest  # ARF grows its own trees (grace 50, delta 0.01, sqrt(d) features per split)
 
-    return forest.ARFClassifier(n_models=n_models, nominal_attributes=nominal, seed=seed)
+    kind = {"leaf_prediction": leaves} if leaves else {}
+    return forest.ARFClassifier(n_models=n_models, nominal_attributes=nominal, seed=seed, **kind)
 
 
 #: runner name -> builder ``(nominal attributes or None, N, seed) -> river classifier``
@@ -66,19 +67,26 @@ class RiverEnsemble(OnlineBooster):
         n_learners: N, river's ``n_models``.
         n_categories: ``(d,)`` category counts (0 = numeric): the nominal attributes, as river's
             trees are told them.
+        leaf_prediction: the trees' ``leaf_prediction`` (``"mc"``, ``"nb"``, ``"nba"``), or None
+            for river's default (``"nba"``): the same leaves as ours for a timing at equal work.
 
     Raises:
-        ValueError: an unknown ``ensemble``.
+        ValueError: an unknown ``ensemble`` or ``leaf_prediction``.
     """
 
-    _parameter_constraints: ClassVar[dict[str, Constraint]] = {"ensemble": OneOf(tuple(ENSEMBLES))}
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "ensemble": OneOf(tuple(ENSEMBLES)),
+        "leaf_prediction": OneOf(("mc", "nb", "nba", None)),
+    }
 
-    def __init__(self, pool, n_classes, rng, *, ensemble: str, n_learners: int, n_categories):
+    def __init__(
+        self, pool, n_classes, rng, *, ensemble: str, n_learners: int, n_categories, leaf_prediction: str | None = None
+    ):
         super().__init__(pool, n_classes, rng)
-        self._validate_params(ensemble=ensemble)
+        self._validate_params(ensemble=ensemble, leaf_prediction=leaf_prediction)
         nominal = [j for j, m in enumerate(n_categories) if m > 0]
-        self.ensemble = ensemble
-        self.model = ENSEMBLES[ensemble](nominal or None, int(n_learners), int(rng.integers(2**31)))
+        self.ensemble, self.leaf_prediction = ensemble, leaf_prediction
+        self.model = ENSEMBLES[ensemble](nominal or None, int(n_learners), int(rng.integers(2**31)), leaf_prediction)
         self._x = None
 
     def _dict(self, x: np.ndarray) -> dict:

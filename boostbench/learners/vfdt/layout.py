@@ -22,14 +22,18 @@ N_SPLIT_POINTS = 10  # candidate thresholds of a numeric attribute (river's Gaus
 GRACE, DELTA, TAU = 0, 1, 2  # columns of a pool's per-tree ``split_params``
 # What a leaf predicts (a pool's, river's ``leaf_prediction``): majority class, naive Bayes, or
 # naive Bayes adaptive (:mod:`~.naive_bayes`); entries of a pool's ``leaf_params``: its kind,
-# and river's ``nb_threshold`` (the weight from which a naive-Bayes leaf predicts by naive Bayes)
+# river's ``nb_threshold`` (the weight from which a naive-Bayes leaf predicts by naive Bayes), and
+# whose naive Bayes: river's or MOA's (:mod:`~.moa_naive_bayes`)
 MC, NB, NBA = 0, 1, 2
-LEAF_KIND, NB_THRESHOLD = 0, 1
+LEAF_KIND, NB_THRESHOLD, NB_RULE = 0, 1, 2
+RIVER_NB, MOA_NB = 0, 1
 MC_CORRECT, NB_CORRECT = 0, 1  # columns of ``node_correct`` (NBA leaves): weight each got right
 NODE_BYTES, SLOT_BYTES, MAX_BYTES = 0, 1, 2  # entries of a pool's ``limits``
 NODES_USED, SLOTS_USED, FREE_SLOTS, ENFORCEMENTS = 0, 1, 2, 3  # entries of a pool's ``counters``
-# columns of a pool's ``route[tree]``: where the last predicted example ends (routing.predict_all)
-ROUTE_LEAF, ROUTE_PARENT, ROUTE_BRANCH, ROUTE_VALID = 0, 1, 2, 3
+# columns of a pool's ``route[tree]``: where the last predicted example ends (routing.predict_all),
+# and the class naive Bayes chose there (NO_CHOICE: it did not predict; naive_bayes.tally)
+ROUTE_LEAF, ROUTE_PARENT, ROUTE_BRANCH, ROUTE_VALID, ROUTE_CHOICE = 0, 1, 2, 3, 4
+NO_CHOICE = -2
 NUMERIC_COLUMNS = 5  # a class's Gaussian estimator (numeric_stats[slot, c, j]): weight, mean, S, min, max
 STATUS, HISTORY = 0, 1  # columns of a slot's ``screen_state[slot]``
 INVALID, CLEAN, DIRTY = 0, 1, 2  # a slot's screen cache (screen_state[slot, STATUS]; DIRTY + class)
@@ -103,16 +107,16 @@ class Forest(NamedTuple):
     orders, :func:`first_seen`), ``free_slots``.
     Per tree: ``root``, ``feat_map`` int64 ``(N, d_local)`` the attributes each tree sees,
     ``feat_nominal`` bool ``(N, d_local)``, ``split_params`` float64 ``(N, 3)`` (columns GRACE,
-    DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i); ``leaf_params`` float64 ``(2,)`` what the
-    leaves predict (entries LEAF_KIND: MC, NB or NBA; NB_THRESHOLD).
+    DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i); ``leaf_params`` float64 ``(3,)`` what the
+    leaves predict (entries LEAF_KIND: MC, NB or NBA; NB_THRESHOLD; NB_RULE: RIVER_NB or MOA_NB).
     ``counters`` int64 ``(4,)`` nodes used, slots used, free slots, budget enforcements (entries
     NODES_USED, SLOTS_USED, FREE_SLOTS, ENFORCEMENTS);
     ``limits`` int64 ``(3,)`` bytes of a node row, of a statistics slot and the pool's budget
     (entries NODE_BYTES, SLOT_BYTES, MAX_BYTES); ``sort_keys`` float64, ``sort_ids`` int64
     ``(capacity,)`` scratch for ranking the leaves (:mod:`~.budget`); ``pending`` int64 ``(N, 5)``
     and ``pending_value`` float64 ``(N,)`` a split attempt decided, not yet made
-    (:mod:`~.training`); ``route`` int64 ``(N, 4)`` (columns ROUTE_LEAF, ROUTE_PARENT, ROUTE_BRANCH,
-    ROUTE_VALID) and ``route_x`` float64 ``(d,)`` where the
+    (:mod:`~.training`); ``route`` int64 ``(N, 5)`` (columns ROUTE_LEAF, ROUTE_PARENT, ROUTE_BRANCH,
+    ROUTE_VALID, ROUTE_CHOICE) and ``route_x`` float64 ``(d,)`` where the
     last predicted example ends in each tree (:func:`~.routing.predict_all`); ``work``/``iwork``
     scratch (:func:`scratch`). Per slot, the split screen's cache (:mod:`~.merit_bounds`):
     ``screen_sums`` float64 ``(d_numeric, 2, N_SPLIT_POINTS)``, ``screen_grid`` and ``screen_base``

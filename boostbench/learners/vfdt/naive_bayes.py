@@ -31,12 +31,17 @@ import numpy as np
 
 from boostbench.learners.vfdt.layout import (
     ATTRIBUTES,
+    HISTORY,
     LEAF_KIND,
     MC,
     MC_CORRECT,
+    MISSING,
+    MOA_NB,
     NB,
     NB_CORRECT,
+    NB_RULE,
     NB_THRESHOLD,
+    NO_CHOICE,
     SETTINGS,
     TWO,
     VALUE_ORDERS,
@@ -45,6 +50,7 @@ from boostbench.learners.vfdt.layout import (
     in_rank_order,
     node_weight,
 )
+from boostbench.learners.vfdt.moa_naive_bayes import moa_majority_is, moa_naive_bayes_into
 from boostbench.system.kernel_cache import inlined_kernel, kernel
 
 HALF_LOG_TAU = 0.5 * math.log(math.tau)  # river.proba.gaussian's constant
@@ -63,6 +69,54 @@ def log_pdf(st, value, two):  # pragma: no cover - compiled
         if variance > 0.0:
             return (value - st[1]) ** two / (-2.0 * variance) - HALF_LOG_TAU - 0.5 * math.log(variance)
     return -np.inf
+
+
+@inlined_kernel
+def _log_votes(
+    leaf,
+    x,
+    node_stats,
+    node_classes,
+    nominal_counts,
+    numeric_stats,
+    ranks,
+    attr_ranks,
+    value_ranks,
+    feat_map,
+    feat_nominal,
+    two,
+    attributes,
+    values,
+    out,
+):  # pragma: no cover - compiled
+    """River's naive-Bayes log votes of ``leaf`` for ``x`` into ``out`` (``(k,)``: the held
+    classes' entries; 0 for a class held without weight), before river's log-sum-exp. The leaf
+    holds weight. See :func:`naive_bayes_into` for the arguments.
+    """
+    row = node_classes[leaf]
+    n_held = row[-1]
+    total = node_weight(leaf, node_stats, node_classes)
+    n_attributes = in_rank_order(attr_ranks, attributes)
+    for i in range(n_held):
+        c = row[i]
+        weight = node_stats[leaf, c]
+        if weight <= 0.0:  # river: a vote of 0 for a class held without weight
+            out[c] = 0.0
+            continue
+        vote = math.log(weight / total)
+        for a in range(n_attributes):
+            j = attributes[a]
+            value = x[feat_map[j]]
+            if value != value:  # missing: not in river's x
+                continue
+            if feat_nominal[j]:
+                first_seen(ranks[j], c)  # river's defaultdict files the class (module docstring)
+                vote += _nominal_log_proba(nominal_counts, value_ranks, c, j, value, values)
+            elif ranks[j, c] != 0:  # the class has a Gaussian for the attribute
+                log_p = log_pdf(numeric_stats[c, j], value, two)
+                if log_p > -np.inf:
+                    vote += log_p
+        out[c] = vote
 
 
 @kernel
@@ -94,36 +148,202 @@ def naive_bayes_into(
     Returns:
         False for a leaf without weight (river's empty prediction), else True.
     """
-    k = out.shape[0]
+    if not _has_weight(leaf, node_stats, node_classes, out):
+        return False
+    _log_votes(
+        leaf,
+        x,
+        node_stats,
+        node_classes,
+        nominal_counts,
+        numeric_stats,
+        ranks,
+        attr_ranks,
+        value_ranks,
+        feat_map,
+        feat_nominal,
+        two,
+        attributes,
+        values,
+        out,
+    )
+    _normalise(node_classes[leaf], out)
+    return True
+
+
+@kernel
+def naive_bayes_choice(
+    leaf,
+    x,
+    node_stats,
+    node_classes,
+    nominal_counts,
+    numeric_stats,
+    ranks,
+    attr_ranks,
+    value_ranks,
+    feat_map,
+    feat_nominal,
+    two,
+    attributes,
+    values,
+    out,
+    complete,
+):  # pragma: no cover - compiled
+    """The class :func:`naive_bayes_into` gives the highest probability (ties: the class first
+    held, river's ``max`` over a dict), or -1 for a leaf without weight; ``out`` is scratch.
+
+    ``complete``: no value was missing (or out of range) in the leaf's statistics since they
+    were emptied, so each class's weight is the same at every attribute (:func:`_nominal_choice`).
+
+    The probabilities are ``exp(vote - lse)``, which keeps the votes' order but may round two
+    near-equal votes to one probability: the log-sum-exp is taken only when a vote lies within
+    a billionth (relative) of the top one. Otherwise the top vote's class is the answer, as the
+    normalised votes would give (2k ``exp`` and a ``log`` fewer per tree and example).
+    """
+    if not _has_weight(leaf, node_stats, node_classes, out):
+        return -1
+    quick = _nominal_choice(
+        leaf,
+        x,
+        node_stats,
+        node_classes,
+        nominal_counts,
+        ranks,
+        attr_ranks,
+        value_ranks,
+        feat_map,
+        feat_nominal,
+        attributes,
+        values,
+        complete,
+    )
+    if quick >= 0:
+        return quick
+    _log_votes(
+        leaf,
+        x,
+        node_stats,
+        node_classes,
+        nominal_counts,
+        numeric_stats,
+        ranks,
+        attr_ranks,
+        value_ranks,
+        feat_map,
+        feat_nominal,
+        two,
+        attributes,
+        values,
+        out,
+    )
     row = node_classes[leaf]
-    n_held = row[-1]
+    best = first_max(out, row)
+    top = out[best]
+    margin = 1e-9 * (1.0 + abs(top))
+    for i in range(row[-1]):
+        c = row[i]
+        if c != best and top - out[c] <= margin:  # a near tie: as river, through the probabilities
+            _normalise(row, out)
+            return first_max(out, row)
+    return best
+
+
+#: products of naive Bayes' factors further apart than this (relative) rank as their logs do
+CLEAR_LEAD = 1e-6
+#: and within these bounds, no product under- or overflows
+TINY, HUGE = 1e-250, 1e250
+
+
+@inlined_kernel
+def _nominal_choice(
+    leaf,
+    x,
+    node_stats,
+    node_classes,
+    nominal_counts,
+    ranks,
+    attr_ranks,
+    value_ranks,
+    feat_map,
+    feat_nominal,
+    found,
+    codes,
+    complete,
+):  # pragma: no cover - compiled
+    """:func:`naive_bayes_choice` without a logarithm, when the answer is clear: each class's
+    prior times its nominal attributes' probabilities (1 for a value it never had, river's zero
+    counted as 1; 1 for a class held without weight, river's vote 0). The exact log votes differ
+    from these products' logs by a few ulps; a class whose product leads every other by more
+    than CLEAR_LEAD is the one they rank first too, and its probability is not rounded onto
+    another's (:func:`naive_bayes_choice`). Returns that class, or -1 (a closer race, a product
+    out of range, a numeric attribute): then the exact votes decide. ``found`` and ``codes``
+    int64 scratch ``(>= d_local,)``. When ``complete`` (no value missing in the leaf's
+    statistics), a class's weight at one attribute stands for its weight at every other (the same
+    examples' weights, summed in another order).
+
+    Files the classes under the nominal attributes as :func:`_log_votes` does.
+    """
+    n_values = nominal_counts.shape[2]
+    n_found = 0  # the attributes x has a value of, and the values' codes
+    for j in range(attr_ranks.shape[0] - 1):
+        if attr_ranks[j] == 0:
+            continue
+        value = x[feat_map[j]]
+        if value != value:
+            continue
+        if not feat_nominal[j]:
+            return -1
+        found[n_found], codes[n_found] = j, int(value)
+        n_found += 1
+    row = node_classes[leaf]
     total = node_weight(leaf, node_stats, node_classes)
-    if n_held == 0 or total == 0.0:
+    best, best_q, second_q = -1, -1.0, -1.0
+    for i in range(row[-1]):
+        c = row[i]
+        weight = node_stats[leaf, c]
+        q = 1.0
+        if weight > 0.0:
+            num, den, seen = weight, total, -1.0
+            for f in range(n_found):
+                j, code = found[f], codes[f]
+                first_seen(ranks[j], c)
+                if code < 0 or code >= n_values or value_ranks[c, j, code] == 0:
+                    continue
+                if seen < 0.0 or not complete:
+                    seen = 0.0
+                    for v in range(n_values):
+                        seen += nominal_counts[c, j, v]
+                num *= nominal_counts[c, j, code]
+                den *= seen
+            q = num / den
+        if q > best_q:
+            best, best_q, second_q = c, q, best_q
+        elif q > second_q:
+            second_q = q
+    if not TINY < best_q < HUGE or second_q * (1.0 + CLEAR_LEAD) >= best_q:
+        return -1
+    return best
+
+
+@inlined_kernel
+def _has_weight(leaf, node_stats, node_classes, out):  # pragma: no cover - compiled
+    """Whether ``leaf`` holds weight; if not, ``out`` uniform (river's empty prediction), else 0."""
+    k = out.shape[0]
+    total = node_weight(leaf, node_stats, node_classes)
+    if node_classes[leaf, -1] == 0 or total == 0.0:
         for c in range(k):
             out[c] = 1.0 / k
         return False
     for c in range(k):
         out[c] = 0.0
-    n_attributes = in_rank_order(attr_ranks, attributes)
-    for i in range(n_held):
-        c = row[i]
-        weight = node_stats[leaf, c]
-        if weight <= 0.0:  # river: a vote of 0 for a class held without weight
-            continue
-        vote = math.log(weight / total)
-        for a in range(n_attributes):
-            j = attributes[a]
-            value = x[feat_map[j]]
-            if value != value:  # missing: not in river's x
-                continue
-            if feat_nominal[j]:
-                first_seen(ranks[j], c)
-                vote += _nominal_log_proba(nominal_counts[c, j], value_ranks[c, j], value, values)
-            elif ranks[j, c] != 0:  # the class has a Gaussian for the attribute
-                log_p = log_pdf(numeric_stats[c, j], value, two)
-                if log_p > -np.inf:
-                    vote += log_p
-        out[c] = vote
+    return True
+
+
+@inlined_kernel
+def _normalise(row, out):  # pragma: no cover - compiled
+    """River's log-sum-exp over the held classes' votes (``row``: classes, then their count)."""
+    n_held = row[-1]
     top = -np.inf
     for i in range(n_held):
         top = max(top, out[row[i]])
@@ -133,28 +353,36 @@ def naive_bayes_into(
     lse = top + math.log(spread)
     for i in range(n_held):
         out[row[i]] = math.exp(out[row[i]] - lse)
-    return True
 
 
-@kernel
-def _nominal_log_proba(counts, value_ranks, value, order):  # pragma: no cover - compiled
-    """``log`` of a nominal attribute's ``P(value | class)``, the class's weight at the value over
-    its weight at every value seen (summed in the order they were first seen), or 0 when the
-    class never had the value (river's ``cond_proba`` 0, counted as 1). ``counts`` ``(values,)``
-    and ``value_ranks`` ``(values + 1,)`` are the class's; ``order`` int64 scratch.
+@inlined_kernel
+def _nominal_log_proba(counts, value_ranks, c, j, value, order):  # pragma: no cover - compiled
+    """``log`` of a nominal attribute ``j``'s ``P(value | class c)``, the class's weight at the
+    value over its weight at every value seen (summed in the order they were first seen), or 0
+    when the class never had the value (river's ``cond_proba`` 0, counted as 1). ``counts``
+    ``(k, d, values)`` and ``value_ranks`` ``(k, d, values + 1)`` are the slot's; ``order``
+    int64 scratch.
     """
     code = int(value)
-    if code < 0 or code >= counts.shape[0] or value_ranks[code] == 0:
+    n_values = counts.shape[2]
+    if code < 0 or code >= n_values or value_ranks[c, j, code] == 0:
         return 0.0
+    n_seen = value_ranks[c, j, n_values]
+    if n_seen == 1:  # the only value seen: its weight over itself, log 1 (weights are > 0)
+        return 0.0
+    for v in range(n_values):
+        r = value_ranks[c, j, v]
+        if r > 0:
+            order[r - 1] = v
     seen = 0.0
-    for r in range(in_rank_order(value_ranks, order)):
-        seen += counts[order[r]]
-    p = counts[code] / seen
+    for r in range(n_seen):
+        seen += counts[c, j, order[r]]
+    p = counts[c, j, code] / seen
     return math.log(p) if p > 0.0 else 0.0
 
 
 @kernel
-def _first_max(scores, row):  # pragma: no cover - compiled
+def first_max(scores, row):  # pragma: no cover - compiled
     """The class of ``row`` (classes, then their count) with the highest score (``(k,)``), the
     first one of equal scores: Python's ``max(d, key=d.get)`` over a dict in that order.
     """
@@ -165,7 +393,7 @@ def _first_max(scores, row):  # pragma: no cover - compiled
     return best
 
 
-@kernel
+@inlined_kernel
 def predicts_by_naive_bayes(leaf, node_stats, node_classes, node_active, node_correct, leaf_params):  # pragma: no cover
     """Whether ``leaf`` predicts by naive Bayes now (river's ``prediction`` of its leaf kind)."""
     kind = leaf_params[LEAF_KIND]
@@ -195,12 +423,12 @@ def _majority_is(leaf, y, node_stats, node_classes):  # pragma: no cover - compi
 
 
 @inlined_kernel
-def leaf_naive_bayes(F, tree, leaf, x, thread, out):  # pragma: no cover - compiled
-    """:func:`naive_bayes_into` for ``leaf`` of ``tree`` in the Forest ``F``, with ``thread``'s
-    scratch; returns its result.
+def _leaf_arguments(F, tree, leaf, x, thread, out):  # pragma: no cover - compiled
+    """:func:`naive_bayes_into`'s (and :func:`naive_bayes_choice`'s) arguments for ``leaf`` of
+    ``tree`` in the Forest ``F``, with ``thread``'s scratch.
     """
     slot = F.node_slot[leaf]
-    return naive_bayes_into(
+    return (
         leaf,
         x,
         F.node_stats,
@@ -220,15 +448,58 @@ def leaf_naive_bayes(F, tree, leaf, x, thread, out):  # pragma: no cover - compi
 
 
 @inlined_kernel
-def tally(F, tree, leaf, x, y, w, thread):  # pragma: no cover - compiled
+def leaf_naive_bayes(F, tree, leaf, x, thread, out):  # pragma: no cover - compiled
+    """The naive-Bayes prediction of ``leaf`` of ``tree`` in the Forest ``F`` into ``out``, with
+    ``thread``'s scratch: river's (:func:`naive_bayes_into`) or MOA's
+    (:func:`~.moa_naive_bayes.moa_naive_bayes_into`), as the pool's NB_RULE says.
+
+    Returns:
+        The class it chose (river's: the first held of the highest probability, -1 for a leaf
+        without weight; MOA's: see its module).
+    """
+    if F.leaf_params[NB_RULE] == MOA_NB:
+        return _moa_naive_bayes(F, tree, leaf, x, out)
+    if naive_bayes_into(*_leaf_arguments(F, tree, leaf, x, thread, out)):
+        return first_max(out, F.node_classes[leaf])
+    return -1
+
+
+@inlined_kernel
+def _moa_naive_bayes(F, tree, leaf, x, out):  # pragma: no cover - compiled
+    slot = F.node_slot[leaf]
+    return moa_naive_bayes_into(
+        leaf,
+        x,
+        F.node_stats,
+        F.node_classes,
+        F.nominal_counts[slot],
+        F.numeric_stats[slot],
+        F.attr_ranks[slot],
+        F.value_ranks[slot],
+        F.feat_map[tree],
+        F.feat_nominal[tree],
+        out,
+    )
+
+
+@inlined_kernel
+def tally(F, tree, leaf, x, y, w, thread, choice):  # pragma: no cover - compiled
     """An active NBA leaf's bookkeeping before it learns ``(x, y)`` with weight ``w`` (river's
     ``LeafNaiveBayesAdaptive.learn_one``): ``w`` to MC_CORRECT if its majority class is ``y``,
-    to NB_CORRECT if its naive Bayes predicts ``y`` (:func:`leaf_naive_bayes`, into ``thread``'s
-    VOTES scratch).
+    to NB_CORRECT if its naive Bayes predicts ``y``: ``choice``, the class it chose predicting
+    ``x`` (:func:`~.routing.predict_all`), or when NO_CHOICE, :func:`naive_bayes_choice` (with
+    ``thread``'s VOTES scratch).
     """
     node_stats, node_classes = F.node_stats, F.node_classes
-    if _majority_is(leaf, y, node_stats, node_classes):
+    moa = F.leaf_params[NB_RULE] == MOA_NB
+    if moa_majority_is(leaf, y, node_stats, node_classes) if moa else _majority_is(leaf, y, node_stats, node_classes):
         F.node_correct[leaf, MC_CORRECT] += w
-    votes = F.work[thread, VOTES, : node_stats.shape[1]]
-    if leaf_naive_bayes(F, tree, leaf, x, thread, votes) and _first_max(votes, node_classes[leaf]) == y:
+    if choice == NO_CHOICE:
+        votes = F.work[thread, VOTES, : node_stats.shape[1]]
+        if moa:
+            choice = _moa_naive_bayes(F, tree, leaf, x, votes)
+        else:
+            complete = (F.screen_state[F.node_slot[leaf], HISTORY] & MISSING) == 0
+            choice = naive_bayes_choice(*_leaf_arguments(F, tree, leaf, x, thread, votes), complete)
+    if choice == y:
         F.node_correct[leaf, NB_CORRECT] += w

@@ -14,9 +14,11 @@ from boostbench.learners.vfdt.layout import (
     LEAF,
     LEAF_KIND,
     MC,
+    NO_CHOICE,
     NOMINAL_BINARY,
     NUMERIC,
     ROUTE_BRANCH,
+    ROUTE_CHOICE,
     ROUTE_LEAF,
     ROUTE_PARENT,
     ROUTE_VALID,
@@ -210,13 +212,16 @@ def write_distribution(trees, tree, source, x, out):  # pragma: no cover - compi
 
 @inlined_kernel
 def _leaf_distribution(F, tree, leaf, x, out):  # pragma: no cover - compiled
-    """:func:`write_distribution` inside the kernels (prediction is serial: thread 0's scratch)."""
+    """:func:`write_distribution` inside the kernels (prediction is serial: thread 0's scratch).
+    Returns the class naive Bayes chose (:func:`~.naive_bayes.leaf_naive_bayes`), or NO_CHOICE
+    when the leaf predicted its class weights.
+    """
     if F.leaf_params[LEAF_KIND] != MC and predicts_by_naive_bayes(
         leaf, F.node_stats, F.node_classes, F.node_active, F.node_correct, F.leaf_params
     ):
-        leaf_naive_bayes(F, tree, leaf, x, 0, out)
-    else:
-        _write_distribution(F.node_stats, F.node_classes, leaf, out)
+        return leaf_naive_bayes(F, tree, leaf, x, 0, out)
+    _write_distribution(F.node_stats, F.node_classes, leaf, out)
+    return NO_CHOICE
 
 
 @inlined_kernel
@@ -238,10 +243,11 @@ def _write_distribution(node_stats, node_classes, source, out):  # pragma: no co
 def predict_all(x, out, trees):  # pragma: no cover - compiled
     """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``.
 
-    Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 4)``, columns
+    Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 5)``, columns
     ROUTE_LEAF, ROUTE_PARENT, ROUTE_BRANCH and ROUTE_VALID = 1) and ``x`` in ``route_x``, so that
     training on the same ``x`` right after need not walk the trees again
-    (:func:`~.training.learn_all` checks ``x`` and each tree's flag).
+    (:func:`~.training.learn_all` checks ``x`` and each tree's flag); and in ROUTE_CHOICE the class
+    a naive-Bayes leaf at that end chose, which an NBA leaf's tally then need not take again.
 
     The trees are walked side by side, a level of every tree at a time: a walk is a chain of
     dependent loads, and chains of different trees overlap. A tree whose walk meets a missing
@@ -281,11 +287,15 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
             leaf = predicting_leaf_for(F, tree, x, leaf, parent)
         else:
             leaf = route[tree, ROUTE_LEAF]
-        route[tree, ROUTE_VALID] = 1
-        if by_counts:
+        route[tree, ROUTE_VALID], route[tree, ROUTE_CHOICE] = 1, NO_CHOICE
+        if by_counts or not predicts_by_naive_bayes(
+            leaf, F.node_stats, F.node_classes, F.node_active, F.node_correct, F.leaf_params
+        ):
             _write_distribution(F.node_stats, F.node_classes, leaf, out[tree])
         else:
-            _leaf_distribution(F, tree, leaf, x, out[tree])
+            choice = leaf_naive_bayes(F, tree, leaf, x, 0, out[tree])
+            if leaf == route[tree, ROUTE_LEAF]:  # the leaf training will reach
+                route[tree, ROUTE_CHOICE] = choice
 
 
 @kernel

@@ -25,8 +25,12 @@ from boostbench.learners.vfdt.layout import (
     LEAF_KIND,
     MAX_BYTES,
     MISSING,
+    MOA_NB,
+    NB_RULE,
     NBA,
+    NO_CHOICE,
     ROUTE_BRANCH,
+    ROUTE_CHOICE,
     ROUTE_LEAF,
     ROUTE_PARENT,
     ROUTE_VALID,
@@ -124,15 +128,17 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     """
     node_nav, node_stats, node_classes, route, pending = F.node_nav, F.node_stats, F.node_classes, F.route, F.pending
     w = weight * F.weight_scale[tree]
+    choice = NO_CHOICE  # naive Bayes' choice at the leaf, when prediction took it (naive_bayes.tally)
     if route[tree, ROUTE_VALID] == 1:
         leaf, parent, branch = route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT], route[tree, ROUTE_BRANCH]
+        choice = route[tree, ROUTE_CHOICE]
     else:
         leaf, parent, branch = leaf_for(F, tree, x)
     pending[tree, PENDING] = KEEP
     if leaf < 0 and not may_grow:
         pending[tree, PENDING] = DEFERRED
         return -1
-    route[tree, ROUTE_VALID] = 0
+    route[tree, ROUTE_VALID], route[tree, ROUTE_CHOICE] = 0, NO_CHOICE  # a booster may restore the route
     may_split = branch == DIRECT  # river tries splits only at a leaf reached directly
     if leaf < 0:  # unseen nominal value under a multiway branch: a new leaf for it
         leaf = new_node(F, parent, F.node_depth[parent] + 1)
@@ -142,7 +148,7 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     pending[tree, PENDING_LEAF] = leaf
     pending[tree, PENDING_RESULT] = result
     if F.leaf_params[LEAF_KIND] == NBA and F.node_active[leaf]:
-        tally(F, tree, leaf, x, y, w, thread)
+        tally(F, tree, leaf, x, y, w, thread, choice)
     node_stats[leaf, y] += w
     add_class(node_classes[leaf], y)
     mark_stale(F.node_parent[leaf], F.node_sub, F.node_parent)
@@ -170,6 +176,7 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
     feat_map, feat_nominal = F.feat_map, F.feat_nominal
     nominal_counts, numeric_stats, ranks, value_ranks = F.nominal_counts, F.numeric_stats, F.ranks, F.value_ranks
     attr_ranks = F.attr_ranks
+    moa = F.leaf_params[NB_RULE] == MOA_NB  # MOA's GaussianEstimator updates its mean in its own order
     snapshot = False
     if F.work[thread][SETTINGS, CACHE] > 0.0:
         state = F.screen_state[slot]
@@ -192,6 +199,8 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
             if code < nominal_counts.shape[3]:
                 first_seen(value_ranks[slot, y, j], code)
                 nominal_counts[slot, y, j, code] += w
+            else:  # not in the statistics: as a missing value (naive_bayes._nominal_choice)
+                F.screen_state[slot, HISTORY] |= MISSING
         else:
             st = numeric_stats[slot, y, j]
             if st[0] == 0.0:  # the class is new to the attribute (no weight yet: no rank yet either)
@@ -205,7 +214,10 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
                     st[4] = value
             old_mean = st[1]
             st[0] += w
-            st[1] += w / st[0] * (value - old_mean)
+            if moa:
+                st[1] += w * (value - old_mean) / st[0]
+            else:
+                st[1] += w / st[0] * (value - old_mean)
             st[2] += w * (value - old_mean) * (value - st[1])
 
 
