@@ -115,7 +115,9 @@ def windowed_curves(
     """Each measure over the ``window`` predictions before each checkpoint (fewer at the start).
 
     Args:
-        truth, predicted: ``(n, k)`` bool; losses: ``(n,)`` float64 rank losses, aligned.
+        truth: ``(n, k)`` bool, the relevant labels.
+        predicted: ``(n, k)`` bool, the predicted label sets, aligned with ``truth``.
+        losses: ``(n,)`` float64 rank losses, aligned.
         seen: ``(m,)`` int64 checkpoints (predictions made, 1-based).
         window: predictions per window.
 
