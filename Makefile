@@ -117,15 +117,23 @@ stream-benchmark: setup
 # learners on the MULAN sets (configs/experiment/multilabel_benchmark.yaml), then the leaderboard
 # (rank loss first). Resumable. SEEDS=n runs seeds 0..n-1 (default 10); MULTILABEL_ARGS= adds
 # overrides (e.g. dataset=emotions). A MOA peer without capymoa fails with its reason, shown by
-# the leaderboard as "not run: <reason>" (make bench-moa-setup).
+# the leaderboard as "not run: <reason>" (make bench-moa-setup). MULTILABEL_DOCS= and MULTILABEL_FROM=
+# publish and continue it as STREAM_DOCS= and STREAM_FROM= do the stream benchmark.
 MULTILABEL_DIR ?= results/multilabel-benchmark
 MULTILABEL_ARGS ?=
+MULTILABEL_DOCS ?=
+MULTILABEL_FROM ?=
 multilabel-benchmark: setup
 	@start=$$(date +%s); mkdir -p $(MULTILABEL_DIR); \
-	$(BIN)/boostbench sweep +experiment=multilabel_benchmark results_dir=$(MULTILABEL_DIR) \
+	$(if $(MULTILABEL_FROM),$(BIN)/python -m boostbench.reporting.run_table import --from $(MULTILABEL_FROM) \
+	    --results-dir $(MULTILABEL_DIR) || exit 2;) \
+	$(REPRO) time --results-dir $(MULTILABEL_DIR) multilabel_benchmark -- \
+	    $(BIN)/boostbench sweep +experiment=multilabel_benchmark results_dir=$(MULTILABEL_DIR) \
 	    $(if $(SEEDS),seed='range(0,$(SEEDS))') $(MULTILABEL_ARGS) \
 	  || echo "multilabel-benchmark: some jobs failed; their reasons are in $(MULTILABEL_DIR)/failed and the leaderboard"; \
 	$(BIN)/boostbench report leaderboard --results-dir $(MULTILABEL_DIR) && \
+	$(if $(MULTILABEL_DOCS),$(REPRO) write --collection multilabel_benchmark --results-dir $(MULTILABEL_DIR) \
+	    --docs $(MULTILABEL_DOCS) --command "make multilabel-benchmark$(if $(SEEDS), SEEDS=$(SEEDS))" &&) \
 	echo "multilabel-benchmark: $$(( $$(date +%s) - start )) s; tables and figures under $(MULTILABEL_DIR)"
 
 # The effect of each deviation from the paper, lever by lever (docs/deviations.md), 10 seeds, in

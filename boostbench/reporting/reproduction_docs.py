@@ -12,7 +12,7 @@ Two commands, run by the Makefile:
 ```sh
 python -m boostbench.reporting.reproduction_docs time STUDY --results-dir R -- CMD...
 python -m boostbench.reporting.reproduction_docs write --results-dir R --docs D --command "..." \
-    [--collection stream_benchmark]
+    [--collection stream_benchmark|multilabel_benchmark]
 ```
 
 ``time`` runs one study's sweep and records in ``R/timings.json`` its wall seconds and the CPU
@@ -107,8 +107,23 @@ BENCH_PAGES = (
         "leaderboard",
     ),
 )
+#: The multi-label benchmark's page (``make multilabel-benchmark MULTILABEL_DOCS=docs/multilabel-benchmark``)
+MULTILABEL_PAGES = (
+    Page(
+        "multilabel_benchmark",
+        "The multi-label benchmark: online multi-label rankers, ours and the peers, ranked",
+        ("multilabel_benchmark",),
+        "leaderboard",
+    ),
+)
 #: What ``write`` can publish: the index's title and its pages
-COLLECTIONS = {"reproduction": ("The reproduction", PAGES), "stream_benchmark": ("The stream benchmark", BENCH_PAGES)}
+COLLECTIONS = {
+    "reproduction": ("The reproduction", PAGES),
+    "stream_benchmark": ("The stream benchmark", BENCH_PAGES),
+    "multilabel_benchmark": ("The multi-label benchmark", MULTILABEL_PAGES),
+}
+#: The collections published with their per-run table and records (:mod:`~boostbench.reporting.run_table`)
+BENCHMARKS = ("stream_benchmark", "multilabel_benchmark")
 STUDIES = studies_of(PAGES)
 
 
@@ -503,7 +518,7 @@ def write(results_dir: str | Path, docs: str | Path, command: str, collection: s
             for page in chosen
             if (p := write_page(page, results_dir, build, runs, facts, command, written_utc, host, commit))
         ]
-        if collection == "stream_benchmark":  # the per-run table and its records beside the page
+        if collection in BENCHMARKS:  # the per-run table and its records beside the page
             from boostbench.reporting.run_table import export
 
             export(results_dir, build, command)
@@ -520,9 +535,11 @@ def write(results_dir: str | Path, docs: str | Path, command: str, collection: s
     return sorted(docs.rglob("*"))
 
 
-def render(folder: str | Path, docs: str | Path, command: str | None = None) -> list[Path]:
-    """Re-write the stream benchmark's page under ``docs`` from the published files of ``folder``
-    alone (a store imported into a temporary folder,
+def render(
+    folder: str | Path, docs: str | Path, command: str | None = None, collection: str = "stream_benchmark"
+) -> list[Path]:
+    """Re-write a benchmark's page (``collection``, one of :data:`BENCHMARKS`) under ``docs`` from
+    the published files of ``folder`` alone (a store imported into a temporary folder,
     :func:`~boostbench.reporting.run_table.import_store`), with the command that made the runs
     (or ``command``).
 
@@ -535,7 +552,7 @@ def render(folder: str | Path, docs: str | Path, command: str | None = None) -> 
 
     with tempfile.TemporaryDirectory(prefix="boostbench-store-") as store:
         _, made_by = import_store(folder, store)
-        return write(store, docs, command or made_by or "unknown", "stream_benchmark")
+        return write(store, docs, command or made_by or "unknown", collection)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -552,8 +569,9 @@ def main(argv: list[str] | None = None) -> int:
     pages.add_argument("--docs", required=True, type=Path)
     pages.add_argument("--command", required=True, help="the command that made the runs, shown on every page")
     pages.add_argument("--collection", choices=COLLECTIONS, default="reproduction", help="which pages to write")
-    again = sub.add_parser("render", help="re-write the stream benchmark's page from its published files alone")
+    again = sub.add_parser("render", help="re-write a benchmark's page from its published files alone")
     again.add_argument("--from", dest="folder", required=True, type=Path)
+    again.add_argument("--collection", choices=BENCHMARKS, default="stream_benchmark", help="which benchmark")
     again.add_argument("--docs", required=True, type=Path)
     again.add_argument("--command", help="the command shown on the page (default: the published one)")
     args = parser.parse_args(argv)
@@ -567,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.what == "render":
-            written = render(args.folder, args.docs, args.command)
+            written = render(args.folder, args.docs, args.command, args.collection)
         else:
             written = write(args.results_dir, args.docs, args.command, args.collection)
     except BoostbenchError as exc:
