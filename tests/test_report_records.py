@@ -49,10 +49,21 @@ def test_a_learner_config_of_the_peers_defaults_is_named_as_theirs(monkeypatch):
     assert (ours.label, peer.label) == ("HT defaults", "river's HT defaults")
 
 
+def test_ours_on_moas_trees_share_a_kind_with_moas_peers_not_rivers():
+    """MOA's OzaBoost and its kin grow the Hoeffding-tree defaults with MOA's naive Bayes, which
+    predicts otherwise than river's on nominal attributes: our boosters on ``hoeffding_tree_moa``
+    are compared with them, on ``hoeffding_tree_defaults`` with river's."""
+    moa = weak_learners.of_config(_config("algorithm=online_boosting", "learner=hoeffding_tree_moa"))
+    river = weak_learners.of_config(_config("algorithm=online_boosting", "learner=hoeffding_tree_defaults"))
+    assert moa.kind == weak_learners.HT_DEFAULTS_MOA == weak_learners.of_peer("moa_ozaboost_adwin").kind
+    assert river.kind == weak_learners.HT_DEFAULTS == weak_learners.of_peer("river_adaboost").kind
+    assert weak_learners.of_peer("moa_adob").kind not in (moa.kind, river.kind)
+
+
 def test_a_peer_names_its_own_trees_not_the_learner_config():
     config = _config("algorithm=river_arf", "learner.leaf_prediction=nb")  # ignored by a peer
     assert weak_learners.of_config(config).label == "river's ARF trees"
-    assert weak_learners.of_peer("moa_ozaboost").label == "MOA's HT defaults"
+    assert weak_learners.of_peer("moa_ozaboost").label == "MOA's HT defaults, MOA's naive Bayes"
     assert weak_learners.of_peer("vw_boosting").label == "VW's linear learners"
     unknown = weak_learners.of_peer("acme_boost")
     assert unknown.label == "acme's own learners" and unknown.kind != weak_learners.of_peer("acme_other").kind

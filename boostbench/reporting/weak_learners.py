@@ -2,14 +2,16 @@
 
 Our boosters take theirs from the run's ``learner`` config: the ``configs/learner/`` file it
 matches (``hoeffding_tree``: the papers' trees, per-tree draws of delta, tau, grace period and
-weight; ``hoeffding_tree_defaults``: river's and MOA's Hoeffding-tree defaults), with the keys
+weight; ``hoeffding_tree_defaults``: river's Hoeffding-tree defaults; ``hoeffding_tree_moa``: MOA's,
+whose naive Bayes differs), with the keys
 where it differs from that file. A peer (river's, MOA's, VW's ensembles) brings its own learners
 and ignores the ``learner`` config: its label says which, from its library's defaults
 (river's ``river.ensemble`` / ``river.forest``, capymoa's wrappers of MOA).
 
 A label has two parts: the ``kind`` of trees, equal for any two runs whose trees are built alike
 whichever library builds them (ours on ``hoeffding_tree_defaults`` and river's AdaBoost both
-grow Hoeffding trees with grace 200, delta 1e-7, tau 0.05 and naive-Bayes-adaptive leaves), and
+grow Hoeffding trees with grace 200, delta 1e-7, tau 0.05 and naive-Bayes-adaptive leaves with
+river's naive Bayes; ours on ``hoeffding_tree_moa`` and MOA's OzaBoost the same with MOA's), and
 the ``label`` shown, which also names a peer's library.
 """
 
@@ -25,14 +27,18 @@ from omegaconf import OmegaConf
 
 from boostbench.system.paths import CONFIG_DIR
 
-#: The kind of trees river's and MOA's Hoeffding trees have at their defaults (grace period 200,
-#: split confidence 1e-7, tie threshold 0.05, naive-Bayes-adaptive leaves)
+#: The kind of trees river's Hoeffding trees have at their defaults (grace period 200, split
+#: confidence 1e-7, tie threshold 0.05, naive-Bayes-adaptive leaves with river's naive Bayes)
 HT_DEFAULTS = "HT defaults"
+#: MOA's at its defaults: the same, but MOA's naive Bayes (Laplace-corrected nominal counts, MOA's
+#: Gaussian estimator), which predicts otherwise on nominal attributes
+HT_DEFAULTS_MOA = "HT defaults, MOA's naive Bayes"
 #: A ``configs/learner/`` file's name in a report (files not listed: their own name)
 LEARNER_NAMES = {
     "hoeffding_tree": "papers' trees",
     "hoeffding_tree_mlr": "papers' trees",
     "hoeffding_tree_defaults": HT_DEFAULTS,
+    "hoeffding_tree_moa": HT_DEFAULTS_MOA,
 }
 #: Keys of a learner config that do not change its trees: how they are computed (the same
 #: numbers from the compiled pool and from river's)
@@ -44,8 +50,15 @@ PEER_LEARNERS: dict[str, tuple[str, str]] = {
     },
     "river_srp": ("river", "HT grace 50, delta 0.01"),
     "river_arf": ("river", "ARF trees"),
-    **{f"moa_{name}": ("MOA", HT_DEFAULTS) for name in ("ozaboost", "online_smooth_boost", "leveraging_bagging")},
+    **{
+        f"moa_{name}": ("MOA", HT_DEFAULTS_MOA)
+        for name in ("ozaboost", "ozaboost_adwin", "ocboost", "online_smooth_boost", "leveraging_bagging")
+    },
+    # MOA's ADOB and BOLE wrap each tree in a drift detector that replaces it (SingleClassifierDrift)
+    "moa_adob": ("MOA", "HT defaults, replaced on drift (ADWIN)"),
+    "moa_bole": ("MOA", "HT defaults, replaced on drift (DDM)"),
     "moa_srp": ("MOA", "HT grace 50, delta 0.01"),
+    "moa_dems": ("MOA", "HT grace 50, delta 0.01"),
     "moa_arf": ("MOA", "ARF trees"),
     "moa_sgbt": ("MOA", "FIMT-DD regression trees"),
     "vw_boosting": ("VW", "linear learners"),
