@@ -261,9 +261,31 @@ def test_the_code_fingerprint_follows_the_numeric_sources_only(tmp_path):
         encoding="utf-8",
     )
     assert sources_digest(copy) == before  # drawing tables computes no number
+    peer = sources_digest(copy, peer=True)
     with open(copy / "boosters" / "adaboost_olm.py", "a", encoding="utf-8") as handle:
         handle.write("\n# a change to a booster\n")
     assert sources_digest(copy) != before
+    assert sources_digest(copy, peer=True) == peer  # a peer never runs our boosters
+    for shared in ("protocols/prequential.py", "boosters/peers/moa_peers.py", "learners/pool.py"):
+        ours, theirs = sources_digest(copy), sources_digest(copy, peer=True)
+        with open(copy / shared, "a", encoding="utf-8") as handle:
+            handle.write("\n# a change\n")
+        changed = (sources_digest(copy) != ours, sources_digest(copy, peer=True) != theirs)
+        # the protocol runs both; a peer's wrapper the peers only; our trees ours only
+        assert (
+            changed
+            == {"protocols": (True, True), "boosters": (False, True), "learners": (True, False)}[shared.split("/")[0]]
+        ), shared
+
+
+def test_a_peer_is_fingerprinted_by_the_peers_code_and_ours_by_ours():
+    from boostbench.algorithms import algorithm_spec
+    from boostbench.system.fingerprint import code_fingerprint, fingerprints
+
+    peers = {code_fingerprint(algorithm_spec(name)) for name in ("river_adaboost", "moa_ozaboost", "moa_ozabag_ml")}
+    ours = {code_fingerprint(algorithm_spec(name)) for name in ("adaboost_olm", "vfdt", "ada_olmr")}
+    assert len(peers) == len(ours) == 1 and peers != ours
+    assert fingerprints() == peers | ours and code_fingerprint() in ours
 
 
 def test_a_code_change_reruns_a_finished_config_and_reports_prefer_the_new_code(tmp_path, monkeypatch):
@@ -278,6 +300,7 @@ def test_a_code_change_reruns_a_finished_config_and_reports_prefer_the_new_code(
 
     for module in (fingerprint, experiment):  # what a code change does to every process
         monkeypatch.setattr(module, "code_fingerprint", lambda algorithm=None: "0123456789abcdef")
+    monkeypatch.setattr(fingerprint, "fingerprints", lambda: frozenset({"0123456789abcdef"}))
     assert summarize(run_sweep(grid, n_jobs=1)) == {"done": 1}  # new code: the old record is not reused
     assert sorted(r["code"] for r in records(tmp_path)) == sorted([old, "0123456789abcdef"])
     runs = load_runs(tmp_path)

@@ -228,7 +228,7 @@ def provenance(frame: pd.DataFrame, command: str) -> str:
     """Who made the page and the runs: the command, code fingerprints, package versions, machine,
     date.
     """
-    from boostbench.system.fingerprint import code_fingerprint
+    from boostbench.system.fingerprint import code_fingerprint, peer_fingerprint
 
     def version(name: str) -> str:
         try:
@@ -239,7 +239,7 @@ def provenance(frame: pd.DataFrame, command: str) -> str:
     rows = [
         ("command", command),
         ("date (UTC)", datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S")),
-        ("code fingerprint (this report)", code_fingerprint()),
+        ("code fingerprint (this report)", f"{code_fingerprint()} (ours), {peer_fingerprint()} (peers')"),
         (
             "code fingerprints (the runs)",
             ", ".join(sorted(set(np.concatenate([c.split(", ") for c in frame["code"]])))),

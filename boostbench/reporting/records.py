@@ -71,14 +71,14 @@ def load_runs(results_dir: str | Path, on_error: Callable[[DataError], None] | N
     Raises:
         DataError: a record is not valid (its path is named), without ``on_error``.
     """
-    from boostbench.system.fingerprint import code_fingerprint
+    from boostbench.system.fingerprint import fingerprints
 
     rows: dict[str, dict] = {}
-    today = code_fingerprint()
+    today = fingerprints()
     for record in iter_records(results_dir, on_error):
         config, metrics = record.config, record.metrics
         key = _identity(record)
-        rank = (record.code == today, record.finished)
+        rank = (record.code in today, record.finished)
         if key in rows and rows[key]["_rank"] >= rank:
             continue
         algorithm = config["algorithm"]

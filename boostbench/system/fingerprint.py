@@ -5,6 +5,9 @@ package's sources that compute the numbers (data, learners, boosters, protocols,
 of the versions of the libraries they lean on, so editing a booster or upgrading river gives
 finished configs a new store key and a sweep runs them again instead of reusing old numbers.
 The reporting, the CLI and the store are left out: changing how a table is drawn reruns nothing.
+A peer (river's, MOA's, VW's ensembles) never runs our boosters, trees or their maths, and ours
+never run a peer's wrapper: each side's fingerprint leaves the other's sources out, so a change to
+our kernels reruns our runs and not the hours of the peers' (and the reverse).
 A plugin algorithm's runs (:mod:`boostbench.algorithms`) also take its package's sources, name and
 version: a changed plugin reruns its own runs, and installing one reruns nothing else.
 """
@@ -29,6 +32,7 @@ NUMERIC_SOURCES = (
     "runner/experiment.py",
     "seeding.py",
     "metrics.py",
+    "multilabel_metrics.py",
     "system/kernel_cache.py",
     "system/disk_cache.py",
     "data",
@@ -38,6 +42,18 @@ NUMERIC_SOURCES = (
     "batch",
     "protocols",
 )
+#: The sources only our own algorithms run (a peer's fingerprint leaves them out)
+OURS_ONLY = ("learners", "core", "batch", "boosters")
+#: What computes a peer's numbers: the numeric sources less :data:`OURS_ONLY`, plus the boosters'
+#: common base and the peers' wrappers
+PEER_SOURCES = (
+    *(name for name in NUMERIC_SOURCES if name not in OURS_ONLY),
+    "boosters/__init__.py",
+    "boosters/base.py",
+    "boosters/peers",
+)
+#: The peers' wrappers, which our own algorithms' fingerprint leaves out
+PEERS_ONLY = "boosters/peers"
 #: Libraries whose version can change the numbers (river's trees, numba's float maths, ...)
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "river", "numba", "pandas")
 
@@ -50,12 +66,16 @@ def digest_files(root: Path, files: Iterable[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
-def sources_digest(package: Path = PACKAGE_DIR) -> str:
-    """:func:`digest_files` of the :data:`NUMERIC_SOURCES` under ``package``."""
-    files = []
-    for name in NUMERIC_SOURCES:
+def sources_digest(package: Path = PACKAGE_DIR, peer: bool = False) -> str:
+    """:func:`digest_files` of the sources that compute our algorithms' numbers under ``package``
+    (:data:`NUMERIC_SOURCES` less :data:`PEERS_ONLY`), or a peer's (:data:`PEER_SOURCES`).
+    """
+    files: list[Path] = []
+    for name in PEER_SOURCES if peer else NUMERIC_SOURCES:
         path = package / name
         files += path.rglob("*.py") if path.is_dir() else [path]
+    if not peer:
+        files = [path for path in files if not path.is_relative_to(package / PEERS_ONLY)]
     return digest_files(package, files)
 
 
@@ -67,10 +87,12 @@ def _version(library: str) -> str:
 
 
 def code_fingerprint(algorithm: AlgorithmSpec | None = None) -> str:
-    """The fingerprint of this process's code (16 hex digits; computed once per process, ~5 ms),
-    and, for a plugin's algorithm, of that plugin (:func:`plugin_digest`).
+    """The fingerprint of this process's code (16 hex digits; computed once per process, ~5 ms):
+    the code that computes our algorithms' numbers, a peer ``algorithm``'s (river's, MOA's, VW's:
+    :func:`sources_digest` with ``peer``), and for a plugin's algorithm, that plugin's too
+    (:func:`plugin_digest`).
     """
-    ours = _own_fingerprint()
+    ours = _own_fingerprint(bool(algorithm is not None and algorithm.peer))
     if algorithm is None or algorithm.plugin is None:
         return ours
     plugin = algorithm.plugin
@@ -80,10 +102,22 @@ def code_fingerprint(algorithm: AlgorithmSpec | None = None) -> str:
 
 
 @functools.cache
-def _own_fingerprint() -> str:
+def _own_fingerprint(peer: bool = False) -> str:
     libraries = ",".join(f"{name}={_version(name)}" for name in LIBRARIES)
-    digest = hashlib.sha256(sources_digest().encode() + b"\0" + libraries.encode())
+    digest = hashlib.sha256(sources_digest(peer=peer).encode() + b"\0" + libraries.encode())
     return digest.hexdigest()[:16]
+
+
+def peer_fingerprint() -> str:
+    """This process's fingerprint of the code that computes a peer's numbers."""
+    return _own_fingerprint(True)
+
+
+def fingerprints() -> frozenset[str]:
+    """This process's fingerprints of our algorithms' code and of the peers' (a record made by
+    either is made by today's code).
+    """
+    return frozenset((_own_fingerprint(False), peer_fingerprint()))
 
 
 @functools.cache
