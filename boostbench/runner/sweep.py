@@ -174,17 +174,16 @@ def sweep_grid(
     pending: list[tuple[int, list[str], list[str]]] = []  # (index, overrides, launched as) of the points to run
     runs: dict[tuple[str, str], str] = {}  # (results_dir, key) -> label of the point that runs it
     GRID_LABELS.clear()
-    with remembered():  # a record read once, by key and file: busy points are looked up again
-        for point in grid_points(axes):
-            shown = [line for line in point if line.partition("=")[0] in varying]
-            outcome = _triage(loader.load_job_config(config, point), runs, shown)
-            if isinstance(outcome, ValidatedPoint):  # carried to its job: not composed nor checked there
-                carry = to_override(replace(outcome, choices=loader.group_choices(config, point)))
-                pending.append((len(outcomes), point, point if carry is None else [*point, carry]))
-                outcome = None
-            else:
-                _report(outcome, progress)
-            outcomes.append(outcome)
+    for point in grid_points(axes):  # each point's record, if any, is read once: here
+        shown = [line for line in point if line.partition("=")[0] in varying]
+        outcome = _triage(loader.load_job_config(config, point), runs, shown)
+        if isinstance(outcome, ValidatedPoint):  # carried to its job: not composed nor checked there
+            carry = to_override(replace(outcome, choices=loader.group_choices(config, point)))
+            pending.append((len(outcomes), point, point if carry is None else [*point, carry]))
+            outcome = None
+        else:
+            _report(outcome, progress)
+        outcomes.append(outcome)
     if pending:
         sweep_dir = Path(str(config.hydra.sweep.dir))  # as Hydra's basic sweeper keeps it
         sweep_dir.mkdir(parents=True, exist_ok=True)
