@@ -91,3 +91,22 @@ def test_a_bad_value_is_said_by_the_sweep_before_anything_is_launched(tmp_path, 
     grid = ["dataset=balance", "algorithm=online_mbbm", "algorithm.gamma=-1", f"results_dir={tmp_path}"]
     (outcome,) = run_sweep(grid, n_jobs=1)
     assert outcome.status == "error" and "gamma" in outcome.message
+
+
+@pytest.mark.slow  # make test-slow: submitit starts a Python process per job
+@pytest.mark.parametrize("launcher", ["basic", "submitit_local"])
+def test_a_carried_point_runs_under_other_launchers(tmp_path, launcher):
+    """The point travels in the job's overrides: Hydra's basic launcher (in the sweep's process) and
+    submitit's (a pickled job in another process) run it as joblib's workers do."""
+    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
+    from boostbench.runner.point import point_key
+    from boostbench.runner.store import iter_records
+
+    grid = ["dataset=balance", "algorithm=vfdt,online_boosting", "n_learners=2", f"hydra/launcher={launcher}"]
+    grid.append(f"results_dir={tmp_path}")
+    outcomes = run_sweep(grid, n_jobs=1 if launcher == "submitit_local" else None)
+    assert summarize(outcomes) == {"done": 2}
+    records = list(iter_records(tmp_path))
+    assert sorted(r.key for r in records) == sorted(o.key for o in outcomes)
+    assert all(point_key(r.config) == r.key for r in records)
+    assert summarize(run_sweep(grid, n_jobs=1 if launcher == "submitit_local" else None)) == {"skipped": 2}
