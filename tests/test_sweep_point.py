@@ -73,10 +73,10 @@ def test_a_launched_point_is_composed_and_validated_once_in_the_sweeps_process(t
     monkeypatch.setattr(ConfigLoaderImpl, "load_sweep_config", counted("compose", ConfigLoaderImpl.load_sweep_config))
     monkeypatch.setattr(sweep, "validate", counted("validate", sweep.validate))
     store = tmp_path / "store"
-    grid = ["dataset=balance", "algorithm=vfdt,online_boosting", "seed=0,1", "n_learners=2", f"results_dir={store}"]
+    grid = ["dataset=balance,car", "algorithm=vfdt", "seed=0,1", f"results_dir={store}"]
     assert summarize(run_sweep(grid, n_jobs=1)) == {"done": 4}
     lines = calls.read_text().split()
-    assert lines[0::2].count("compose") == 2  # one per algorithm: the seeds are a value
+    assert lines[0::2].count("compose") == 2  # one per data set: the seeds are a value
     assert lines[0::2].count("validate") == 4
     assert set(lines[1::2]) == {str(os.getpid())}  # none in a job's runner
     calls.unlink()
