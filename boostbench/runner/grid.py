@@ -136,8 +136,10 @@ class ReusingConfigLoader(ConfigLoader):
     ``load_sweep_config`` returns, for a copy and a few assignments instead of reading and merging
     the config files again. Which override is a group's is Hydra's own answer (its defaults
     list's ``config_overrides``), asked once per key. The sweeper hands this loader to the
-    launcher, so every launcher's workers (joblib's, Ray's, submitit's) compose this way.
-    The other methods of Hydra's loader interface are the wrapped loader's.
+    launcher, so every launcher's workers (joblib's, Ray's, submitit's) load their jobs' configs
+    through it: a point the sweeper validated and carried in the job's overrides
+    (:mod:`boostbench.runner.point`) is not composed at all. The other methods of Hydra's loader
+    interface are the wrapped loader's.
     """
 
     def __init__(self, loader: ConfigLoader):

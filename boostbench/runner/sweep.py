@@ -10,12 +10,13 @@ config hash and the fingerprint of the code that computes it
 (:func:`boostbench.system.fingerprint.run_key`), is known before anything heavy runs, so a done
 point costs a lookup (a code change makes new keys, so finished configs run again), a point
 identical to an earlier one (an algorithm that ignores gamma, swept over gammas) runs once, and a
-combination the algorithm cannot run is n/a; only the rest reach the launcher. A job claims its
-key (:func:`boostbench.runner.store.claim`: an exclusive-create file that works on the network
-filesystems clusters share, taken over once its owner stops refreshing it), so two sweeps on one
-store never run one configuration twice at once. Records are written atomically, so a sweep
-killed at any moment, or a cluster job pre-empted, resumes with nothing lost, duplicated or
-half-written.
+combination the algorithm cannot run is n/a; only the rest reach the launcher, each validated
+here once and carried to its job (:mod:`boostbench.runner.point`), which neither composes nor
+checks it again. A job claims its key (:func:`boostbench.runner.store.claim`: an
+exclusive-create file that works on the network filesystems clusters share, taken over once its
+owner stops refreshing it), so two sweeps on one store never run one configuration twice at
+once. Records are written atomically, so a sweep killed at any moment, or a cluster job
+pre-empted, resumes with nothing lost, duplicated or half-written.
 """
 
 from __future__ import annotations
