@@ -310,16 +310,16 @@ def test_a_code_change_reruns_a_finished_config_and_reports_prefer_the_new_code(
 
 
 def test_sweep_progress_reaches_the_caller_from_every_worker_and_counts_the_grid(tmp_path):
-    from boostbench.runner.sweep import count_jobs
-
     grid = ["dataset=balance,car", "algorithm=vfdt", "seed=0,1", f"results_dir={tmp_path}"]
-    assert count_jobs(grid) == 4
-    assert count_jobs(["+experiment=jung2017_table1", "seed=range(0,2)"]) == 5 * 4 * 5 * 2 * 2
-    seen = []
-    outcomes = run_sweep(grid, n_jobs=2, on_outcome=seen.append)  # joblib workers: other processes
+    seen, sizes = [], []
+    outcomes = run_sweep(grid, n_jobs=2, on_outcome=seen.append, on_size=sizes.append)  # joblib: other processes
+    assert sizes == [4]  # the sweeper's count, once
     assert sorted(o["label"] for o in seen) == sorted(o.label for o in outcomes)
     assert {o["status"] for o in seen} == {"done"}
     assert not list(tmp_path.glob(".sweep-*"))  # the progress file is gone
+    experiment = ["+experiment=jung2017_table1", "seed=range(0,2)", f"results_dir={tmp_path}"]
+    with pytest.raises(ConfigError, match=f"the grid has {5 * 4 * 5 * 2 * 2} jobs"):  # counted, nothing built
+        run_sweep(experiment, max_jobs=1)
 
 
 def test_more_jobs_than_cores_is_refused_for_a_local_launcher(tmp_path):
@@ -331,15 +331,14 @@ def test_more_jobs_than_cores_is_refused_for_a_local_launcher(tmp_path):
 
 
 def test_a_grid_is_counted_without_being_built():
-    from boostbench.runner.grid import axis_length, grid_axes
-    from boostbench.runner.sweep import count_jobs
+    from boostbench.runner.grid import axis_length, grid_axes, grid_size
 
     began = time.process_time()
-    assert count_jobs(["seed=range(0,100000000)", "dataset=balance,car"]) == 200_000_000
-    assert time.process_time() - began < 2.0  # a compose, not a list of 10^8 points
+    assert grid_size(grid_axes(["seed=range(0,100000000)", "dataset=balance,car"])) == 200_000_000
+    assert time.process_time() - began < 2.0  # arithmetic, not a list of 10^8 points
     (axis,) = grid_axes(["gamma=range(0.1,0.45,0.05)"])
     assert axis_length(axis) == len(list(axis.sweep_string_iterator())) == 7  # a float range, exactly
-    assert count_jobs(["algorithm=vfdt", "seed=range(5,0)"]) == 0
+    assert grid_size(grid_axes(["algorithm=vfdt", "seed=range(5,0)"])) == 0
 
 
 def test_a_grid_above_the_bound_is_refused_in_one_line(tmp_path):

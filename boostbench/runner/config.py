@@ -446,7 +446,7 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
     from boostbench.learners.registry import learner_config
     from boostbench.runner.checks import check_config, check_required
     from boostbench.runner.knobs import fold_short_forms
-    from boostbench.runner.sections import ProtocolConfig, RunConfig
+    from boostbench.runner.sections import ProtocolConfig
     from boostbench.system.cache_safety import check_caches
 
     resolved = resolved_dict(cfg)
@@ -486,11 +486,30 @@ def validate(cfg: DictConfig | dict) -> RunConfig:
     declared = section_parameters(str(resolved["algorithm"]["name"]), str(resolved["learner"]["name"]), spec)
     check_config(resolved, {**declared, "protocol": protocol})
     check_caches()
+    return run_config(resolved, spec, protocol_config, learner)
+
+
+def run_config(resolved: dict[str, Any], spec: AlgorithmSpec, protocol: Any = None, learner: Any = None) -> RunConfig:
+    """The typed sections of ``resolved``, a config :func:`validate` has checked (a sweep's point,
+    validated in the sweep's process: :mod:`boostbench.runner.point`), without checking it again.
+    ``protocol`` and ``learner``: their typed sections, if built already.
+
+    Raises:
+        ConfigError: a section's key missing or of another type (a config nothing validated).
+    """
+    from boostbench.constraints import typed_section
+    from boostbench.learners.registry import learner_spec
+    from boostbench.runner.sections import ProtocolConfig, RunConfig
+
+    if protocol is None:
+        protocol = typed_section(ProtocolConfig, "protocol", resolved["protocol"])
+    if learner is None:
+        learner = typed_section(learner_spec(str(resolved["learner"]["name"])).config, "learner", resolved["learner"])
     return RunConfig(
         spec=spec,
         algorithm=resolved["algorithm"],
         learner=learner,
-        protocol=protocol_config,
+        protocol=protocol,
         dataset=OmegaConf.create(resolved["dataset"], flags={"struct": True}),  # as composed
         seed=resolved["seed"],
         n_learners=resolved["n_learners"],

@@ -13,6 +13,7 @@ them after composing.
 
 from __future__ import annotations
 
+import copy
 import decimal
 import itertools
 import math
@@ -29,6 +30,8 @@ from boostbench.errors import ConfigError
 if TYPE_CHECKING:
     from hydra.core.override_parser.types import Override
     from omegaconf import DictConfig
+
+    from boostbench.runner.point import ValidatedPoint
 
 #: A grid larger than this is refused before anything is built (``hydra.sweeper.max_jobs``)
 MAX_JOBS = 100_000
@@ -122,6 +125,7 @@ def grid_points(axes: Sequence[Override]) -> Iterator[list[str]]:
 #: config-group choices, e.g. 21 data sets x 16 algorithms, run in order, the last axis fastest
 _COMPOSED: OrderedDict[tuple, bytes] = OrderedDict()  # pickled
 _COMPOSED_KEPT = 64
+_CHOICES: dict[tuple, dict[str, Any]] = {}  # each kept job composition's hydra.runtime.choices
 
 
 class ReusingConfigLoader(ConfigLoader):
@@ -132,8 +136,10 @@ class ReusingConfigLoader(ConfigLoader):
     ``load_sweep_config`` returns, for a copy and a few assignments instead of reading and merging
     the config files again. Which override is a group's is Hydra's own answer (its defaults
     list's ``config_overrides``), asked once per key. The sweeper hands this loader to the
-    launcher, so every launcher's workers (joblib's, Ray's, submitit's) compose this way.
-    The other methods of Hydra's loader interface are the wrapped loader's.
+    launcher, so every launcher's workers (joblib's, Ray's, submitit's) load their jobs' configs
+    through it: a point the sweeper validated and carried in the job's overrides
+    (:mod:`boostbench.runner.point`) is not composed at all. The other methods of Hydra's loader
+    interface are the wrapped loader's.
     """
 
     def __init__(self, loader: ConfigLoader):
@@ -168,24 +174,30 @@ class ReusingConfigLoader(ConfigLoader):
         return self._compose(master_config, list(sweep_overrides), keep_hydra=False)
 
     def _compose(self, master: DictConfig, lines: list[str], keep_hydra: bool) -> DictConfig:
-        from hydra._internal.config_loader_impl import ConfigLoaderImpl, get_overrides_dirname
+        from hydra._internal.config_loader_impl import ConfigLoaderImpl
         from hydra.errors import ConfigCompositionException
         from omegaconf import OmegaConf, open_dict, read_write
         from omegaconf.errors import OmegaConfBaseException
 
+        from boostbench.runner.point import carried, split
+
+        lines, text = split(lines)
+        point = carried(text) if text is not None and keep_hydra else None
         parsed = _parse(lines)
-        values = self._value_overrides(master, lines, parsed)
-        groups = [o.input_line for o in parsed if o not in values]
-        key = (self._token, keep_hydra, *groups)
+        if point is not None:  # validated in the sweep's process: not composed again
+            return self._carrying(master, parsed, point)
+        key = self._key(master, lines, parsed, keep_hydra)
+        values = [o for o in parsed if o.input_line not in key[2:]]
         base = _COMPOSED.get(key)
         if base is None:
-            composed = self._loader.load_sweep_config(master, groups)
+            composed = self._loader.load_sweep_config(master, list(key[2:]))
             if not keep_hydra:
+                _CHOICES[key] = OmegaConf.to_container(composed.hydra.runtime.choices)
                 with read_write(composed), open_dict(composed):  # as Hydra's run_job hands it to the task
                     del composed["hydra"]
             base = _COMPOSED[key] = pickle.dumps(composed, protocol=pickle.HIGHEST_PROTOCOL)
             while len(_COMPOSED) > _COMPOSED_KEPT:
-                _COMPOSED.popitem(last=False)
+                _CHOICES.pop(_COMPOSED.popitem(last=False)[0], None)
         _COMPOSED.move_to_end(key)
         cfg = pickle.loads(base)  # a copy: a third of deepcopy's time
         if values:
@@ -193,17 +205,43 @@ class ReusingConfigLoader(ConfigLoader):
                 ConfigLoaderImpl._apply_overrides_to_config(values, cfg)
             except OmegaConfBaseException as exc:  # as Hydra's load_configuration says it
                 raise ConfigCompositionException(str(exc)) from exc
-        if keep_hydra and values:  # what Hydra records of a job's overrides: all of them, in order
-            task = [o for o in parsed if not o.is_hydra_override()]
-            dirname = cfg.hydra.job.config.override_dirname
-            with open_dict(cfg.hydra):
-                cfg.hydra.overrides.task = [o.input_line for o in task]
-                cfg.hydra.job.override_dirname = get_overrides_dirname(
-                    overrides=task,
-                    kv_sep=dirname.kv_sep,
-                    item_sep=dirname.item_sep,
-                    exclude_keys=list(dirname.exclude_keys),
-                )
+        if keep_hydra and values:
+            _record_overrides(cfg, parsed)
+        OmegaConf.copy_cache(from_config=master, to_config=cfg)
+        return cfg
+
+    def group_choices(self, master: DictConfig, sweep_overrides: list[str]) -> dict[str, Any]:
+        """The config-group choices of a job (Hydra's ``hydra.runtime.choices``) whose config
+        :meth:`load_job_config` composed last.
+        """
+        lines = list(sweep_overrides)
+        return dict(_CHOICES[self._key(master, lines, _parse(lines), keep_hydra=False)])
+
+    def _key(self, master: DictConfig, lines: list[str], parsed: list[Override], keep_hydra: bool) -> tuple:
+        """A composition's cache key: this sweep's, with or without the Hydra node, and the job's
+        config-group overrides (the others are applied to a copy of it).
+        """
+        values = self._value_overrides(master, lines, parsed)
+        return (self._token, keep_hydra, *(o.input_line for o in parsed if o not in values))
+
+    def _carrying(self, master: DictConfig, parsed: list[Override], point: ValidatedPoint) -> DictConfig:
+        """A launched point's job config from the point the sweeper validated: the sweep's config
+        (its ``hydra`` node: the launcher's, the job's settings), the point's validated config in
+        place of the rest, marked (:data:`boostbench.runner.point.MARK`) with its key and label.
+        """
+        from omegaconf import OmegaConf, open_dict, read_write
+
+        from boostbench.runner.point import MARK
+
+        cfg = copy.deepcopy(master)  # not pickled: its launcher's node is typed by a class Hydra reloaded
+        with read_write(cfg), open_dict(cfg):
+            for name in [name for name in cfg if name != "hydra"]:
+                del cfg[name]
+            for name, value in point.config.items():
+                cfg[name] = value
+            cfg[MARK] = {"key": point.key, "label": point.label}
+            cfg.hydra.runtime.choices = point.choices
+        _record_overrides(cfg, parsed)
         OmegaConf.copy_cache(from_config=master, to_config=cfg)
         return cfg
 
@@ -225,6 +263,20 @@ class ReusingConfigLoader(ConfigLoader):
         return [o for o in parsed if self._is_value[kind(o)]]
 
 
+def _record_overrides(cfg: DictConfig, parsed: list[Override]) -> None:
+    """What Hydra records of a job's overrides in its ``hydra`` node: all of them, in order."""
+    from hydra._internal.config_loader_impl import get_overrides_dirname
+    from omegaconf import open_dict, read_write
+
+    task = [o for o in parsed if not o.is_hydra_override()]
+    dirname = cfg.hydra.job.config.override_dirname
+    with read_write(cfg.hydra), open_dict(cfg.hydra):
+        cfg.hydra.overrides.task = [o.input_line for o in task]
+        cfg.hydra.job.override_dirname = get_overrides_dirname(
+            overrides=task, kv_sep=dirname.kv_sep, item_sep=dirname.item_sep, exclude_keys=list(dirname.exclude_keys)
+        )
+
+
 _PARSED: dict[str, Override] = {}
 
 
@@ -238,33 +290,6 @@ def _parse(lines: Sequence[str]) -> list[Override]:
             _PARSED.clear()
         _PARSED.update(zip(missing, OverridesParser.create().parse_overrides(missing)))
     return [_PARSED[line] for line in lines]
-
-
-def count_jobs(overrides: Sequence[str]) -> int | None:
-    """How many points a sweep's grid has (the experiment's ``hydra.sweeper.params`` and the
-    command line's overrides, as the sweeper reads them), counted without listing them; None if it
-    cannot be told here (the sweep itself reports a bad grid).
-    """
-    from hydra import compose, initialize_config_dir
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from omegaconf import OmegaConf
-
-    from boostbench.algorithms import store_configs
-    from boostbench.suggest import quote_separators
-    from boostbench.system.paths import CONFIG_DIR
-
-    overrides = quote_separators(overrides)
-    try:
-        store_configs(overrides)  # the chosen plugins' configs only: no other plugin is imported
-        parsed = OverridesParser.create().parse_overrides(list(overrides))
-        plain = [o.input_line for o in parsed if not o.is_sweep_override() and not o.is_hydra_override()]
-        with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=plain, return_hydra_config=True)
-        params = cfg.hydra.sweeper.get("params")
-        params = OmegaConf.to_container(params) if params else {}
-        return grid_size(grid_axes([o.input_line for o in parsed if not o.is_hydra_override()], params))
-    except Exception:  # the sweep itself reports a bad grid
-        return None
 
 
 def point_label(cfg: DictConfig, varying: Sequence[str] | None = None) -> str:

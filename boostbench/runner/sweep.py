@@ -10,12 +10,13 @@ config hash and the fingerprint of the code that computes it
 (:func:`boostbench.system.fingerprint.run_key`), is known before anything heavy runs, so a done
 point costs a lookup (a code change makes new keys, so finished configs run again), a point
 identical to an earlier one (an algorithm that ignores gamma, swept over gammas) runs once, and a
-combination the algorithm cannot run is n/a; only the rest reach the launcher. A job claims its
-key (:func:`boostbench.runner.store.claim`: an exclusive-create file that works on the network
-filesystems clusters share, taken over once its owner stops refreshing it), so two sweeps on one
-store never run one configuration twice at once. Records are written atomically, so a sweep
-killed at any moment, or a cluster job pre-empted, resumes with nothing lost, duplicated or
-half-written.
+combination the algorithm cannot run is n/a; only the rest reach the launcher, each validated
+here once and carried to its job (:mod:`boostbench.runner.point`), which neither composes nor
+checks it again. A job claims its key (:func:`boostbench.runner.store.claim`: an
+exclusive-create file that works on the network filesystems clusters share, taken over once its
+owner stops refreshing it), so two sweeps on one store never run one configuration twice at
+once. Records are written atomically, so a sweep killed at any moment, or a cluster job
+pre-empted, resumes with nothing lost, duplicated or half-written.
 """
 
 from __future__ import annotations
@@ -39,16 +40,16 @@ from boostbench.runner.config import (
     check_group_overrides,
     complete,
     config_hash,
-    incompatibility,
     override_message,
     resolved_dict,
     validate,
 )
+from boostbench.runner.config import run_config as run_config_of
 from boostbench.runner.failures import check_job_timeout, closing_line, exception_reason, job_timeout, keep_failure
 from boostbench.runner.grid import GRID_LABELS
-from boostbench.runner.grid import count_jobs as count_jobs  # the sweep command counts its grid
 from boostbench.runner.grid import point_label as _label
 from boostbench.runner.isolation import JobDied, clean_leftovers, die_with, run_isolated, stop_runner
+from boostbench.runner.point import ValidatedPoint, from_job_config, to_override
 from boostbench.runner.store import (
     check_writable,
     claim,
@@ -57,6 +58,7 @@ from boostbench.runner.store import (
     discard_failure,
     has_record,
     release_dead_claim,
+    remembered,
     remove_if_dead,
 )
 from boostbench.suggest import quote_separators
@@ -170,14 +172,16 @@ def sweep_grid(
     _append(progress, {"total": size})  # the caller's count: the grid is counted here, once
     varying = {axis.get_key_element() for axis in axes if axis_length(axis) > 1}
     outcomes: list[JobOutcome | None] = []
-    pending: list[tuple[int, list[str]]] = []  # (index, overrides) of the points to run
+    pending: list[tuple[int, list[str], list[str]]] = []  # (index, overrides, launched as) of the points to run
     runs: dict[tuple[str, str], str] = {}  # (results_dir, key) -> label of the point that runs it
     GRID_LABELS.clear()
-    for point in grid_points(axes):
+    for point in grid_points(axes):  # each point's record, if any, is read once: here
         shown = [line for line in point if line.partition("=")[0] in varying]
         outcome = _triage(loader.load_job_config(config, point), runs, shown)
-        if outcome is None:
-            pending.append((len(outcomes), point))
+        if isinstance(outcome, ValidatedPoint):  # carried to its job: not composed nor checked there
+            carry = to_override(replace(outcome, choices=loader.group_choices(config, point)))
+            pending.append((len(outcomes), point, point if carry is None else [*point, carry]))
+            outcome = None
         else:
             _report(outcome, progress)
         outcomes.append(outcome)
@@ -188,37 +192,41 @@ def sweep_grid(
     size = max_batch_size or len(pending) or 1
     for start in range(0, len(pending), size):
         batch = pending[start : start + size]
-        returns = launcher.launch([point for _, point in batch], initial_job_idx=start)
-        for (index, point), job in zip(batch, returns):
+        returns = launcher.launch([launched for _, _, launched in batch], initial_job_idx=start)
+        for (index, point, _), job in zip(batch, returns):
             outcome = _returned(job, point)
             outcomes[index] = replace(outcome, label=GRID_LABELS.get(outcome.key, outcome.label))
     return outcomes
 
 
-def _triage(cfg: DictConfig, runs: dict[tuple[str, str], str], varying: Sequence[str] = ()) -> JobOutcome | None:
-    """A point's outcome found without running it, or None if it is to run. ``runs``: the points
-    to run so far, by results directory and key (this one is added if it runs); ``varying``: its
-    overrides on the axes with several values (:func:`_label`).
+def _triage(
+    cfg: DictConfig, runs: dict[tuple[str, str], str], varying: Sequence[str] = ()
+) -> JobOutcome | ValidatedPoint:
+    """A point's outcome found without running it (error, n/a, the same as an earlier point, done),
+    or, if it is to run, the point validated (:func:`~boostbench.runner.config.validate`, here only:
+    its job gets it). ``runs``: the points to run so far, by results directory and key (this one is
+    added if it runs); ``varying``: its overrides on the axes with several values (:func:`_label`).
     """
-    label = "?"
+    label, key = "?", ""
     try:
         cfg = complete(cfg, strict=False)  # a short form goes to the points that take it
         label = _label(cfg, varying)
         resolved = resolved_dict(cfg)
         spec = algorithm_spec(str(resolved["algorithm"]["name"]))
         key = run_key(config_hash(resolved, spec), algorithm=spec)
-        reason = incompatibility(resolved, spec)
-    except BoostbenchError as exc:
+        where = (str(resolved["results_dir"]), key)
+        if where in runs:  # e.g. an algorithm that ignores gamma, at its second gamma
+            message = f"the same configuration as {runs[where]}, earlier in this grid"
+            return JobOutcome("skipped", key, label, 0.0, message)
+        if has_record(where[0], key):
+            return JobOutcome("skipped", key, label, 0.0)
+        run_config = validate(resolved)  # every value and the combination: once, for the points that run
+    except NotApplicable as exc:  # a combination the algorithm cannot run (incompatibility)
+        return JobOutcome("n/a", key, label, 0.0, str(exc))
+    except BoostbenchError as exc:  # a bad value: said once, in the table, before anything runs
         return JobOutcome("error", "", label, 0.0, str(exc))
-    if reason is not None:
-        return JobOutcome("n/a", key, label, 0.0, reason)
-    where = (str(resolved["results_dir"]), key)
-    if where in runs:  # e.g. an algorithm that ignores gamma, at its second gamma
-        return JobOutcome("skipped", key, label, 0.0, f"the same configuration as {runs[where]}, earlier in this grid")
-    if has_record(where[0], key):
-        return JobOutcome("skipped", key, label, 0.0)
     runs[where] = GRID_LABELS[key] = label
-    return None
+    return ValidatedPoint(key, label, run_config.resolved)
 
 
 def _returned(job: Any, point: Sequence[str]) -> JobOutcome:
@@ -254,44 +262,57 @@ def _isolated_job(cfg: DictConfig, began: float) -> JobOutcome:
         return run_isolated(_job_in_runner, (cfg, began), job_timeout())[0]
     except JobDied as died:
         told = next((m for m in died.messages if "key" in m), {"key": "", "label": "?"})
+        point = from_job_config(cfg)
+        config = point.config if point is not None else resolved_dict(cfg)
         if told["key"]:
-            release_dead_claim(cfg.results_dir, told["key"])
-        return _record_failure(cfg, told["key"], told["label"], died.cause, time.perf_counter() - began)
+            release_dead_claim(config["results_dir"], told["key"])
+        seconds = time.perf_counter() - began
+        return _record_failure(config["results_dir"], config, told["key"], told["label"], died.cause, seconds)
 
 
 def _job(cfg: DictConfig, began: float, on_key: Callable[[str, str], None] | None = None) -> JobOutcome:
+    """Run one point: the one the sweeper validated and carried here (:mod:`boostbench.runner.point`),
+    or, composed here (another sweeper's job), completed and validated first.
+    """
     label = "?"
     try:
-        cfg = complete(cfg, strict=False)  # a short form goes to the points that take it
-        label = _label(cfg)
-        run_config = validate(cfg)  # every value, the algorithm's entry and the combination: once
+        point = from_job_config(cfg)
+        if point is not None:
+            label, key = point.label, point.key
+            run_config = run_config_of(point.config, algorithm_spec(str(point.config["algorithm"]["name"])))
+            check_caches()  # this machine's (a cluster's node is not the sweep's)
+        else:
+            cfg = complete(cfg, strict=False)  # a short form goes to the points that take it
+            label = _label(cfg)
+            run_config = validate(cfg)  # every value, the algorithm's entry and the combination: once
+            key = run_key(config_hash(run_config.resolved, run_config.spec), algorithm=run_config.spec)
     except NotApplicable as exc:
         return JobOutcome("n/a", "", label, 0.0, str(exc))
     except BoostbenchError as exc:  # a bad value: said once, in the table, before anything runs
         return JobOutcome("error", "", label, 0.0, str(exc))
-    key = run_key(config_hash(run_config.resolved, run_config.spec), algorithm=run_config.spec)
+    results_dir, config = str(run_config.resolved["results_dir"]), run_config.resolved
     if on_key is not None:
         on_key(key, label)
-    if has_record(cfg.results_dir, key):  # another sweep finished it since the sweeper looked
-        return JobOutcome("skipped", key, label, 0.0)
-    try:
-        held = claim(cfg.results_dir, key)
-    except BoostbenchError as exc:
-        return _record_failure(cfg, key, label, exception_reason(exc), time.perf_counter() - began)
-    if held is None:
-        if has_record(cfg.results_dir, key):  # finished meanwhile
-            return JobOutcome("skipped", key, label, 0.0)
-        return JobOutcome("busy", key, label, 0.0, "the same configuration is running in another job")
+    with remembered():  # a record found is read and checked once
+        try:
+            held = claim(results_dir, key)  # None if another sweep finished it since the sweeper looked
+        except BoostbenchError as exc:
+            return _record_failure(results_dir, config, key, label, exception_reason(exc), time.perf_counter() - began)
+        if held is None:
+            if has_record(results_dir, key):  # finished meanwhile
+                return JobOutcome("skipped", key, label, 0.0)
+            return JobOutcome("busy", key, label, 0.0, "the same configuration is running in another job")
     with held:
         try:
             from boostbench.runner.experiment import run_experiment, save  # heavy: not for a skipped job
 
-            save(run_experiment(run_config), str(cfg.results_dir))
+            save(run_experiment(run_config), results_dir)
         except NotApplicable as exc:  # found once the data set was loaded (its classes)
             return JobOutcome("n/a", key, label, time.perf_counter() - began, str(exc))
         except (Exception, SystemExit) as exc:  # one job's failure, whatever it is, must not sink the sweep
-            return _record_failure(cfg, key, label, exception_reason(exc), time.perf_counter() - began)
-    discard_failure(cfg.results_dir, key)
+            reason = exception_reason(exc)
+            return _record_failure(results_dir, config, key, label, reason, time.perf_counter() - began)
+    discard_failure(results_dir, key)
     return JobOutcome("done", key, label, time.perf_counter() - began)
 
 
@@ -342,12 +363,15 @@ def _launcher_overrides(overrides: Sequence[str], n_jobs: int | None) -> list[st
     return extra
 
 
-def _record_failure(cfg: DictConfig, key: str, label: str, reason: str, seconds: float) -> JobOutcome:
-    """The failed job's outcome, its ``reason`` kept in ``failed/<key>.json`` when its key is known
-    (:func:`boostbench.runner.failures.keep_failure`); a later sweep runs it again.
+def _record_failure(
+    results_dir: str, config: dict[str, Any], key: str, label: str, reason: str, seconds: float
+) -> JobOutcome:
+    """The failed job's outcome, its ``reason`` kept in ``failed/<key>.json`` with its resolved
+    ``config`` when its key is known (:func:`boostbench.runner.failures.keep_failure`); a later
+    sweep runs it again.
     """
     if key:
-        keep_failure(cfg.results_dir, key, label, reason, OmegaConf.to_container(cfg, resolve=True))
+        keep_failure(results_dir, key, label, reason, config)
     return JobOutcome("error", key, label, seconds, reason)
 
 

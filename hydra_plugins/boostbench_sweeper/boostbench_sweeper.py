@@ -3,10 +3,11 @@
 Hydra's basic sweeper composes every job's config twice (once to check the batch, once in the
 job) and launches every point, done or not. This one counts the grid before building it
 (``max_jobs``), composes each choice of config groups once, looks each point's hash up in the
-result store and hands the launcher only the points still to run
-(:func:`boostbench.runner.sweep.sweep_grid`); its launcher's jobs compose the same way
-(:class:`boostbench.runner.grid.ReusingConfigLoader`). Hydra requires a plugin to live in the
-``hydra_plugins`` package; the module imports nothing of boostbench until a sweep starts.
+result store and hands the launcher only the points still to run, each validated once
+(:func:`boostbench.runner.sweep.sweep_grid`); its launcher's jobs take that validated config
+instead of composing it again (:class:`boostbench.runner.grid.ReusingConfigLoader`). Hydra
+requires a plugin to live in the ``hydra_plugins`` package; the module imports nothing of
+boostbench until a sweep starts.
 """
 
 import dataclasses
