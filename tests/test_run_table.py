@@ -136,3 +136,27 @@ def test_the_page_is_rendered_from_the_published_files_alone(published, tmp_path
     assert "Leaderboard of store" not in page.split("\n", 1)[0]
     for name in (TABLE, RECORDS):  # the page's table and records again, to the byte
         assert (tmp_path / "docs" / name).read_bytes() == (out / name).read_bytes(), name
+
+
+@pytest.mark.slow
+def test_the_multilabel_benchmark_is_published_and_rendered_as_the_stream_benchmark(tmp_path):
+    from boostbench.reporting.reproduction_docs import render, write
+
+    store = tmp_path / "multilabel-benchmark"
+    grid = ["+experiment=multilabel_benchmark", "algorithm=ada_olmr,online_bmr", "dataset=emotions", "seed=0"]
+    assert summarize(run_sweep([*grid, f"results_dir={store}"], n_jobs=1)) == {"done": 2}  # the study's N
+    # published under the store's name, as make does (results/ and docs/multilabel-benchmark)
+    published, again = tmp_path / "docs" / store.name, tmp_path / "again"
+    write(store, published, "a test's multi-label grid", "multilabel_benchmark")
+    render(published, again, collection="multilabel_benchmark")
+    pages = [(folder / "multilabel_benchmark.md").read_text().splitlines() for folder in (published, again)]
+    assert any(line.startswith("| total | 2 |") for line in pages[0]) and "## rank loss (lower is better)" in pages[0]
+    assert "# Leaderboard of multilabel-benchmark" in pages[1]  # named by its folder, not a temporary one
+
+    def stable(lines):
+        return [line for line in lines if "written" not in line and "git commit (checkout)" not in line]
+
+    assert stable(pages[0]) == stable(pages[1])
+    assert len(read_table(again)) == 2
+    for name in (TABLE, RECORDS):
+        assert (again / name).read_bytes() == (published / name).read_bytes(), name

@@ -84,9 +84,10 @@ TESTS_TEXT = {
     ),
     "equal_trees": (
         "The rows compared at equal trees alone: each table holds the rows whose weak learners are built alike "
-        "(our boosters on the papers' trees; ours on river's Hoeffding-tree defaults beside river's peers, and on "
-        "MOA's, whose naive Bayes differs on nominal attributes, beside MOA's peers that grow them), ranked among "
-        "themselves, so that a rank says which booster is better and not which trees."
+        "(the kind in their brackets: our boosters on the papers' trees; ours on river's Hoeffding-tree defaults "
+        "beside river's peers that grow them, and on MOA's, whose naive Bayes differs on nominal attributes, "
+        "beside MOA's; peers of one library on the same trees), ranked among themselves, so that a rank says "
+        "which ensemble is better and not which trees."
     ),
 }
 

@@ -550,7 +550,8 @@ def render(
 
     from boostbench.reporting.run_table import import_store
 
-    with tempfile.TemporaryDirectory(prefix="boostbench-store-") as store:
+    with tempfile.TemporaryDirectory(prefix="boostbench-store-") as temporary:
+        store = Path(temporary) / Path(folder).resolve().name  # the leaderboard is titled by its store's name
         _, made_by = import_store(folder, store)
         return write(store, docs, command or made_by or "unknown", collection)
 
