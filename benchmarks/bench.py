@@ -20,7 +20,9 @@ The paper's trees do several times the work per example (car: 18 split attempts 
 example over 100 trees). MOA is given the nominal attributes as nominal and timed twice in each
 of its JVMs: a first pass (cold: its JIT compiles as it runs) and a second one over the same
 stream (warm, as our kernels' compile is not timed). Each row names its leaves, the attributes'
-types the trees see and, for MOA, the JVM's state.
+types the trees see and, for MOA, the JVM's state. The equal-work ratios are given in wall time
+and, where both sides ran through the runner (ours and river's), in CPU time of the process too:
+on a loaded machine the waits fall out (MOA's JVM is timed by wall clock only).
 """
 
 from __future__ import annotations
