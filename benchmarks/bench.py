@@ -20,7 +20,9 @@ The paper's trees do several times the work per example (car: 18 split attempts 
 example over 100 trees). MOA is given the nominal attributes as nominal and timed twice in each
 of its JVMs: a first pass (cold: its JIT compiles as it runs) and a second one over the same
 stream (warm, as our kernels' compile is not timed). Each row names its leaves, the attributes'
-types the trees see and, for MOA, the JVM's state.
+types the trees see and, for MOA, the JVM's state. The equal-work ratios are given in wall time
+and, where both sides ran through the runner (ours and river's), in CPU time of the process too:
+on a loaded machine the waits fall out (MOA's JVM is timed by wall clock only).
 """
 
 from __future__ import annotations
@@ -92,10 +94,22 @@ def _boostbench(dataset_name, algorithm, backend, n_learners, seed, cache_dir=No
     quality = m.get("final_accuracy", m.get("test_rank_loss"))
     # the pass with the caches' fill: an empty cache's row shows what a cold start costs
     us = 1e6 * (m["runtime_s"] + m.get("cache_fill_s", 0.0)) / m["n_examples"]
-    return {"us_per_example": us, "quality": quality, "compile_s": m["compile_s"]}
+    cpu_us = 1e6 * m["cpu_s"] / m["n_examples"]  # the pass's own CPU (a cache fill's left out)
+    return {"us_per_example": us, "cpu_us_per_example": cpu_us, "quality": quality, "compile_s": m["compile_s"]}
 
 
-MOA_PYTHON = Path(__file__).resolve().parent.parent / ".venv-moa" / "bin" / "python"
+def _moa_python() -> Path:
+    """capymoa's Python (:func:`~boostbench.boosters.peers.moa_peers.moa_python`: this one,
+    ``$BOOSTBENCH_MOA_PYTHON`` or the checkout's .venv-moa); a path that does not exist if none."""
+    from boostbench.boosters.peers.moa_peers import moa_python
+
+    try:
+        return Path(moa_python())
+    except ValueError:
+        return Path(__file__).resolve().parent.parent / ".venv-moa" / "bin" / "python"
+
+
+MOA_PYTHON = _moa_python()
 
 
 def _capymoa_ozaboost(dataset_name, n_learners, seed, leaves="NBA"):
@@ -347,9 +361,12 @@ def _with_cold_rows(rows: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
 
 def _print_equal_work(console, rows: list[tuple[str, dict]]) -> None:
     """Per leaves, the peers' medians over Oza's boosting with the peers' trees and the same leaves
-    (the same work per tree), and our NBA leaves' cost over our MC ones."""
+    (the same work per tree), and our NBA leaves' cost over our MC ones; where both sides ran
+    through the runner (not MOA's JVM), also in CPU time of the process (a loaded machine's
+    waits left out)."""
     figures = {name: r["us_per_example"] for name, r in rows if "error" not in r}
-    ours = {}
+    cpu = {name: r["cpu_us_per_example"] for name, r in rows if "cpu_us_per_example" in r}
+    ours, ours_cpu = {}, {}
     for leaves in PEER_TREES:
         mine = [
             us
@@ -358,7 +375,12 @@ def _print_equal_work(console, rows: list[tuple[str, dict]]) -> None:
         ]
         if not mine:
             continue
+        mine_cpu = [
+            cpu.get(name) for name in figures if name.startswith("boostbench online_boosting") and f"[{leaves}," in name
+        ]
         ours[leaves] = mine[0]
+        if mine_cpu[0] is not None:
+            ours_cpu[leaves] = mine_cpu[0]
         for name, us in figures.items():
             for peer in ("river AdaBoostClassifier", "MOA OzaBoost"):
                 if name.startswith(peer) and f"[{leaves}," in name:
@@ -367,8 +389,15 @@ def _print_equal_work(console, rows: list[tuple[str, dict]]) -> None:
                         f"equal work, {leaves} leaves: {peer}{state} / Oza with the peers' trees = "
                         f"{us / mine[0]:,.1f}x ({us:,.0f} / {mine[0]:,.1f} µs per example)"
                     )
+                    if name in cpu and mine_cpu[0] is not None:
+                        console.print(
+                            f"  in CPU time: {cpu[name] / mine_cpu[0]:,.1f}x "
+                            f"({cpu[name]:,.0f} / {mine_cpu[0]:,.1f} µs of CPU per example)"
+                        )
     if len(ours) == 2:
         console.print(f"ours, NBA / MC leaves: {ours['NBA'] / ours['MC']:.2f}x")
+    if len(ours_cpu) == 2:
+        console.print(f"  in CPU time: {ours_cpu['NBA'] / ours_cpu['MC']:.2f}x")
 
 
 if __name__ == "__main__":

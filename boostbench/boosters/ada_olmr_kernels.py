@@ -27,7 +27,7 @@ def expert_scores(x, alpha, one_hot, H, S, trees):  # pragma: no cover - compile
     expert i's scores ``s^i = sum_{j <= i} alpha_j h^j`` into ``S`` (``(N, k)``, numpy's
     ``cumsum(alpha[:, None] * H, axis=0)``: one product, then the running sum, row by row).
     """
-    predict_all(x, H, trees)
+    predict_all(x, H, trees, False)
     n, k = H.shape
     if one_hot:
         for i in range(n):

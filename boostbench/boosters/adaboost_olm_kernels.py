@@ -198,7 +198,7 @@ def predict_step(x, alpha, log_v, u, step, trees):  # pragma: no cover - compile
     the expert drawn with ``u[2N]`` (:meth:`boostbench.core.hedge.Hedge.draw`'s search), else -1.
     """
     S = StepArrays(*step)
-    predict_all(x, S.P, trees)
+    predict_all(x, S.P, trees, False)
     _forward_into(S.P, alpha, u, S.s, S.s_before, S.labels, S.experts, S.C, S.expected)
     p = S.p
     hedge_probabilities_into(log_v, p)

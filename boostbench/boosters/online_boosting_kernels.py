@@ -37,9 +37,9 @@ def update(seed, x, y, w, P, lambda_sc, lambda_sw, unit, proba, counts, trees): 
             counts[m] = presentations * unit[m]
             leaf = learn_trees(m, m + 1, x, y, counts, trees)
             if leaf >= 0:  # x still ends at the leaf it trained: no second walk
-                write_distribution(trees, m, leaf, x, proba)
+                write_distribution(trees, m, leaf, x, proba, True)
             else:
-                predict_tree(m, x, proba, trees)
+                predict_tree(m, x, proba, trees, True)
         if pick_tie_u(proba, next_double(stream), False) == y:
             lambda_sc[m] += lam
             lam *= (lambda_sc[m] + lambda_sw[m]) / (2.0 * lambda_sc[m])
@@ -88,7 +88,7 @@ def run_steps(
         if counters[NODES_USED] + room > n_nodes or counters[SLOTS_USED] + room > n_slots:
             return i
         x = X[i]
-        predict_all(x, P, trees)
+        predict_all(x, P, trees, True)
         labels = argmax_rows_draw(P, rng)
         vote_weights_into(lambda_sc, lambda_sw, eps_floor, weights)
         votes[:] = 0.0

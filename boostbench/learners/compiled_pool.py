@@ -415,12 +415,12 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     def predict_proba(self, xp: np.ndarray) -> np.ndarray:
         out = np.empty((self.n_learners, self.n_classes))
-        routing.predict_all(xp, out, self.kernel_state())
+        routing.predict_all(xp, out, self.kernel_state(), False)
         return out
 
     def predict_proba_member(self, i: int, xp: np.ndarray) -> np.ndarray:
         out = np.empty(self.n_classes)
-        routing.predict_tree(i, xp, out, self.kernel_state())
+        routing.predict_tree(i, xp, out, self.kernel_state(), False)
         return out
 
     @property

@@ -188,13 +188,10 @@ def naive_bayes_choice(
     attributes,
     values,
     out,
-    complete,
 ):  # pragma: no cover - compiled
     """The class :func:`naive_bayes_into` gives the highest probability (ties: the class first
     held, river's ``max`` over a dict), or -1 for a leaf without weight; ``out`` is scratch.
-
-    ``complete``: no value was missing (or out of range) in the leaf's statistics since they
-    were emptied, so each class's weight is the same at every attribute (:func:`_nominal_choice`).
+    (:func:`clear_choice` first: this takes the exact votes.)
 
     The probabilities are ``exp(vote - lse)``, which keeps the votes' order but may round two
     near-equal votes to one probability: the log-sum-exp is taken only when a vote lies within
@@ -203,23 +200,6 @@ def naive_bayes_choice(
     """
     if not _has_weight(leaf, node_stats, node_classes, out):
         return -1
-    quick = _nominal_choice(
-        leaf,
-        x,
-        node_stats,
-        node_classes,
-        nominal_counts,
-        ranks,
-        attr_ranks,
-        value_ranks,
-        feat_map,
-        feat_nominal,
-        attributes,
-        values,
-        complete,
-    )
-    if quick >= 0:
-        return quick
     _log_votes(
         leaf,
         x,
@@ -249,81 +229,153 @@ def naive_bayes_choice(
     return best
 
 
-#: products of naive Bayes' factors further apart than this (relative) rank as their logs do
+#: scores further apart than this (relative: products, or log scores over their terms' sizes)
+#: rank as river's log votes do, and their probabilities stay apart by more than the boosters'
+#: tie tolerance (1e-9) while a leaf holds at most MAX_CLEAR classes
 CLEAR_LEAD = 1e-6
+MAX_CLEAR = 100
 #: and within these bounds, no product under- or overflows
 TINY, HUGE = 1e-250, 1e250
+#: clear_choice's answers besides a class: a leaf without weight, a race too close to call, and
+#: (asked about a target class) a class other than the target
+EMPTY, UNCLEAR, OTHER = -1, -3, -4
+NUMERIC_CODE = -2  # clear_choice's code of a numeric attribute's value
 
 
 @inlined_kernel
-def _nominal_choice(
-    leaf,
-    x,
-    node_stats,
-    node_classes,
-    nominal_counts,
-    ranks,
-    attr_ranks,
-    value_ranks,
-    feat_map,
-    feat_nominal,
-    found,
-    codes,
-    complete,
-):  # pragma: no cover - compiled
-    """:func:`naive_bayes_choice` without a logarithm, when the answer is clear: each class's
-    prior times its nominal attributes' probabilities (1 for a value it never had, river's zero
-    counted as 1; 1 for a class held without weight, river's vote 0). The exact log votes differ
-    from these products' logs by a few ulps; a class whose product leads every other by more
-    than CLEAR_LEAD is the one they rank first too, and its probability is not rounded onto
-    another's (:func:`naive_bayes_choice`). Returns that class, or -1 (a closer race, a product
-    out of range, a numeric attribute): then the exact votes decide. ``found`` and ``codes``
-    int64 scratch ``(>= d_local,)``. When ``complete`` (no value missing in the leaf's
-    statistics), a class's weight at one attribute stands for its weight at every other (the same
-    examples' weights, summed in another order).
+def clear_choice(F, tree, leaf, x, thread, target):  # pragma: no cover - compiled
+    """River's naive-Bayes choice of the active ``leaf`` of ``tree`` for ``x``
+    (:func:`naive_bayes_choice`) when the race is clear, with ``thread``'s int scratch: the class,
+    EMPTY (-1) for a leaf without weight, or UNCLEAR; then the exact votes decide. Given a
+    ``target`` class (>= 0; an NBA leaf's tally asks whether naive Bayes predicts its label), the
+    answer may be OTHER instead of a class other than the target: the target's score, then the
+    others' until one clearly beats it.
 
-    Files the classes under the nominal attributes as :func:`_log_votes` does.
+    Without a logarithm per factor (:func:`_score`): a class leading another by CLEAR_LEAD
+    (relative) ranks above it in river's votes too, with no near tie, and its probability leads
+    the other's by more than 1e-9. UNCLEAR: a closer race, a product out of range, more than
+    MAX_CLEAR classes. Files the classes under the nominal attributes as :func:`_log_votes` does,
+    in the leaf's class order.
     """
-    n_values = nominal_counts.shape[2]
-    n_found = 0  # the attributes x has a value of, and the values' codes
+    node_stats, node_classes = F.node_stats, F.node_classes
+    row = node_classes[leaf]
+    n_held = row[-1]
+    total = node_weight(leaf, node_stats, node_classes)
+    if n_held == 0 or total == 0.0:
+        return EMPTY
+    if n_held > MAX_CLEAR:
+        return UNCLEAR
+    slot = F.node_slot[leaf]
+    ranks, attr_ranks = F.ranks[slot], F.attr_ranks[slot]
+    feat_map, feat_nominal = F.feat_map[tree], F.feat_nominal[tree]
+    found, codes = F.iwork[thread, ATTRIBUTES], F.iwork[thread, VALUE_ORDERS]
+    n_values = F.nominal_counts.shape[3]
+    n_found, numeric = 0, False  # the attributes x has a value of; their values' codes
     for j in range(attr_ranks.shape[0] - 1):
         if attr_ranks[j] == 0:
             continue
         value = x[feat_map[j]]
         if value != value:
             continue
-        if not feat_nominal[j]:
-            return -1
-        found[n_found], codes[n_found] = j, int(value)
+        code = NUMERIC_CODE
+        if feat_nominal[j]:
+            code = int(value)
+            if code < 0 or code >= n_values:
+                code = -1  # not in the statistics: no factor
+            if ranks[j, -1] != n_held:  # river's defaultdict files the held classes (module docstring)
+                for i in range(n_held):
+                    if node_stats[leaf, row[i]] > 0.0:
+                        first_seen(ranks[j], row[i])
+        else:
+            numeric = True
+        found[n_found], codes[n_found] = j, code
         n_found += 1
-    row = node_classes[leaf]
-    total = node_weight(leaf, node_stats, node_classes)
-    best, best_q, second_q = -1, -1.0, -1.0
-    for i in range(row[-1]):
+    complete = (F.screen_state[slot, HISTORY] & MISSING) == 0
+    if target >= 0:
+        held = False
+        for i in range(n_held):
+            held = held or row[i] == target
+        if not held:
+            return OTHER
+        s_t, size_t = _score(F, tree, leaf, slot, x, target, total, found, codes, n_found, numeric, complete)
+        if not size_t >= 0.0:
+            return UNCLEAR
+        for i in range(n_held):
+            c = row[i]
+            if c == target:
+                continue
+            s, size = _score(F, tree, leaf, slot, x, c, total, found, codes, n_found, numeric, complete)
+            if not size >= 0.0:
+                return UNCLEAR
+            margin = CLEAR_LEAD * (1.0 + max(size, size_t)) if numeric else CLEAR_LEAD * s_t
+            if s - s_t > margin:
+                return OTHER
+            if s - s_t >= -margin:
+                return UNCLEAR
+        return target
+    best, best_s, second_s, largest = EMPTY, -np.inf, -np.inf, 0.0
+    for i in range(n_held):
         c = row[i]
-        weight = node_stats[leaf, c]
-        q = 1.0
-        if weight > 0.0:
-            num, den, seen = weight, total, -1.0
-            for f in range(n_found):
-                j, code = found[f], codes[f]
-                first_seen(ranks[j], c)
-                if code < 0 or code >= n_values or value_ranks[c, j, code] == 0:
-                    continue
+        s, size = _score(F, tree, leaf, slot, x, c, total, found, codes, n_found, numeric, complete)
+        if not size >= 0.0:
+            return UNCLEAR
+        largest = max(largest, size)
+        if s > best_s:
+            best, best_s, second_s = c, s, best_s
+        elif s > second_s:
+            second_s = s
+    margin = CLEAR_LEAD * (1.0 + largest) if numeric else CLEAR_LEAD * best_s
+    return best if best_s - second_s > margin else UNCLEAR
+
+
+@inlined_kernel
+def _score(F, tree, leaf, slot, x, c, total, found, codes, n_found, numeric, complete):  # pragma: no cover
+    """Class ``c``'s score in :func:`clear_choice` and the size of its terms (NaN: out of range).
+
+    Its prior times its nominal attributes' probabilities (1 for a value it never had, river's
+    zero counted as 1): with a numeric attribute among ``found``, that product over the square
+    root of its numeric attributes' variances takes one ``log``, plus the Gaussians' exponents
+    ``-(x - mean)^2 / 2 var`` and ``-log(2 pi) / 2`` each (river's ``log_pdf`` terms, added in
+    another order); else the product itself (size 0: products compare relatively). A class held
+    without weight scores river's vote 0. When ``complete`` (no value missing in the leaf's
+    statistics), a class's weight at one nominal attribute stands for its weight at every other
+    (the same examples' weights, summed in another order).
+    """
+    weight = F.node_stats[leaf, c]
+    if weight <= 0.0:
+        return (0.0 if numeric else 1.0), 0.0
+    counts, stats, feat_map = F.nominal_counts, F.numeric_stats, F.feat_map
+    num, den, seen, var_prod, lin, spread, m = weight, total, -1.0, 1.0, 0.0, 0.0, 0
+    for f in range(n_found):
+        j, code = found[f], codes[f]
+        if code == NUMERIC_CODE:
+            if F.ranks[slot, j, c] != 0 and stats[slot, c, j, 0] > 1.0:
+                variance = stats[slot, c, j, 2] / (stats[slot, c, j, 0] - 1.0)
+                if variance > 0.0:
+                    d = x[feat_map[tree, j]] - stats[slot, c, j, 1]
+                    t = d * d / (-2.0 * variance)
+                    lin += t
+                    spread -= t
+                    var_prod *= variance
+                    m += 1
+        elif code >= 0:
+            count = counts[slot, c, j, code]
+            if count > 0.0:  # ranked exactly when counted: weights are > 0
                 if seen < 0.0 or not complete:
                     seen = 0.0
-                    for v in range(n_values):
-                        seen += nominal_counts[c, j, v]
-                num *= nominal_counts[c, j, code]
+                    for v in range(counts.shape[3]):
+                        seen += counts[slot, c, j, v]
+                num *= count
                 den *= seen
-            q = num / den
-        if q > best_q:
-            best, best_q, second_q = c, q, best_q
-        elif q > second_q:
-            second_q = q
-    if not TINY < best_q < HUGE or second_q * (1.0 + CLEAR_LEAD) >= best_q:
-        return -1
-    return best
+    if not (num > TINY and den < HUGE):
+        return 0.0, np.nan
+    if not numeric:
+        q = num / den
+        return q, (0.0 if TINY < q < HUGE else np.nan)
+    if not (TINY < var_prod < HUGE and lin > -HUGE):
+        return 0.0, np.nan
+    log_p = math.log(num / den / math.sqrt(var_prod))
+    return log_p + lin - m * HALF_LOG_TAU, spread + abs(log_p) + m * (1.0 + HALF_LOG_TAU)
 
 
 @inlined_kernel
@@ -448,10 +500,13 @@ def _leaf_arguments(F, tree, leaf, x, thread, out):  # pragma: no cover - compil
 
 
 @inlined_kernel
-def leaf_naive_bayes(F, tree, leaf, x, thread, out):  # pragma: no cover - compiled
+def leaf_naive_bayes(F, tree, leaf, x, thread, out, labels_only):  # pragma: no cover - compiled
     """The naive-Bayes prediction of ``leaf`` of ``tree`` in the Forest ``F`` into ``out``, with
     ``thread``'s scratch: river's (:func:`naive_bayes_into`) or MOA's
-    (:func:`~.moa_naive_bayes.moa_naive_bayes_into`), as the pool's NB_RULE says.
+    (:func:`~.moa_naive_bayes.moa_naive_bayes_into`), as the pool's NB_RULE says. With
+    ``labels_only``, river's rule writes its choice one-hot when it is clear
+    (:func:`clear_choice`): for a caller that reads only the most probable class, ties within
+    1e-9 (the probabilities would then have one class within 1e-9 of the top, as one-hot has).
 
     Returns:
         The class it chose (river's: the first held of the highest probability, -1 for a leaf
@@ -459,6 +514,13 @@ def leaf_naive_bayes(F, tree, leaf, x, thread, out):  # pragma: no cover - compi
     """
     if F.leaf_params[NB_RULE] == MOA_NB:
         return _moa_naive_bayes(F, tree, leaf, x, out)
+    if labels_only:
+        choice = clear_choice(F, tree, leaf, x, thread, -1)
+        if choice >= 0:
+            for c in range(out.shape[0]):
+                out[c] = 0.0
+            out[choice] = 1.0
+            return choice
     if naive_bayes_into(*_leaf_arguments(F, tree, leaf, x, thread, out)):
         return first_max(out, F.node_classes[leaf])
     return -1
@@ -487,8 +549,8 @@ def tally(F, tree, leaf, x, y, w, thread, choice):  # pragma: no cover - compile
     """An active NBA leaf's bookkeeping before it learns ``(x, y)`` with weight ``w`` (river's
     ``LeafNaiveBayesAdaptive.learn_one``): ``w`` to MC_CORRECT if its majority class is ``y``,
     to NB_CORRECT if its naive Bayes predicts ``y``: ``choice``, the class it chose predicting
-    ``x`` (:func:`~.routing.predict_all`), or when NO_CHOICE, :func:`naive_bayes_choice` (with
-    ``thread``'s VOTES scratch).
+    ``x`` (:func:`~.routing.predict_all`), or when NO_CHOICE, :func:`clear_choice` or else
+    :func:`naive_bayes_choice` (with ``thread``'s scratch).
     """
     node_stats, node_classes = F.node_stats, F.node_classes
     moa = F.leaf_params[NB_RULE] == MOA_NB
@@ -499,7 +561,8 @@ def tally(F, tree, leaf, x, y, w, thread, choice):  # pragma: no cover - compile
         if moa:
             choice = _moa_naive_bayes(F, tree, leaf, x, votes)
         else:
-            complete = (F.screen_state[F.node_slot[leaf], HISTORY] & MISSING) == 0
-            choice = naive_bayes_choice(*_leaf_arguments(F, tree, leaf, x, thread, votes), complete)
+            choice = clear_choice(F, tree, leaf, x, thread, y)
+            if choice == UNCLEAR:
+                choice = naive_bayes_choice(*_leaf_arguments(F, tree, leaf, x, thread, votes))
     if choice == y:
         F.node_correct[leaf, NB_CORRECT] += w

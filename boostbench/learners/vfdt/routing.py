@@ -193,25 +193,28 @@ def predicting_leaf_for(F, tree, x, leaf, parent):  # pragma: no cover - compile
 
 
 @inlined_kernel
-def predict_tree(tree, x, out, trees):  # pragma: no cover - compiled
-    """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty)."""
+def predict_tree(tree, x, out, trees, labels_only):  # pragma: no cover - compiled
+    """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty);
+    ``labels_only``: see :func:`predict_all`.
+    """
     F = Forest(*trees)
     leaf, parent, _ = leaf_for(F, tree, x)
     leaf = predicting_leaf_for(F, tree, x, leaf, parent)
-    _leaf_distribution(F, tree, leaf, x, out)
+    _leaf_distribution(F, tree, leaf, x, out, labels_only)
 
 
 @inlined_kernel
-def write_distribution(trees, tree, source, x, out):  # pragma: no cover - compiled
+def write_distribution(trees, tree, source, x, out, labels_only):  # pragma: no cover - compiled
     """Write what leaf ``source`` of tree ``tree`` predicts for ``x`` into ``out`` (``(k,)``), to
     the last bit as river's leaf: its class weights times 1 / their total (river's
-    normalisation), or uniform if empty; or its naive Bayes (:mod:`~.naive_bayes`).
+    normalisation), or uniform if empty; or its naive Bayes (:mod:`~.naive_bayes`);
+    ``labels_only``: see :func:`predict_all`.
     """
-    _leaf_distribution(Forest(*trees), tree, source, x, out)
+    _leaf_distribution(Forest(*trees), tree, source, x, out, labels_only)
 
 
 @inlined_kernel
-def _leaf_distribution(F, tree, leaf, x, out):  # pragma: no cover - compiled
+def _leaf_distribution(F, tree, leaf, x, out, labels_only):  # pragma: no cover - compiled
     """:func:`write_distribution` inside the kernels (prediction is serial: thread 0's scratch).
     Returns the class naive Bayes chose (:func:`~.naive_bayes.leaf_naive_bayes`), or NO_CHOICE
     when the leaf predicted its class weights.
@@ -219,7 +222,7 @@ def _leaf_distribution(F, tree, leaf, x, out):  # pragma: no cover - compiled
     if F.leaf_params[LEAF_KIND] != MC and predicts_by_naive_bayes(
         leaf, F.node_stats, F.node_classes, F.node_active, F.node_correct, F.leaf_params
     ):
-        return leaf_naive_bayes(F, tree, leaf, x, 0, out)
+        return leaf_naive_bayes(F, tree, leaf, x, 0, out, labels_only)
     _write_distribution(F.node_stats, F.node_classes, leaf, out)
     return NO_CHOICE
 
@@ -240,8 +243,11 @@ def _write_distribution(node_stats, node_classes, source, out):  # pragma: no co
 
 
 @inlined_kernel
-def predict_all(x, out, trees):  # pragma: no cover - compiled
-    """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``.
+def predict_all(x, out, trees, labels_only):  # pragma: no cover - compiled
+    """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``. With ``labels_only``, a
+    row is read only for its most probable class, ties within 1e-9 (Oza's boosting): a
+    naive-Bayes leaf may write its choice one-hot (:func:`~.naive_bayes.leaf_naive_bayes`),
+    without a logarithm per class and attribute.
 
     Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 5)``, columns
     ROUTE_LEAF, ROUTE_PARENT, ROUTE_BRANCH and ROUTE_VALID = 1) and ``x`` in ``route_x``, so that
@@ -293,7 +299,7 @@ def predict_all(x, out, trees):  # pragma: no cover - compiled
         ):
             _write_distribution(F.node_stats, F.node_classes, leaf, out[tree])
         else:
-            choice = leaf_naive_bayes(F, tree, leaf, x, 0, out[tree])
+            choice = leaf_naive_bayes(F, tree, leaf, x, 0, out[tree], labels_only)
             if leaf == route[tree, ROUTE_LEAF]:  # the leaf training will reach
                 route[tree, ROUTE_CHOICE] = choice
 
