@@ -98,7 +98,6 @@ def test_a_bad_value_is_said_by_the_sweep_before_anything_is_launched(tmp_path, 
 def test_a_carried_point_runs_under_other_launchers(tmp_path, launcher):
     """The point travels in the job's overrides: Hydra's basic launcher (in the sweep's process) and
     submitit's (a pickled job in another process) run it as joblib's workers do."""
-    pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
     from boostbench.runner.point import point_key
     from boostbench.runner.store import iter_records
 
