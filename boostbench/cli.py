@@ -283,6 +283,14 @@ def run(
     print_run(console, record, path, run_config.spec)
 
 
+def eta_minutes(elapsed: float, ran: int, ended: int, total: int) -> float:
+    """Minutes left in a sweep of ``total`` points ``elapsed`` seconds after its start, of which
+    ``ended`` have ended and ``ran`` of those ran: the points still to come all run (the sweeper
+    reports the done, n/a and repeated ones before it launches any), at the pace of those that ran.
+    """
+    return elapsed / max(ran, 1) * (total - ended) / 60
+
+
 @app.command(cls=_Command, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def sweep(
     overrides: list[str] | None = typer.Argument(
@@ -335,9 +343,8 @@ def sweep(
         ended["ran"] += 1
         counter = f"[{ended['n']}/{total if total else '?'}]"
         line = f"{counter} {outcome['status']:<5} {outcome['label']} ({outcome['seconds']:.1f} s) {outcome['message']}"
-        if not live and total:  # a log: the ETA on each line, from the rate of jobs ended so far
-            left = (time.perf_counter() - began) / ended["n"] * (total - ended["n"])
-            line += f" ETA {left / 60:.0f} min"
+        if not live and total:  # a log: the ETA on each line
+            line += f" ETA {eta_minutes(time.perf_counter() - began, ended['ran'], ended['n'], total):.0f} min"
         progress.console.print(escape(line.rstrip()), highlight=False, soft_wrap=True)
 
     try:

@@ -322,6 +322,20 @@ def test_sweep_progress_reaches_the_caller_from_every_worker_and_counts_the_grid
         run_sweep(experiment, max_jobs=1)
 
 
+def test_a_resumed_sweeps_eta_counts_the_pace_of_the_runs_alone(tmp_path):
+    from boostbench.cli import eta_minutes
+
+    run_sweep(["dataset=balance", "algorithm=vfdt", "seed=0,1", f"results_dir={tmp_path}"], n_jobs=1)
+    seen = []
+    grid = ["dataset=balance", "algorithm=vfdt", "seed=0,1,2", f"results_dir={tmp_path}"]
+    run_sweep(grid, n_jobs=1, on_outcome=seen.append)
+    # what the ETA assumes: the points done before are all reported before any that runs
+    assert [o["status"] for o in seen] == ["skipped", "skipped", "done"]
+    # a resumed 1,323-point grid: 760 ended, of which 2 ran, in 600 s: 563 runs of 300 s to come
+    assert eta_minutes(600.0, 2, 760, 1323) == pytest.approx(563 * 300 / 60)
+    assert eta_minutes(5.0, 0, 760, 1323) == pytest.approx(5.0 * 563 / 60)  # none ran yet: no division by 0
+
+
 def test_more_jobs_than_cores_is_refused_for_a_local_launcher(tmp_path):
     with pytest.raises(ConfigError, match="more jobs than this machine's"):
         run_sweep(["dataset=balance", f"results_dir={tmp_path}"], n_jobs=len(os.sched_getaffinity(0)) + 1)

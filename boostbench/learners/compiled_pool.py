@@ -74,7 +74,8 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
             raise ValueError(f"naive_bayes must be one of {', '.join(NB_RULES)}, got {naive_bayes!r}")
         n = len(params.delta)
         self.leaf_prediction, self.naive_bayes = leaf_prediction, naive_bayes
-        # (3,) entries LEAF_KIND, NB_THRESHOLD, NB_RULE (vfdt.layout): fixed for the pool, read by the kernels
+        # (3,) entries LEAF_KIND, NB_THRESHOLD, NB_RULE (vfdt.layout): fixed for the pool; the kernels read
+        # the kind and rule from kind_tag and rule_tag
         self.leaf_params = np.array(
             [LEAF_KINDS[leaf_prediction], nb_threshold, NB_RULES[naive_bayes]], dtype=np.float64
         )
@@ -324,6 +325,16 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         self._node_views()
         self._allocate_nodes(max(2 * len(self.node_nav), self._budget_rows(layout.NODE_BYTES)))
         self._allocate_slots(max(2 * len(self.nominal_counts), self._budget_rows(layout.SLOT_BYTES)))
+
+    @property
+    def kind_tag(self) -> np.ndarray:
+        """The leaves' kind as the kernels read it, in an array's type (:func:`~.vfdt.layout.type_tag`)."""
+        return layout.type_tag(int(self.leaf_params[layout.LEAF_KIND]))
+
+    @property
+    def rule_tag(self) -> np.ndarray:
+        """The naive-Bayes rule as the kernels read it (:func:`~.vfdt.layout.type_tag`)."""
+        return layout.type_tag(int(self.leaf_params[layout.NB_RULE]))
 
     def kernel_state(self) -> tuple:
         """The arrays as the kernels take them: a plain tuple in the field order of

@@ -108,7 +108,8 @@ class Forest(NamedTuple):
     Per tree: ``root``, ``feat_map`` int64 ``(N, d_local)`` the attributes each tree sees,
     ``feat_nominal`` bool ``(N, d_local)``, ``split_params`` float64 ``(N, 3)`` (columns GRACE,
     DELTA, TAU), ``weight_scale`` float64 ``(N,)`` (c_i); ``leaf_params`` float64 ``(3,)`` what the
-    leaves predict (entries LEAF_KIND: MC, NB or NBA; NB_THRESHOLD; NB_RULE: RIVER_NB or MOA_NB).
+    leaves predict (entries LEAF_KIND: MC, NB or NBA; NB_THRESHOLD; NB_RULE: RIVER_NB or MOA_NB),
+    whose kind and rule the kernels read from ``kind_tag`` and ``rule_tag`` (:func:`type_tag`).
     ``counters`` int64 ``(4,)`` nodes used, slots used, free slots, budget enforcements (entries
     NODES_USED, SLOTS_USED, FREE_SLOTS, ENFORCEMENTS);
     ``limits`` int64 ``(3,)`` bytes of a node row, of a statistics slot and the pool's budget
@@ -154,6 +155,8 @@ class Forest(NamedTuple):
     split_params: np.ndarray
     weight_scale: np.ndarray
     leaf_params: np.ndarray
+    kind_tag: np.ndarray
+    rule_tag: np.ndarray
     route: np.ndarray
     route_x: np.ndarray
     work: np.ndarray
@@ -183,6 +186,27 @@ def scratch(
     work[:, SETTINGS, SCREEN] = float(screen)
     work[:, SETTINGS, CACHE] = float(screen and cache)
     return work, iwork
+
+
+def type_tag(value: int) -> np.ndarray:
+    """An empty float64 array of ``value + 1`` dimensions: a small int ``value`` carried in the
+    array's numba type, so that a kernel given it compiles for that value alone (:func:`leaf_kind`,
+    :func:`nb_rule`). A pool's leaf kind and naive-Bayes rule travel so: LLVM then drops the
+    other kinds' branches, whose inlined code slowed the loops over the trees even unrun.
+    """
+    return np.empty((0,) * (value + 1))
+
+
+@inlined_kernel
+def leaf_kind(F):  # pragma: no cover - compiled
+    """The leaves' kind (MC, NB or NBA) of the Forest ``F``: a constant of the compiled code."""
+    return F.kind_tag.ndim - 1
+
+
+@inlined_kernel
+def nb_rule(F):  # pragma: no cover - compiled
+    """Whose naive Bayes the leaves of ``F`` use (RIVER_NB or MOA_NB): a compile-time constant."""
+    return F.rule_tag.ndim - 1
 
 
 @kernel

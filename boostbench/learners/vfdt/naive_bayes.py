@@ -32,14 +32,12 @@ import numpy as np
 from boostbench.learners.vfdt.layout import (
     ATTRIBUTES,
     HISTORY,
-    LEAF_KIND,
     MC,
     MC_CORRECT,
     MISSING,
     MOA_NB,
     NB,
     NB_CORRECT,
-    NB_RULE,
     NB_THRESHOLD,
     NO_CHOICE,
     SETTINGS,
@@ -48,6 +46,8 @@ from boostbench.learners.vfdt.layout import (
     VOTES,
     first_seen,
     in_rank_order,
+    leaf_kind,
+    nb_rule,
     node_weight,
 )
 from boostbench.learners.vfdt.moa_naive_bayes import moa_majority_is, moa_naive_bayes_into
@@ -446,14 +446,16 @@ def first_max(scores, row):  # pragma: no cover - compiled
 
 
 @inlined_kernel
-def predicts_by_naive_bayes(leaf, node_stats, node_classes, node_active, node_correct, leaf_params):  # pragma: no cover
-    """Whether ``leaf`` predicts by naive Bayes now (river's ``prediction`` of its leaf kind)."""
-    kind = leaf_params[LEAF_KIND]
-    if kind == MC or not node_active[leaf]:
+def predicts_by_naive_bayes(F, leaf):  # pragma: no cover - compiled
+    """Whether ``leaf`` of the Forest ``F`` predicts by naive Bayes now (river's ``prediction``
+    of its leaf kind).
+    """
+    kind = leaf_kind(F)
+    if kind == MC or not F.node_active[leaf]:
         return False
     if kind == NB:
-        return node_weight(leaf, node_stats, node_classes) >= leaf_params[NB_THRESHOLD]
-    return node_correct[leaf, NB_CORRECT] >= node_correct[leaf, MC_CORRECT]
+        return node_weight(leaf, F.node_stats, F.node_classes) >= F.leaf_params[NB_THRESHOLD]
+    return F.node_correct[leaf, NB_CORRECT] >= F.node_correct[leaf, MC_CORRECT]
 
 
 @kernel
@@ -512,7 +514,7 @@ def leaf_naive_bayes(F, tree, leaf, x, thread, out, labels_only):  # pragma: no 
         The class it chose (river's: the first held of the highest probability, -1 for a leaf
         without weight; MOA's: see its module).
     """
-    if F.leaf_params[NB_RULE] == MOA_NB:
+    if nb_rule(F) == MOA_NB:
         return _moa_naive_bayes(F, tree, leaf, x, out)
     if labels_only:
         choice = clear_choice(F, tree, leaf, x, thread, -1)
@@ -553,7 +555,7 @@ def tally(F, tree, leaf, x, y, w, thread, choice):  # pragma: no cover - compile
     :func:`naive_bayes_choice` (with ``thread``'s scratch).
     """
     node_stats, node_classes = F.node_stats, F.node_classes
-    moa = F.leaf_params[NB_RULE] == MOA_NB
+    moa = nb_rule(F) == MOA_NB
     if moa_majority_is(leaf, y, node_stats, node_classes) if moa else _majority_is(leaf, y, node_stats, node_classes):
         F.node_correct[leaf, MC_CORRECT] += w
     if choice == NO_CHOICE:

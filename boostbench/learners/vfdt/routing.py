@@ -12,7 +12,6 @@ import numpy as np
 
 from boostbench.learners.vfdt.layout import (
     LEAF,
-    LEAF_KIND,
     MC,
     NO_CHOICE,
     NOMINAL_BINARY,
@@ -25,6 +24,7 @@ from boostbench.learners.vfdt.layout import (
     TEST,
     Forest,
     copy_into,
+    leaf_kind,
     node_weight,
 )
 from boostbench.learners.vfdt.naive_bayes import leaf_naive_bayes, predicts_by_naive_bayes
@@ -219,9 +219,7 @@ def _leaf_distribution(F, tree, leaf, x, out, labels_only):  # pragma: no cover 
     Returns the class naive Bayes chose (:func:`~.naive_bayes.leaf_naive_bayes`), or NO_CHOICE
     when the leaf predicted its class weights.
     """
-    if F.leaf_params[LEAF_KIND] != MC and predicts_by_naive_bayes(
-        leaf, F.node_stats, F.node_classes, F.node_active, F.node_correct, F.leaf_params
-    ):
+    if predicts_by_naive_bayes(F, leaf):
         return leaf_naive_bayes(F, tree, leaf, x, 0, out, labels_only)
     _write_distribution(F.node_stats, F.node_classes, leaf, out)
     return NO_CHOICE
@@ -265,10 +263,7 @@ def predict_all(x, out, trees, labels_only):  # pragma: no cover - compiled
     route_x = F.route_x
     copy_into(route_x, x)
     n_trees = out.shape[0]
-    # the leaves' kind tested once, here, and majority-class leaves written directly: with the
-    # test inside the loop (in _leaf_distribution, or its flag passed in) the pass took nearly
-    # twice as long; numba's code for that loop is slow in a way not traced further
-    by_counts = F.leaf_params[LEAF_KIND] == MC
+    by_counts = leaf_kind(F) == MC  # a constant: majority-class leaves compile without naive Bayes
     for tree in range(n_trees):  # each walk starts at its root, DIRECT while walking
         route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT] = root[tree], -1
         route[tree, ROUTE_BRANCH], route[tree, ROUTE_VALID] = DIRECT, 0
@@ -294,9 +289,7 @@ def predict_all(x, out, trees, labels_only):  # pragma: no cover - compiled
         else:
             leaf = route[tree, ROUTE_LEAF]
         route[tree, ROUTE_VALID], route[tree, ROUTE_CHOICE] = 1, NO_CHOICE
-        if by_counts or not predicts_by_naive_bayes(
-            leaf, F.node_stats, F.node_classes, F.node_active, F.node_correct, F.leaf_params
-        ):
+        if by_counts or not predicts_by_naive_bayes(F, leaf):
             _write_distribution(F.node_stats, F.node_classes, leaf, out[tree])
         else:
             choice = leaf_naive_bayes(F, tree, leaf, x, 0, out[tree], labels_only)

@@ -22,11 +22,9 @@ from boostbench.learners.vfdt.layout import (
     GRACE,
     HISTORY,
     INVALID,
-    LEAF_KIND,
     MAX_BYTES,
     MISSING,
     MOA_NB,
-    NB_RULE,
     NBA,
     NO_CHOICE,
     ROUTE_BRANCH,
@@ -40,6 +38,8 @@ from boostbench.learners.vfdt.layout import (
     add_class,
     copy_into,
     first_seen,
+    leaf_kind,
+    nb_rule,
     new_node,
     node_weight,
     reset_splitters,
@@ -147,7 +147,7 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     result = leaf if branch != DETOUR else -1  # a detour may turn with the new weight
     pending[tree, PENDING_LEAF] = leaf
     pending[tree, PENDING_RESULT] = result
-    if F.leaf_params[LEAF_KIND] == NBA and F.node_active[leaf]:
+    if leaf_kind(F) == NBA and F.node_active[leaf]:
         tally(F, tree, leaf, x, y, w, thread, choice)
     node_stats[leaf, y] += w
     add_class(node_classes[leaf], y)
@@ -176,7 +176,7 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
     feat_map, feat_nominal = F.feat_map, F.feat_nominal
     nominal_counts, numeric_stats, ranks, value_ranks = F.nominal_counts, F.numeric_stats, F.ranks, F.value_ranks
     attr_ranks = F.attr_ranks
-    moa = F.leaf_params[NB_RULE] == MOA_NB  # MOA's GaussianEstimator updates its mean in its own order
+    moa = nb_rule(F) == MOA_NB  # MOA's GaussianEstimator updates its mean in its own order
     snapshot = False
     if F.work[thread][SETTINGS, CACHE] > 0.0:
         state = F.screen_state[slot]
