@@ -65,3 +65,18 @@ def test_the_not_run_table_names_no_exception_of_the_code(tmp_path):
         text = leaderboard.readable_reason(reason)
         assert not re.search(r"\w+(Error|Exception)\b|java\.|\.py:\d", text), text
         assert "\n" not in text and len(text) <= leaderboard.REASON_CHARS
+
+
+def test_a_study_pages_not_run_list_holds_its_grids_algorithms_alone(tmp_path):
+    """A registered algorithm outside the study's grid (hedge, online_bagging on the stream
+    benchmark) is not listed as not run on the study's page; one of the grid without runs is."""
+    from boostbench.reporting import leaderboard
+    from boostbench.reporting.reproduction_docs import study_grid
+
+    grid = set(study_grid("stream_benchmark")["algorithm"])
+    assert {"vfdt", "moa_dems", "river_srp"} <= grid and "hedge" not in grid
+    everything = leaderboard.not_run_reasons(tmp_path, {"vfdt"})
+    assert {"hedge", "moa_dems"} <= set(everything) and "vfdt" not in everything
+    study = leaderboard.not_run_reasons(tmp_path, {"vfdt"}, among=grid)
+    assert set(study) == grid - {"vfdt"}
+    assert study["moa_dems"] == "not run: " + leaderboard.NO_RUN

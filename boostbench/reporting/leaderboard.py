@@ -24,6 +24,7 @@ accuracy for the Bayesian test, the Pareto plots and the equal-trees table.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import replace
 from pathlib import Path
 
@@ -222,9 +223,12 @@ def readable_reason(reason: str) -> str:
     return text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 1].rstrip() + "…"
 
 
-def not_run_reasons(results_dir: str | Path, ran: set[str], task: str = "multiclass") -> dict[str, str]:
-    """``"not run: <reason>"`` for each registered online algorithm of ``task`` without runs: the
-    reason its latest failed job gave (``failed/*.json``), else that the store has none.
+def not_run_reasons(
+    results_dir: str | Path, ran: set[str], task: str = "multiclass", among: Collection[str] | None = None
+) -> dict[str, str]:
+    """``"not run: <reason>"`` for each registered online algorithm of ``task`` without runs (of
+    those in ``among``, a study's grid, when given): the reason its latest failed job gave
+    (``failed/*.json``), else that the store has none.
     """
     from boostbench.algorithms import ALGORITHMS
 
@@ -232,7 +236,7 @@ def not_run_reasons(results_dir: str | Path, ran: set[str], task: str = "multicl
     return {
         name: "not run: " + failures.get((name, None), NO_RUN)
         for name, spec in ALGORITHMS.items()
-        if spec.family == "online" and spec.task == task and name not in ran
+        if spec.family == "online" and spec.task == task and name not in ran and (among is None or name in among)
     }
 
 
@@ -277,13 +281,17 @@ def ranked(scores: pd.DataFrame, measure: Measure, trees: pd.Series) -> tuple[pd
     return table.reset_index(drop=True), test
 
 
-def build(results_dir: str | Path, runs: pd.DataFrame, rope: float = pairwise.ROPE) -> Leaderboard:
+def build(
+    results_dir: str | Path, runs: pd.DataFrame, rope: float = pairwise.ROPE, among: Collection[str] | None = None
+) -> Leaderboard:
     """The leaderboard of the store's prequential runs (``runs``: :func:`records.load_runs`), or
     of its multi-label runs (:func:`store_task`).
 
     Args:
         rope: the Bayesian signed-rank test's region of practical equivalence, ``[-rope, rope]``
             in the primary measure's units (0.01: one accuracy or rank-loss point).
+        among: a study's algorithms (its grid's): the others without runs are not listed as not
+            run (None: every registered one of the task is).
 
     Returns:
         The leaderboard, a :class:`Leaderboard` (its ``figures`` empty: :func:`write` draws them).
@@ -316,7 +324,7 @@ def build(results_dir: str | Path, runs: pd.DataFrame, rope: float = pairwise.RO
         for kind, same in rows[rows.index.isin(accuracy.columns)].groupby("tree_kind"):
             if len(same) >= 2:
                 board.equal_trees[kind] = ranked(accuracy[same.index], shown[0], rows["trees"])
-    board.not_run = not_run_reasons(results_dir, set(chosen["algorithm"]), task)
+    board.not_run = not_run_reasons(results_dir, set(chosen["algorithm"]), task, among)
     board.gaps = gap_reasons(results_dir, chosen)
     return board
 
@@ -335,7 +343,11 @@ FILES = (
 
 
 def write(
-    results_dir: str | Path, out_dir: str | Path, runs: pd.DataFrame, rope: float = pairwise.ROPE
+    results_dir: str | Path,
+    out_dir: str | Path,
+    runs: pd.DataFrame,
+    rope: float = pairwise.ROPE,
+    among: Collection[str] | None = None,
 ) -> tuple[Leaderboard, list[Path]]:
     """Build the leaderboard and write it under ``out_dir``: ``tables/leaderboard.md``, and as CSV
     (one row per measure and leaderboard row, which the page reads: :data:`FILES`)
@@ -352,7 +364,7 @@ def write(
         The leaderboard, a :class:`Leaderboard` (its ``figures`` filled), and every path written.
     """
     out = Path(out_dir)
-    board = build(results_dir, runs, rope)
+    board = build(results_dir, runs, rope, among)
     tables = out / "tables"
     written = [atomic_write_text(tables / "leaderboard.md", to_markdown(board, str(results_dir)))]
     if board.tables:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,7 +96,8 @@ def _write_preset(
 class Report:
     """One report of the registry: ``write(results_dir, out_dir, runs, n_learners)`` writes its
     files and returns ``(summary frame, paths)`` (an empty frame: no runs for it); a paper table
-    is shown on screen cell by cell next to the paper's values, a study as its Markdown.
+    is shown on screen cell by cell next to the paper's values, a study as its Markdown. The
+    leaderboard's also takes ``among=`` (:func:`~boostbench.reporting.leaderboard.build`).
     """
 
     title: str
@@ -108,8 +109,10 @@ def _paper_table(name: str) -> Callable:
     return lambda results_dir, out_dir, runs, n_learners: write_report(name, results_dir, out_dir, runs, n_learners)
 
 
-def _leaderboard(results_dir: str | Path, out_dir: Path, runs: pd.DataFrame) -> tuple[pd.DataFrame, list[Path]]:
-    board, written = leaderboard.write(results_dir, out_dir, runs)
+def _leaderboard(
+    results_dir: str | Path, out_dir: Path, runs: pd.DataFrame, among: Collection[str] | None = None
+) -> tuple[pd.DataFrame, list[Path]]:
+    board, written = leaderboard.write(results_dir, out_dir, runs, among=among)
     frames = [t.assign(measure=m) for m, t in board.tables.items()]
     return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()), written
 
@@ -141,7 +144,7 @@ REPORTS: dict[str, Report] = {
         "every online algorithm on its weak learners ranked over the store's streams: accuracy, kappa-M, "
         "kappa-T, CPU s, RAM-hours; Friedman + Nemenyi, Wilcoxon-Holm, Bayesian signed-rank (ROPE); the "
         "boosters at equal trees; accuracy against CPU s; the streams' learning curves",
-        lambda results_dir, out_dir, runs, _: _leaderboard(results_dir, out_dir, runs),
+        lambda results_dir, out_dir, runs, _, among=None: _leaderboard(results_dir, out_dir, runs, among),
     ),
     # last: its HTML page links the tables written before it
     "summary": Report(

@@ -419,7 +419,9 @@ def write_page(
     report = REPORTS[page.report]
     # as `boostbench report`: a paper table shows each preset apart; the studies are of the defaults
     chosen = mine if report.paper_table else mine[mine["preset"] == "paper"]
-    _, written = report.write(results_dir, out, chosen, 100)
+    board = page.report == "leaderboard"  # its not-run list: the algorithms of the studies' grids alone
+    among = {"among": {a for study in page.studies for a in study_grid(study)["algorithm"]}} if board else {}
+    _, written = report.write(results_dir, out, chosen, 100, **among)
     lines = [f"# {page.title}", "", *provenance_block(page, mine, facts, command, written_utc, host, commit), ""]
     if page.report == "leaderboard":
         lines += run_table_lines(chosen)
