@@ -170,10 +170,13 @@ def replay(pool_bytes: bytes, stream, screen: bool, walk_only: bool = False) -> 
         xp = pool.prepare(x)
         trees = pool.reserve()
         t1 = clock()
-        (_route_all if walk_only else predict_all)(xp, out, trees)
+        if walk_only:
+            _route_all(xp, out, trees)
+        else:
+            predict_all(xp, out, trees, False, pool.nb_leaves)
         t2 = clock()
         if walk_only:
-            predict_all(xp, out, trees)  # untimed: training reads the routes it leaves
+            predict_all(xp, out, trees, False, pool.nb_leaves)  # untimed: training reads the routes it leaves
         direct = pool.route[:, layout.ROUTE_BRANCH] == DIRECT
         leaves = np.where(direct & (weights > 0), pool.route[:, layout.ROUTE_LEAF], -1)
         last = pool.node_last[leaves]
@@ -185,7 +188,7 @@ def replay(pool_bytes: bytes, stream, screen: bool, walk_only: bool = False) -> 
             before["numeric_stats"] = pool.numeric_stats[slots, y].copy()
             before["nominal_counts"] = pool.nominal_counts[slots, y].copy()
         t3 = clock()
-        learn_all(xp, y, weights, trees)
+        learn_all(xp, y, weights, trees, pool.nb_leaves)
         t4 = clock()
         parts["prediction"] += t2 - t1
         if walk_only:  # this replay times the walk alone

@@ -43,7 +43,7 @@ def test_the_probe_gives_the_kernels_the_types_training_gives_them(monkeypatch):
 
     pool = _pool([3, 0])  # a nominal and a numeric attribute
     state = pool.reserve()
-    trained = typed_anew(training.learn_all, (pool.prepare(np.array([1.0, 0.5])), 1, np.ones(2), state))
+    trained = typed_anew(training.learn_all, (pool.prepare(np.array([1.0, 0.5])), 1, np.ones(2), state, pool.nb_leaves))
     probed = typed_anew(training.split_attempt_probe, (state, 0, 0, 0))
     assert {name for name, _ in trained} == {k.py_func.__name__ for k in training.AHEAD_KERNELS}
     assert probed == trained

@@ -118,7 +118,7 @@ class AdaOLMR(OnlineRanker):
         if self._fused:
             H, S = self._arrays[:2]
             one_hot = self.weak_prediction == "label"
-            ada_olmr_kernels.expert_scores(xp, self.alpha, one_hot, H, S, self.pool.kernel_state())
+            ada_olmr_kernels.expert_scores(xp, self.alpha, one_hot, H, S, self.pool.kernel_state(), self.pool.nb_leaves)
         else:
             H = self.weak_predictions(xp)
             S = np.cumsum(self.alpha[:, None] * H, axis=0)  # expert i's scores s^i, (N, k)
@@ -159,6 +159,7 @@ class AdaOLMR(OnlineRanker):
             done = ada_olmr_kernels.step_and_train(
                 xp, labels, 0 if threaded else n_rel, G, gradients, step, self.alpha_bound, losses, self.hedge.eta,
                 w, done, pool.room_per_example, self.alpha, self.hedge.log_v, weights, direct, pool.reserve(),
+                pool.nb_leaves,
             )  # fmt: skip
             if threaded:
                 train_on_relevant_labels(pool, xp, relevant, G[:-1], w)

@@ -21,13 +21,13 @@ from boostbench.system.kernel_cache import kernel
 
 
 @kernel
-def expert_scores(x, alpha, one_hot, H, S, trees):  # pragma: no cover - compiled
+def expert_scores(x, alpha, one_hot, H, S, trees, nb_leaves):  # pragma: no cover - compiled
     """The trees' distributions for ``x`` into ``H`` (``(N, k)``; with ``one_hot``, a basis vector
     at each one's most probable label, the first of equals, as ``np.eye(k)[H.argmax(axis=1)]``) and
     expert i's scores ``s^i = sum_{j <= i} alpha_j h^j`` into ``S`` (``(N, k)``, numpy's
     ``cumsum(alpha[:, None] * H, axis=0)``: one product, then the running sum, row by row).
     """
-    predict_all(x, H, trees, False)
+    predict_all(x, H, trees, False, nb_leaves)
     n, k = H.shape
     if one_hot:
         for i in range(n):
@@ -76,7 +76,24 @@ def gradients_and_losses(S, relevant, labels, G, losses, work):  # pragma: no co
 
 @kernel
 def step_and_train(
-    x, labels, n_rel, G, gradients, step, bound, losses, hedge_eta, w, first, room, alpha, log_v, weights, direct, trees
+    x,
+    labels,
+    n_rel,
+    G,
+    gradients,
+    step,
+    bound,
+    losses,
+    hedge_eta,
+    w,
+    first,
+    room,
+    alpha,
+    log_v,
+    weights,
+    direct,
+    trees,
+    nb_leaves,
 ):  # pragma: no cover - compiled
     """Algorithm 3 after ``Y`` (from label ``first`` of ``labels[:n_rel]``, as
     :func:`gradients_and_losses` left them; at ``first = 0`` the steps before the training too):
@@ -120,7 +137,7 @@ def step_and_train(
                 top = max(top, G[i, c])
             weights[i] = w * (top - G[i, label])
             direct[i] = weights[i] > 0.0 and route[i, 3] == 1 and route[i, 2] == -1
-        learn_trees(0, n, x, label, weights, trees)
+        learn_trees(0, n, x, label, weights, trees, nb_leaves)
         for i in range(n):
             if direct[i] and pending[i, PENDING] != SPLIT:
                 leaf = pending[i, PENDING_LEAF]

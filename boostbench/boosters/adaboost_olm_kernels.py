@@ -190,15 +190,16 @@ class StepArrays(NamedTuple):
 
 # inlined into run_steps (else compiled twice over with their callees); called from Python too
 @inlined_kernel
-def predict_step(x, alpha, log_v, u, step, trees):  # pragma: no cover - compiled
+def predict_step(x, alpha, log_v, u, step, trees, nb_leaves):  # pragma: no cover - compiled
     """Algorithm 2 lines 4-11 for ``x``: the trees' distributions (``trees``, the pool's
-    :meth:`~boostbench.learners.compiled_pool.CompiledHoeffdingTreePool.kernel_state`) into
+    :meth:`~boostbench.learners.compiled_pool.CompiledHoeffdingTreePool.kernel_state`, and its
+    ``nb_leaves``) into
     ``S.P``, :func:`forward` into ``S.s_before``/``S.labels``/``S.experts``, Hedge's distribution
     into ``S.p`` (``S = StepArrays(*step)``). With ``u`` of length ``2N + 1``, returns the label of
     the expert drawn with ``u[2N]`` (:meth:`boostbench.core.hedge.Hedge.draw`'s search), else -1.
     """
     S = StepArrays(*step)
-    predict_all(x, S.P, trees, False)
+    predict_all(x, S.P, trees, False, nb_leaves)
     _forward_into(S.P, alpha, u, S.s, S.s_before, S.labels, S.experts, S.C, S.expected)
     p = S.p
     hedge_probabilities_into(log_v, p)
@@ -209,14 +210,16 @@ def predict_step(x, alpha, log_v, u, step, trees):  # pragma: no cover - compile
 
 
 @inlined_kernel
-def update_step(x, y, eta, bound, variant, hedge_eta, alpha, log_v, step, trees):  # pragma: no cover - compiled
+def update_step(
+    x, y, eta, bound, variant, hedge_eta, alpha, log_v, step, trees, nb_leaves
+):  # pragma: no cover - compiled
     """Algorithm 2 lines 12-15 once ``y`` is revealed: the OGD step on ``alpha`` (in place),
     the training weights into ``S.weights``, Hedge's step on ``log_v`` (in place; 0-1 losses) and
     the trees' training (the pool must have room: ``CompiledHoeffdingTreePool.reserve``).
     """
     weights_step(y, eta, bound, variant, hedge_eta, alpha, log_v, step)
     forget_routes_unless(x, trees)
-    learn_trees(0, alpha.shape[0], x, y, StepArrays(*step).weights, trees)
+    learn_trees(0, alpha.shape[0], x, y, StepArrays(*step).weights, trees, nb_leaves)
 
 
 @kernel
@@ -231,7 +234,7 @@ def weights_step(y, eta, bound, variant, hedge_eta, alpha, log_v, step):  # prag
 
 @kernel
 def run_steps(
-    X, Y, U, t, k, bound, variant, hedge_eta, room, predicted, alpha, log_v, step, trees
+    X, Y, U, t, k, bound, variant, hedge_eta, room, predicted, alpha, log_v, step, trees, nb_leaves
 ):  # pragma: no cover - compiled
     """Test-then-train on the rows of ``X`` (``(m, d)``) in order: :func:`predict_step` with
     ``U[i]`` (``(2N + 1,)``) into ``predicted[i]``, then :func:`update_step` at round
@@ -248,8 +251,10 @@ def run_steps(
         if counters[NODES_USED] + room > n_nodes or counters[SLOTS_USED] + room > n_slots:
             return i
         x = X[i]
-        predicted[i] = predict_step(x, alpha, log_v, U[i], step, trees)
-        update_step(x, Y[i], olm_step_size(t + i + 1, k), bound, variant, hedge_eta, alpha, log_v, step, trees)
+        predicted[i] = predict_step(x, alpha, log_v, U[i], step, trees, nb_leaves)
+        update_step(
+            x, Y[i], olm_step_size(t + i + 1, k), bound, variant, hedge_eta, alpha, log_v, step, trees, nb_leaves
+        )
     return X.shape[0]
 
 
@@ -268,7 +273,7 @@ class FusedStep:
         """Lines 4-11; ``u`` ``(2N + 1,)`` (ties, then the draw) returns the drawn expert's label,
         ``(2N,)`` returns -1.
         """
-        return predict_step(xp, alpha, log_v, u, self._step, self.pool.kernel_state())
+        return predict_step(xp, alpha, log_v, u, self._step, self.pool.kernel_state(), self.pool.nb_leaves)
 
     def run(self, X, Y, U, t, bound, variant, hedge_eta, alpha, log_v, predicted) -> None:
         """Test-then-train on the rows of ``X`` (float64 ``(m, d)``, labels ``Y`` int64 ``(m,)``),
@@ -301,6 +306,7 @@ class FusedStep:
                 log_v,
                 self._step,
                 forest,
+                pool.nb_leaves,
             )
 
     def update(self, xp, y, eta, bound, variant, hedge_eta, alpha, log_v, w: float = 1.0) -> None:
@@ -313,4 +319,16 @@ class FusedStep:
             weights *= w  # in place: the step's array
             self.pool.learn(xp, y, weights)
         else:
-            update_step(xp, y, eta, bound, variant, hedge_eta, alpha, log_v, self._step, self.pool.reserve())
+            update_step(
+                xp,
+                y,
+                eta,
+                bound,
+                variant,
+                hedge_eta,
+                alpha,
+                log_v,
+                self._step,
+                self.pool.reserve(),
+                self.pool.nb_leaves,
+            )

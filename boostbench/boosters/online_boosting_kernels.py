@@ -20,11 +20,14 @@ from boostbench.system.kernel_cache import kernel, njit
 
 
 @kernel
-def update(seed, x, y, w, P, lambda_sc, lambda_sw, unit, proba, counts, trees):  # pragma: no cover - compiled
+def update(
+    seed, x, y, w, P, lambda_sc, lambda_sw, unit, proba, counts, trees, nb_leaves
+):  # pragma: no cover - compiled
     """Oza's pass over the N members for one example of weight ``w`` (see the reference for the
     steps), over the pool's ``trees`` (its ``kernel_state()`` after ``reserve()``: room for every
-    tree to split). Member m trains with weight ``K unit[m]`` (before its ``c_m``); ``proba``
-    ``(k,)`` and ``counts`` ``(N,)`` are scratch.
+    tree to split) and its ``nb_leaves`` (:func:`~boostbench.learners.vfdt.routing.predict_all`).
+    Member m trains with weight ``K unit[m]`` (before its ``c_m``); ``proba`` ``(k,)`` and
+    ``counts`` ``(N,)`` are scratch.
     """
     np.random.seed(seed)
     stream = stream_state()
@@ -35,11 +38,11 @@ def update(seed, x, y, w, P, lambda_sc, lambda_sw, unit, proba, counts, trees): 
         copy_into(proba, P[m])
         if presentations > 0:
             counts[m] = presentations * unit[m]
-            leaf = learn_trees(m, m + 1, x, y, counts, trees)
+            leaf = learn_trees(m, m + 1, x, y, counts, trees, nb_leaves)
             if leaf >= 0:  # x still ends at the leaf it trained: no second walk
-                write_distribution(trees, m, leaf, x, proba, True)
+                write_distribution(trees, m, leaf, x, proba, True, nb_leaves)
             else:
-                predict_tree(m, x, proba, trees, True)
+                predict_tree(m, x, proba, trees, True, nb_leaves)
         if pick_tie_u(proba, next_double(stream), False) == y:
             lambda_sc[m] += lam
             lam *= (lambda_sc[m] + lambda_sw[m]) / (2.0 * lambda_sc[m])
@@ -67,7 +70,22 @@ def vote_weights_into(lambda_sc, lambda_sw, eps_floor, out):  # pragma: no cover
 
 @njit(cache=True)
 def run_steps(
-    X, Y, rng, room, eps_floor, P, lambda_sc, lambda_sw, unit, weights, votes, proba, counts, predicted, trees
+    X,
+    Y,
+    rng,
+    room,
+    eps_floor,
+    P,
+    lambda_sc,
+    lambda_sw,
+    unit,
+    weights,
+    votes,
+    proba,
+    counts,
+    predicted,
+    trees,
+    nb_leaves,
 ):  # pragma: no cover - compiled
     """Test-then-train with the hard vote on the rows of ``X`` (``(m, d)``, labels ``Y``) in
     order, as :meth:`~boostbench.boosters.online_boosting.OnlineBoosting.predict` then
@@ -88,7 +106,7 @@ def run_steps(
         if counters[NODES_USED] + room > n_nodes or counters[SLOTS_USED] + room > n_slots:
             return i
         x = X[i]
-        predict_all(x, P, trees, True)
+        predict_all(x, P, trees, True, nb_leaves)
         labels = argmax_rows_draw(P, rng)
         vote_weights_into(lambda_sc, lambda_sw, eps_floor, weights)
         votes[:] = 0.0
@@ -98,7 +116,7 @@ def run_steps(
         for c in range(k):
             votes[c] = votes[c] / total if total > 0.0 else 1.0 / k
         predicted[i] = argmax_draw(votes, rng)
-        update(rng.integers(0, 2**32), x, Y[i], 1.0, P, lambda_sc, lambda_sw, unit, proba, counts, trees)
+        update(rng.integers(0, 2**32), x, Y[i], 1.0, P, lambda_sc, lambda_sw, unit, proba, counts, trees, nb_leaves)
     return X.shape[0]
 
 
@@ -127,7 +145,20 @@ class CompiledUpdate:
         unit: np.ndarray,
         w: float = 1.0,
     ) -> None:
-        update(seed, xp, y, float(w), P, lambda_sc, lambda_sw, unit, self._proba, self._counts, self.pool.reserve())
+        update(
+            seed,
+            xp,
+            y,
+            float(w),
+            P,
+            lambda_sc,
+            lambda_sw,
+            unit,
+            self._proba,
+            self._counts,
+            self.pool.reserve(),
+            self.pool.nb_leaves,
+        )
 
     def run(
         self,
@@ -166,4 +197,5 @@ class CompiledUpdate:
                 self._counts,
                 predicted[done:],
                 forest,
+                pool.nb_leaves,
             )

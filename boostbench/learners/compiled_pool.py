@@ -336,6 +336,13 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         """The naive-Bayes rule as the kernels read it (:func:`~.vfdt.layout.type_tag`)."""
         return layout.type_tag(int(self.leaf_params[layout.NB_RULE]))
 
+    @property
+    def nb_leaves(self) -> bool | None:
+        """The kernels' ``nb_leaves`` argument: None for majority-class leaves, whose kernels then
+        compile without the naive-Bayes code (:func:`~.vfdt.routing.predict_all`), else True.
+        """
+        return None if int(self.leaf_params[layout.LEAF_KIND]) == layout.MC else True
+
     def kernel_state(self) -> tuple:
         """The arrays as the kernels take them: a plain tuple in the field order of
         :class:`~boostbench.learners.vfdt.layout.Forest`, valid until the pool grows (training
@@ -426,12 +433,12 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
 
     def predict_proba(self, xp: np.ndarray) -> np.ndarray:
         out = np.empty((self.n_learners, self.n_classes))
-        routing.predict_all(xp, out, self.kernel_state(), False)
+        routing.predict_all(xp, out, self.kernel_state(), False, self.nb_leaves)
         return out
 
     def predict_proba_member(self, i: int, xp: np.ndarray) -> np.ndarray:
         out = np.empty(self.n_classes)
-        routing.predict_tree(i, xp, out, self.kernel_state(), False)
+        routing.predict_tree(i, xp, out, self.kernel_state(), False, self.nb_leaves)
         return out
 
     @property
@@ -463,9 +470,9 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         if self.n_threads > 1:  # numba's thread ids index the scratch: no more threads than it has
             numba.set_num_threads(min(self.n_threads, numba.config.NUMBA_NUM_THREADS))
             numba.set_parallel_chunksize(1)  # a tree at a time to the next free thread
-            training.learn_trees_threaded(0, self.n_learners, xp, int(y), weights, self.reserve())
+            training.learn_trees_threaded(0, self.n_learners, xp, int(y), weights, self.reserve(), self.nb_leaves)
         else:
-            training.learn_all(xp, int(y), weights, self.reserve())
+            training.learn_all(xp, int(y), weights, self.reserve(), self.nb_leaves)
 
     def learn_member(self, i: int, xp: np.ndarray, y: int, weight: float) -> None:
         y = self._label(y)
@@ -475,7 +482,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         forest = self.kernel_state()
         routing.forget_routes_unless(xp, forest)
         self._counts[i] = weight
-        training.learn_trees(i, i + 1, xp, int(y), self._counts, forest)
+        training.learn_trees(i, i + 1, xp, int(y), self._counts, forest, self.nb_leaves)
 
 
 def release_rows(array: np.ndarray, start: int, stop: int) -> None:

@@ -34,6 +34,7 @@ from numba.core import types
 from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.registry import CPUDispatcher
 
+from boostbench.system import numba_inlining
 from boostbench.system.cache_safety import UntrustedFile, make_private_dirs, open_trusted, seal_digest
 from boostbench.system.compile_ahead import done, kernel_name, wait_for
 from boostbench.system.files import umask
@@ -279,9 +280,11 @@ class KernelDispatcher(CPUDispatcher):
 def njit(function=None, *, cache: bool = False, **options):
     """``numba.njit`` (as a decorator, with or without options) after :func:`configure` (once per
     process: it then finds ``NUMBA_CACHE_DIR`` set; numba picks a kernel's cache directory when
-    it is declared), declaring a :class:`KernelDispatcher`.
+    it is declared) and with numba's inliner spared its copies (:mod:`.numba_inlining`),
+    declaring a :class:`KernelDispatcher`.
     """
     configure()
+    numba_inlining.install()
 
     def declare(py_func):
         dispatcher = KernelDispatcher(

@@ -12,7 +12,6 @@ import numpy as np
 
 from boostbench.learners.vfdt.layout import (
     LEAF,
-    MC,
     NO_CHOICE,
     NOMINAL_BINARY,
     NUMERIC,
@@ -24,7 +23,6 @@ from boostbench.learners.vfdt.layout import (
     TEST,
     Forest,
     copy_into,
-    leaf_kind,
     node_weight,
 )
 from boostbench.learners.vfdt.naive_bayes import leaf_naive_bayes, predicts_by_naive_bayes
@@ -193,33 +191,33 @@ def predicting_leaf_for(F, tree, x, leaf, parent):  # pragma: no cover - compile
 
 
 @inlined_kernel
-def predict_tree(tree, x, out, trees, labels_only):  # pragma: no cover - compiled
+def predict_tree(tree, x, out, trees, labels_only, nb_leaves):  # pragma: no cover - compiled
     """Write tree ``tree``'s class distribution for ``x`` into ``out`` (``(k,)``; uniform if empty);
-    ``labels_only``: see :func:`predict_all`.
+    ``labels_only``, ``nb_leaves``: see :func:`predict_all`.
     """
     F = Forest(*trees)
     leaf, parent, _ = leaf_for(F, tree, x)
     leaf = predicting_leaf_for(F, tree, x, leaf, parent)
-    _leaf_distribution(F, tree, leaf, x, out, labels_only)
+    _leaf_distribution(F, tree, leaf, x, out, labels_only, nb_leaves)
 
 
 @inlined_kernel
-def write_distribution(trees, tree, source, x, out, labels_only):  # pragma: no cover - compiled
+def write_distribution(trees, tree, source, x, out, labels_only, nb_leaves):  # pragma: no cover - compiled
     """Write what leaf ``source`` of tree ``tree`` predicts for ``x`` into ``out`` (``(k,)``), to
     the last bit as river's leaf: its class weights times 1 / their total (river's
     normalisation), or uniform if empty; or its naive Bayes (:mod:`~.naive_bayes`);
-    ``labels_only``: see :func:`predict_all`.
+    ``labels_only``, ``nb_leaves``: see :func:`predict_all`.
     """
-    _leaf_distribution(Forest(*trees), tree, source, x, out, labels_only)
+    _leaf_distribution(Forest(*trees), tree, source, x, out, labels_only, nb_leaves)
 
 
 @inlined_kernel
-def _leaf_distribution(F, tree, leaf, x, out, labels_only):  # pragma: no cover - compiled
+def _leaf_distribution(F, tree, leaf, x, out, labels_only, nb_leaves):  # pragma: no cover - compiled
     """:func:`write_distribution` inside the kernels (prediction is serial: thread 0's scratch).
     Returns the class naive Bayes chose (:func:`~.naive_bayes.leaf_naive_bayes`), or NO_CHOICE
     when the leaf predicted its class weights.
     """
-    if predicts_by_naive_bayes(F, leaf):
+    if nb_leaves is not None and predicts_by_naive_bayes(F, leaf):
         return leaf_naive_bayes(F, tree, leaf, x, 0, out, labels_only)
     _write_distribution(F.node_stats, F.node_classes, leaf, out)
     return NO_CHOICE
@@ -241,11 +239,14 @@ def _write_distribution(node_stats, node_classes, source, out):  # pragma: no co
 
 
 @inlined_kernel
-def predict_all(x, out, trees, labels_only):  # pragma: no cover - compiled
+def predict_all(x, out, trees, labels_only, nb_leaves):  # pragma: no cover - compiled
     """Every tree's class distribution for ``x``: ``out`` is ``(N, k)``. With ``labels_only``, a
     row is read only for its most probable class, ties within 1e-9 (Oza's boosting): a
     naive-Bayes leaf may write its choice one-hot (:func:`~.naive_bayes.leaf_naive_bayes`),
-    without a logarithm per class and attribute.
+    without a logarithm per class and attribute. ``nb_leaves`` is the pool's
+    :attr:`~boostbench.learners.compiled_pool.CompiledHoeffdingTreePool.nb_leaves`: None for
+    majority-class leaves, whose kernels then compile without the naive-Bayes code (numba prunes a
+    branch on an argument's None before typing it: half of a cold start's compile).
 
     Also keeps each tree's path end ``(leaf, parent, branch)`` in ``route`` (``(N, 5)``, columns
     ROUTE_LEAF, ROUTE_PARENT, ROUTE_BRANCH and ROUTE_VALID = 1) and ``x`` in ``route_x``, so that
@@ -263,7 +264,6 @@ def predict_all(x, out, trees, labels_only):  # pragma: no cover - compiled
     route_x = F.route_x
     copy_into(route_x, x)
     n_trees = out.shape[0]
-    by_counts = leaf_kind(F) == MC  # a constant: majority-class leaves compile without naive Bayes
     for tree in range(n_trees):  # each walk starts at its root, DIRECT while walking
         route[tree, ROUTE_LEAF], route[tree, ROUTE_PARENT] = root[tree], -1
         route[tree, ROUTE_BRANCH], route[tree, ROUTE_VALID] = DIRECT, 0
@@ -289,7 +289,7 @@ def predict_all(x, out, trees, labels_only):  # pragma: no cover - compiled
         else:
             leaf = route[tree, ROUTE_LEAF]
         route[tree, ROUTE_VALID], route[tree, ROUTE_CHOICE] = 1, NO_CHOICE
-        if by_counts or not predicts_by_naive_bayes(F, leaf):
+        if nb_leaves is None or not predicts_by_naive_bayes(F, leaf):
             _write_distribution(F.node_stats, F.node_classes, leaf, out[tree])
         else:
             choice = leaf_naive_bayes(F, tree, leaf, x, 0, out[tree], labels_only)

@@ -57,9 +57,10 @@ DEFERRED = -1  # (PENDING) the tree needs a new node: trained again, serially
 # inlined: a kernel compiles with all its callees, so a caller that calls it compiles them again
 # (learn_all, the boosters' steps); a run compiles one caller, so inlining copies nothing
 @inlined_kernel
-def learn_trees(first, stop, x, y, weights, trees):  # pragma: no cover
+def learn_trees(first, stop, x, y, weights, trees, nb_leaves):  # pragma: no cover
     """Train trees ``first..stop-1`` on ``(x, y)``, tree t with importance weight
-    ``weights[t] * weight_scale[t]`` (c_i) when ``weights[t] > 0``.
+    ``weights[t] * weight_scale[t]`` (c_i) when ``weights[t] > 0``. ``nb_leaves``: the pool's
+    flag (None for majority-class leaves, :func:`~.routing.predict_all`).
 
     One call for many trees: the loop runs here, not in Python (:func:`learn_trees_threaded`
     is the same on several threads).
@@ -76,14 +77,14 @@ def learn_trees(first, stop, x, y, weights, trees):  # pragma: no cover
     result = -1
     for tree in range(first, stop):
         if weights[tree] > 0.0:
-            result = _apply(F, tree, _train(F, tree, x, y, weights[tree], 0, True))
+            result = _apply(F, tree, _train(F, tree, x, y, weights[tree], 0, True, nb_leaves))
     if size_bytes(F.counters, F.limits) > F.limits[MAX_BYTES]:
         limit_size(F)
     return result
 
 
 @parallel_kernel
-def learn_trees_threaded(first, stop, x, y, weights, trees):  # pragma: no cover
+def learn_trees_threaded(first, stop, x, y, weights, trees, nb_leaves):  # pragma: no cover
     """:func:`learn_trees` on numba's threads (at most ``work.shape[0]``, the pool's
     ``n_threads``: one scratch each), with the same result to the bit: the threads take the trees
     one at a time as they finish the last (split attempts differ in cost, so a fixed share would
@@ -99,27 +100,27 @@ def learn_trees_threaded(first, stop, x, y, weights, trees):  # pragma: no cover
     _forget_routes_called(x, trees)
     for tree in numba.prange(first, stop):  # the caller sets numba's chunk size to 1 (dynamic)
         if weights[tree] > 0.0:
-            _train_called(F, tree, x, y, weights[tree], numba.get_thread_id(), False)
+            _train_called(F, tree, x, y, weights[tree], numba.get_thread_id(), False, nb_leaves)
     for tree in range(first, stop):
         if weights[tree] > 0.0:
             if F.pending[tree, PENDING] == DEFERRED:
-                _train_called(F, tree, x, y, weights[tree], 0, True)
+                _train_called(F, tree, x, y, weights[tree], 0, True, nb_leaves)
             _apply(F, tree, F.pending[tree, PENDING_RESULT])
     if size_bytes(F.counters, F.limits) > F.limits[MAX_BYTES]:
         limit_size(F)
 
 
 @kernel
-def learn_all(x, y, weights, trees):  # pragma: no cover - compiled
+def learn_all(x, y, weights, trees, nb_leaves):  # pragma: no cover - compiled
     """Train every tree with ``weights[i] > 0`` on ``(x, y)`` with weight ``weights[i] * c_i``
     (``weights`` float64 ``(N,)``); the pool must have room (``CompiledHoeffdingTreePool.reserve``).
     """
     forget_routes_unless(x, trees)
-    learn_trees(0, weights.shape[0], x, y, weights, trees)
+    learn_trees(0, weights.shape[0], x, y, weights, trees, nb_leaves)
 
 
 @inlined_kernel
-def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
+def _train(F, tree, x, y, weight, thread, may_grow, nb_leaves):  # pragma: no cover
     """Add ``(x, y)`` with ``weight`` (times c_i) to the leaf ``x`` reaches in ``tree`` and, when
     due, decide its split attempt with the scratch of ``thread``. Leaves in ``pending[tree]`` the decision
     (KEEP, RESET, SPLIT; or DEFERRED, having changed nothing, when the tree needs a new leaf and
@@ -147,7 +148,7 @@ def _train(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
     result = leaf if branch != DETOUR else -1  # a detour may turn with the new weight
     pending[tree, PENDING_LEAF] = leaf
     pending[tree, PENDING_RESULT] = result
-    if leaf_kind(F) == NBA and F.node_active[leaf]:
+    if nb_leaves is not None and leaf_kind(F) == NBA and F.node_active[leaf]:  # MC pools: pruned
         tally(F, tree, leaf, x, y, w, thread, choice)
     node_stats[leaf, y] += w
     add_class(node_classes[leaf], y)
@@ -222,12 +223,12 @@ def _add_to_statistics(F, tree, slot, x, y, w, thread):  # pragma: no cover
 
 
 @kernel
-def _train_called(F, tree, x, y, weight, thread, may_grow):  # pragma: no cover
+def _train_called(F, tree, x, y, weight, thread, may_grow, nb_leaves):  # pragma: no cover
     """:func:`_train` as a call, for the parallel loop (with :func:`_train` inlined into its body,
     numba 0.68 compiled a loop whose trees never split) and the serial part after it (one
     compiled copy of :func:`_train` for both: each copy costs seconds to compile).
     """
-    return _train(F, tree, x, y, weight, thread, may_grow)
+    return _train(F, tree, x, y, weight, thread, may_grow, nb_leaves)
 
 
 @kernel
