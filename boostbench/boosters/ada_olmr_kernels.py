@@ -76,25 +76,9 @@ def gradients_and_losses(S, relevant, labels, G, losses, work):  # pragma: no co
 
 @kernel
 def step_and_train(
-    x,
-    labels,
-    n_rel,
-    G,
-    gradients,
-    step,
-    bound,
-    losses,
-    hedge_eta,
-    w,
-    first,
-    room,
-    alpha,
-    log_v,
-    weights,
-    direct,
-    trees,
-    nb_leaves,
-):  # pragma: no cover - compiled
+    x, labels, n_rel, G, gradients, step, bound, losses, hedge_eta, w, first, room, alpha, log_v, weights, direct,
+    trees, nb_leaves,
+):  # pragma: no cover - compiled  # fmt: skip
     """Algorithm 3 after ``Y`` (from label ``first`` of ``labels[:n_rel]``, as
     :func:`gradients_and_losses` left them; at ``first = 0`` the steps before the training too):
 

@@ -70,23 +70,9 @@ def vote_weights_into(lambda_sc, lambda_sw, eps_floor, out):  # pragma: no cover
 
 @njit(cache=True)
 def run_steps(
-    X,
-    Y,
-    rng,
-    room,
-    eps_floor,
-    P,
-    lambda_sc,
-    lambda_sw,
-    unit,
-    weights,
-    votes,
-    proba,
-    counts,
-    predicted,
-    trees,
+    X, Y, rng, room, eps_floor, P, lambda_sc, lambda_sw, unit, weights, votes, proba, counts, predicted, trees,
     nb_leaves,
-):  # pragma: no cover - compiled
+):  # pragma: no cover - compiled  # fmt: skip
     """Test-then-train with the hard vote on the rows of ``X`` (``(m, d)``, labels ``Y``) in
     order, as :meth:`~boostbench.boosters.online_boosting.OnlineBoosting.predict` then
     ``update`` do, with the same draws from ``rng`` (the booster's NumPy ``Generator``): the
@@ -146,19 +132,9 @@ class CompiledUpdate:
         w: float = 1.0,
     ) -> None:
         update(
-            seed,
-            xp,
-            y,
-            float(w),
-            P,
-            lambda_sc,
-            lambda_sw,
-            unit,
-            self._proba,
-            self._counts,
-            self.pool.reserve(),
+            seed, xp, y, float(w), P, lambda_sc, lambda_sw, unit, self._proba, self._counts, self.pool.reserve(),
             self.pool.nb_leaves,
-        )
+        )  # fmt: skip
 
     def run(
         self,
@@ -182,20 +158,6 @@ class CompiledUpdate:
         while done < len(X):
             forest = pool.reserve()
             done += run_steps(
-                X[done:],
-                Y[done:],
-                rng,
-                pool.room_per_example,
-                eps_floor,
-                P,
-                lambda_sc,
-                lambda_sw,
-                unit,
-                weights,
-                votes,
-                self._proba,
-                self._counts,
-                predicted[done:],
-                forest,
-                pool.nb_leaves,
-            )
+                X[done:], Y[done:], rng, pool.room_per_example, eps_floor, P, lambda_sc, lambda_sw, unit, weights,
+                votes, self._proba, self._counts, predicted[done:], forest, pool.nb_leaves,
+            )  # fmt: skip

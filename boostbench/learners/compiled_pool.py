@@ -8,6 +8,7 @@ loop over trees: one kernel call predicts or trains all N trees on an example.
 from __future__ import annotations
 
 import ctypes
+import functools
 import mmap
 import sys
 
@@ -336,7 +337,7 @@ class CompiledHoeffdingTreePool(WeakLearnerPool):
         """The naive-Bayes rule as the kernels read it (:func:`~.vfdt.layout.type_tag`)."""
         return layout.type_tag(int(self.leaf_params[layout.NB_RULE]))
 
-    @property
+    @functools.cached_property  # read per example from Python: derived once
     def nb_leaves(self) -> bool | None:
         """The kernels' ``nb_leaves`` argument: None for majority-class leaves, whose kernels then
         compile without the naive-Bayes code (:func:`~.vfdt.routing.predict_all`), else True.
