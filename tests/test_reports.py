@@ -141,3 +141,19 @@ def test_a_paper_cell_shows_cpu_seconds_beside_wall_when_the_runs_measured_them(
     assert runtime_text({"runtime_s": 2.04, "cpu_s": 3.96}) == "2.0 s wall, 4.0 s CPU"
     assert runtime_text({"runtime_s": 2.04, "cpu_s": float("nan")}) == "2.0 s"  # records from before cpu_s
     assert runtime_text({"runtime_s": 2.04}) == "2.0 s"
+
+
+@pytest.mark.parametrize("k", [3, 12, 29])
+def test_the_cd_diagrams_labels_clear_of_each_other_and_inside_the_figure(k):
+    """The stream benchmark ranks 29 rows with labels such as "moa_ozaboost [MOA's HT defaults,
+    MOA's naive Bayes]": every label drawn, none on another, none cut by the figure's edge."""
+    rng = np.random.default_rng(k)
+    names = [f"algorithm_{i} [MOA's HT defaults, MOA's naive Bayes]" for i in range(k)]
+    scores = pd.DataFrame(rng.uniform(0, 1, (12, k)) + np.linspace(0, 1, k), columns=names)
+    fig, ax = significance.cd_figure(scores, True, "accuracy", 1e-5)
+    renderer = fig._get_renderer()
+    labels = [t for t in ax.texts if t.get_text().strip()]
+    assert len(labels) == k
+    boxes = [t.get_window_extent(renderer) for t in labels]
+    assert [(i, j) for i, a in enumerate(boxes) for j in range(i + 1, k) if a.overlaps(boxes[j])] == []
+    assert all(fig.bbox.contains(b.x0, b.y0) and fig.bbox.contains(b.x1, b.y1) for b in boxes)

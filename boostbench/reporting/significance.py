@@ -49,25 +49,42 @@ def critical_difference(k: int, n: int, alpha: float = ALPHA) -> float:
     return float(q * np.sqrt(k * (k + 1) / (6 * n)))
 
 
-def cd_diagram(
-    scores: pd.DataFrame, higher_is_better: bool, stem: Path, title: str, p_value: float, caption: str | None = None
-) -> list[Path]:
-    """Critical-difference diagram (Nemenyi) as PNG and PDF, its CD in the title (``caption``
-    inside the files); drawn only when the Friedman test rejects equal ranks (``p_value`` <
-    :data:`ALPHA`), since without that the post-hoc differences mean nothing. Returns the paths
-    (none: not drawn).
+def _cd_size(labels: pd.Index) -> tuple[float, float]:
+    """Inches (width, height) of a critical-difference diagram: half the labels hang on each side,
+    one text line apart, with their ranks beside them; wide enough for the longest on both sides.
     """
-    if scores.shape[1] < 3 or scores.shape[0] < 3 or not p_value < ALPHA:
-        return []
+    longest = max((len(str(label)) for label in labels), default=0) + 6  # " (12.5)"
+    return max(7.0, 4.0 + 2 * 0.085 * longest), max(2.6, 1.3 + 0.24 * int(np.ceil(len(labels) / 2)))
+
+
+def cd_figure(scores: pd.DataFrame, higher_is_better: bool, title: str, p_value: float):
+    """The critical-difference diagram (Nemenyi) of ``scores`` (data sets × algorithms) as
+    ``(figure, axes)``, its CD in the title, sized so that no two labels overlap (:func:`_cd_size`).
+    """
     oriented = scores if higher_is_better else -scores
     pvalues = sp.posthoc_nemenyi_friedman(oriented.to_numpy())
     pvalues.index = pvalues.columns = scores.columns
     ranks = scores.rank(axis=1, ascending=not higher_is_better).mean(axis=0)
-    fig, ax = new_figure((7, 2.6))
+    fig, ax = new_figure(_cd_size(ranks.index))
     sp.critical_difference_diagram(ranks, pvalues, ax=ax)
     cd = critical_difference(scores.shape[1], scores.shape[0])
     ax.set_title(f"{title} (Friedman p = {p_value:.3g}, Nemenyi CD = {cd:.2f} at alpha = {ALPHA:g})")
+    # twice: the labels hang from the ends of the rank axis, so narrowing the axes moves them
     fig.tight_layout()
+    fig.tight_layout()
+    return fig, ax
+
+
+def cd_diagram(
+    scores: pd.DataFrame, higher_is_better: bool, stem: Path, title: str, p_value: float, caption: str | None = None
+) -> list[Path]:
+    """:func:`cd_figure` as PNG and PDF (``caption`` inside the files); drawn only when the
+    Friedman test rejects equal ranks (``p_value`` < :data:`ALPHA`), since without that the
+    post-hoc differences mean nothing. Returns the paths (none: not drawn).
+    """
+    if scores.shape[1] < 3 or scores.shape[0] < 3 or not p_value < ALPHA:
+        return []
+    fig, _ = cd_figure(scores, higher_is_better, title, p_value)
     return save_figure(fig, stem, caption or title)
 
 
