@@ -348,6 +348,7 @@ def write(
     runs: pd.DataFrame,
     rope: float = pairwise.ROPE,
     among: Collection[str] | None = None,
+    title: str | None = None,
 ) -> tuple[Leaderboard, list[Path]]:
     """Build the leaderboard and write it under ``out_dir``: ``tables/leaderboard.md``, and as CSV
     (one row per measure and leaderboard row, which the page reads: :data:`FILES`)
@@ -358,7 +359,8 @@ def write(
     what the numbers are and which test answers which question); and under ``figures/leaderboard/``: per measure
     ``cd_<metric>`` (when the Friedman test rejects equal ranks), ``wilcoxon_<metric>``,
     ``bayesian_final_accuracy``, per data set ``pareto_<dataset>`` and per stream
-    ``curves_<dataset>`` (PNG and PDF, their captions inside).
+    ``curves_<dataset>`` (PNG and PDF, their captions inside). ``title`` heads the Markdown
+    (default: "Leaderboard of" the store's folder name, never its local path).
 
     Returns:
         The leaderboard, a :class:`Leaderboard` (its ``figures`` filled), and every path written.
@@ -366,7 +368,8 @@ def write(
     out = Path(out_dir)
     board = build(results_dir, runs, rope, among)
     tables = out / "tables"
-    written = [atomic_write_text(tables / "leaderboard.md", to_markdown(board, str(results_dir)))]
+    title = title or f"Leaderboard of {Path(results_dir).name}"
+    written = [atomic_write_text(tables / "leaderboard.md", to_markdown(board, title))]
     if board.tables:
 
         def long(parts: dict[str, pd.DataFrame]) -> pd.DataFrame:

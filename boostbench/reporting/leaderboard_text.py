@@ -211,11 +211,12 @@ def _pairs_markdown(table: pd.DataFrame, bayesian: bool, fmt: str) -> list[str]:
     return _markdown_table(header, rows, numeric)
 
 
-def to_markdown(board: Leaderboard, store: str) -> str:
-    """The leaderboard as Markdown: per measure its table, Friedman test and the pairs the
-    pairwise tests decide; the equal-trees tables; the gaps and the algorithms not run.
+def to_markdown(board: Leaderboard, title: str) -> str:
+    """The leaderboard as Markdown under the heading ``title``: per measure its table, Friedman
+    test and the pairs the pairwise tests decide; the equal-trees tables; the gaps and the
+    algorithms not run.
     """
-    lines = [f"# Leaderboard of {Path(store).name}", "", intro(board), "", "Tests:", ""]  # no local path
+    lines = [f"# {title}", "", intro(board), "", "Tests:", ""]
     lines += [f"- {tests_text(name, board.rope, board.primary)}" for name in ("friedman", "wilcoxon", "bayesian")]
     lines.append("")
     for measure in board.measures:

@@ -97,7 +97,7 @@ class Report:
     """One report of the registry: ``write(results_dir, out_dir, runs, n_learners)`` writes its
     files and returns ``(summary frame, paths)`` (an empty frame: no runs for it); a paper table
     is shown on screen cell by cell next to the paper's values, a study as its Markdown. The
-    leaderboard's also takes ``among=`` (:func:`~boostbench.reporting.leaderboard.build`).
+    leaderboard's also takes ``among=`` (:func:`~boostbench.reporting.leaderboard.build`) and ``title=``.
     """
 
     title: str
@@ -110,9 +110,13 @@ def _paper_table(name: str) -> Callable:
 
 
 def _leaderboard(
-    results_dir: str | Path, out_dir: Path, runs: pd.DataFrame, among: Collection[str] | None = None
+    results_dir: str | Path,
+    out_dir: Path,
+    runs: pd.DataFrame,
+    among: Collection[str] | None = None,
+    title: str | None = None,
 ) -> tuple[pd.DataFrame, list[Path]]:
-    board, written = leaderboard.write(results_dir, out_dir, runs, among=among)
+    board, written = leaderboard.write(results_dir, out_dir, runs, among=among, title=title)
     frames = [t.assign(measure=m) for m, t in board.tables.items()]
     return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()), written
 
@@ -144,7 +148,7 @@ REPORTS: dict[str, Report] = {
         "every online algorithm on its weak learners ranked over the store's streams: accuracy, kappa-M, "
         "kappa-T, CPU s, RAM-hours; Friedman + Nemenyi, Wilcoxon-Holm, Bayesian signed-rank (ROPE); the "
         "boosters at equal trees; accuracy against CPU s; the streams' learning curves",
-        lambda results_dir, out_dir, runs, _, among=None: _leaderboard(results_dir, out_dir, runs, among),
+        lambda results_dir, out_dir, runs, _, **options: _leaderboard(results_dir, out_dir, runs, **options),
     ),
     # last: its HTML page links the tables written before it
     "summary": Report(

@@ -419,9 +419,13 @@ def write_page(
     report = REPORTS[page.report]
     # as `boostbench report`: a paper table shows each preset apart; the studies are of the defaults
     chosen = mine if report.paper_table else mine[mine["preset"] == "paper"]
-    board = page.report == "leaderboard"  # its not-run list: the algorithms of the studies' grids alone
-    among = {"among": {a for study in page.studies for a in study_grid(study)["algorithm"]}} if board else {}
-    _, written = report.write(results_dir, out, chosen, 100, **among)
+    options = {}
+    if page.report == "leaderboard":  # named by its studies; its not-run list: their grids' algorithms alone
+        options = {
+            "among": {a for study in page.studies for a in study_grid(study)["algorithm"]},
+            "title": f"Leaderboard of {', '.join(page.studies)}",
+        }
+    _, written = report.write(results_dir, out, chosen, 100, **options)
     lines = [f"# {page.title}", "", *provenance_block(page, mine, facts, command, written_utc, host, commit), ""]
     if page.report == "leaderboard":
         lines += run_table_lines(chosen)
@@ -553,7 +557,7 @@ def render(
     from boostbench.reporting.run_table import import_store
 
     with tempfile.TemporaryDirectory(prefix="boostbench-store-") as temporary:
-        store = Path(temporary) / Path(folder).resolve().name  # the leaderboard is titled by its store's name
+        store = Path(temporary) / "store"
         _, made_by = import_store(folder, store)
         return write(store, docs, command or made_by or "unknown", collection)
 
