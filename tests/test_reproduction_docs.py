@@ -369,6 +369,5 @@ def test_stream_benchmark_collection_keeps_its_own_runs():
     table = docs.timing_table(runs, facts, {}, studies).set_index("study")
     assert list(table.index) == ["stream_benchmark"] and table.loc["stream_benchmark", "runs_cpu_s"] == 5.0
     assert "stream_benchmark" not in docs.STUDIES  # the reproduction's index does not list it
-    assert docs.index(
-        [], table.reset_index(), "make stream-benchmark", "now", {"CPU": "x", "cores": "2", "Python": "3"}, "abc", title
-    ).startswith("# The stream benchmark\n")
+    writing = docs.Writing("make stream-benchmark", "now", "abc", {"CPU": "x", "cores": "2", "Python": "3"})
+    assert docs.index([], table.reset_index(), writing, title).startswith("# The stream benchmark\n")

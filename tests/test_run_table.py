@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import shlex
 
 import pytest
@@ -134,6 +135,12 @@ def test_the_page_is_rendered_from_the_published_files_alone(published, tmp_path
     assert "`boostbench sweep (a test's grid)`" in page  # the command that made the runs
     assert "| online_boosting | 4 |" in page and "| total | 8 |" in page  # the CPU time by algorithm
     assert "# Leaderboard of stream_benchmark" in page.splitlines()  # its study's, not a folder's
+    fields = dict(re.findall(r"^\| ([^|]+?) \| (.*?) \|$", page, flags=re.M))
+    # the machine that renders is not the one that ran: the runs' software is their records'
+    assert "page rendered on: CPU" in fields and "machine: CPU" not in fields
+    assert re.fullmatch(r"Python 3\.\d+\.\d+, numpy [\d.]+, river [\d.]+", fields["runs' Python and libraries"])
+    readme = (tmp_path / "docs" / "README.md").read_text()
+    assert readme.splitlines()[2].startswith("Rendered ") and "from the published runs of" in readme
     for name in (TABLE, RECORDS):  # the page's table and records again, to the byte
         assert (tmp_path / "docs" / name).read_bytes() == (out / name).read_bytes(), name
 
@@ -152,9 +159,14 @@ def test_the_multilabel_benchmark_is_published_and_rendered_as_the_stream_benchm
     pages = [(folder / "multilabel_benchmark.md").read_text().splitlines() for folder in (published, again)]
     assert any(line.startswith("| total | 2 |") for line in pages[0]) and "## rank loss (lower is better)" in pages[0]
     assert "# Leaderboard of multilabel_benchmark" in pages[1]  # named by its study, not a temporary folder
+    commands = "\n".join(pages[0])  # its own, not the stream benchmark's
+    assert "render --collection multilabel_benchmark --from docs/multilabel-benchmark" in commands
+    assert "make multilabel-benchmark MULTILABEL_FROM=docs/multilabel-benchmark" in commands
+    assert "stream" not in commands
 
-    def stable(lines):
-        return [line for line in lines if "written" not in line and "git commit (checkout)" not in line]
+    def stable(lines):  # less who wrote the page, when and where
+        mutable = ("written", "git commit (checkout)", "| machine: ", "| page rendered on: ")
+        return [line for line in lines if not any(m in line for m in mutable)]
 
     assert stable(pages[0]) == stable(pages[1])
     assert len(read_table(again)) == 2

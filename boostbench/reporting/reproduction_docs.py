@@ -122,8 +122,10 @@ COLLECTIONS = {
     "stream_benchmark": ("The stream benchmark", BENCH_PAGES),
     "multilabel_benchmark": ("The multi-label benchmark", MULTILABEL_PAGES),
 }
-#: The collections published with their per-run table and records (:mod:`~boostbench.reporting.run_table`)
-BENCHMARKS = ("stream_benchmark", "multilabel_benchmark")
+#: The collections published with their per-run table and records (:mod:`~boostbench.reporting.run_table`):
+#: each one's page, its make target and docs folder (its name, hyphenated) and its make variables'
+#: prefix (``<prefix>_FROM``, ``<prefix>_DOCS``)
+BENCHMARKS = {"stream_benchmark": "STREAM", "multilabel_benchmark": "MULTILABEL"}
 STUDIES = studies_of(PAGES)
 
 
@@ -225,10 +227,14 @@ def timing_table(
     return table
 
 
+#: The versions a run's record carries in its provenance: (name shown, provenance key)
+RECORDED = (("Python", "python"), ("numpy", "numpy"), ("river", "river"))
+
+
 def record_facts(results_dir: Path, runs: pd.DataFrame) -> pd.DataFrame:
     """What only the runs' records hold, one row per run (``key``): ``git_commit``, ``host``,
-    ``cores`` and ``finished_utc`` of their provenance, ``compile_s`` and ``cache_fill_s`` (seconds; 0
-    when absent) of their metrics.
+    ``cores``, ``finished_utc`` and ``software`` (Python's, numpy's and river's versions) of their
+    provenance, ``compile_s`` and ``cache_fill_s`` (seconds; 0 when absent) of their metrics.
     """
     from boostbench.runner.store import read_record
 
@@ -243,12 +249,13 @@ def record_facts(results_dir: Path, runs: pd.DataFrame) -> pd.DataFrame:
                 "host": str(made.get("host")),
                 "cores": made.get("cores"),
                 "finished_utc": made.get("finished_utc") or "",
+                "software": ", ".join(f"{name} {made[key]}" for name, key in RECORDED if made.get(key)),
                 "compile_s": float(metrics.get("compile_s") or 0.0),
                 "cache_fill_s": float(metrics.get("cache_fill_s") or 0.0),
             }
         )
     return pd.DataFrame(
-        rows, columns=["key", "git_commit", "host", "cores", "finished_utc", "compile_s", "cache_fill_s"]
+        rows, columns=["key", "git_commit", "host", "cores", "finished_utc", "software", "compile_s", "cache_fill_s"]
     )
 
 
@@ -296,6 +303,7 @@ def _runs_provenance(runs: pd.DataFrame, facts: pd.DataFrame) -> dict[str, str]:
         "code fingerprint": ", ".join(sorted(set(runs["code"]) - {""})) or "unknown",
         "git commit of the runs": ", ".join(sorted(set(mine["git_commit"]))),
         "hosts": ", ".join(sorted({f"{h} ({c} cores)" for h, c in zip(mine["host"], mine["cores"])})),
+        "runs' Python and libraries": "; ".join(sorted(set(mine["software"]) - {""})) or "unknown",
         "runs finished": f"{finished[0]} to {finished[-1]}" if finished else "unknown",
     }
 
@@ -319,24 +327,35 @@ def provisional(page: Page, runs: pd.DataFrame) -> str | None:
     return "; ".join(short) or None
 
 
-def provenance_block(
-    page: Page,
-    runs: pd.DataFrame,
-    facts: pd.DataFrame,
-    command: str,
-    written_utc: str,
-    host: dict[str, str],
-    commit: str,
-) -> list[str]:
+@dataclass(frozen=True)
+class Writing:
+    """Who writes the pages: the command that made the runs, when (``utc``, ISO 8601), from which
+    checkout (``commit``), on which machine (``host``: :func:`machine`); ``rendered``: from
+    published files, so that machine is not the one that made the runs.
+    """
+
+    command: str
+    utc: str
+    commit: str
+    host: dict[str, str]
+    rendered: bool = False
+
+    @property
+    def where(self) -> str:
+        """What the host fields are called: the runs' machine, or only the page's."""
+        return "page rendered on" if self.rendered else "machine"
+
+
+def provenance_block(page: Page, runs: pd.DataFrame, facts: pd.DataFrame, writing: Writing) -> list[str]:
     """The page's provenance as Markdown lines (a table of field and value)."""
     fields = {
-        "command": f"`{command}`",
-        "written": written_utc,
-        "git commit (checkout)": commit,
+        "command": f"`{writing.command}`",
+        "written": writing.utc,
+        "git commit (checkout)": writing.commit,
         **_runs_provenance(runs, facts),
         "runs": str(len(runs)),
         "seeds": _seeds_text(sorted(int(s) for s in set(runs["seed"]))),
-        **{f"machine: {k}": v for k, v in host.items()},
+        **{f"{writing.where}: {k}": v for k, v in writing.host.items()},
     }
     lines = ["| provenance | |", "|---|---|", *(f"| {k} | {v} |" for k, v in fields.items())]
     why = provisional(page, runs)
@@ -364,13 +383,15 @@ def cpu_shares(runs: pd.DataFrame) -> list[str]:
     return [*lines, f"| total | {int(cpu['size'].sum())} | {total:,.1f} | 100% |"]
 
 
-def run_table_lines(runs: pd.DataFrame) -> list[str]:
-    """The stream benchmark's section on its published store: the per-run table, the records,
-    how to re-render the page, resume a sweep and re-make a run, and each algorithm's share of
-    the CPU time (:func:`cpu_shares`).
+def run_table_lines(runs: pd.DataFrame, collection: str) -> list[str]:
+    """A benchmark's section on its published store (``collection``, one of :data:`BENCHMARKS`):
+    the per-run table, the records, how to re-render the page, resume a sweep and re-make a run,
+    and each algorithm's share of the CPU time (:func:`cpu_shares`).
     """
     from boostbench.reporting.run_table import RECORDS, TABLE
 
+    target = collection.replace("_", "-")
+    folder, prefix = f"docs/{target}", BENCHMARKS[collection]
     return [
         "## Every run, and the CPU time by algorithm",
         "",
@@ -378,10 +399,10 @@ def run_table_lines(runs: pd.DataFrame) -> list[str]:
         f"`ram_hours`, `peak_mib`), algorithm, learner, data set, seed, and `overrides`: `boostbench run "
         f"<overrides>` makes the run again. [{RECORDS}]({RECORDS}): the store they are derived from (every "
         "record with its config hash, curves and provenance; the failed jobs' reasons). This page again from "
-        "those files alone: `python -m boostbench.reporting.reproduction_docs render --from docs/stream-benchmark "
-        "--docs docs/stream-benchmark`; a sweep that continues them: `make stream-benchmark "
-        "STREAM_FROM=docs/stream-benchmark STREAM_DOCS=docs/stream-benchmark` (the runs made by today's code "
-        "are kept; docs/benchmark.md).",
+        f"those files alone: `python -m boostbench.reporting.reproduction_docs render --collection {collection} "
+        f"--from {folder} --docs {folder}`; a sweep that continues them: `make {target} "
+        f"{prefix}_FROM={folder} {prefix}_DOCS={folder}` (the runs made by today's code are kept; "
+        "docs/benchmark.md).",
         "",
         *cpu_shares(runs),
         "",
@@ -401,10 +422,7 @@ def write_page(
     out: Path,
     runs: pd.DataFrame,
     facts: pd.DataFrame,
-    command: str,
-    written_utc: str,
-    host: dict[str, str],
-    commit: str,
+    writing: Writing,
 ) -> Path | None:
     """Write ``page``'s tables and figures (its report's own files) under ``out``, then
     ``<out>/<page>.md``: the provenance, the report's Markdown tables in order, its figures, each
@@ -426,9 +444,9 @@ def write_page(
             "title": f"Leaderboard of {', '.join(page.studies)}",
         }
     _, written = report.write(results_dir, out, chosen, 100, **options)
-    lines = [f"# {page.title}", "", *provenance_block(page, mine, facts, command, written_utc, host, commit), ""]
-    if page.report == "leaderboard":
-        lines += run_table_lines(chosen)
+    lines = [f"# {page.title}", "", *provenance_block(page, mine, facts, writing), ""]
+    if page.name in BENCHMARKS:
+        lines += run_table_lines(chosen, page.name)
     for path in written:
         if path.suffix == ".md":
             lines += [path.read_text(encoding="utf-8").rstrip(), ""]
@@ -448,20 +466,14 @@ def write_page(
     return atomic_write_text(out / f"{page.name}.md", "\n".join(lines).rstrip() + "\n")
 
 
-def index(
-    pages: list[Path],
-    timings: pd.DataFrame,
-    command: str,
-    written_utc: str,
-    host: dict[str, str],
-    commit: str,
-    title: str = "The reproduction",
-) -> str:
+def index(pages: list[Path], timings: pd.DataFrame, writing: Writing, title: str = "The reproduction") -> str:
     """The index page (``README.md``): the pages, and each study's time."""
+    host = writing.host
+    made = f"from the published runs of `{writing.command}`" if writing.rendered else f"by `{writing.command}`"
     lines = [
         f"# {title}",
         "",
-        f"Written {written_utc} by `{command}` from commit {commit}, on "
+        f"{'Rendered' if writing.rendered else 'Written'} {writing.utc} {made} from commit {writing.commit}, on "
         f"{host['CPU']} ({host['cores']} cores), Python {host['Python']}.",
         "",
         *(f"- [{p.stem}]({p.name})" for p in pages),
@@ -499,10 +511,13 @@ def index(
     return "\n".join(lines) + "\n"
 
 
-def write(results_dir: str | Path, docs: str | Path, command: str, collection: str = "reproduction") -> list[Path]:
+def write(
+    results_dir: str | Path, docs: str | Path, command: str, collection: str = "reproduction", rendered: bool = False
+) -> list[Path]:
     """Write every page of ``collection`` (:data:`COLLECTIONS`) with runs in ``results_dir`` and the
     index under ``docs``, replacing what was there (built beside it, then swapped in: a failure
-    leaves the old pages whole).
+    leaves the old pages whole). ``rendered``: the runs were made elsewhere (:func:`render`), so
+    the pages call this machine the page's, not the runs'.
 
     Raises:
         DataError: a record cannot be read (:func:`~boostbench.reporting.records.load_runs`).
@@ -512,24 +527,19 @@ def write(results_dir: str | Path, docs: str | Path, command: str, collection: s
     title, chosen = COLLECTIONS[collection]
     results_dir, docs = Path(results_dir), Path(docs)
     runs = load_runs(results_dir)
-    written_utc = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    host, commit = machine(), git_commit()
+    writing = Writing(command, dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), git_commit(), machine(), rendered)
     docs.parent.mkdir(parents=True, exist_ok=True)
     build = docs.with_name(f".{docs.name}.{os.getpid()}.new")
     shutil.rmtree(build, ignore_errors=True)
     try:
         facts = record_facts(results_dir, runs)
-        pages = [
-            p
-            for page in chosen
-            if (p := write_page(page, results_dir, build, runs, facts, command, written_utc, host, commit))
-        ]
+        pages = [p for page in chosen if (p := write_page(page, results_dir, build, runs, facts, writing))]
         if collection in BENCHMARKS:  # the per-run table and its records beside the page
             from boostbench.reporting.run_table import export
 
             export(results_dir, build, command)
         timings = timing_table(runs, facts, read_timings(results_dir), studies_of(chosen))
-        atomic_write_text(build / "README.md", index(pages, timings, command, written_utc, host, commit, title))
+        atomic_write_text(build / "README.md", index(pages, timings, writing, title))
         atomic_write_text(build / "timings.csv", timings.to_csv(index=False))
         old = docs.with_name(f".{docs.name}.{os.getpid()}.old")
         if docs.exists():
@@ -559,7 +569,7 @@ def render(
     with tempfile.TemporaryDirectory(prefix="boostbench-store-") as temporary:
         store = Path(temporary) / "store"
         _, made_by = import_store(folder, store)
-        return write(store, docs, command or made_by or "unknown", collection)
+        return write(store, docs, command or made_by or "unknown", collection, rendered=True)
 
 
 def main(argv: list[str] | None = None) -> int:
