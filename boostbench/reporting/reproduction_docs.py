@@ -469,12 +469,15 @@ def write_page(
 def index(pages: list[Path], timings: pd.DataFrame, writing: Writing, title: str = "The reproduction") -> str:
     """The index page (``README.md``): the pages, and each study's time."""
     host = writing.host
-    made = f"from the published runs of `{writing.command}`" if writing.rendered else f"by `{writing.command}`"
+    made = (
+        f"Rendered {writing.utc} from the published runs of `{writing.command}`, by commit {writing.commit}"
+        if writing.rendered
+        else f"Written {writing.utc} by `{writing.command}` from commit {writing.commit}"
+    )
     lines = [
         f"# {title}",
         "",
-        f"{'Rendered' if writing.rendered else 'Written'} {writing.utc} {made} from commit {writing.commit}, on "
-        f"{host['CPU']} ({host['cores']} cores), Python {host['Python']}.",
+        f"{made}, on {host['CPU']} ({host['cores']} cores), Python {host['Python']}.",
         "",
         *(f"- [{p.stem}]({p.name})" for p in pages),
         "",
