@@ -60,6 +60,15 @@ def test_ours_on_moas_trees_share_a_kind_with_moas_peers_not_rivers():
     assert weak_learners.of_peer("moa_adob").kind not in (moa.kind, river.kind)
 
 
+def test_rivers_and_moas_forests_differ_in_their_leaves_so_not_in_their_kind():
+    """ARF and SRP grow naive-Bayes-adaptive leaves in both libraries, each with its own naive
+    Bayes: river's and MOA's are ranked apart; MOA's DEMS grows SRP's trees, so ranks with it."""
+    kind = {name: weak_learners.of_peer(name).kind for name in ("river_arf", "moa_arf", "river_srp", "moa_srp")}
+    assert kind["river_arf"] != kind["moa_arf"] and kind["river_srp"] != kind["moa_srp"]
+    assert weak_learners.of_peer("moa_dems").kind == kind["moa_srp"]
+    assert weak_learners.of_peer("moa_arf").label == "MOA's ARF trees, MOA's naive Bayes"
+
+
 def test_a_peer_names_its_own_trees_not_the_learner_config():
     config = _config("algorithm=river_arf", "learner.leaf_prediction=nb")  # ignored by a peer
     assert weak_learners.of_config(config).label == "river's ARF trees"

@@ -57,9 +57,11 @@ PEER_LEARNERS: dict[str, tuple[str, str]] = {
     # MOA's ADOB and BOLE wrap each tree in a drift detector that replaces it (SingleClassifierDrift)
     "moa_adob": ("MOA", "HT defaults, replaced on drift (ADWIN)"),
     "moa_bole": ("MOA", "HT defaults, replaced on drift (DDM)"),
-    "moa_srp": ("MOA", "HT grace 50, delta 0.01"),
-    "moa_dems": ("MOA", "HT grace 50, delta 0.01"),
-    "moa_arf": ("MOA", "ARF trees"),
+    # ARF's and SRP's trees have naive-Bayes-adaptive leaves in both libraries, each with its own
+    # naive Bayes, so river's and MOA's are not of a kind (as at the Hoeffding-tree defaults)
+    "moa_srp": ("MOA", "HT grace 50, delta 0.01, MOA's naive Bayes"),
+    "moa_dems": ("MOA", "HT grace 50, delta 0.01, MOA's naive Bayes"),
+    "moa_arf": ("MOA", "ARF trees, MOA's naive Bayes"),
     "moa_sgbt": ("MOA", "FIMT-DD regression trees"),
     "vw_boosting": ("VW", "linear learners"),
     # multi-label peers: river's trees one per label; MOA's multi-label trees (majority label set
