@@ -78,6 +78,36 @@ def test_the_export_is_the_same_bytes_for_the_same_store(published, tmp_path):
 
 
 @pytest.mark.slow
+def test_a_run_finished_during_the_export_is_in_both_files_or_in_neither(published, tmp_path, monkeypatch):
+    """A store committed as it stands is exported while its sweep writes: the table and the
+    records come from one copy of the store, so they hold the same runs."""
+    import shutil
+
+    from boostbench.reporting import run_table as module
+
+    store, _ = published
+    live = tmp_path / "live"
+    shutil.copytree(store, live)
+    moved, made = sorted((live / "runs").glob("*.json"))[0], {}
+    (tmp_path / moved.name).write_bytes(moved.read_bytes())
+    moved.unlink()  # a run the sweep has not finished yet
+    read = module.run_table
+
+    def then_the_run_finishes(results_dir):
+        table = read(results_dir)
+        made["again"] = (tmp_path / moved.name).replace(live / "runs" / moved.name)
+        return table
+
+    monkeypatch.setattr(module, "run_table", then_the_run_finishes)
+    export(live, tmp_path / "out")
+    assert made  # the run finished between the two files' reads
+    table = read_table(tmp_path / "out")
+    lines = gzip.decompress((tmp_path / "out" / RECORDS).read_bytes()).decode().splitlines()
+    names = {json.loads(line)["name"] for line in lines if json.loads(line)["kind"] == "run"}
+    assert {f"{key}.json" for key in table["key"]} == names and moved.name not in names
+
+
+@pytest.mark.slow
 def test_an_imported_store_is_the_store_and_a_sweep_resumes_from_it(published, tmp_path):
     store, out = published
     written, command = import_store(out, tmp_path)

@@ -35,7 +35,9 @@ import io
 import json
 import re
 import shlex
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -172,9 +174,23 @@ def store_lines(results_dir: str | Path, command: str | None = None) -> list[str
     return [json.dumps(line, sort_keys=True, separators=(",", ":"), allow_nan=False) for line in lines]
 
 
+def _snapshot(results_dir: Path, into: Path) -> Path:
+    """``into``, a copy of the store's records, failure notes and timings as they are now."""
+    from boostbench.runner.store import TIMINGS
+
+    for folder in ("runs", "failed"):
+        if (results_dir / folder).is_dir():
+            shutil.copytree(results_dir / folder, into / folder)
+    if (results_dir / TIMINGS).is_file():
+        shutil.copyfile(results_dir / TIMINGS, into / TIMINGS)
+    return into
+
+
 def export(results_dir: str | Path, out: str | Path, command: str | None = None) -> list[Path]:
     """Write :data:`TABLE` and :data:`RECORDS` of the store ``results_dir`` under ``out``
-    (atomically). Returns their paths.
+    (atomically), both from one copy of the store: a sweep still writing to it (a store
+    committed as it stands) cannot give the table a run the records lack, or the other way round.
+    Returns their paths.
 
     Raises:
         DataError: see :func:`run_table` and :func:`store_lines`.
@@ -182,8 +198,10 @@ def export(results_dir: str | Path, out: str | Path, command: str | None = None)
     from boostbench.system.files import atomic_write_bytes
 
     out = Path(out)
-    table = run_table(results_dir).to_csv(index=False, lineterminator="\n")
-    records = "\n".join(store_lines(results_dir, command)) + "\n"
+    with tempfile.TemporaryDirectory(prefix="boostbench-export-") as temporary:
+        store = _snapshot(Path(results_dir), Path(temporary))
+        table = run_table(store).to_csv(index=False, lineterminator="\n")
+        records = "\n".join(store_lines(store, command)) + "\n"
     return [atomic_write_bytes(out / TABLE, _gzip(table)), atomic_write_bytes(out / RECORDS, _gzip(records))]
 
 
