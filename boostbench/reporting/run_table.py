@@ -175,12 +175,14 @@ def store_lines(results_dir: str | Path, command: str | None = None) -> list[str
 
 
 def _snapshot(results_dir: Path, into: Path) -> Path:
-    """``into``, a copy of the store's records, failure notes and timings as they are now."""
-    from boostbench.runner.store import TIMINGS
+    """``into``, a copy of the store's records, failure notes and timings as they are now (less
+    the temporaries of writes under way, which a rename may take away mid-copy).
+    """
+    from boostbench.runner.store import TIMINGS, failures_dir, runs_dir
 
-    for folder in ("runs", "failed"):
-        if (results_dir / folder).is_dir():
-            shutil.copytree(results_dir / folder, into / folder)
+    for folder in (runs_dir(results_dir), failures_dir(results_dir)):
+        if folder.is_dir():
+            shutil.copytree(folder, into / folder.name, ignore=shutil.ignore_patterns(".*"))
     if (results_dir / TIMINGS).is_file():
         shutil.copyfile(results_dir / TIMINGS, into / TIMINGS)
     return into
@@ -224,7 +226,7 @@ def import_store(folder: str | Path, results_dir: str | Path) -> tuple[int, str]
         DataError: the file is missing or damaged, a name is no store name, or a record fails the
             store's checks (the record removed again, its line named).
     """
-    from boostbench.runner.store import read_record, record_path, write_record
+    from boostbench.runner.store import failures_dir, read_record, record_path, write_record
     from boostbench.system.files import atomic_write_text
 
     source, results_dir = Path(folder) / RECORDS, Path(results_dir)
@@ -247,8 +249,8 @@ def import_store(folder: str | Path, results_dir: str | Path) -> tuple[int, str]
         elif kind == "timings" and not (results_dir / "timings.json").exists():  # the store's own are newer
             timings = json.dumps(item["timings"], indent=1, sort_keys=True) + "\n"
             atomic_write_text(results_dir / "timings.json", timings)
-        elif kind == "failed" and not (results_dir / "failed" / name).exists():
-            atomic_write_text(results_dir / "failed" / name, json.dumps(item["note"], indent=1) + "\n")
+        elif kind == "failed" and not (failures_dir(results_dir) / name).exists():
+            atomic_write_text(failures_dir(results_dir) / name, json.dumps(item["note"], indent=1) + "\n")
         elif kind == "run":
             key = name[: -len(".json")]
             path = record_path(results_dir, key)

@@ -223,11 +223,16 @@ def write_record(record: dict[str, Any], path: Path) -> Path:
         raise StoreError(f"cannot write {path}: {exc.strerror or exc}; nothing was written") from None
 
 
+def failures_dir(results_dir: str | os.PathLike) -> Path:
+    """The folder of a store's failure notes: ``<results_dir>/failed``."""
+    return Path(results_dir) / "failed"
+
+
 def failure_path(results_dir: str | os.PathLike, config_hash: str) -> Path:
     """``<results_dir>/failed/<hash>.json``: why the last attempt at a run failed (removed when it
     succeeds).
     """
-    return Path(results_dir) / "failed" / f"{config_hash}.json"
+    return failures_dir(results_dir) / f"{config_hash}.json"
 
 
 #: The largest failure note or claim read (a note holds a reason and a config: some KiB)
@@ -251,7 +256,7 @@ def iter_failures(results_dir: str | os.PathLike) -> Iterator[tuple[Path, dict[s
     object, with its path, read with the guards of :func:`read_entry` (no FIFO, device, link out
     of the folder or note above :data:`MAX_NOTE_BYTES`); others are skipped.
     """
-    for path in sorted((Path(results_dir) / "failed").glob("*.json")):
+    for path in sorted(failures_dir(results_dir).glob("*.json")):
         try:
             note = json.loads(read_entry(path, MAX_NOTE_BYTES).decode("utf-8"), parse_constant=_no_constant)
         except (OSError, ValueError, RecursionError):
