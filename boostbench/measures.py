@@ -129,7 +129,13 @@ MEASURES: dict[str, Measure] = {
         _m("final_kappa", True, f"Cohen's kappa {_FINAL}", domain=KAPPA, title="kappa"),
         _m("cumulative_kappa", True, f"Cohen's kappa {_WHOLE}", domain=KAPPA, title="cumulative kappa"),
         _m("final_macro_f1", True, f"F1 averaged over the classes {_FINAL}", domain=RATE, title="macro-F1"),
-        _m("cumulative_macro_f1", True, f"F1 averaged over the classes {_WHOLE}", domain=RATE),
+        _m(
+            "cumulative_macro_f1",
+            True,
+            f"F1 averaged over the classes {_WHOLE}",
+            domain=RATE,
+            title="cumulative macro-F1",
+        ),
         _m(
             "final_kappa_m",
             True,
@@ -144,8 +150,8 @@ MEASURES: dict[str, Measure] = {
             domain=AT_MOST_ONE,
             title="kappa-T",
         ),
-        _m("cumulative_kappa_m", True, f"kappa-M {_WHOLE}", domain=AT_MOST_ONE),
-        _m("cumulative_kappa_t", True, f"kappa-T {_WHOLE}", domain=AT_MOST_ONE),
+        _m("cumulative_kappa_m", True, f"kappa-M {_WHOLE}", domain=AT_MOST_ONE, title="cumulative kappa-M"),
+        _m("cumulative_kappa_t", True, f"kappa-T {_WHOLE}", domain=AT_MOST_ONE, title="cumulative kappa-T"),
         _m("fading_accuracy", True, f"prequential accuracy {_FADING}", domain=RATE, title="fading accuracy"),
         _m("fading_kappa", True, f"Cohen's kappa {_FADING}", domain=KAPPA, title="fading kappa"),
         _m(

@@ -140,7 +140,10 @@ def test_committed_pages_carry_provenance_and_their_figures():
             "machine: packages",
         ):
             assert fields.get(field, "unknown") != "unknown", f"{page.name}: no {field} in its provenance"
-        assert re.fullmatch(r"\d+ \(1 seed\)|[\d, -]+ \(\d+ seeds\)", fields["seeds"]), fields["seeds"]
+        seeds = r"(\d+ \(1 seed\)|[\d, -]+ \(\d+ seeds\))"
+        assert re.fullmatch(rf"{seeds}( in \d+ of \d+ cells; every cell has {seeds})?", fields["seeds"]), fields[
+            "seeds"
+        ]
         for link in re.findall(r"!\[[^]]*\]\(([^)]+)\)", text):
             assert (DOCS / link).is_file(), f"{page.name}: figure {link} missing"
         if page.name == "combessie_heart":  # the slides have curves, not numbers: the page is its figures
@@ -299,7 +302,7 @@ def test_timing_table_sums_each_studys_runs():
                 "protocol": "holdout",
                 "n_learners": 100,
                 "preset": "paper",
-                "seed": 1,
+                "seed": 0,
                 "cpu_s": float("nan"),
                 "runtime_s": 3.0,
             },
@@ -312,7 +315,7 @@ def test_timing_table_sums_each_studys_runs():
         "study"
     )
     heart = table.loc["combessie_heart"]
-    assert (heart["runs"], heart["seeds"], heart["runs_cpu_s"], heart["overhead_cpu_s"]) == (2, 2, 5.0, 4.0)
+    assert (heart["runs"], heart["seeds"], heart["runs_cpu_s"], heart["overhead_cpu_s"]) == (2, 1, 5.0, 4.0)
     assert (
         table.loc["sun_tables", "runs"] == 0
         and table.loc["sun_tables", "sweep_wall_s"] != table.loc["sun_tables", "sweep_wall_s"]
@@ -371,3 +374,47 @@ def test_stream_benchmark_collection_keeps_its_own_runs():
     assert "stream_benchmark" not in docs.STUDIES  # the reproduction's index does not list it
     writing = docs.Writing("make stream-benchmark", "now", "abc", {"CPU": "x", "cores": "2", "Python": "3"})
     assert docs.index([], table.reset_index(), writing, title).startswith("# The stream benchmark\n")
+
+
+def _bench_run(key: str, algorithm: str, seed: int) -> dict:
+    return {
+        "key": key,
+        "dataset": "car",
+        "algorithm": algorithm,
+        "learner": "hoeffding_tree",
+        "trees": "papers' trees",
+        "protocol": "prequential",
+        "n_learners": 10,
+        "gamma": float("nan"),
+        "preset": "paper",
+        "settings": "s",
+        "seed": seed,
+        "code": "c",
+        "cpu_s": 1.0,
+        "runtime_s": 1.0,
+    }
+
+
+def test_a_page_of_a_seed_done_in_some_cells_only_says_so():
+    """A sweep stopped part-way through seeds 1 and 2: Oza on car has seeds 0-2, OLM only seed 0.
+    The page must not claim 3 seeds: it names the seed every cell has, and is provisional.
+    """
+    runs = pd.DataFrame(
+        [_bench_run(f"o{s}", "online_boosting", s) for s in range(3)] + [_bench_run("a0", "adaboost_olm", 0)]
+    )
+    coverage = docs.SeedCoverage.of(runs)
+    assert (coverage.seeds, coverage.common, coverage.full, coverage.cells) == ([0, 1, 2], [0], 1, 2)
+    facts = pd.DataFrame(
+        {"key": runs["key"], "finished_utc": "t", "git_commit": "g", "host": "h", "cores": 2, "software": ""}
+    )
+    _, pages = docs.COLLECTIONS["stream_benchmark"]
+    writing = docs.Writing("make stream-benchmark SEEDS=3", "now", "abc", {"CPU": "x"})
+    lines = docs.provenance_block(pages[0], runs, facts, writing)
+    fields = dict(re.findall(r"^\| ([^|]+?) \| (.*?) \|$", "\n".join(lines), flags=re.M))
+    assert fields["seeds"] == "0-2 (3 seeds) in 1 of 2 cells; every cell has 0 (1 seed)"
+    assert lines[0].startswith("> **Provisional**")
+    assert "stream_benchmark: 1 of its 10 seeds in every cell, 3 in 1 of 2" in lines[0]
+    even = docs.SeedCoverage.of(runs[runs["seed"] == 0])
+    assert even.even and even.text() == "0 (1 seed)"
+    table = docs.timing_table(runs, facts.assign(compile_s=0.0, cache_fill_s=0.0), {}, ("stream_benchmark",))
+    assert table.loc[0, "seeds"] == 1 and table.loc[0, "runs"] == 4

@@ -69,3 +69,15 @@ def test_every_protocol_and_task_in_one_store_is_reported_by_every_report(tmp_pa
         assert f"| {protocol} |" in shown, protocol
     ranked = (out / "tables" / "leaderboard.csv").read_text()
     assert "protocol.name=prequential_cv" in ranked and "fading accuracy" in ranked
+
+
+def test_a_whole_pass_or_fading_measure_is_titled_as_its_final_part_one():
+    """The leaderboard heads a section with the measure's title: "cumulative kappa-M" beside
+    "kappa-M", not the column's name in words.
+    """
+    for name in measures.MEASURES:
+        for prefix in ("cumulative_", "fading_"):
+            final = "final_" + name.removeprefix(prefix)
+            if name.startswith(prefix) and final in measures.MEASURES:
+                expected = f"{prefix.rstrip('_')} {measures.title(final)}"
+                assert measures.title(name) == expected, (name, measures.title(name))

@@ -211,7 +211,7 @@ def timing_table(
             {
                 "study": study,
                 "runs": len(mine),
-                "seeds": len(set(mine["seed"])),
+                "seeds": len(SeedCoverage.of(mine).common),  # those every cell has
                 # a split-protocol batch run measures no CPU: its wall seconds stand in
                 "runs_cpu_s": float(mine["cpu_s"].fillna(mine["runtime_s"]).sum()),
                 "runs_wall_s": float(mine["runtime_s"].sum()),
@@ -317,13 +317,55 @@ def _seeds_text(seeds: list[int]) -> str:
     return f"{listed} ({len(seeds)} seeds)"
 
 
+@dataclass(frozen=True)
+class SeedCoverage:
+    """Which seeds the runs have: ``seeds``, every seed of any run; ``common``, those every cell
+    has (a cell: the runs that differ only in their seed, :data:`~boostbench.reporting.summary.GROUP`);
+    ``full``, the cells that have every one of ``seeds``, of ``cells``. A sweep stopped part-way
+    through a seed leaves ``common`` shorter than ``seeds``: a mean over seeds then averages
+    more seeds in some cells than in others.
+    """
+
+    seeds: list[int]
+    common: list[int]
+    full: int
+    cells: int
+
+    @classmethod
+    def of(cls, runs: pd.DataFrame) -> SeedCoverage:
+        from boostbench.reporting.summary import GROUP
+
+        if runs.empty:
+            return cls([], [], 0, 0)
+        by = [c for c in GROUP if c in runs.columns]
+        per_cell = [set(map(int, group)) for _, group in runs.groupby(by, dropna=False)["seed"]]
+        seeds = set().union(*per_cell)
+        return cls(sorted(seeds), sorted(set.intersection(*per_cell)), sum(s == seeds for s in per_cell), len(per_cell))
+
+    @property
+    def even(self) -> bool:
+        return self.full == self.cells
+
+    def text(self) -> str:
+        """The provenance's seeds: the seeds, and when cells differ, how many have them all and
+        which every cell has.
+        """
+        text = _seeds_text(self.seeds)
+        if self.even:
+            return text
+        return f"{text} in {self.full} of {self.cells} cells; every cell has {_seeds_text(self.common)}"
+
+
 def provisional(page: Page, runs: pd.DataFrame) -> str | None:
-    """Why ``page`` is provisional (its runs have fewer seeds than its studies' grids), or None."""
+    """Why ``page`` is provisional (fewer seeds in some cell of its runs than its studies'
+    grids have: :class:`SeedCoverage`), or None.
+    """
     short = []
     for study in page.studies:
-        wanted, have = len(study_grid(study)["seed"]), len(set(study_runs(study, runs)["seed"]))
-        if have < wanted:
-            short.append(f"{study}: {have} of its {wanted} seeds")
+        wanted, have = len(study_grid(study)["seed"]), SeedCoverage.of(study_runs(study, runs))
+        if len(have.common) < wanted:
+            more = "" if have.even else f" in every cell, {len(have.seeds)} in {have.full} of {have.cells}"
+            short.append(f"{study}: {len(have.common)} of its {wanted} seeds{more}")
     return "; ".join(short) or None
 
 
@@ -354,7 +396,7 @@ def provenance_block(page: Page, runs: pd.DataFrame, facts: pd.DataFrame, writin
         "git commit (checkout)": writing.commit,
         **_runs_provenance(runs, facts),
         "runs": str(len(runs)),
-        "seeds": _seeds_text(sorted(int(s) for s in set(runs["seed"]))),
+        "seeds": SeedCoverage.of(runs).text(),
         **{f"{writing.where}: {k}": v for k, v in writing.host.items()},
     }
     lines = ["| provenance | |", "|---|---|", *(f"| {k} | {v} |" for k, v in fields.items())]
@@ -501,6 +543,7 @@ def index(pages: list[Path], timings: pd.DataFrame, writing: Writing, title: str
     lines += [
         f"| total | {timings['runs'].sum()} | | " + " | ".join(fmt(total[c]) for c in columns) + " |",
         "",
+        "Seeds: those every cell of the study (its runs that differ only in their seed) has. "
         "Sweep wall: this store's last timed sweep of the study (a resumed sweep counts "
         "only what it ran; —: not timed). All processes' CPU: user + system seconds of the sweep and its "
         "workers. Runs' CPU: the sum of the study's records' `cpu_s` (every run of its grid in the store, "
