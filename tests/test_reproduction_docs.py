@@ -373,7 +373,12 @@ def test_stream_benchmark_collection_keeps_its_own_runs():
     assert list(table.index) == ["stream_benchmark"] and table.loc["stream_benchmark", "runs_cpu_s"] == 5.0
     assert "stream_benchmark" not in docs.STUDIES  # the reproduction's index does not list it
     writing = docs.Writing("make stream-benchmark", "now", "abc", {"CPU": "x", "cores": "2", "Python": "3"})
-    assert docs.index([], table.reset_index(), writing, title).startswith("# The stream benchmark\n")
+    text = docs.index([], table.reset_index(), writing, title)
+    assert text.startswith("# The stream benchmark\n")
+    assert "No sweep was timed whole" in text and "timings.json" not in text  # no file to point to
+    timed = docs.timing_table(runs, facts, {"stream_benchmark": {"wall_s": 9.0, "process_cpu_s": 8.0}}, studies)
+    text = docs.index([], timed, writing, title)
+    assert "timings.json" in text and "No sweep was timed whole" not in text
 
 
 def _bench_run(key: str, algorithm: str, seed: int) -> dict:

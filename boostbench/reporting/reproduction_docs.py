@@ -552,7 +552,12 @@ def index(pages: list[Path], timings: pd.DataFrame, writing: Writing, title: str
         "apart (`compile_s`, `cache_fill_s`: wall seconds, so inflated on a loaded machine). The last "
         "column is all processes' CPU less the runs': compilation, cache fills, worker start-up, imports, "
         "composing every grid point (those skipped as another's duplicate too). "
-        "The machine's load during the sweeps is in `timings.json` of the store.",
+        + (
+            "The machine's load at each timed sweep's end is in `timings.json` of the store."
+            if timings["sweep_wall_s"].notna().any()
+            else "No sweep was timed whole (the runs were made by sweeps stopped and resumed): "
+            "the runs' CPU seconds are their records' own."
+        ),
     ]
     return "\n".join(lines) + "\n"
 
