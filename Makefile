@@ -67,6 +67,8 @@ REPRO_DIR ?= results/reproduce-$(BACKEND)
 REPRO_DOCS ?=
 SEEDS ?=
 SEED_RANGE := $(if $(SEEDS),seed='range(0,$(SEEDS))')
+# A page of SEEDS=n shows seeds 0..n-1 alone, whatever else the store holds
+SEED_PAGES := $(if $(SEEDS),--seeds $(SEEDS))
 SWEEP := $(BIN)/boostbench sweep learner.backend=$(BACKEND) results_dir=$(REPRO_DIR) $(SEED_RANGE)
 # The batch family and the Bayesian-network learners have no Hoeffding-tree backend to choose.
 BATCH_SWEEP := $(BIN)/boostbench sweep results_dir=$(REPRO_DIR) $(SEED_RANGE)
@@ -84,7 +86,7 @@ reproduce-tables: setup
 	$(TIMED) sun_tables -- $(BATCH_SWEEP) +experiment=sun_tables && \
 	$(TIMED) sun_tables_fixed_split -- $(BATCH_SWEEP) +experiment=sun_tables_fixed_split && \
 	$(BIN)/boostbench report all --results-dir $(REPRO_DIR) && \
-	$(if $(REPRO_DOCS),$(REPRO) write --results-dir $(REPRO_DIR) --docs $(REPRO_DOCS) \
+	$(if $(REPRO_DOCS),$(REPRO) write --results-dir $(REPRO_DIR) --docs $(REPRO_DOCS) $(SEED_PAGES) \
 	    --command "make reproduce-tables BACKEND=$(BACKEND)$(if $(SEEDS), SEEDS=$(SEEDS))" &&) \
 	echo "reproduce-tables: $$(( $$(date +%s) - start )) s; tables and figures under $(REPRO_DIR)$(if $(REPRO_DOCS), and $(REPRO_DOCS))"
 
@@ -110,7 +112,7 @@ stream-benchmark: setup
 	  || echo "stream-benchmark: some jobs failed; their reasons are in $(STREAM_DIR)/failed and the leaderboard"; \
 	$(BIN)/boostbench report leaderboard --results-dir $(STREAM_DIR) && \
 	$(if $(STREAM_DOCS),$(REPRO) write --collection stream_benchmark --results-dir $(STREAM_DIR) \
-	    --docs $(STREAM_DOCS) --command "make stream-benchmark$(if $(SEEDS), SEEDS=$(SEEDS))" &&) \
+	    --docs $(STREAM_DOCS) $(SEED_PAGES) --command "make stream-benchmark$(if $(SEEDS), SEEDS=$(SEEDS))" &&) \
 	echo "stream-benchmark: $$(( $$(date +%s) - start )) s; tables and figures under $(STREAM_DIR)"
 
 # The multi-label bench: Ada.OLMR and OnlineBMR against river's and MOA's online multi-label
@@ -133,7 +135,7 @@ multilabel-benchmark: setup
 	  || echo "multilabel-benchmark: some jobs failed; their reasons are in $(MULTILABEL_DIR)/failed and the leaderboard"; \
 	$(BIN)/boostbench report leaderboard --results-dir $(MULTILABEL_DIR) && \
 	$(if $(MULTILABEL_DOCS),$(REPRO) write --collection multilabel_benchmark --results-dir $(MULTILABEL_DIR) \
-	    --docs $(MULTILABEL_DOCS) --command "make multilabel-benchmark$(if $(SEEDS), SEEDS=$(SEEDS))" &&) \
+	    --docs $(MULTILABEL_DOCS) $(SEED_PAGES) --command "make multilabel-benchmark$(if $(SEEDS), SEEDS=$(SEEDS))" &&) \
 	echo "multilabel-benchmark: $$(( $$(date +%s) - start )) s; tables and figures under $(MULTILABEL_DIR)"
 
 # The effect of each deviation from the paper, lever by lever (docs/deviations.md), 10 seeds, in

@@ -202,3 +202,54 @@ def test_the_multilabel_benchmark_is_published_and_rendered_as_the_stream_benchm
     assert len(read_table(again)) == 2
     for name in (TABLE, RECORDS):
         assert (again / name).read_bytes() == (published / name).read_bytes(), name
+
+
+def test_a_snapshot_of_the_first_seeds_keeps_their_records_and_notes_alone(tmp_path):
+    from boostbench.reporting.run_table import snapshot
+
+    store = tmp_path / "store"
+    for folder, name, seed in (("runs", "a", 0), ("runs", "b", 3), ("failed", "c", 2), ("failed", "d", 1)):
+        (store / folder).mkdir(parents=True, exist_ok=True)
+        (store / folder / f"{name}.json").write_text(json.dumps({"config": {"seed": seed}}))
+    (store / "runs" / "bad.json").write_text("{ cut short")  # for the store's checks to name, not to drop
+    (store / "runs" / ".a.json.tmp").write_text("{}")  # a write under way
+    kept = snapshot(store, tmp_path / "copy", seeds=2)
+    assert sorted(p.name for p in (kept / "runs").iterdir()) == ["a.json", "bad.json"]
+    assert sorted(p.name for p in (kept / "failed").iterdir()) == ["d.json"]
+    every = snapshot(store, tmp_path / "all")
+    assert len(list((every / "runs").iterdir())) == 3 and len(list((every / "failed").iterdir())) == 2
+
+
+@pytest.mark.slow
+def test_a_page_of_the_first_seeds_is_made_from_their_runs_alone(tmp_path, monkeypatch):
+    """A sweep of seeds 0-1 has begun seed 1: `--seeds 1` publishes seed 0's runs, table and
+    records alone; and a run the sweep finishes while the page is written is in none of them
+    (page, table and records come from one copy of the store)."""
+    from boostbench.reporting import reproduction_docs as docs
+
+    store = tmp_path / "store"
+    grid = [GRID[0], "dataset=balance", GRID[2], "learner=hoeffding_tree", "seed=0,1", GRID[-1], f"results_dir={store}"]
+    assert summarize(run_sweep(grid, n_jobs=1)) == {"done": 4}
+    late = next(p for p in sorted((store / "runs").glob("*.json")) if json.loads(p.read_text())["config"]["seed"] == 0)
+    aside = late.replace(tmp_path / late.name)  # a run of seed 0 the sweep has not finished yet
+    write_page = docs.write_page
+
+    def the_sweep_finishes_it(*args, **kwargs):
+        if not late.exists():
+            aside.replace(late)
+        return write_page(*args, **kwargs)
+
+    monkeypatch.setattr(docs, "write_page", the_sweep_finishes_it)
+    command = ["write", "--collection", "stream_benchmark", "--results-dir", str(store), "--command", "make"]
+    assert docs.main([*command, "--docs", str(tmp_path / "docs"), "--seeds", "1"]) == 0
+    assert late.exists()  # finished while the page was written
+    page = (tmp_path / "docs" / "stream_benchmark.md").read_text()
+    fields = dict(re.findall(r"^\| ([^|]+?) \| (.*?) \|$", page, flags=re.M))
+    table = read_table(tmp_path / "docs")
+    lines = gzip.decompress((tmp_path / "docs" / RECORDS).read_bytes()).decode().splitlines()
+    assert fields["seeds"] == "0 (1 seed)" and fields["runs"] == "1"
+    assert list(table["seed"]) == [0] and sum(json.loads(line)["kind"] == "run" for line in lines) == 1
+    assert docs.main([*command, "--docs", str(tmp_path / "all")]) == 0  # every seed
+    assert sorted(read_table(tmp_path / "all")["seed"]) == [0, 0, 1, 1]
+    with pytest.raises(SystemExit):
+        docs.main([*command, "--docs", str(tmp_path / "none"), "--seeds", "0"])

@@ -380,6 +380,27 @@ def test_the_grid_is_hydras_basic_sweepers(tmp_path):
     assert len(expected) == 2 * 2 * 2 * 2 * 2
 
 
+@pytest.mark.parametrize("experiment", ["stream_benchmark", "multilabel_benchmark"])
+def test_a_benchmarks_grid_finishes_each_seed_before_the_next(experiment):
+    """A benchmark's seed is hours of runs, published as it completes: its grid runs seed by seed,
+    the experiment's ten and a command line's fewer alike.
+    """
+    from omegaconf import OmegaConf
+
+    from boostbench.runner.grid import grid_axes, grid_points
+    from boostbench.system.paths import CONFIG_DIR
+
+    params = OmegaConf.load(CONFIG_DIR / "experiment" / f"{experiment}.yaml").hydra.sweeper.params
+    for arguments, seeds in (([], list(range(10))), (["seed=range(0,3)"], [0, 1, 2])):
+        order = [
+            int(line.split("=", 1)[1])
+            for point in grid_points(grid_axes(arguments, params))
+            for line in point
+            if line.startswith("seed=")
+        ]
+        assert len(order) > len(seeds) and order == sorted(order) and sorted(set(order)) == seeds
+
+
 @pytest.mark.parametrize(
     "overrides",
     [

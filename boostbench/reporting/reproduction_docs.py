@@ -12,13 +12,14 @@ Two commands, run by the Makefile:
 ```sh
 python -m boostbench.reporting.reproduction_docs time STUDY --results-dir R -- CMD...
 python -m boostbench.reporting.reproduction_docs write --results-dir R --docs D --command "..." \
-    [--collection stream_benchmark|multilabel_benchmark]
+    [--collection stream_benchmark|multilabel_benchmark] [--seeds N]
 ```
 
 ``time`` runs one study's sweep and records in ``R/timings.json`` its wall seconds and the CPU
 seconds of all its processes (user + system of every child waited for: the workers' start-up,
 imports and kernel loading included); ``write`` adds the runs' own CPU seconds (their records'
-``cpu_s``), compilation and cache fills, and writes the pages.
+``cpu_s``), compilation and cache fills, and writes the pages (``--seeds N``: of seeds 0 to N-1
+alone, as ``SEEDS=N`` sweeps them).
 """
 
 from __future__ import annotations
@@ -186,7 +187,7 @@ def time_study(study: str, results_dir: Path, command: list[str]) -> int:
         "process_cpu_s": round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 1),
         "exit_code": code,
         "load_avg_1m": round(os.getloadavg()[0], 2),
-        "finished_utc": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "finished_utc": _now(),
     }
     atomic_write_text(results_dir / TIMINGS, json.dumps(timings, indent=1, sort_keys=True) + "\n")
     return code
@@ -563,22 +564,43 @@ def index(pages: list[Path], timings: pd.DataFrame, writing: Writing, title: str
 
 
 def write(
-    results_dir: str | Path, docs: str | Path, command: str, collection: str = "reproduction", rendered: bool = False
+    results_dir: str | Path,
+    docs: str | Path,
+    command: str,
+    collection: str = "reproduction",
+    rendered: bool = False,
+    seeds: int | None = None,
 ) -> list[Path]:
     """Write every page of ``collection`` (:data:`COLLECTIONS`) with runs in ``results_dir`` and the
     index under ``docs``, replacing what was there (built beside it, then swapped in: a failure
-    leaves the old pages whole). ``rendered``: the runs were made elsewhere (:func:`render`), so
-    the pages call this machine the page's, not the runs'.
+    leaves the old pages whole). Pages, table and records are made from one copy of the store, so
+    a sweep still writing to it cannot give one a run the others lack. ``seeds``: only the runs
+    of seeds 0 to ``seeds`` - 1 (a page of the seeds a sweep has completed while it runs the next).
+    ``rendered``: the runs were made elsewhere (:func:`render`), so the pages call this machine
+    the page's, not the runs'.
 
     Raises:
         DataError: a record cannot be read (:func:`~boostbench.reporting.records.load_runs`).
     """
+    import tempfile
+
+    from boostbench.reporting.run_table import snapshot
+
+    with tempfile.TemporaryDirectory(prefix="boostbench-pages-") as temporary:
+        store = snapshot(Path(results_dir), Path(temporary), seeds)
+        return _write(store, Path(docs), Writing(command, _now(), git_commit(), machine(), rendered), collection)
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def _write(results_dir: Path, docs: Path, writing: Writing, collection: str) -> list[Path]:
     from boostbench.reporting.records import load_runs
 
     title, chosen = COLLECTIONS[collection]
-    results_dir, docs = Path(results_dir), Path(docs)
+    command = writing.command
     runs = load_runs(results_dir)
-    writing = Writing(command, dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), git_commit(), machine(), rendered)
     docs.parent.mkdir(parents=True, exist_ok=True)
     build = docs.with_name(f".{docs.name}.{os.getpid()}.new")
     shutil.rmtree(build, ignore_errors=True)
@@ -603,12 +625,16 @@ def write(
 
 
 def render(
-    folder: str | Path, docs: str | Path, command: str | None = None, collection: str = "stream_benchmark"
+    folder: str | Path,
+    docs: str | Path,
+    command: str | None = None,
+    collection: str = "stream_benchmark",
+    seeds: int | None = None,
 ) -> list[Path]:
     """Re-write a benchmark's page (``collection``, one of :data:`BENCHMARKS`) under ``docs`` from
     the published files of ``folder`` alone (a store imported into a temporary folder,
     :func:`~boostbench.reporting.run_table.import_store`), with the command that made the runs
-    (or ``command``).
+    (or ``command``); ``seeds``: as :func:`write`'s.
 
     Raises:
         DataError: a published file is missing or damaged, or a record fails the store's checks.
@@ -620,7 +646,14 @@ def render(
     with tempfile.TemporaryDirectory(prefix="boostbench-store-") as temporary:
         store = Path(temporary) / "store"
         _, made_by = import_store(folder, store)
-        return write(store, docs, command or made_by or "unknown", collection, rendered=True)
+        return write(store, docs, command or made_by or "unknown", collection, rendered=True, seeds=seeds)
+
+
+def _positive(text: str) -> int:
+    value = int(text) if text.strip().isdigit() else 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a number of seeds is a whole number from 1: {text!r}")
+    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -642,6 +675,10 @@ def main(argv: list[str] | None = None) -> int:
     again.add_argument("--collection", choices=BENCHMARKS, default="stream_benchmark", help="which benchmark")
     again.add_argument("--docs", required=True, type=Path)
     again.add_argument("--command", help="the command shown on the page (default: the published one)")
+    for sub_parser in (pages, again):
+        sub_parser.add_argument(
+            "--seeds", type=_positive, metavar="N", help="only the runs of seeds 0 to N-1 (as SEEDS=N sweeps them)"
+        )
     args = parser.parse_args(argv)
     if args.what == "time":
         command = args.sweep[1:] if args.sweep[:1] == ["--"] else args.sweep
@@ -653,9 +690,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.what == "render":
-            written = render(args.folder, args.docs, args.command, args.collection)
+            written = render(args.folder, args.docs, args.command, args.collection, args.seeds)
         else:
-            written = write(args.results_dir, args.docs, args.command, args.collection)
+            written = write(args.results_dir, args.docs, args.command, args.collection, seeds=args.seeds)
     except BoostbenchError as exc:
         print(f"reproduction_docs: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2

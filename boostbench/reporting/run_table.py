@@ -174,18 +174,33 @@ def store_lines(results_dir: str | Path, command: str | None = None) -> list[str
     return [json.dumps(line, sort_keys=True, separators=(",", ":"), allow_nan=False) for line in lines]
 
 
-def _snapshot(results_dir: Path, into: Path) -> Path:
+def snapshot(results_dir: Path, into: Path, seeds: int | None = None) -> Path:
     """``into``, a copy of the store's records, failure notes and timings as they are now (less
-    the temporaries of writes under way, which a rename may take away mid-copy).
+    the temporaries of writes under way, which a rename may take away mid-copy). ``seeds``: only
+    the records and notes of seeds 0 to ``seeds`` - 1 (what ``SEEDS=n`` sweeps); a file whose
+    seed cannot be read is copied, for the store's checks to name.
     """
     from boostbench.runner.store import TIMINGS, failures_dir, runs_dir
 
+    def ignored(folder: str, names: list[str]) -> set[str]:
+        return {
+            n for n in names if n.startswith(".") or (seeds is not None and not _seed_kept(Path(folder) / n, seeds))
+        }
+
     for folder in (runs_dir(results_dir), failures_dir(results_dir)):
         if folder.is_dir():
-            shutil.copytree(folder, into / folder.name, ignore=shutil.ignore_patterns(".*"))
+            shutil.copytree(folder, into / folder.name, ignore=ignored)
     if (results_dir / TIMINGS).is_file():
         shutil.copyfile(results_dir / TIMINGS, into / TIMINGS)
     return into
+
+
+def _seed_kept(path: Path, seeds: int) -> bool:
+    try:
+        seed = json.loads(path.read_text(encoding="utf-8"))["config"]["seed"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return True
+    return not isinstance(seed, int) or 0 <= seed < seeds
 
 
 def export(results_dir: str | Path, out: str | Path, command: str | None = None) -> list[Path]:
@@ -201,7 +216,7 @@ def export(results_dir: str | Path, out: str | Path, command: str | None = None)
 
     out = Path(out)
     with tempfile.TemporaryDirectory(prefix="boostbench-export-") as temporary:
-        store = _snapshot(Path(results_dir), Path(temporary))
+        store = snapshot(Path(results_dir), Path(temporary))
         table = run_table(store).to_csv(index=False, lineterminator="\n")
         records = "\n".join(store_lines(store, command)) + "\n"
     return [atomic_write_bytes(out / TABLE, _gzip(table)), atomic_write_bytes(out / RECORDS, _gzip(records))]
