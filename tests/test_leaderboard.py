@@ -160,13 +160,14 @@ def test_leaderboard_rows_name_their_trees_and_compare_boosters_at_equal_trees(t
     assert fading["algorithm"].iloc[0] == "adaboost_olm [papers' trees]" and "window examples" not in board.tables
     # at equal trees alone: ours on HT defaults beside river's AdaBoost on river's; ours on the papers'
     assert set(board.equal_trees) == {"HT defaults", "papers' trees"}
-    defaults, test = board.equal_trees["HT defaults"]
+    defaults, test, pairs = board.equal_trees["HT defaults"]
     assert list(defaults["algorithm"]) == [
         "adaboost_olm [HT defaults]",
         "online_boosting [HT defaults]",
         "river_adaboost [river's HT defaults]",
     ]
     assert list(defaults["mean_rank"]) == [1.0, 2.0, 3.0] and test["n_datasets"] == 3
+    assert len(pairs) == 3 and set(pairs["a"]) | set(pairs["b"]) == set(defaults["algorithm"])
     # positive measures: a bootstrap percentile interval, inside the values' range (above zero)
     ram = board.tables["RAM-hours"].set_index("algorithm")
     values = board.scores["RAM-hours"]["vfdt [papers' trees]"].to_numpy()
@@ -225,6 +226,45 @@ def test_leaderboard_files_page_section_and_captioned_figures(tmp_path):
     assert "figures/leaderboard/wilcoxon_final_accuracy.png" in section and "bayesian_final_accuracy.png" in section
     assert "Boosters at equal trees" in section and "HT defaults" in section
     assert "<td class='num'>0.9155 [" in section  # the cells right-aligned
+
+
+def test_equal_trees_pairs_are_holm_corrected_among_their_table_alone(tmp_path):
+    """Two boosters on the papers' trees, one ahead on each of 8 data sets (exact two-sided
+    p = 2 / 2^8): alone in their table the pair is decided; among the board's 15 pairs it is not.
+    """
+    rng = np.random.default_rng(0)
+    rows = []
+    for d in range(8):
+        for algorithm, trees, accuracy in (
+            ("adaboost_olm", "papers' trees", 0.9 + 0.01 * d),
+            ("online_boosting", "papers' trees", 0.85 - 0.01 * d),
+            *((a, "HT defaults", 0.8 + rng.uniform(-0.05, 0.05)) for a in ("vfdt", "adaboost_olm", "online_mbbm")),
+            ("river_adaboost", "", 0.8 + rng.uniform(-0.05, 0.05)),
+        ):
+            measures = {"final_accuracy": accuracy, "final_kappa_m": accuracy - 0.5, "final_kappa_t": np.nan}
+            costs = {"cpu_s": 1 + accuracy, "ram_hours": accuracy * 1e-8}
+            rows.append({"dataset": f"d{d}", "algorithm": algorithm, "trees": trees, "seed": 0} | measures | costs)
+    board, _ = leaderboard.write(tmp_path, tmp_path, _runs(rows))
+    a, b = "adaboost_olm [papers' trees]", "online_boosting [papers' trees]"
+    table, test, pairs = board.equal_trees["papers' trees"]
+    assert list(table["algorithm"]) == [a, b] and test["statistic"] != test["statistic"]  # no Friedman for 2
+    pair = pairs.set_index(["a", "b"]).loc[(a, b)]
+    scores = board.scores["accuracy"]
+    assert pair["p_value"] == pytest.approx(stats.wilcoxon(scores[a], scores[b]).pvalue) == pytest.approx(2 / 2**8)
+    assert pair["p_holm"] == pair["p_value"] and pair["verdict"] == "a better" and pair["wins"] == 8
+    whole = board.wilcoxon["accuracy"].set_index(["a", "b"]).loc[(a, b)]
+    assert len(board.wilcoxon["accuracy"]) == 15 and whole["p_value"] == pair["p_value"]
+    assert whole["p_holm"] > 0.05 and whole["verdict"] == "no difference shown"
+    # every reader: the Markdown, the CSVs, the page's section
+    text = (tmp_path / "tables" / "leaderboard.md").read_text().split("### papers' trees")[1]
+    assert "Friedman test: none for 2 rows (it needs three or more)." in text
+    assert "Wilcoxon-Holm: 1 pair: 1 a better." in text and f"| {a} | {b} | 8 | +0.1" in text
+    saved = pd.read_csv(tmp_path / "tables" / "leaderboard_equal_trees_wilcoxon.csv")
+    assert set(saved["kind"]) == {"papers' trees", "HT defaults"} and len(saved) == 1 + 6
+    equal = pd.read_csv(tmp_path / "tables" / "leaderboard_equal_trees.csv").set_index("algorithm")
+    assert equal.loc[a, "pairs"] == "1 pair: 1 a better."
+    section = leaderboard.html_section(tmp_path).split("Boosters at equal trees")[1]
+    assert "Holm-corrected over this table's pairs" in section and "a better" in section
 
 
 def test_pareto_plot_numbers_its_points_and_keys_them(tmp_path):

@@ -323,7 +323,10 @@ def build(
         accuracy = board.scores[board.primary]
         for kind, same in rows[rows.index.isin(accuracy.columns)].groupby("tree_kind"):
             if len(same) >= 2:
-                board.equal_trees[kind] = ranked(accuracy[same.index], shown[0], rows["trees"])
+                table, test = ranked(accuracy[same.index], shown[0], rows["trees"])
+                # Holm over this table's pairs alone: the question is which ensemble, at equal trees
+                pairs = pairwise.wilcoxon_holm(accuracy[table["algorithm"]], shown[0].higher_is_better)
+                board.equal_trees[kind] = (table, test, pairs)
     board.not_run = not_run_reasons(results_dir, set(chosen["algorithm"]), task, among)
     board.gaps = gap_reasons(results_dir, chosen)
     return board
@@ -337,6 +340,7 @@ FILES = (
     "leaderboard_wilcoxon",
     "leaderboard_bayesian",
     "leaderboard_equal_trees",
+    "leaderboard_equal_trees_wilcoxon",
     "leaderboard_not_run",
     "leaderboard_notes",
 )
@@ -354,7 +358,8 @@ def write(
     (one row per measure and leaderboard row, which the page reads: :data:`FILES`)
     ``leaderboard.csv``, ``leaderboard_scores.csv`` (per data set), ``leaderboard_tests.csv``
     (Friedman), ``leaderboard_wilcoxon.csv`` and ``leaderboard_bayesian.csv`` (every pair),
-    ``leaderboard_equal_trees.csv``, ``leaderboard_not_run.csv`` (the gaps, then the
+    ``leaderboard_equal_trees.csv`` and ``leaderboard_equal_trees_wilcoxon.csv`` (each tree kind's
+    rows and pairs), ``leaderboard_not_run.csv`` (the gaps, then the
     algorithms not run, with their reasons) and ``leaderboard_notes.csv`` (the texts that say
     what the numbers are and which test answers which question); and under ``figures/leaderboard/``: per measure
     ``cd_<metric>`` (when the Friedman test rejects equal ranks), ``wilcoxon_<metric>``,
@@ -409,10 +414,16 @@ def write(
         )
         equal = pd.concat(
             [
-                t.assign(kind=k, text=test_line(test, len(t)), shown=cells(t, board.measures[0]))
-                for k, (t, test) in board.equal_trees.items()
+                t.assign(
+                    kind=k, text=test_line(test, len(t)), pairs=pairwise_summary(p), shown=cells(t, board.measures[0])
+                )
+                for k, (t, test, p) in board.equal_trees.items()
             ]
             or [pd.DataFrame(columns=["kind"])],
+            ignore_index=True,
+        )
+        equal_pairs = pd.concat(
+            [p.assign(kind=k) for k, (_, _, p) in board.equal_trees.items()] or [pd.DataFrame(columns=["kind"])],
             ignore_index=True,
         )
         for name, frame in (
@@ -422,6 +433,7 @@ def write(
             ("leaderboard_wilcoxon", long(board.wilcoxon)),
             ("leaderboard_bayesian", long(board.bayesian) if board.bayesian else pd.DataFrame(columns=["measure"])),
             ("leaderboard_equal_trees", equal),
+            ("leaderboard_equal_trees_wilcoxon", equal_pairs),
         ):
             written.append(atomic_write_text(tables / f"{name}.csv", frame.to_csv(index=False)))
         notes = [("intro", intro(board)), *((n, tests_text(n, rope, board.primary)) for n in TESTS_TEXT)]

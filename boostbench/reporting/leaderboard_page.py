@@ -60,6 +60,7 @@ def html_section(out: Path) -> str | None:
         wilcoxon = _read(tables, "leaderboard_wilcoxon")
         bayesian = _read(tables, "leaderboard_bayesian")
         equal = _read(tables, "leaderboard_equal_trees")
+        equal_pairs = _read(tables, "leaderboard_equal_trees_wilcoxon")
         notes = _read(tables, "leaderboard_notes").set_index("part")["text"]
         missing = pd.read_csv(tables / "leaderboard_not_run.csv", keep_default_na=False)
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, KeyError):
@@ -122,6 +123,8 @@ def html_section(out: Path) -> str | None:
                 f"<h5>{esc(kind)}</h5>",
                 html_table(frame, {"mean rank": 2}, right=("mean [95% interval]",)),
                 f"<p class='caption'>{esc(rows['text'].iloc[0])}</p>",
+                "<p class='caption'>Wilcoxon signed-rank, Holm-corrected over this table's pairs:</p>"
+                + _pairs(equal_pairs[equal_pairs["kind"] == kind], rows["pairs"].iloc[0], bayesian=False),
             ]
     gaps, not_run = missing[missing["dataset"] != ""], missing[missing["dataset"] == ""]
     if len(gaps):

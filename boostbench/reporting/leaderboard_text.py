@@ -32,7 +32,8 @@ class Leaderboard:
         wilcoxon: per measure title, :func:`pairwise.wilcoxon_holm`'s table.
         bayesian: for the primary measure, :func:`pairwise.bayesian_signed_rank`'s table.
         equal_trees: per tree kind run by two rows or more, their accuracy table (as ``tables``,
-            ranks among them alone) and its Friedman test.
+            ranks among them alone), its Friedman test and the Wilcoxon-Holm test of its pairs
+            (:func:`pairwise.wilcoxon_holm`, Holm over that table's pairs alone).
         not_run: algorithm -> why it has no run (``"not run: <reason>"``).
         gaps: ``(row, data set)`` -> why a row with runs elsewhere has none on that data set of
             the store (``"not run: <reason>"``), in row then data set order.
@@ -51,7 +52,7 @@ class Leaderboard:
     tests: dict[str, dict]
     wilcoxon: dict[str, pd.DataFrame]
     bayesian: dict[str, pd.DataFrame]
-    equal_trees: dict[str, tuple[pd.DataFrame, dict]]
+    equal_trees: dict[str, tuple[pd.DataFrame, dict, pd.DataFrame]]
     not_run: dict[str, str]
     gaps: dict[tuple[str, str], str] = field(default_factory=dict)
     rope: float = pairwise.ROPE
@@ -87,7 +88,9 @@ TESTS_TEXT = {
         "(the kind in their brackets: our boosters on the papers' trees; ours on river's Hoeffding-tree defaults "
         "beside river's peers that grow them, and on MOA's, whose naive Bayes differs on nominal attributes, "
         "beside MOA's; peers of one library on the same trees), ranked among themselves, so that a rank says "
-        "which ensemble is better and not which trees."
+        "which ensemble is better and not which trees. Each table's pairs have their own Wilcoxon signed-rank "
+        "test, Holm-corrected over that table's pairs alone (fewer than the whole board's, so a difference "
+        "shows sooner), and its Friedman test where it has three rows or more."
     ),
 }
 
@@ -142,7 +145,9 @@ def rank_text(rank: float) -> str:
 def test_line(test: dict, k: int) -> str:
     """A Friedman test in one line (with Nemenyi's critical difference when it rejects)."""
     if test["statistic"] != test["statistic"]:
-        return f"Friedman test: too few rows or data sets ({plural(test['n_datasets'], 'complete data set')})."
+        if k < 3:  # a pair: the Wilcoxon test beside it is the one that compares them
+            return f"Friedman test: none for {plural(k, 'row')} (it needs three or more)."
+        return f"Friedman test: too few data sets ({plural(test['n_datasets'], 'complete data set')})."
     line = (
         f"Friedman chi-square = {test['statistic']:.3f}, p = {test['p_value']:.4g} over "
         f"{plural(test['n_datasets'], 'data set')}"
@@ -249,7 +254,7 @@ def to_markdown(board: Leaderboard, title: str) -> str:
                 lines += [*pairs, ""] if pairs else []
     if board.equal_trees:
         lines += [f"## Boosters at equal trees ({board.primary})", "", tests_text("equal_trees"), ""]
-        for kind, (table, test) in board.equal_trees.items():
+        for kind, (table, test, pairs) in board.equal_trees.items():
             lines += [
                 f"### {kind}",
                 "",
@@ -264,7 +269,11 @@ def to_markdown(board: Leaderboard, title: str) -> str:
                 "",
                 test_line(test, len(table)),
                 "",
+                f"Wilcoxon-Holm: {pairwise_summary(pairs)}",
+                "",
             ]
+            fmt = board.measures[0].fmt or column_format(pairs["mean_difference"])
+            lines += [*shown, ""] if (shown := _pairs_markdown(pairs, False, fmt)) else []
     if board.gaps:
         lines += [
             "## Gaps (a row without runs on a data set: its mean is over fewer data sets, its rank over the "
