@@ -1,5 +1,6 @@
 """The stream benchmark's page: the Pareto plots' numbers clear of each other and of the other
-points, each algorithm's share of the CPU time, a drift beyond a cut-short pass left unmarked,
+points, each algorithm's share of the CPU time, the streams' curves (the drift marked, or left unmarked beyond a
+cut-short pass; the y axis fitted where the windows are full),
 and the published page's tables naming no exception of the code."""
 
 from __future__ import annotations
@@ -80,3 +81,47 @@ def test_a_study_pages_not_run_list_holds_its_grids_algorithms_alone(tmp_path):
     study = leaderboard.not_run_reasons(tmp_path, {"vfdt"}, among=grid)
     assert set(study) == grid - {"vfdt"}
     assert study["moa_dems"] == "not run: " + leaderboard.NO_RUN
+
+
+def _stream_figure(tmp_path, monkeypatch, overrides: list[str]):
+    """The windowed-accuracy figure of a small sea_drift sweep (VFDT and Oza's boosting), its axes
+    and caption caught on their way to the files."""
+    from boostbench.reporting.leaderboard import online_runs
+    from boostbench.reporting.records import load_runs
+    from boostbench.runner.sweep import run_sweep, summarize
+
+    grid = ["dataset=sea_drift", "algorithm=vfdt,online_boosting", "n_learners=3", "learner.backend=river"]
+    assert summarize(run_sweep([*grid, *overrides, f"results_dir={tmp_path}"], n_jobs=1)) == {"done": 2}
+    caught = []
+    monkeypatch.setattr(
+        leaderboard_figures.figures, "save_figure", lambda fig, stem, caption: caught.append((fig, caption)) or []
+    )
+    leaderboard_figures.stream_curves(tmp_path, online_runs(load_runs(tmp_path)), tmp_path, "about")
+    ((fig, caption),) = caught
+    return fig.axes[0], caption
+
+
+def test_the_stream_figures_mark_the_drift_and_fit_the_full_windows(tmp_path, monkeypatch):
+    """The drift shaded and its centre drawn; the y axis from the curves where their window is
+    full (a window of the first few examples reads near 0 or 1 and would squeeze the rest)."""
+    ax, caption = _stream_figure(
+        tmp_path, monkeypatch, ["dataset.n_examples=4000", "dataset.position=2000", "dataset.width=200"]
+    )
+    assert "the drift centred at example 2,000, 200 examples wide (shaded)" in caption
+    assert "the y axis fits the curves from example 1,000 on, where the window is full" in caption
+    (span,) = ax.patches
+    assert span.get_x() == 1900 and span.get_width() == 200
+    curves = [line for line in ax.get_lines() if "seed" in line.get_label()]
+    assert len(curves) == 2
+    x, y = np.concatenate([c.get_xdata() for c in curves]), np.concatenate([c.get_ydata() for c in curves])
+    full, early = y[x >= 1000], y[x < 1000]
+    low, high = ax.get_ylim()
+    pad = max(0.1 * (full.max() - full.min()), 0.005)
+    assert (low, high) == pytest.approx((max(full.min() - pad, 0), min(full.max() + pad, 1)))
+    assert early.min() < low or early.max() > high  # the early windows left off the scale
+
+
+def test_a_drift_beyond_a_cut_short_pass_is_left_unmarked(tmp_path, monkeypatch):
+    ax, caption = _stream_figure(tmp_path, monkeypatch, ["protocol.max_examples=3000"])
+    assert "the drift, centred at example 50,000, lies beyond the 3,000 examples run" in caption
+    assert not ax.patches and all("drift" not in line.get_label() for line in ax.get_lines())

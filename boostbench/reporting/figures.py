@@ -139,12 +139,13 @@ def plot_band(ax, sub: pd.DataFrame, label: str) -> None:
     ax.fill_between(band["x"], band["low"], band["high"], color=line.get_color(), alpha=0.2, linewidth=0)
 
 
-def fit_y(ax, bounds: tuple[float, float] = (0.0, 1.0)) -> None:
-    """The y axis from the data: the whole range of the mean curves (their start included),
-    padded by a tenth, inside ``bounds``; a band may leave it.
+def fit_y(ax, bounds: tuple[float, float] = (0.0, 1.0), from_x: float = -np.inf) -> None:
+    """The y axis from the data: the whole range of the mean curves (their start included) at
+    x ≥ ``from_x``, padded by a tenth, inside ``bounds``; a band, or a point before ``from_x``,
+    may leave it.
     """
-    ys = [np.asarray(line.get_data()[1], dtype=float) for line in ax.get_lines()]
-    ys = np.concatenate(ys) if ys else np.array([])
+    points = [np.asarray(line.get_data(), dtype=float) for line in ax.get_lines()]
+    ys = np.concatenate([y[x >= from_x] for x, y in points]) if points else np.array([])
     ys = ys[~np.isnan(ys)]
     if len(ys):
         low, high = float(ys.min()), float(ys.max())

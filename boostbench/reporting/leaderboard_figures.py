@@ -258,7 +258,10 @@ def stream_curves(results_dir: str | Path, chosen: pd.DataFrame, out: Path, abou
                 linewidth=1.2,
                 label=f"{entry}, {plural(mine['seed'].nunique(), 'seed')}",
             )
-        figures.fit_y(ax)  # from the curves alone (the drift's marks span the axes)
+        # from the curves alone (the drift's marks span the axes), once their windows are full: a
+        # window of the first few examples reads 0 or 1 and would squeeze the curves into a band
+        full = float(long["window"].max())
+        figures.fit_y(ax, from_x=full)
         position, width = group["drift_position"].iloc[0], group["drift_width"].iloc[0]
         drift = ""
         seen = int(long["x"].max())
@@ -280,7 +283,8 @@ def stream_curves(results_dir: str | Path, chosen: pd.DataFrame, out: Path, abou
         fig.tight_layout()
         caption = (
             f"{dataset}: accuracy over a sliding window of {windows} examples against examples seen, mean over "
-            f"seeds, of {len(entries)} rows (ours solid, peers dashed){drift}; {about}."
+            f"seeds, of {len(entries)} rows (ours solid, peers dashed){drift}; the y axis fits the curves from "
+            f"example {int(full):,} on, where the window is full (before it, a curve may run off the axes); {about}."
         )
         written += figures.save_figure(fig, out / f"curves_{_file_name(dataset)}", caption)
     return written
