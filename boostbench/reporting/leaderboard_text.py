@@ -216,6 +216,13 @@ def _pairs_markdown(table: pd.DataFrame, bayesian: bool, fmt: str) -> list[str]:
     return _markdown_table(header, rows, numeric)
 
 
+def _pairs_section(name: str, table: pd.DataFrame, bayesian: bool, fmt: str) -> list[str]:
+    """A pairwise test's summary line, then the table of the pairs it decides (if any)."""
+    lines = [f"{name}: {pairwise_summary(table)}", ""]
+    pairs = _pairs_markdown(table, bayesian, fmt)
+    return lines + ([*pairs, ""] if pairs else [])
+
+
 def to_markdown(board: Leaderboard, title: str) -> str:
     """The leaderboard as Markdown under the heading ``title``: per measure its table, Friedman
     test and the pairs the pairwise tests decide; the equal-trees tables; the gaps and the
@@ -248,10 +255,7 @@ def to_markdown(board: Leaderboard, title: str) -> str:
         fmt = measure.fmt or column_format(board.wilcoxon[measure.title]["mean_difference"])
         for name, tests, bayesian in (("Wilcoxon-Holm", board.wilcoxon, False), ("Bayesian", board.bayesian, True)):
             if measure.title in tests:
-                found = tests[measure.title]
-                lines += [f"{name}: {pairwise_summary(found)}", ""]
-                pairs = _pairs_markdown(found, bayesian, fmt)
-                lines += [*pairs, ""] if pairs else []
+                lines += _pairs_section(name, tests[measure.title], bayesian, fmt)
     if board.equal_trees:
         lines += [f"## Boosters at equal trees ({board.primary})", "", tests_text("equal_trees"), ""]
         for kind, (table, test, pairs) in board.equal_trees.items():
@@ -269,11 +273,9 @@ def to_markdown(board: Leaderboard, title: str) -> str:
                 "",
                 test_line(test, len(table)),
                 "",
-                f"Wilcoxon-Holm: {pairwise_summary(pairs)}",
-                "",
             ]
             fmt = board.measures[0].fmt or column_format(pairs["mean_difference"])
-            lines += [*shown, ""] if (shown := _pairs_markdown(pairs, False, fmt)) else []
+            lines += _pairs_section("Wilcoxon-Holm", pairs, False, fmt)
     if board.gaps:
         lines += [
             "## Gaps (a row without runs on a data set: its mean is over fewer data sets, its rank over the "
