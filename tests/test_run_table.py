@@ -253,3 +253,28 @@ def test_a_page_of_the_first_seeds_is_made_from_their_runs_alone(tmp_path, monke
     assert sorted(read_table(tmp_path / "all")["seed"]) == [0, 0, 1, 1]
     with pytest.raises(SystemExit):
         docs.main([*command, "--docs", str(tmp_path / "none"), "--seeds", "0"])
+
+
+@pytest.mark.slow
+def test_a_sweeps_checkpoint_stays_beside_the_page_until_a_page_holds_its_runs(tmp_path):
+    """A sweep of seeds 0-1 checkpointed in the page's ``in-progress/``: a page of seed 0 alone
+    and a page re-rendered from its own files keep the checkpoint, to the byte; the page of both
+    seeds holds every run of it, and the checkpoint goes."""
+    from boostbench.reporting import reproduction_docs as docs
+    from boostbench.reporting.run_table import CHECKPOINT
+
+    store, page = tmp_path / "store", tmp_path / "docs"
+    grid = [GRID[0], "dataset=balance", GRID[2], "learner=hoeffding_tree", "seed=0,1", GRID[-1], f"results_dir={store}"]
+    assert summarize(run_sweep(grid, n_jobs=1)) == {"done": 4}
+    docs.write(store, page, "make", "stream_benchmark", seeds=1)
+    export(store, page / CHECKPOINT, command="make (seed 1 under way)")
+    (page / CHECKPOINT / "README.md").write_text("seed 1: 2 of 2 runs\n")
+    kept = {p.name: p.read_bytes() for p in (page / CHECKPOINT).iterdir()}
+
+    docs.write(store, page, "make", "stream_benchmark", seeds=1)  # the same seed's page again
+    assert {p.name: p.read_bytes() for p in (page / CHECKPOINT).iterdir()} == kept
+    docs.render(page, page)  # from its own published files, which lack seed 1
+    assert {p.name: p.read_bytes() for p in (page / CHECKPOINT).iterdir()} == kept
+    assert list(read_table(page)["seed"]) == [0, 0]
+    docs.write(store, page, "make", "stream_benchmark", seeds=2)  # holds every run of the checkpoint
+    assert not (page / CHECKPOINT).exists() and sorted(read_table(page)["seed"]) == [0, 0, 1, 1]

@@ -573,7 +573,9 @@ def write(
 ) -> list[Path]:
     """Write every page of ``collection`` (:data:`COLLECTIONS`) with runs in ``results_dir`` and the
     index under ``docs``, replacing what was there (built beside it, then swapped in: a failure
-    leaves the old pages whole). Pages, table and records are made from one copy of the store, so
+    leaves the old pages whole) but a sweep's checkpoint in its ``in-progress/`` folder
+    (:data:`~boostbench.reporting.run_table.CHECKPOINT`), which goes only when the new page holds
+    every run of it. Pages, table and records are made from one copy of the store, so
     a sweep still writing to it cannot give one a run the others lack. ``seeds``: only the runs
     of seeds 0 to ``seeds`` - 1 (a page of the seeds a sweep has completed while it runs the next).
     ``rendered``: the runs were made elsewhere (:func:`render`), so the pages call this machine
@@ -608,9 +610,12 @@ def _write(results_dir: Path, docs: Path, writing: Writing, collection: str) -> 
         facts = record_facts(results_dir, runs)
         pages = [p for page in chosen if (p := write_page(page, results_dir, build, runs, facts, writing))]
         if collection in BENCHMARKS:  # the per-run table and its records beside the page
-            from boostbench.reporting.run_table import export
+            from boostbench.reporting.run_table import CHECKPOINT, export, superseded
 
             export(results_dir, build, command)
+            checkpoint = docs / CHECKPOINT
+            if checkpoint.is_dir() and not superseded(checkpoint, results_dir):  # a sweep's, still ahead
+                shutil.copytree(checkpoint, build / CHECKPOINT)
         timings = timing_table(runs, facts, read_timings(results_dir), studies_of(chosen))
         atomic_write_text(build / "README.md", index(pages, timings, writing, title))
         atomic_write_text(build / "timings.csv", timings.to_csv(index=False))

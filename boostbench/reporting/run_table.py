@@ -38,6 +38,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,8 @@ from boostbench.errors import BoostbenchError, DataError
 
 TABLE = "runs.csv.gz"
 RECORDS = "records.jsonl.gz"
+#: A page folder's subfolder holding a sweep's store as it stands before its seed completes
+CHECKPOINT = "in-progress"
 #: The cost columns the table adds to the store's (``runtime_s`` is the pass's wall time)
 COSTS = {"wall_s": "runtime_s", "peak_mib": "peak_rss_bytes"}
 #: The groups whose option a run names first (``dataset=car``), then the values that differ
@@ -245,20 +248,8 @@ def import_store(folder: str | Path, results_dir: str | Path) -> tuple[int, str]
     from boostbench.system.files import atomic_write_text
 
     source, results_dir = Path(folder) / RECORDS, Path(results_dir)
-    try:
-        lines = gzip.decompress(source.read_bytes()).decode("utf-8").splitlines()
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
-        raise DataError(f"{source}: cannot be read ({exc})") from None
     written, command = 0, ""
-    for number, line in enumerate(lines, 1):
-        try:
-            item = json.loads(line)
-            kind = item["kind"]
-        except (ValueError, KeyError, TypeError):
-            raise DataError(f"{source}, line {number}: not a published store line") from None
-        name = str(item.get("name", ""))
-        if kind in ("run", "failed") and not re.fullmatch(r"[0-9a-f]{16}(\.[0-9a-f]{16})?\.json", name):
-            raise DataError(f"{source}, line {number}: {name!r} is no store file name")
+    for number, kind, name, item in _published_lines(source):
         if kind == "command":
             command = str(item.get("command", ""))
         elif kind == "timings" and not (results_dir / "timings.json").exists():  # the store's own are newer
@@ -279,6 +270,43 @@ def import_store(folder: str | Path, results_dir: str | Path) -> tuple[int, str]
                 raise DataError(f"{source}, line {number}: {exc}") from None
             written += 1
     return written, command
+
+
+def _published_lines(source: Path) -> Iterator[tuple[int, str, str, dict[str, Any]]]:
+    """``(line number, kind, name, item)`` of each line of a published :data:`RECORDS` file.
+
+    Raises:
+        DataError: the file cannot be read, a line is no store line, or a name no store file name.
+    """
+    try:
+        lines = gzip.decompress(source.read_bytes()).decode("utf-8").splitlines()
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise DataError(f"{source}: cannot be read ({exc})") from None
+    for number, line in enumerate(lines, 1):
+        try:
+            item = json.loads(line)
+            kind = item["kind"]
+        except (ValueError, KeyError, TypeError):
+            raise DataError(f"{source}, line {number}: not a published store line") from None
+        name = str(item.get("name", ""))
+        if kind in ("run", "failed") and not re.fullmatch(r"[0-9a-f]{16}(\.[0-9a-f]{16})?\.json", name):
+            raise DataError(f"{source}, line {number}: {name!r} is no store file name")
+        yield number, kind, name, item
+
+
+def superseded(checkpoint: str | Path, results_dir: str | Path) -> bool:
+    """Whether a checkpoint folder (:data:`CHECKPOINT`, a store exported before its seed
+    completed) is superseded by the store ``results_dir``: every run of its :data:`RECORDS` is a
+    record there. A page written from that store holds them all and the checkpoint can go; a page
+    of fewer seeds, or one re-rendered from its own published files, does not.
+
+    Raises:
+        DataError: the checkpoint's records cannot be read (:func:`import_store`).
+    """
+    from boostbench.runner.store import runs_dir
+
+    held = {path.name for path in runs_dir(results_dir).glob("*.json")}
+    return all(name in held for _, kind, name, _ in _published_lines(Path(checkpoint) / RECORDS) if kind == "run")
 
 
 def main(argv: list[str] | None = None) -> int:
