@@ -10,12 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 import scikit_posthocs as sp
+from rich.console import Console
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from typer.testing import CliRunner
 
 from boostbench.cli import app
-from boostbench.reporting import leaderboard, leaderboard_figures, pairwise
+from boostbench.reporting import leaderboard, leaderboard_figures, leaderboard_text, pairwise
 from boostbench.reporting.figures import caption_of
 
 # scores of 4 algorithms on 8 data sets (a clear order with noise), fixed
@@ -265,6 +266,14 @@ def test_equal_trees_pairs_are_holm_corrected_among_their_table_alone(tmp_path):
     assert equal.loc[a, "pairs"] == "1 pair: 1 a better."
     section = leaderboard.html_section(tmp_path).split("Boosters at equal trees")[1]
     assert "Holm-corrected over this table's pairs" in section and "a better" in section
+    console = Console(width=400, record=True, color_system=None)
+    for shown in leaderboard_text.rich_tables(board):
+        console.print(shown)
+    screen = console.export_text()
+    assert screen.count("accuracy at equal trees: ") == 2  # one table per kind of trees
+    ours = screen.split("accuracy at equal trees: papers' trees")[1]
+    assert ours.index("│ adaboost_olm ") < ours.index("│ online_boosting ") < ours.index("not run")
+    assert "Wilcoxon-Holm over these pairs alone: 1 pair: 1 a better." in " ".join(ours.split())
 
 
 def test_pareto_plot_numbers_its_points_and_keys_them(tmp_path):

@@ -304,8 +304,18 @@ def not_run_rows(not_run: dict[str, str]) -> list[tuple[str, str]]:
 
 
 def rich_tables(board: Leaderboard) -> list:
-    """The leaderboard as rich tables, one per measure, and one of the algorithms not run."""
+    """The leaderboard as rich tables: one per measure, one per kind of trees its boosters share
+    (the equal-trees tables, ranked among themselves), the gaps and the algorithms not run.
+    """
     from rich.table import Table
+
+    def ranking(title: str, caption: str, table: pd.DataFrame, measure: Measure) -> Table:
+        rich = Table(title=title, caption=caption)
+        for column in ("algorithm", "mean [95% interval]", "mean rank", "data sets"):
+            rich.add_column(column, justify="left" if column == "algorithm" else "right")
+        for row, cell in zip(table.itertuples(), cells(table, measure)):
+            rich.add_row(row.algorithm, cell, rank_text(row.mean_rank), str(row.n_datasets))
+        return rich
 
     shown = []
     for measure in board.measures:
@@ -317,14 +327,11 @@ def rich_tables(board: Leaderboard) -> list:
             caption += f" Wilcoxon-Holm: {pairwise_summary(board.wilcoxon[measure.title])}"
         if measure.title in board.bayesian:
             caption += f" Bayesian (ROPE ±{board.rope:g}): {pairwise_summary(board.bayesian[measure.title])}"
-        rich = Table(
-            title=f"{measure.title} ({'higher' if measure.higher_is_better else 'lower'} is better)", caption=caption
-        )
-        for column in ("algorithm", "mean [95% interval]", "mean rank", "data sets"):
-            rich.add_column(column, justify="left" if column == "algorithm" else "right")
-        for row, cell in zip(table.itertuples(), cells(table, measure)):
-            rich.add_row(row.algorithm, cell, rank_text(row.mean_rank), str(row.n_datasets))
-        shown.append(rich)
+        better = "higher" if measure.higher_is_better else "lower"
+        shown.append(ranking(f"{measure.title} ({better} is better)", caption, table, measure))
+    for kind, (table, test, pairs) in board.equal_trees.items():
+        caption = f"{test_line(test, len(table))} Wilcoxon-Holm over these pairs alone: {pairwise_summary(pairs)}"
+        shown.append(ranking(f"{board.primary} at equal trees: {kind}", caption, table, board.measures[0]))
     if board.gaps:
         rich = Table(title="gaps (a row without runs on a data set: its mean is over fewer data sets)")
         for column in ("algorithm", "data set", "why"):
