@@ -261,3 +261,22 @@ def test_each_run_reports_its_own_peak_memory_not_the_process_peak():
     record = run_experiment(cfg)
     assert earlier_peak > 400 * 10**6
     assert record["metrics"]["peak_rss_bytes"] < earlier_peak - 300 * 2**20
+
+
+def test_what_a_pass_added_is_its_own_whatever_the_process_held_before():
+    import numpy as np
+
+    from boostbench.system.resources import pass_added_bytes, reset_peak_rss
+
+    if not reset_peak_rss():
+        pytest.skip("no /proc/self/clear_refs here: no peak of a pass alone")
+    held = np.ones(20_000_000)  # 160 MB an earlier job left resident: not this pass's
+    added = []
+    for _ in range(2):
+        reset_peak_rss()
+        block = np.ones(10_000_000)  # the pass: 80 MB touched, then freed before the reading
+        block += 1
+        del block
+        added.append(pass_added_bytes())
+    assert held.sum() == 20_000_000
+    assert all(79 * 10**6 < a < 100 * 10**6 for a in added), added

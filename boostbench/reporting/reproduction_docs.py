@@ -439,7 +439,8 @@ def run_table_lines(runs: pd.DataFrame, collection: str) -> list[str]:
         "## Every run, and the CPU time by algorithm",
         "",
         f"[{TABLE}]({TABLE}): one row per run ({len(runs)}), every measure, the costs (`cpu_s`, `wall_s`, "
-        f"`ram_hours`, `peak_mib`), algorithm, learner, data set, seed, and `overrides`: `boostbench run "
+        f"`ram_hours`, `peak_mib`: the sweep worker's peak, which depends on its earlier jobs, docs/benchmark.md), "
+        "algorithm, learner, data set, seed, and `overrides`: `boostbench run "
         f"<overrides>` makes the run again. [{RECORDS}]({RECORDS}): the store they are derived from (every "
         "record with its config hash, curves and provenance; the failed jobs' reasons). This page again from "
         f"those files alone: `python -m boostbench.reporting.reproduction_docs render --collection {collection} "

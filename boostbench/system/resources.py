@@ -164,16 +164,18 @@ def reset_peak_rss(data_bytes: int = 0) -> bool:
 
 
 def peak_rss_bytes() -> int:
-    """A run's peak resident set in bytes, as a fresh process would read it, plus the peaks of the
-    run's live child processes (a peer's Java process).
+    """A run's peak resident set in bytes, plus the peaks of the run's live child processes (a
+    peer's Java process).
 
     After :func:`reset_peak_rss`: the process's floor (its resident size without data when its
     first run's pass began), plus this run's data, plus what the pass added (``VmHWM`` over the
-    resident size it began with). In a fresh process that is its own ``VmHWM`` from the pass on; a
-    sweep's reused worker, whose earlier jobs left modules, kernels and caches resident (nursery
-    ``best_vfdt`` after three other boosters: 926 MiB against 670 fresh, gc and ``malloc_trim``
-    notwithstanding), reads the same as a fresh one. Without ``/proc`` (no reset): the process's
-    peak (``getrusage``).
+    resident size it began with). In a fresh process that is its own ``VmHWM`` from the pass on. In
+    a sweep's reused worker the floor is its first run's, so the reading depends on that run:
+    what earlier jobs left resident (modules, kernels, caches) is not counted, and what this run
+    loads beyond them is not either (VFDT on agrawal_drift: 388 MiB fresh, 218 after river's
+    AdaBoost, 546 after OnlineMBBM, its pass adding 73-82 MiB in each:
+    ``benchmarks/peak_rss_reuse.py``). Without ``/proc`` (no
+    reset): the process's peak (``getrusage``).
     """
     own = _status_bytes("self", "VmHWM")
     if not own:
@@ -181,6 +183,15 @@ def peak_rss_bytes() -> int:
     if _BASELINE["floor"] is not None:
         own = _BASELINE["floor"] + _BASELINE["data"] + own - _BASELINE["start"]
     return own + sum(_status_bytes(pid, "VmHWM") for pid in _children())
+
+
+def pass_added_bytes() -> int:
+    """What the current run's pass added to this process's resident set, in bytes: ``VmHWM``
+    since :func:`reset_peak_rss` over the resident size then (0 without ``/proc``). Unlike
+    :func:`peak_rss_bytes` it does not depend on the jobs the process ran before.
+    """
+    own = _status_bytes("self", "VmHWM")
+    return max(0, own - _BASELINE["start"]) if own and _BASELINE["floor"] is not None else 0
 
 
 #: Examples between two samples of a pass's memory (for its RAM-hours)
