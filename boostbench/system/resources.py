@@ -170,12 +170,10 @@ def peak_rss_bytes() -> int:
     After :func:`reset_peak_rss`: the process's floor (its resident size without data when its
     first run's pass began), plus this run's data, plus what the pass added (``VmHWM`` over the
     resident size it began with). In a fresh process that is its own ``VmHWM`` from the pass on. In
-    a sweep's reused worker the floor is its first run's, so the reading depends on that run:
-    what earlier jobs left resident (modules, kernels, caches) is not counted, and what this run
-    loads beyond them is not either (VFDT on agrawal_drift: 388 MiB fresh, 218 after river's
-    AdaBoost, 546 after OnlineMBBM, its pass adding 73-82 MiB in each:
-    ``benchmarks/peak_rss_reuse.py``). Without ``/proc`` (no
-    reset): the process's peak (``getrusage``).
+    a sweep's reused worker the floor is its first run's, so the reading moves with that run by
+    hundreds of MiB (the modules and kernels it had loaded), while what the pass added does not
+    (:func:`pass_added_bytes`; ``benchmarks/peak_rss_reuse.py`` shows both). Without ``/proc``
+    (no reset): the process's peak (``getrusage``).
     """
     own = _status_bytes("self", "VmHWM")
     if not own:
