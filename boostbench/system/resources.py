@@ -179,7 +179,7 @@ def peak_rss_bytes() -> int:
     if not own:
         return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
     if _BASELINE["floor"] is not None:
-        own = _BASELINE["floor"] + _BASELINE["data"] + own - _BASELINE["start"]
+        own = _BASELINE["floor"] + _BASELINE["data"] + pass_added_bytes()
     return own + sum(_status_bytes(pid, "VmHWM") for pid in _children())
 
 
